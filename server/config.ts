@@ -1,0 +1,181 @@
+/**
+ * Configuration: environment variables plus an optional YAML file (`OMNIGATE_CONFIG`) of providers, models,
+ * aliases and routing rules. Parsed once at start into a frozen `Config`; a bad value stops the server with
+ * a message that names the field. This module and `main.ts` are the only readers of `process.env`.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+const providerBase = {
+  base_url: z.string().url(),
+  api_key: z.string().min(1).optional(),
+  timeout_ms: z.number().int().positive().default(60_000),
+  max_connections: z.number().int().positive().max(1024).default(32),
+  headers: z.record(z.string(), z.string()).default({}),
+};
+
+const providerSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('openai-compatible'),
+    ...providerBase,
+    /** Whether the upstream serves `/responses` itself (OpenAI does; most local servers do not). */
+    responses: z.enum(['native', 'translate']).default('translate'),
+  }).strict(),
+  z.object({
+    type: z.literal('anthropic'),
+    ...providerBase,
+    base_url: z.string().url().default('https://api.anthropic.com'),
+    anthropic_version: z.string().default('2023-06-01'),
+  }).strict(),
+]);
+
+const modelTypes = ['chat', 'image', 'video', 'speech', 'music', 'search', 'vision'] as const;
+
+const modelSchema = z.object({
+  provider: z.string().min(1),
+  /** The upstream's own name of the model. */
+  model: z.string().min(1),
+  /** The public id; defaults to `provider:model`. */
+  id: z.string().min(1).optional(),
+  type: z.enum(modelTypes).default('chat'),
+  aliases: z.array(z.string().min(1)).default([]),
+}).strict();
+
+const routeSchema = z.object({
+  /** A glob over requested model names: `*` matches any run of characters. */
+  pattern: z.string().min(1),
+  /** Send matching names to this provider, keeping the requested name as the upstream model. */
+  provider: z.string().min(1).optional(),
+  /** Or send them to this configured model (id or alias). */
+  model: z.string().min(1).optional(),
+}).strict().refine((r) => (r.provider === undefined) !== (r.model === undefined), {
+  message: 'a route needs exactly one of provider or model',
+});
+
+const fileSchema = z.object({
+  providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'provider ids are lower-case letters, digits, - and _'), providerSchema).default({}),
+  models: z.array(modelSchema).default([]),
+  aliases: z.record(z.string(), z.string()).default({}),
+  routes: z.array(routeSchema).default([]),
+  default_chat_model: z.string().min(1).optional(),
+}).strict();
+
+export type ProviderConfig = z.infer<typeof providerSchema> & { id: string };
+export type ModelConfig = z.infer<typeof modelSchema>;
+export type RouteConfig = z.infer<typeof routeSchema>;
+export type ModelType = (typeof modelTypes)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databasePath: string;
+  apiKeys: string[];
+  logLevel: string;
+  /** Largest accepted JSON body, in bytes. */
+  maxBodyBytes: number;
+  /** How long a graceful shutdown waits for in-flight requests before closing them. */
+  shutdownGraceMs: number;
+  providers: ProviderConfig[];
+  models: ModelConfig[];
+  aliases: Record<string, string>;
+  routes: RouteConfig[];
+  defaultChatModel?: string;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Replaces `${NAME}` with the environment variable's value; a missing variable is an error naming it. */
+function interpolate(value: unknown, env: NodeJS.ProcessEnv, where: string): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
+      const replacement = env[name];
+      if (replacement === undefined) {
+        throw new ConfigError(`${where}: environment variable ${name} is referenced but not set`);
+      }
+      return replacement;
+    });
+  }
+  if (Array.isArray(value)) {
+    return value.map((item, index) => interpolate(item, env, `${where}[${index}]`));
+  }
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolate(item, env, where ? `${where}.${key}` : key)]));
+  }
+  return value;
+}
+
+function integerVariable(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    return fallback;
+  }
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  }
+  return value;
+}
+
+/** Parses the YAML configuration text; exported for tests. */
+export function parseConfigFile(text: string, env: NodeJS.ProcessEnv, source = 'config'): z.infer<typeof fileSchema> {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (error) {
+    throw new ConfigError(`${source}: not valid YAML: ${(error as Error).message}`);
+  }
+  const parsed = fileSchema.safeParse(interpolate(raw, env, ''));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new ConfigError(`${source}: ${problems.join('; ')}`);
+  }
+  const file = parsed.data;
+  file.models.forEach((model, index) => {
+    if (!(model.provider in file.providers) && model.provider !== 'local') {
+      throw new ConfigError(`${source}: models.${index}.provider: unknown provider '${model.provider}'`);
+    }
+  });
+  file.routes.forEach((route, index) => {
+    if (route.provider && !(route.provider in file.providers)) {
+      throw new ConfigError(`${source}: routes.${index}.provider: unknown provider '${route.provider}'`);
+    }
+  });
+  return file;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
+  const dataDir = path.resolve(env.OMNIGATE_DATA_DIR || './data');
+  let file: z.infer<typeof fileSchema> = { providers: {}, models: [], aliases: {}, routes: [] };
+  if (env.OMNIGATE_CONFIG) {
+    let text: string;
+    try {
+      text = readFileSync(env.OMNIGATE_CONFIG, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`OMNIGATE_CONFIG: cannot read ${env.OMNIGATE_CONFIG}: ${(error as Error).message}`);
+    }
+    file = parseConfigFile(text, env, env.OMNIGATE_CONFIG);
+  }
+  return Object.freeze({
+    port: integerVariable(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    dataDir,
+    databasePath: path.join(dataDir, 'omnigate.sqlite'),
+    apiKeys: (env.OMNIGATE_API_KEYS ?? '').split(',').map((key) => key.trim()).filter(Boolean),
+    logLevel: env.LOG_LEVEL || 'info',
+    maxBodyBytes: integerVariable(env, 'OMNIGATE_MAX_BODY_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    shutdownGraceMs: integerVariable(env, 'OMNIGATE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    providers: Object.entries(file.providers).map(([id, provider]) => ({ ...provider, id })),
+    models: file.models,
+    aliases: file.aliases,
+    routes: file.routes,
+    defaultChatModel: file.default_chat_model,
+  });
+}
