@@ -1,0 +1,17 @@
+// Builds docs/index.html (the Redoc page served at /docs) when it is missing or older than the contract,
+// so `npm start` right after `npm install` serves current docs without a separate step.
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+
+const spec = 'openapi/api.yaml';
+const docs = 'docs/index.html';
+if (!existsSync(docs) || statSync(docs).mtimeMs < statSync(spec).mtimeMs) {
+  try {
+    execFileSync('npx', ['--no-install', 'redocly', 'build-docs', spec, '--config', 'openapi/redocly.yaml', '--inlineBundle', '-o', docs], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
+  } catch {
+    process.stderr.write('omnigate: could not build the API docs; /docs will answer 404 until `npm run docs` succeeds.\n');
+  }
+}

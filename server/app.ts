@@ -1,0 +1,69 @@
+/**
+ * createApp(deps): the Express application, wired in the order that gives every response an id and the
+ * right envelope: request id → usage record → body parser → auth → contract validation (requests AND
+ * JSON responses) → handlers mounted from the spec's own paths → 404 → the one error handler.
+ */
+import express, { type Express } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { Logger } from 'pino';
+import { authenticate } from './auth/authenticate.js';
+import { startCallRecord } from './http/call-record.js';
+import { errorHandler } from './http/error-handler.js';
+import { requestId } from './http/request-id.js';
+import type { ModelRegistry } from './providers/registry.js';
+import { createHandlers } from './routes/index.js';
+import { mountOperations } from './routes/mount-operations.js';
+import type { LoadedSpec } from './spec/load-spec.js';
+import type { KeyStore } from './storage/key-store.js';
+import type { ResponseStore } from './storage/response-store.js';
+import type { UsageRecorder } from './usage/usage-recorder.js';
+
+export interface AppDeps {
+  spec: LoadedSpec;
+  keys: KeyStore;
+  usage: UsageRecorder;
+  responses: ResponseStore;
+  registry: ModelRegistry;
+  logger: Logger;
+  /** Largest JSON body accepted, in bytes. */
+  maxBodyBytes: number;
+  /** The built Redoc page, if `npm run docs` has produced it. */
+  docsPath?: string;
+  version?: string;
+  /** Fires when the server starts shutting down: health reports it and streams stop. */
+  shutdownSignal?: AbortSignal;
+  now?: () => number;
+}
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+
+  app.use(requestId());
+  app.use((_req, res, next) => {
+    res.locals.call = startCallRecord(res, deps.usage, deps.now);
+    next();
+  });
+  app.use(express.json({ limit: deps.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
+  app.use(authenticate(deps.keys));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: structuredClone(deps.spec.document) as never,
+      validateApiSpec: false, // checked once at boot by checkSpec()
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses: true,
+      validateSecurity: false, // authenticate() above is the enforcement; the spec's schemes document it
+      fileUploader: { limits: { fileSize: deps.maxBodyBytes, files: 4, fields: 32 } },
+      // JSON-RPC bodies and SSE answers of the MCP transport are not the validator's to judge.
+      ignorePaths: /^\/v1\/mcp(\/|$)/,
+      $refParser: { mode: 'bundle' },
+    }),
+  );
+  const router = express.Router();
+  mountOperations(router, deps.spec.document, createHandlers(deps));
+  app.use(router);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,18 @@
+/**
+ * What the upstream decoders need besides the upstream's own bytes: who the upstream is (for errors), how
+ * to estimate input tokens when it reports no usage, and how to name tool calls that arrive without an id.
+ */
+import { randomBytes } from 'node:crypto';
+
+export interface UpstreamDecodeContext {
+  /** The provider id, named in errors. */
+  provider: string;
+  /** Input tokens of the call, for when the upstream sends no usage; 0 when absent. */
+  estimateInputTokens?: () => number;
+  /** Ids for tool calls the upstream sent without one (some local servers do). */
+  generateToolCallId?: () => string;
+}
+
+export function generateToolCallId(): string {
+  return `call_${randomBytes(12).toString('hex')}`;
+}

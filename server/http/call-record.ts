@@ -1,0 +1,72 @@
+/**
+ * What one call did, filled in by the route as it learns it (model, provider, tokens), and written as one
+ * usage record when the call ends. Streaming routes `defer()` and `complete()` themselves in a `finally`,
+ * after the last token, so a stream's record holds what was produced, also when the client went away.
+ */
+import type { Response } from 'express';
+import type { Usage } from '../providers/types.js';
+import type { UsageRecorder } from '../usage/usage-recorder.js';
+
+export interface CallRecord {
+  operation: string;
+  modelRequested: string | null;
+  model: string | null;
+  provider: string | null;
+  usage: Usage | null;
+  units: number | null;
+  /** The route will call `complete` itself (streams). */
+  defer(): void;
+  /** Writes the usage record once; later calls do nothing. */
+  complete(status?: number): void;
+}
+
+export function startCallRecord(res: Response, recorder: UsageRecorder, now: () => number = Date.now): CallRecord {
+  const startedAt = now();
+  let deferred = false;
+  let done = false;
+  const record: CallRecord = {
+    operation: 'unknown',
+    modelRequested: null,
+    model: null,
+    provider: null,
+    usage: null,
+    units: null,
+    defer() {
+      deferred = true;
+    },
+    complete(status = res.statusCode) {
+      if (done) {
+        return;
+      }
+      done = true;
+      const key = res.locals.apiKey as { id: string } | undefined;
+      // Unauthenticated calls are logged, not recorded: a flood of bad keys must not grow the database.
+      if (!key) {
+        return;
+      }
+      recorder.record({
+        requestId: res.locals.requestId as string,
+        keyId: key.id,
+        operation: record.operation,
+        modelRequested: record.modelRequested,
+        model: record.model,
+        provider: record.provider,
+        inputTokens: record.usage?.inputTokens ?? 0,
+        outputTokens: record.usage?.outputTokens ?? 0,
+        cachedInputTokens: record.usage?.cacheReadTokens ?? 0,
+        cacheWriteTokens: record.usage?.cacheWriteTokens ?? 0,
+        reasoningTokens: record.usage?.reasoningTokens ?? 0,
+        units: record.units,
+        status,
+        latencyMs: Math.max(0, Math.round(now() - startedAt)),
+        createdAt: Math.floor(startedAt / 1000),
+      });
+    },
+  };
+  res.on('close', () => {
+    if (!deferred) {
+      record.complete();
+    }
+  });
+  return record;
+}

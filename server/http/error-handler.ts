@@ -1,0 +1,133 @@
+/**
+ * The single terminal error middleware: the only place that writes an error body. It turns validator
+ * errors, body-parser errors, our ApiErrors and unknown failures into one ApiError, logs it (4xx at info,
+ * the rest at error with the cause), and renders it in the envelope of the request's API family.
+ */
+import type { ErrorRequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { ApiError } from './api-error.js';
+import { apiFamilyOf, type ApiFamily } from './api-family.js';
+
+interface ValidatorError {
+  status?: number;
+  message?: string;
+  errors?: Array<{ path?: string; message?: string; errorCode?: string }>;
+}
+
+/** `/body/messages/0/content` → `messages.0.content`. */
+function paramFromPath(path: string | undefined): string | null {
+  if (!path) {
+    return null;
+  }
+  const trimmed = path.replace(/^\/?(body|query|params|path|headers)\/?/, '');
+  return trimmed ? trimmed.split('/').join('.') : null;
+}
+
+function isValidatorError(error: unknown): error is ValidatorError & { status: number } {
+  return typeof error === 'object' && error !== null && Array.isArray((error as ValidatorError).errors) && typeof (error as ValidatorError).status === 'number';
+}
+
+/** Turns anything thrown into an ApiError; exported for the streaming routes, which render errors as events. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) {
+    return error;
+  }
+  if (isValidatorError(error)) {
+    const first = error.errors?.[0];
+    const status = error.status;
+    if (status === 500) {
+      // A response that breaks the spec, or a spec that failed to load: our bug, not the caller's.
+      return new ApiError(500, 'Internal server error; quote the request id when reporting it.', { code: 'internal_error', cause: error });
+    }
+    const message = status === 405 ? `Method not allowed: ${error.message ?? ''}`.trim()
+      : status === 404 ? 'Unknown path. The API is described at GET /openapi.json.'
+      : status === 413 ? 'The uploaded file exceeds the configured limit.'
+      : first ? `${first.path ?? ''} ${first.message ?? ''}`.trim() : (error.message ?? 'Invalid request');
+    const code = status === 415 ? 'unsupported_media_type' : status === 404 ? 'unknown_path' : status === 405 ? 'method_not_allowed' : null;
+    return new ApiError(status, message, { param: paramFromPath(first?.path), code });
+  }
+  const bodyParser = error as { type?: string; status?: number; limit?: number; message?: string };
+  if (bodyParser && typeof bodyParser.type === 'string' && typeof bodyParser.status === 'number') {
+    if (bodyParser.type === 'entity.too.large') {
+      return new ApiError(413, `The request body exceeds the limit of ${bodyParser.limit} bytes.`, { code: 'request_too_large' });
+    }
+    if (bodyParser.type === 'entity.parse.failed') {
+      return new ApiError(400, `The request body is not valid JSON: ${bodyParser.message}`, { code: 'invalid_json' });
+    }
+    if (bodyParser.type === 'encoding.unsupported' || bodyParser.type === 'charset.unsupported') {
+      return new ApiError(415, bodyParser.message ?? 'Unsupported encoding', { code: 'unsupported_media_type' });
+    }
+    if (bodyParser.status < 500) {
+      return new ApiError(bodyParser.status, bodyParser.message ?? 'Invalid request');
+    }
+  }
+  return new ApiError(500, 'Internal server error; quote the request id when reporting it.', { code: 'internal_error', cause: error });
+}
+
+const ANTHROPIC_TYPE_BY_STATUS: Record<number, string> = {
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  502: 'api_error',
+  503: 'overloaded_error',
+  504: 'timeout_error',
+};
+
+export function anthropicErrorType(status: number): string {
+  return ANTHROPIC_TYPE_BY_STATUS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}
+
+/** The JSON-RPC code for an HTTP failure on the MCP endpoint. */
+function jsonRpcCode(status: number): number {
+  if (status === 400) {
+    return -32600;
+  }
+  if (status === 404 || status === 405) {
+    return -32601;
+  }
+  return status >= 500 ? -32603 : -32000;
+}
+
+/** The error body of a family, exported for stream error events. */
+export function errorBody(error: ApiError, family: ApiFamily, requestId: string | null): unknown {
+  if (family === 'anthropic') {
+    return { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message }, request_id: requestId };
+  }
+  if (family === 'mcp' && error.status !== 401) {
+    return { jsonrpc: '2.0', id: null, error: { code: jsonRpcCode(error.status), message: error.message } };
+  }
+  return { error: { message: error.message, type: error.type, param: error.param, code: error.code } };
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  // Express recognises error middleware by its four parameters, hence the unused `_next`.
+  return (error: unknown, req, res: Response, _next) => {
+    const apiError = toApiError(error);
+    const requestId = (res.locals.requestId as string | undefined) ?? null;
+    const log = { requestId, status: apiError.status, type: apiError.type, code: apiError.code, method: req.method, path: req.path };
+    if (apiError.expected) {
+      logger.info(log, apiError.message);
+    } else {
+      logger.error({ ...log, err: apiError.cause ?? error }, apiError.message);
+    }
+    if (res.headersSent) {
+      // A stream already started: the route owns the error event; just make sure the response ends.
+      if (!res.writableEnded) {
+        res.end();
+      }
+      return;
+    }
+    for (const [name, value] of Object.entries(apiError.headers)) {
+      res.setHeader(name, value);
+    }
+    if (apiError.status === 401) {
+      res.setHeader('www-authenticate', 'Bearer realm="omnigate"');
+    }
+    if (apiError.status >= 500 && apiError.status !== 503 && apiError.status !== 502 && apiError.status !== 504) {
+      res.setHeader('x-should-retry', 'false');
+    }
+    res.status(apiError.status).json(errorBody(apiError, apiFamilyOf(req.path), requestId));
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * Gives every request an id before anything else runs, so every response (401s, 404s, errors) carries it:
+ * `x-svc-request-id`, the same value in `x-request-id` (read by the OpenAI SDK) and, on `/anthropic`, in
+ * `request-id` (read by the Anthropic SDK). Incoming ids are not trusted: the id names our usage record.
+ */
+import { randomBytes } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { apiFamilyOf } from './api-family.js';
+
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('hex')}`;
+}
+
+export function requestId(generate: () => string = newRequestId): RequestHandler {
+  return (req, res, next) => {
+    const id = generate();
+    res.locals.requestId = id;
+    res.setHeader('x-svc-request-id', id);
+    res.setHeader('x-request-id', id);
+    if (apiFamilyOf(req.path) === 'anthropic') {
+      res.setHeader('request-id', id);
+    }
+    next();
+  };
+}

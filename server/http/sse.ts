@@ -1,0 +1,57 @@
+/**
+ * Server-sent events framing, and nothing else: codecs produce `{event?, data}` objects, this writes them.
+ * Payloads are never inspected. Multi-line data is split into several `data:` lines per the SSE spec, and
+ * an event name containing CR or LF is refused (it would let a payload inject frames).
+ */
+import type { Response } from 'express';
+
+export interface SseEvent {
+  event?: string;
+  data: unknown;
+}
+
+export interface SseWriter {
+  send(event: SseEvent): void;
+  /** Writes a raw `data:` line such as `[DONE]`. */
+  sendRaw(data: string): void;
+  end(): void;
+  readonly open: boolean;
+}
+
+function frame(event: string | undefined, data: string): string {
+  if (event !== undefined && /[\r\n]/.test(event)) {
+    throw new Error('SSE event names must not contain CR or LF');
+  }
+  const lines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('');
+  return `${event === undefined ? '' : `event: ${event}\n`}${lines}\n`;
+}
+
+export function openSse(res: Response): SseWriter {
+  res.status(200);
+  res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+  res.setHeader('cache-control', 'no-cache');
+  res.setHeader('connection', 'keep-alive');
+  res.setHeader('x-accel-buffering', 'no');
+  res.flushHeaders();
+  const writable = () => !res.writableEnded && !res.destroyed;
+  return {
+    send({ event, data }) {
+      if (writable()) {
+        res.write(frame(event, typeof data === 'string' ? data : JSON.stringify(data)));
+      }
+    },
+    sendRaw(data) {
+      if (writable()) {
+        res.write(frame(undefined, data));
+      }
+    },
+    end() {
+      if (writable()) {
+        res.end();
+      }
+    },
+    get open() {
+      return writable();
+    },
+  };
+}

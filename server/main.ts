@@ -1,0 +1,99 @@
+/**
+ * The process entry point (`npm start`): reads the environment, opens storage, checks the contract,
+ * registers keys, listens, and shuts down gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight
+ * work, flush usage, exit 0). The only module besides config.ts that touches process.env.
+ */
+import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger } from './logger.js';
+import { buildRegistry } from './providers/build-registry.js';
+import { checkSpec, loadSpec } from './spec/load-spec.js';
+import { openDatabase } from './storage/database.js';
+import { createKeyStore } from './storage/key-store.js';
+import { createResponseStore } from './storage/response-store.js';
+import { createUsageStore } from './storage/usage-store.js';
+import { createUsageRecorder } from './usage/usage-recorder.js';
+
+const DOCS_PATH = fileURLToPath(new URL('../docs/index.html', import.meta.url));
+const VERSION = '1.0.0';
+
+async function main(): Promise<void> {
+  let config: Readonly<Config>;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`omnigate: configuration error: ${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const spec = loadSpec();
+  await checkSpec(spec.document);
+
+  const db = openDatabase(config.databasePath);
+  const keys = createKeyStore(db);
+  config.apiKeys.forEach((secret, index) => keys.ensure(secret, `env-${index + 1}`));
+  if (keys.count() === 0) {
+    const { key } = keys.create({ name: 'generated-at-first-start' });
+    // Printed once, to the terminal only: the key is stored as a hash and cannot be shown again.
+    process.stdout.write(`\nNo API key existed, so one was created. Keep it; it is not shown again:\n\n  ${key}\n\n`);
+  }
+  const usage = createUsageRecorder(createUsageStore(db), {
+    onError: (error, lost) => logger.error({ err: error, pending: lost }, 'usage batch write failed; will retry'),
+  });
+  const registry = buildRegistry(config, logger);
+  const shutdown = new AbortController();
+  const app = createApp({
+    spec,
+    keys,
+    usage,
+    responses: createResponseStore(db),
+    registry,
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    docsPath: existsSync(DOCS_PATH) ? DOCS_PATH : undefined,
+    version: VERSION,
+    shutdownSignal: shutdown.signal,
+  });
+
+  const server: Server = app.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    logger.info({ host: config.host, port, dataDir: config.dataDir, models: registry.list().map((m) => m.id) }, 'omnigate listening');
+  });
+  server.keepAliveTimeout = 65_000;
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    server.close(async () => {
+      usage.close();
+      await registry.close();
+      db.close();
+      logger.info('stopped');
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+    // Requests still running after the grace period (long streams) are cut, then everything is flushed.
+    setTimeout(() => {
+      shutdown.abort(new Error('server shutting down'));
+      server.closeAllConnections();
+    }, config.shutdownGraceMs).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`omnigate: failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

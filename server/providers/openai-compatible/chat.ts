@@ -1,0 +1,132 @@
+/**
+ * The `ChatModel` of an OpenAI-compatible upstream: canonical options are encoded with the chat codec's
+ * upstream direction, sent to `<base>/chat/completions`, and the answer (JSON or SSE) decoded back.
+ * Native passthrough forwards chat-completions bodies (and Responses bodies when the upstream serves
+ * `/responses` itself, `responses: native`) untouched.
+ */
+import { decodeChatCompletion } from '../../formats/openai-chat/decode-response.js';
+import { decodeChatStream } from '../../formats/openai-chat/decode-stream.js';
+import { encodeChatRequest } from '../../formats/openai-chat/encode-request.js';
+import type { UpstreamChatCompletion } from '../../formats/openai-chat/wire-types.js';
+import { UpstreamError } from '../../http/api-error.js';
+import { countCallInputTokens } from '../../tokens/tokenizer.js';
+import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Dialect, NativePassthrough, PassthroughResponse } from '../types.js';
+import type { OpenAICompatibleConfig, UpstreamHttpClient } from './http-client.js';
+import { readSseJson } from './read-sse-json.js';
+import { upstreamDialect } from './upstream-dialect.js';
+
+export interface ProviderLogger {
+  warn(object: Record<string, unknown>, message: string): void;
+}
+
+export interface OpenAICompatibleChatModelInput {
+  config: OpenAICompatibleConfig;
+  client: UpstreamHttpClient;
+  modelId: string;
+  logger?: ProviderLogger;
+}
+
+function passthrough(client: UpstreamHttpClient, path: string): NativePassthrough {
+  return {
+    async forward(body, context): Promise<PassthroughResponse> {
+      const response = await client.post({
+        path,
+        body,
+        signal: context.signal,
+        accept: body.stream === true ? 'text/event-stream' : 'application/json',
+        query: context.query,
+        headers: context.headers,
+      });
+      return { status: response.status, headers: response.headers, body: response.body };
+    },
+  };
+}
+
+export function createOpenAICompatibleChatModel(input: OpenAICompatibleChatModelInput): ChatModel {
+  const { config, client, modelId, logger } = input;
+  const dialect = upstreamDialect(config.base_url);
+
+  function decodeContext(options: ChatCallOptions, context: CallContext) {
+    return {
+      provider: config.id,
+      estimateInputTokens: () => {
+        logger?.warn({ provider: config.id, model: modelId, requestId: context.requestId }, 'upstream reported no usage; estimating tokens');
+        return countCallInputTokens(options);
+      },
+    };
+  }
+
+  async function* stream(options: ChatCallOptions, context: CallContext): AsyncGenerator<ChatStreamPart> {
+    const body = encodeChatRequest(options, modelId, { stream: true, dialect, warn: context.warn });
+    // Awaited before the first part: a non-2xx answer is thrown before anything was yielded.
+    const response = await client.post({ path: '/chat/completions', body, signal: context.signal, accept: 'text/event-stream' });
+    const contentType = response.headers['content-type'] ?? '';
+    if (contentType.includes('application/json')) {
+      // Some servers answer a streamed request that failed validation with a 200 JSON error body.
+      const chunks: Buffer[] = [];
+      for await (const piece of response.body) {
+        chunks.push(Buffer.from(piece));
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      let parsed: UpstreamChatCompletion;
+      try {
+        parsed = JSON.parse(text) as UpstreamChatCompletion;
+      } catch (error) {
+        throw new UpstreamError(config.id, 502, response.status, `Upstream ${config.id} answered a streamed call with invalid JSON`, { cause: error });
+      }
+      const result = decodeChatCompletion(parsed, decodeContext(options, context));
+      yield* resultAsParts(result);
+      return;
+    }
+    const chunks = readSseJson(response.body, config.id) as AsyncIterable<UpstreamChatCompletion>;
+    yield* decodeChatStream(chunks, decodeContext(options, context));
+  }
+
+  const model: ChatModel = {
+    provider: config.id,
+    modelId,
+    async generate(options: ChatCallOptions, context: CallContext): Promise<ChatResult> {
+      const body = encodeChatRequest(options, modelId, { stream: false, dialect, warn: context.warn });
+      const json = await client.postJson({ path: '/chat/completions', body, signal: context.signal });
+      if (!json || typeof json !== 'object') {
+        throw new UpstreamError(config.id, 502, null, `Upstream ${config.id} answered with something other than a completion`);
+      }
+      return decodeChatCompletion(json as UpstreamChatCompletion, decodeContext(options, context));
+    },
+    stream,
+    async countTokens(options: ChatCallOptions): Promise<number> {
+      // OpenAI-compatible servers have no counting endpoint: an o200k_base estimate.
+      return countCallInputTokens(options);
+    },
+    passthrough: {
+      'openai-chat': passthrough(client, '/chat/completions'),
+      ...(config.responses === 'native' ? { 'openai-responses': passthrough(client, '/responses') } : {}),
+    } satisfies Partial<Record<Dialect, NativePassthrough>>,
+  };
+  return model;
+}
+
+/** A whole result replayed as stream parts (for upstreams that answered a streamed call with JSON). */
+function* resultAsParts(result: ChatResult): Generator<ChatStreamPart> {
+  let index = 0;
+  for (const part of result.content) {
+    if (part.type === 'text') {
+      yield { type: 'text-delta', text: part.text };
+    } else if (part.type === 'reasoning') {
+      yield { type: 'reasoning-delta', text: part.text };
+      yield { type: 'reasoning-end' };
+    } else {
+      yield { type: 'tool-call-start', index, id: part.id, name: part.name };
+      if (part.arguments.length > 0) {
+        yield { type: 'tool-call-delta', index, argumentsDelta: part.arguments };
+      }
+      yield { type: 'tool-call-end', index };
+      index += 1;
+    }
+  }
+  const finish: ChatStreamPart = { type: 'finish', finishReason: result.finishReason, usage: result.usage };
+  if (result.stopSequence !== undefined) {
+    finish.stopSequence = result.stopSequence;
+  }
+  yield finish;
+}

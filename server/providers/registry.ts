@@ -1,0 +1,156 @@
+/**
+ * Resolves what callers put in `model` to a configured model: exact ids, stable aliases, `provider:model`
+ * for any configured upstream, and glob routing rules (`claude-*` → a provider or a model). Unknown names
+ * are a 404 whose message says how to list models; a model of the wrong type is a 400; a key limited to
+ * some models gets a 403 for the others.
+ */
+import { ApiError } from '../http/api-error.js';
+import type { ModelType, RouteConfig } from '../config.js';
+import type { ApiKeyRecord } from '../storage/key-store.js';
+import type { ChatModel } from './types.js';
+
+export interface ModelEntry {
+  /** Public id, e.g. `local:chat` or `openai:gpt-4o-mini`. */
+  id: string;
+  type: ModelType;
+  provider: string;
+  /** The upstream's own name for it. */
+  upstreamModel: string;
+  aliases: string[];
+  created: number;
+}
+
+/** What a provider offers the registry: chat models by upstream name. */
+export interface ChatProvider {
+  id: string;
+  chatModel(upstreamModel: string): ChatModel;
+  close?(): Promise<void>;
+}
+
+export interface ResolvedModel {
+  entry: ModelEntry;
+  requested: string;
+}
+
+export interface ModelRegistry {
+  resolve(requested: string, type: ModelType, key?: ApiKeyRecord): ResolvedModel;
+  chatModel(resolved: ResolvedModel): ChatModel;
+  list(): ModelEntry[];
+  routes(): Array<{ pattern: string; target: string }>;
+  close(): Promise<void>;
+}
+
+function globToRegExp(pattern: string): RegExp {
+  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
+  return new RegExp(`^${escaped}$`);
+}
+
+export function createModelRegistry(input: {
+  models: ModelEntry[];
+  aliases?: Record<string, string>;
+  routes?: RouteConfig[];
+  chatProviders: ChatProvider[];
+}): ModelRegistry {
+  const byId = new Map<string, ModelEntry>();
+  const byAlias = new Map<string, ModelEntry>();
+  for (const model of input.models) {
+    if (byId.has(model.id)) {
+      throw new Error(`model id '${model.id}' is configured twice`);
+    }
+    byId.set(model.id, model);
+  }
+  const addAlias = (alias: string, model: ModelEntry) => {
+    const taken = byAlias.get(alias) ?? byId.get(alias);
+    if (taken && taken !== model) {
+      throw new Error(`alias '${alias}' names both '${taken.id}' and '${model.id}'`);
+    }
+    byAlias.set(alias, model);
+  };
+  for (const model of input.models) {
+    model.aliases.forEach((alias) => addAlias(alias, model));
+  }
+  for (const [alias, target] of Object.entries(input.aliases ?? {})) {
+    const model = byId.get(target) ?? byAlias.get(target);
+    if (!model) {
+      throw new Error(`alias '${alias}' points at unknown model '${target}'`);
+    }
+    if (!model.aliases.includes(alias)) {
+      model.aliases.push(alias);
+    }
+    addAlias(alias, model);
+  }
+  const providers = new Map(input.chatProviders.map((provider) => [provider.id, provider]));
+  const routes = (input.routes ?? []).map((route) => ({ route, pattern: globToRegExp(route.pattern) }));
+  const chatModels = new Map<string, ChatModel>();
+
+  function dynamicEntry(providerId: string, upstreamModel: string): ModelEntry {
+    return { id: `${providerId}:${upstreamModel}`, type: 'chat', provider: providerId, upstreamModel, aliases: [], created: 0 };
+  }
+
+  function lookup(requested: string): ModelEntry | undefined {
+    const direct = byId.get(requested) ?? byAlias.get(requested);
+    if (direct) {
+      return direct;
+    }
+    const colon = requested.indexOf(':');
+    if (colon > 0 && providers.has(requested.slice(0, colon)) && requested.length > colon + 1) {
+      return dynamicEntry(requested.slice(0, colon), requested.slice(colon + 1));
+    }
+    for (const { route, pattern } of routes) {
+      if (pattern.test(requested)) {
+        return route.provider ? dynamicEntry(route.provider, requested) : (byId.get(route.model!) ?? byAlias.get(route.model!));
+      }
+    }
+    return undefined;
+  }
+
+  return {
+    resolve(requested, type, key) {
+      const entry = lookup(requested);
+      if (!entry) {
+        throw new ApiError(404, `The model '${requested}' does not exist. List the available models with GET /v1/models.`, {
+          code: 'model_not_found',
+          param: 'model',
+        });
+      }
+      if (entry.type !== type) {
+        throw new ApiError(400, `The model '${requested}' is a ${entry.type} model; this operation needs a ${type} model.`, {
+          code: 'wrong_model_type',
+          param: 'model',
+        });
+      }
+      if (key && key.allowedModels.length > 0) {
+        const names = [entry.id, requested, ...entry.aliases];
+        if (!names.some((name) => key.allowedModels.includes(name))) {
+          throw new ApiError(403, `This API key may not use the model '${requested}'.`, { code: 'model_not_allowed', param: 'model' });
+        }
+      }
+      return { entry, requested };
+    },
+    chatModel({ entry }) {
+      let model = chatModels.get(entry.id);
+      if (!model) {
+        const provider = providers.get(entry.provider);
+        if (!provider) {
+          throw new ApiError(500, `No provider '${entry.provider}' is configured for model '${entry.id}'.`);
+        }
+        model = provider.chatModel(entry.upstreamModel);
+        // Only configured models are cached: names reaching a provider through a route are caller-chosen,
+        // and caching them would let callers grow this map without bound.
+        if (byId.get(entry.id) === entry) {
+          chatModels.set(entry.id, model);
+        }
+      }
+      return model;
+    },
+    list() {
+      return [...byId.values()];
+    },
+    routes() {
+      return routes.map(({ route }) => ({ pattern: route.pattern, target: route.provider ? `${route.provider}:*` : route.model! }));
+    },
+    async close() {
+      await Promise.all(input.chatProviders.map((provider) => provider.close?.()));
+    },
+  };
+}

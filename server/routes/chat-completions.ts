@@ -1,0 +1,30 @@
+/** `POST /v1/chat/completions`: the OpenAI chat dialect on the canonical core, JSON or SSE ending in `[DONE]`. */
+import { randomBytes } from 'node:crypto';
+import type { AppDeps } from '../app.js';
+import { errorBody } from '../http/error-handler.js';
+import type { OperationHandler } from '../http/operation-types.js';
+import { decodeChatRequest, encodeChatCompletion, encodeChatStream } from '../formats/openai-chat/index.js';
+import type { ChatCompletionRequest } from '../formats/openai-chat/wire-types.js';
+import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
+
+export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now'>): {
+  createChatCompletion: OperationHandler<'createChatCompletion'>;
+} {
+  const now = deps.now ?? Date.now;
+  return {
+    async createChatCompletion(req, res) {
+      const chat = prepareChatCall(deps, res, req.body.model);
+      const request = decodeChatRequest(req.body as ChatCompletionRequest, chat.context.warn);
+      const meta = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, model: chat.resolved.entry.id, created: Math.floor(now() / 1000) };
+      if (!request.stream) {
+        await sendGenerated(res, chat, request.options, (result) => encodeChatCompletion(result, meta));
+        return;
+      }
+      await sendStreamed(res, chat, request.options, {
+        encode: (parts) => encodeChatStream(parts, { ...meta, includeUsage: request.includeUsage }).events,
+        failure: (error) => [{ data: errorBody(error, 'openai', chat.context.requestId) }],
+        terminator: '[DONE]',
+      });
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * Runs one text-generation call for any dialect: resolve the model, call the provider (whole or streamed),
+ * hand the canonical result or parts to the dialect's encoder, and record usage exactly once — from the
+ * provider's `finish` part, or, when the stream broke off (client gone, upstream failed), from what was
+ * produced so far. The dialect-specific parts come in as functions; this file knows no wire format.
+ */
+import type { Response } from 'express';
+import type { AppDeps } from '../app.js';
+import { abortOnClose } from '../http/abort-on-close.js';
+import type { ApiError } from '../http/api-error.js';
+import type { CallRecord } from '../http/call-record.js';
+import { toApiError } from '../http/error-handler.js';
+import { openSse, type SseEvent } from '../http/sse.js';
+import type { ResolvedModel } from '../providers/registry.js';
+import type { CallContext, CallWarning, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Usage } from '../providers/types.js';
+import type { ApiKeyRecord } from '../storage/key-store.js';
+import { countCallInputTokens, countTextTokens } from '../tokens/tokenizer.js';
+
+export interface ResolvedChat {
+  resolved: ResolvedModel;
+  logger: AppDeps['logger'];
+  model: ChatModel;
+  context: CallContext;
+}
+
+/** Resolves the requested model for the caller's key and prepares the call context (abort, warnings). */
+export function prepareChatCall(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal'>, res: Response, requestedModel: string): ResolvedChat {
+  const call = res.locals.call as CallRecord;
+  call.modelRequested = requestedModel;
+  const resolved = deps.registry.resolve(requestedModel, 'chat', res.locals.apiKey as ApiKeyRecord);
+  call.model = resolved.entry.id;
+  call.provider = resolved.entry.provider;
+  const requestId = res.locals.requestId as string;
+  const warned = new Set<string>();
+  const warn = (warning: CallWarning) => {
+    if (!warned.has(warning.field)) {
+      warned.add(warning.field);
+      deps.logger.warn({ requestId, field: warning.field, model: resolved.entry.id }, `accepted but not honoured: ${warning.field} (${warning.reason})`);
+    }
+  };
+  return {
+    resolved,
+    logger: deps.logger,
+    model: deps.registry.chatModel(resolved),
+    context: { signal: abortOnClose(res, deps.shutdownSignal), requestId, warn },
+  };
+}
+
+/** Whole answer: generate, record usage, send the encoded JSON. */
+export async function sendGenerated(res: Response, chat: ResolvedChat, options: ChatCallOptions, encode: (result: ChatResult) => unknown): Promise<void> {
+  const result = await chat.model.generate(options, chat.context);
+  (res.locals.call as CallRecord).usage = result.usage;
+  res.json(encode(result));
+}
+
+export interface StreamEncoding {
+  /** Canonical parts → this dialect's events. */
+  encode(parts: AsyncIterable<ChatStreamPart>): AsyncIterable<SseEvent>;
+  /** The events that report a failure after the stream started. */
+  failure(error: ApiError): SseEvent[];
+  /** A final raw `data:` line, e.g. `[DONE]` for chat completions. */
+  terminator?: string;
+}
+
+/** Watches the canonical parts as they pass, so usage can be recorded even if the stream breaks off. */
+function tap(first: IteratorResult<ChatStreamPart>, iterator: AsyncIterator<ChatStreamPart>, seen: { usage?: Usage; produced: string }) {
+  return (async function* () {
+    let step = first;
+    while (!step.done) {
+      const part = step.value;
+      if (part.type === 'finish') {
+        seen.usage = part.usage;
+      } else if (part.type === 'text-delta' || part.type === 'reasoning-delta') {
+        seen.produced += part.text;
+      } else if (part.type === 'tool-call-delta') {
+        seen.produced += part.argumentsDelta;
+      } else if (part.type === 'tool-call-start') {
+        seen.produced += part.name;
+      }
+      yield part;
+      step = await iterator.next();
+    }
+  })();
+}
+
+/**
+ * Streamed answer. The first part is awaited before any header is written, so an upstream that refuses
+ * the call still gets a plain HTTP error in the family's envelope; after that, failures become events.
+ */
+export async function sendStreamed(res: Response, chat: ResolvedChat, options: ChatCallOptions, encoding: StreamEncoding): Promise<void> {
+  const call = res.locals.call as CallRecord;
+  const iterator = chat.model.stream(options, chat.context)[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  call.defer();
+  const seen: { usage?: Usage; produced: string } = { produced: '' };
+  const sse = openSse(res);
+  let status = 200;
+  try {
+    for await (const event of encoding.encode(tap(first, iterator, seen))) {
+      sse.send(event);
+    }
+    if (encoding.terminator) {
+      sse.sendRaw(encoding.terminator);
+    }
+  } catch (error) {
+    const apiError = toApiError(error);
+    status = chat.context.signal.aborted ? 499 : apiError.status;
+    if (status !== 499) {
+      chat.logger.error({ requestId: chat.context.requestId, status, err: apiError.cause ?? error }, `stream failed after it started: ${apiError.message}`);
+    }
+    for (const event of encoding.failure(apiError)) {
+      sse.send(event);
+    }
+  } finally {
+    await iterator.return?.();
+    sse.end();
+    // Without a finish part the provider never reported usage: count what was asked and produced.
+    call.usage = seen.usage ?? { inputTokens: countCallInputTokens(options), outputTokens: countTextTokens(seen.produced) };
+    call.complete(status);
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Usage records: one row per API call, keyed by the request id the caller saw in `x-svc-request-id`.
+ * Rows are written in batches by `usage/usage-recorder.ts`, never on the request path.
+ */
+import type { SqliteDatabase } from './database.js';
+
+export interface UsageEntry {
+  requestId: string;
+  keyId: string | null;
+  operation: string;
+  modelRequested: string | null;
+  model: string | null;
+  provider: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  /** Media units (seconds, images, characters) for non-text operations. */
+  units: number | null;
+  status: number;
+  latencyMs: number;
+  /** Unix seconds. */
+  createdAt: number;
+}
+
+export interface UsageRecord extends UsageEntry {
+  id: string;
+}
+
+export interface UsageQuery {
+  keyId: string;
+  requestId?: string;
+  model?: string;
+  since?: number;
+  until?: number;
+  after?: string;
+  limit: number;
+  order: 'asc' | 'desc';
+}
+
+export interface UsageStore {
+  insertMany(entries: UsageEntry[]): void;
+  /** One page of the key's own records and whether more follow. */
+  list(query: UsageQuery): { records: UsageRecord[]; hasMore: boolean };
+}
+
+interface UsageRow {
+  seq: number;
+  request_id: string;
+  key_id: string | null;
+  operation: string;
+  model_requested: string | null;
+  model: string | null;
+  provider: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  units: number | null;
+  status: number;
+  latency_ms: number;
+  created_at: number;
+}
+
+const ID_PREFIX = 'usage_';
+
+function toRecord(row: UsageRow): UsageRecord {
+  return {
+    id: `${ID_PREFIX}${row.seq}`,
+    requestId: row.request_id,
+    keyId: row.key_id,
+    operation: row.operation,
+    modelRequested: row.model_requested,
+    model: row.model,
+    provider: row.provider,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    cachedInputTokens: row.cached_input_tokens,
+    cacheWriteTokens: row.cache_write_tokens,
+    reasoningTokens: row.reasoning_tokens,
+    units: row.units,
+    status: row.status,
+    latencyMs: row.latency_ms,
+    createdAt: row.created_at,
+  };
+}
+
+/** Parses a `usage_<n>` cursor; anything else matches nothing rather than failing. */
+function cursorSeq(after: string): number {
+  return after.startsWith(ID_PREFIX) ? Number.parseInt(after.slice(ID_PREFIX.length), 10) || 0 : 0;
+}
+
+export function createUsageStore(db: SqliteDatabase): UsageStore {
+  db.exec(`CREATE TABLE IF NOT EXISTS usage_records (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    request_id TEXT NOT NULL,
+    key_id TEXT,
+    operation TEXT NOT NULL,
+    model_requested TEXT,
+    model TEXT,
+    provider TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+    reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+    units REAL,
+    status INTEGER NOT NULL,
+    latency_ms INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS usage_by_key ON usage_records (key_id, seq);
+  CREATE INDEX IF NOT EXISTS usage_by_request ON usage_records (request_id)`);
+
+  const insert = db.prepare(`INSERT INTO usage_records (request_id, key_id, operation, model_requested, model, provider,
+    input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, units, status, latency_ms, created_at)
+    VALUES (@requestId, @keyId, @operation, @modelRequested, @model, @provider, @inputTokens, @outputTokens,
+    @cachedInputTokens, @cacheWriteTokens, @reasoningTokens, @units, @status, @latencyMs, @createdAt)`);
+  const insertAll = db.transaction((entries: UsageEntry[]) => {
+    for (const entry of entries) {
+      insert.run(entry);
+    }
+  });
+
+  return {
+    insertMany(entries) {
+      if (entries.length > 0) {
+        insertAll(entries);
+      }
+    },
+    list(query) {
+      const where = ['key_id = @keyId'];
+      const params: Record<string, unknown> = { keyId: query.keyId, limit: query.limit + 1 };
+      if (query.requestId !== undefined) {
+        where.push('request_id = @requestId');
+        params.requestId = query.requestId;
+      }
+      if (query.model !== undefined) {
+        where.push('(model = @model OR model_requested = @model)');
+        params.model = query.model;
+      }
+      if (query.since !== undefined) {
+        where.push('created_at >= @since');
+        params.since = query.since;
+      }
+      if (query.until !== undefined) {
+        where.push('created_at < @until');
+        params.until = query.until;
+      }
+      if (query.after !== undefined) {
+        where.push(query.order === 'asc' ? 'seq > @after' : 'seq < @after');
+        params.after = cursorSeq(query.after);
+      }
+      const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+      const rows = db
+        .prepare<Record<string, unknown>, UsageRow>(`SELECT * FROM usage_records WHERE ${where.join(' AND ')} ORDER BY seq ${direction} LIMIT @limit`)
+        .all(params);
+      const hasMore = rows.length > query.limit;
+      return { records: rows.slice(0, query.limit).map(toRecord), hasMore };
+    },
+  };
+}
