@@ -44,7 +44,7 @@ export function toApiError(error: unknown): ApiError {
       : status === 413 ? 'The uploaded file exceeds the configured limit.'
       : first ? `${first.path ?? ''} ${first.message ?? ''}`.trim() : (error.message ?? 'Invalid request');
     const code = status === 415 ? 'unsupported_media_type' : status === 404 ? 'unknown_path' : status === 405 ? 'method_not_allowed' : null;
-    return new ApiError(status, message, { param: paramFromPath(first?.path), code });
+    return new ApiError(status, message, { param: status === 404 || status === 405 ? null : paramFromPath(first?.path), code });
   }
   const bodyParser = error as { type?: string; status?: number; limit?: number; message?: string };
   if (bodyParser && typeof bodyParser.type === 'string' && typeof bodyParser.status === 'number') {

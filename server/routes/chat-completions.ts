@@ -5,6 +5,7 @@ import { errorBody } from '../http/error-handler.js';
 import type { OperationHandler } from '../http/operation-types.js';
 import { decodeChatRequest, encodeChatCompletion, encodeChatStream } from '../formats/openai-chat/index.js';
 import type { ChatCompletionRequest } from '../formats/openai-chat/wire-types.js';
+import { forwardNative } from '../passthrough/forward-native.js';
 import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
 
 export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now'>): {
@@ -14,6 +15,15 @@ export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger'
   return {
     async createChatCompletion(req, res) {
       const chat = prepareChatCall(deps, res, req.body.model);
+      const native = chat.model.passthrough?.['openai-chat'];
+      if (native) {
+        await forwardNative(res, chat, native, {
+          dialect: 'openai-chat',
+          body: req.body as unknown as Record<string, unknown>,
+          failure: (error) => [{ data: errorBody(error, 'openai', chat.context.requestId) }],
+        });
+        return;
+      }
       const request = decodeChatRequest(req.body as ChatCompletionRequest, chat.context.warn);
       const meta = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, model: chat.resolved.entry.id, created: Math.floor(now() / 1000) };
       if (!request.stream) {

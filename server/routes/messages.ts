@@ -1,10 +1,67 @@
+/**
+ * `POST /anthropic/v1/messages` and `/count_tokens`: the Anthropic Messages dialect on the canonical core.
+ * Named SSE events, no `[DONE]`, `error` events on failure, pings on long streams. An Anthropic upstream
+ * gets the caller's body natively (query and `anthropic-beta` included); other providers get a translation.
+ */
+import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../app.js';
-import { ApiError } from '../http/api-error.js';
+import { decodeMessagesRequest, encodeMessage, encodeMessagesStream } from '../formats/anthropic-messages/index.js';
+import type { AnthropicMessagesRequest } from '../formats/anthropic-messages/wire-types.js';
+import { errorBody } from '../http/error-handler.js';
 import type { Handlers } from '../http/operation-types.js';
+import type { SseEvent } from '../http/sse.js';
+import { forwardNative } from '../passthrough/forward-native.js';
+import { countCallInputTokens } from '../tokens/tokenizer.js';
+import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
 
-export function messageHandlers(_deps: AppDeps): Pick<Handlers, 'createMessage' | 'countMessageTokens'> {
-  const pending = () => {
-    throw new ApiError(503, 'not wired yet');
+/** The Anthropic `error` event for a failure after the stream started. */
+function errorEvent(error: Parameters<typeof errorBody>[0], requestId: string): SseEvent {
+  return { event: 'error', data: errorBody(error, 'anthropic', requestId) };
+}
+
+function forwardedQuery(req: { originalUrl: string }): string | undefined {
+  const query = req.originalUrl.indexOf('?');
+  return query >= 0 ? req.originalUrl.slice(query + 1) : undefined;
+}
+
+export function messageHandlers(
+  deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal'> & { pingIntervalMs?: number },
+): Pick<Handlers, 'createMessage' | 'countMessageTokens'> {
+  return {
+    async createMessage(req, res) {
+      const chat = prepareChatCall(deps, res, req.body.model);
+      const native = chat.model.passthrough?.['anthropic-messages'];
+      if (native) {
+        const beta = req.get('anthropic-beta');
+        await forwardNative(res, chat, native, {
+          dialect: 'anthropic-messages',
+          body: req.body as unknown as Record<string, unknown>,
+          query: forwardedQuery(req),
+          headers: beta ? { 'anthropic-beta': beta } : undefined,
+          failure: (error) => [errorEvent(error, chat.context.requestId)],
+        });
+        return;
+      }
+      const request = decodeMessagesRequest(req.body as unknown as AnthropicMessagesRequest, chat.context.warn);
+      const meta = { id: `msg_${randomBytes(12).toString('hex')}`, model: chat.resolved.entry.id };
+      if (!request.stream) {
+        await sendGenerated(res, chat, request.options, (result) => encodeMessage(result, meta));
+        return;
+      }
+      await sendStreamed(res, chat, request.options, {
+        // message_start must carry input usage before any token exists: an estimate with the BPE tokenizer;
+        // message_delta at the end carries the provider's own counts.
+        encode: (parts) =>
+          encodeMessagesStream(parts, { ...meta, inputTokens: countCallInputTokens(request.options) }, { pingIntervalMs: deps.pingIntervalMs }),
+        failure: (error) => [errorEvent(error, chat.context.requestId)],
+      });
+    },
+    async countMessageTokens(req, res) {
+      const chat = prepareChatCall(deps, res, req.body.model);
+      // Same block shapes as a create request; max_tokens only satisfies the decoder's type.
+      const request = decodeMessagesRequest({ ...(req.body as unknown as AnthropicMessagesRequest), max_tokens: 1 }, chat.context.warn);
+      const inputTokens = await chat.model.countTokens(request.options, chat.context);
+      res.json({ input_tokens: inputTokens });
+    },
   };
-  return { createMessage: pending, countMessageTokens: pending };
 }

@@ -1,10 +1,118 @@
+/**
+ * `POST /v1/responses`, `GET` and `DELETE /v1/responses/{response_id}`: the OpenAI Responses dialect on the
+ * canonical core. Stored responses (store defaults to true) keep the canonical conversation so that
+ * `previous_response_id` and `item_reference` continue it; they belong to the key that made them.
+ */
+import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../app.js';
+import {
+  conversationAfterTurn,
+  decodeResponsesRequest,
+  encodeResponse,
+  encodeResponsesStream,
+  encodeStreamFailure,
+  type ResponseObject,
+  type ResponsesRequestBody,
+  type ResponsesStream,
+} from '../formats/openai-responses/index.js';
 import { ApiError } from '../http/api-error.js';
 import type { Handlers } from '../http/operation-types.js';
+import type { ApiKeyRecord } from '../storage/key-store.js';
+import { forwardNative } from '../passthrough/forward-native.js';
+import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
 
-export function responseHandlers(_deps: AppDeps): Pick<Handlers, 'createResponse' | 'getResponse' | 'deleteResponse'> {
-  const pending = () => {
-    throw new ApiError(503, 'not wired yet');
+function randomId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('hex')}`;
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError(404, `No stored response '${id}' for this API key.`, { code: 'response_not_found', param: 'response_id' });
+}
+
+export function responseHandlers(
+  deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'responses'>,
+): Pick<Handlers, 'createResponse' | 'getResponse' | 'deleteResponse'> {
+  const now = deps.now ?? Date.now;
+  return {
+    async createResponse(req, res) {
+      const key = res.locals.apiKey as ApiKeyRecord;
+      const body = req.body as unknown as ResponsesRequestBody;
+      const chat = prepareChatCall(deps, res, req.body.model);
+      const native = chat.model.passthrough?.['openai-responses'];
+      if (native) {
+        // The upstream keeps its own state: previous_response_id and item_reference name its ids, not ours.
+        await forwardNative(res, chat, native, {
+          dialect: 'openai-responses',
+          body: req.body as unknown as Record<string, unknown>,
+          failure: (error, lastEvent) => [
+            {
+              event: 'error',
+              data: {
+                type: 'error',
+                sequence_number: (((lastEvent as { sequence_number?: number } | undefined)?.sequence_number) ?? -1) + 1,
+                code: error.code,
+                message: error.message,
+                param: error.param,
+              },
+            },
+          ],
+        });
+        return;
+      }
+      const previousId = req.body.previous_response_id ?? undefined;
+      const previous = previousId ? deps.responses.get(previousId, key.id) : undefined;
+      if (previousId && !previous) {
+        throw new ApiError(404, `No stored response '${previousId}' for this API key.`, { code: 'response_not_found', param: 'previous_response_id' });
+      }
+      const decoded = decodeResponsesRequest(
+        body,
+        { history: previous?.conversation ?? [], resolveItem: (id) => deps.responses.getItem(id, key.id) },
+        chat.context.warn,
+      );
+      const createdAt = Math.floor(now() / 1000);
+      const meta = { id: randomId('resp'), model: chat.resolved.entry.id, createdAt, generateId: randomId, ...decoded.echo };
+      const store = (response: ResponseObject) => {
+        if (decoded.store) {
+          deps.responses.save({
+            id: response.id,
+            keyId: key.id,
+            createdAt,
+            response,
+            conversation: conversationAfterTurn(previous?.conversation ?? [], decoded.inputMessages, response),
+            inputItems: decoded.inputItems,
+          });
+        }
+      };
+      if (!decoded.stream) {
+        await sendGenerated(res, chat, decoded.options, (result) => {
+          const response = encodeResponse(result, meta);
+          store(response);
+          return response;
+        });
+        return;
+      }
+      let encoder: ResponsesStream | undefined;
+      await sendStreamed(res, chat, decoded.options, {
+        encode: (parts) => (encoder = encodeResponsesStream(parts, meta)),
+        failure: (error) => (encoder ? encodeStreamFailure(error, encoder.state) : []),
+      });
+      const final = encoder?.final();
+      if (final) {
+        store(final.response);
+      }
+    },
+    getResponse(req, res) {
+      const stored = deps.responses.get(req.params.response_id, (res.locals.apiKey as ApiKeyRecord).id);
+      if (!stored) {
+        throw notFound(req.params.response_id);
+      }
+      res.json(stored.response as never);
+    },
+    deleteResponse(req, res) {
+      if (!deps.responses.delete(req.params.response_id, (res.locals.apiKey as ApiKeyRecord).id)) {
+        throw notFound(req.params.response_id);
+      }
+      res.json({ id: req.params.response_id, object: 'response.deleted', deleted: true });
+    },
   };
-  return { createResponse: pending, getResponse: pending, deleteResponse: pending };
 }

@@ -149,7 +149,7 @@ function decodeToolResultBlock(block: AnthropicToolResultBlock, warn: Warn): Too
           content.push(image);
         }
       } else if (inner.type === 'document') {
-        content.push(...decodeDocumentBlock(inner as AnthropicDocumentBlock, warn));
+        content.push(...decodeDocumentBlock(inner as unknown as AnthropicDocumentBlock, warn));
       } else {
         warn(`tool_result.content.${inner.type}`, `'${inner.type}' blocks in tool results are not supported; the block was dropped`);
       }
@@ -417,7 +417,7 @@ export function decodeMessagesRequest(body: AnthropicMessagesRequest, warn: (war
       warnOnce(field, reason);
     }
   }
-  noteCacheControl(body, warnOnce);
+  noteCacheControl({ cache_control: body.cache_control }, warnOnce);
 
   return { model: body.model, stream: body.stream === true, options };
 }

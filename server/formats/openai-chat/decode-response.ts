@@ -33,7 +33,7 @@ export function reasoningText(message: UpstreamMessage): string {
   return typeof message.reasoning === 'string' ? message.reasoning : '';
 }
 
-export function decodeChatCompletion(completion: UpstreamChatCompletion, context: UpstreamDecodeContext): ChatResult {
+export function decodeChatCompletion(completion: UpstreamChatCompletion, context: UpstreamDecodeContext = { provider: 'upstream' }): ChatResult {
   if (completion.error !== undefined && completion.error !== null) {
     throw decodeUpstreamError(context.provider, completion.error);
   }

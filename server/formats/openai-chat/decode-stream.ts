@@ -35,7 +35,10 @@ interface StreamedCall {
   buffered: string;
 }
 
-export async function* decodeChatStream(chunks: AsyncIterable<UpstreamChatCompletion>, context: UpstreamDecodeContext): AsyncGenerator<ChatStreamPart> {
+export async function* decodeChatStream(
+  chunks: AsyncIterable<UpstreamChatCompletion>,
+  context: UpstreamDecodeContext = { provider: 'upstream' },
+): AsyncGenerator<ChatStreamPart> {
   const newId = context.generateToolCallId ?? generateToolCallId;
   const calls = new Map<string, StreamedCall>();
   const keyByIndex = new Map<number, string>();

@@ -147,7 +147,8 @@ function decodeUserPart(part: InputContentPart, context: InputItemContext, where
     context.warn({ field: `${where}.input_file`, reason: 'input_file content is not supported and was dropped' });
     return [];
   }
-  context.warn({ field: `${where}.content`, reason: `content parts of type '${String((part as { type?: unknown }).type)}' are not supported and were dropped` });
+  const type = String((part as { type?: unknown }).type);
+  context.warn({ field: `${where}.content`, reason: `content parts of type '${type}' are not supported and were dropped` });
   return [];
 }
 
@@ -211,10 +212,14 @@ function decodeFunctionCallOutput(item: FunctionCallOutputItem, context: InputIt
 }
 
 function decodeReasoning(item: ReasoningItem): ReasoningPart | undefined {
-  const summaries = (item.summary ?? []).map((part) => part.text).filter((text) => typeof text === 'string' && text !== '');
+  const summaries = nonEmptyTexts(item.summary);
   // Engines that expose raw reasoning (vLLM, some compatible servers) send it as `content` without a summary.
-  const texts = summaries.length > 0 ? summaries : (item.content ?? []).map((part) => part.text).filter((text) => typeof text === 'string' && text !== '');
-  const reasoning: ReasoningPart = { type: 'reasoning', text: texts.join('\n\n'), ...opaqueReasoningFrom(item.encrypted_content) };
+  const texts = summaries.length > 0 ? summaries : nonEmptyTexts(item.content);
+  const reasoning: ReasoningPart = {
+    type: 'reasoning',
+    text: texts.join('\n\n'),
+    ...opaqueReasoningFrom(item.encrypted_content),
+  };
   if (typeof item.id === 'string' && item.id !== '') {
     reasoning.itemId = item.id;
   }
@@ -222,6 +227,10 @@ function decodeReasoning(item: ReasoningItem): ReasoningPart | undefined {
     return undefined;
   }
   return reasoning;
+}
+
+function nonEmptyTexts(parts: ReadonlyArray<{ text: string }> | null | undefined): string[] {
+  return (parts ?? []).map((part) => part.text).filter((text) => typeof text === 'string' && text !== '');
 }
 
 function appendAssistant(messages: ChatMessage[], parts: AssistantMessage['content']): void {

@@ -55,7 +55,10 @@ export function decodeTools(tools: readonly ToolParam[] | null | undefined, warn
         if (inner.type === 'function') {
           add(inner as FunctionToolParam);
         } else {
-          warn({ field: `tools.namespace.${inner.type}`, reason: `'${inner.type}' tools inside a namespace are not supported and were dropped` });
+          warn({
+            field: `tools.namespace.${inner.type}`,
+            reason: `'${inner.type}' tools inside a namespace are not supported and were dropped`,
+          });
         }
       }
     } else {

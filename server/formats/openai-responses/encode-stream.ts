@@ -195,8 +195,9 @@ class ResponsesStreamEncoder implements ResponsesStream {
     const { item, outputIndex } = this.message;
     this.message = undefined;
     const part = item.content[0];
-    this.emit({ type: 'response.output_text.done', item_id: item.id, output_index: outputIndex, content_index: 0, text: part.text, logprobs: [] });
-    this.emit({ type: 'response.content_part.done', item_id: item.id, output_index: outputIndex, content_index: 0, part: { ...part } });
+    const at = { item_id: item.id, output_index: outputIndex, content_index: 0 };
+    this.emit({ type: 'response.output_text.done', ...at, text: part.text, logprobs: [] });
+    this.emit({ type: 'response.content_part.done', ...at, part: { ...part } });
     item.status = status;
     this.emit({ type: 'response.output_item.done', output_index: outputIndex, item: structuredClone(item) });
   }
@@ -221,7 +222,8 @@ class ResponsesStreamEncoder implements ResponsesStream {
       });
     }
     item.summary[0].text += text;
-    this.emit({ type: 'response.reasoning_summary_text.delta', item_id: item.id, output_index: outputIndex, summary_index: 0, delta: text });
+    const at = { item_id: item.id, output_index: outputIndex, summary_index: 0 };
+    this.emit({ type: 'response.reasoning_summary_text.delta', ...at, delta: text });
   }
 
   /** `reasoning-end`: attaches the opaque state and closes the item (a text-less one exists only for that state). */
@@ -247,8 +249,9 @@ class ResponsesStreamEncoder implements ResponsesStream {
     this.reasoning = undefined;
     const summary = item.summary[0];
     if (summary) {
-      this.emit({ type: 'response.reasoning_summary_text.done', item_id: item.id, output_index: outputIndex, summary_index: 0, text: summary.text });
-      this.emit({ type: 'response.reasoning_summary_part.done', item_id: item.id, output_index: outputIndex, summary_index: 0, part: { ...summary } });
+      const at = { item_id: item.id, output_index: outputIndex, summary_index: 0 };
+      this.emit({ type: 'response.reasoning_summary_text.done', ...at, text: summary.text });
+      this.emit({ type: 'response.reasoning_summary_part.done', ...at, part: { ...summary } });
     }
     this.emit({ type: 'response.output_item.done', output_index: outputIndex, item: structuredClone(item) });
   }
@@ -329,8 +332,7 @@ class ResponsesStreamEncoder implements ResponsesStream {
       incompleteDetails: outcome.incompleteDetails,
       completedAt: outcome.status === 'completed' ? (this.state.meta.now ?? unixSecondsNow)() : null,
     });
-    const type = outcome.status === 'completed' ? 'response.completed' : outcome.status === 'incomplete' ? 'response.incomplete' : 'response.failed';
-    this.emit({ type, response });
+    this.emit({ type: `response.${outcome.status}`, response });
     this.result = { response, usage };
   }
 }

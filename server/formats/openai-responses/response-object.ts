@@ -4,7 +4,16 @@
  * One builder for the JSON answer, every lifecycle stream event and the stored copy, so a streamed
  * `response.completed` carries exactly what the non-streamed answer would have been.
  */
-import type { OutputItem, ResponseObject, ResponseStatus, ResponseUsage, TextConfigEcho, ToolChoiceEcho, FunctionToolEcho, ReasoningEcho } from './wire-types.js';
+import type {
+  FunctionToolEcho,
+  OutputItem,
+  ReasoningEcho,
+  ResponseObject,
+  ResponseStatus,
+  ResponseUsage,
+  TextConfigEcho,
+  ToolChoiceEcho,
+} from './wire-types.js';
 
 /** Request fields the response object echoes back (already defaulted by the decoder). */
 export interface ResponseEcho {

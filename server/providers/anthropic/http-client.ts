@@ -174,7 +174,8 @@ export function createAnthropicHttpClient(config: AnthropicConfig): AnthropicHtt
   async function* guardedBody(body: Dispatcher.ResponseData['body'], signal: AbortSignal, state: { complete: boolean }): AsyncGenerator<Uint8Array> {
     let bytes = 0;
     try {
-      for await (const piece of body) {
+      // `destroyOnReturn: false`: leaving the loop early must not destroy the body before `finally` decides.
+      for await (const piece of body.iterator({ destroyOnReturn: false })) {
         bytes += (piece as Uint8Array).byteLength;
         yield piece as Uint8Array;
       }

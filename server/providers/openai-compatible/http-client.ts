@@ -45,7 +45,8 @@ export interface UpstreamHttpClient {
 }
 
 /** Headers a call may not set: they belong to the transport or to the provider's configuration. */
-const RESERVED_HEADERS = new Set(['authorization', 'host', 'content-length', 'content-type', 'connection', 'transfer-encoding']);
+// `accept-encoding` too: passthrough bodies are relayed as bytes without their content-encoding.
+const RESERVED_HEADERS = new Set(['authorization', 'host', 'content-length', 'content-type', 'content-encoding', 'accept-encoding', 'connection', 'transfer-encoding']);
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 

@@ -1,0 +1,51 @@
+/**
+ * Non-streaming calls of the text APIs: the typed JSON body of the 2xx answer, or a thrown `OmnigateError`.
+ * The raw client returns `{data, error}` instead; these exist so callers need not check both.
+ */
+import type { CallOptions, RawClient } from './raw-client.js';
+import type {
+  AnthropicCountTokensRequest,
+  AnthropicMessage,
+  AnthropicMessageCreateRequest,
+  AnthropicTokenCount,
+  ChatCompletion,
+  ChatCompletionRequest,
+  ResponseCreateRequest,
+  ResponseObject,
+} from './types.js';
+import { unwrap } from './unwrap.js';
+
+/** A request body without `stream: true` (use the `stream*` helpers for that). */
+export type NonStreamRequest<Body> = Omit<Body, 'stream'> & { stream?: false | null };
+
+export async function createChatCompletion(
+  raw: RawClient,
+  body: NonStreamRequest<ChatCompletionRequest>,
+  options: CallOptions = {},
+): Promise<ChatCompletion> {
+  return unwrap(await raw.POST('/v1/chat/completions', { body, signal: options.signal }));
+}
+
+export async function createResponse(
+  raw: RawClient,
+  body: NonStreamRequest<ResponseCreateRequest>,
+  options: CallOptions = {},
+): Promise<ResponseObject> {
+  return unwrap(await raw.POST('/v1/responses', { body, signal: options.signal }));
+}
+
+export async function createMessage(
+  raw: RawClient,
+  body: Omit<AnthropicMessageCreateRequest, 'stream'> & { stream?: false },
+  options: CallOptions = {},
+): Promise<AnthropicMessage> {
+  return unwrap(await raw.POST('/anthropic/v1/messages', { body, signal: options.signal }));
+}
+
+export async function countMessageTokens(
+  raw: RawClient,
+  body: AnthropicCountTokensRequest,
+  options: CallOptions = {},
+): Promise<AnthropicTokenCount> {
+  return unwrap(await raw.POST('/anthropic/v1/messages/count_tokens', { body, signal: options.signal }));
+}

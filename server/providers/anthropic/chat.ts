@@ -1,0 +1,125 @@
+/**
+ * The `ChatModel` of an Anthropic upstream: canonical options are encoded with the Anthropic Messages codec's
+ * upstream direction, sent to `<base>/v1/messages`, and the answer (JSON or SSE) decoded back. Token counts come
+ * from the upstream's `count_tokens` endpoint, so they are exact. Native passthrough forwards an Anthropic
+ * caller's body untouched, with the caller's query (`beta=true`) and `anthropic-beta` header.
+ */
+import { decodeMessage } from '../../formats/anthropic-messages/decode-response.js';
+import { decodeMessagesStream } from '../../formats/anthropic-messages/decode-stream.js';
+import { encodeCountTokensRequest, encodeMessagesRequest } from '../../formats/anthropic-messages/encode-request.js';
+import type { AnthropicUpstreamMessage } from '../../formats/anthropic-messages/wire-types.js';
+import { UpstreamError } from '../../http/api-error.js';
+import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, NativePassthrough, PassthroughResponse } from '../types.js';
+import type { AnthropicConfig, AnthropicHttpClient } from './http-client.js';
+import { readSseEvents } from './read-sse-events.js';
+
+export const MESSAGES_PATH = '/v1/messages';
+export const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
+
+export interface ProviderLogger {
+  warn(object: Record<string, unknown>, message: string): void;
+}
+
+export interface AnthropicChatModelInput {
+  config: AnthropicConfig;
+  client: AnthropicHttpClient;
+  modelId: string;
+  logger?: ProviderLogger;
+}
+
+type ForwardContext = Parameters<NativePassthrough['forward']>[1];
+
+/** Sends a caller's body untouched to `path`; a non-2xx answer is thrown as a mapped `UpstreamError`. */
+export async function forwardBody(client: AnthropicHttpClient, path: string, body: Record<string, unknown>, context: ForwardContext): Promise<PassthroughResponse> {
+  const response = await client.post({
+    path,
+    body,
+    signal: context.signal,
+    accept: body.stream === true ? 'text/event-stream' : 'application/json',
+    query: context.query,
+    headers: context.headers,
+  });
+  return { status: response.status, headers: response.headers, body: response.body };
+}
+
+function asMessage(json: unknown, provider: string): AnthropicUpstreamMessage {
+  if (!json || typeof json !== 'object' || !Array.isArray((json as AnthropicUpstreamMessage).content)) {
+    throw new UpstreamError(provider, 502, null, `Upstream ${provider} answered with something other than a message`);
+  }
+  return json as AnthropicUpstreamMessage;
+}
+
+/** A whole result replayed as stream parts (for an upstream that answered a streamed call with JSON). */
+function* resultAsParts(result: ChatResult): Generator<ChatStreamPart> {
+  let index = 0;
+  for (const part of result.content) {
+    if (part.type === 'text') {
+      yield { type: 'text-delta', text: part.text };
+    } else if (part.type === 'reasoning') {
+      if (part.text !== '') {
+        yield { type: 'reasoning-delta', text: part.text };
+      }
+      yield { type: 'reasoning-end', signature: part.signature, redactedData: part.redactedData };
+    } else {
+      yield { type: 'tool-call-start', index, id: part.id, name: part.name };
+      yield { type: 'tool-call-delta', index, argumentsDelta: part.arguments };
+      yield { type: 'tool-call-end', index };
+      index += 1;
+    }
+  }
+  yield { type: 'finish', finishReason: result.finishReason, stopSequence: result.stopSequence, usage: result.usage };
+}
+
+export function createAnthropicChatModel(input: AnthropicChatModelInput): ChatModel {
+  const { config, client, modelId, logger } = input;
+
+  async function* stream(options: ChatCallOptions, context: CallContext): AsyncGenerator<ChatStreamPart> {
+    const body = encodeMessagesRequest(options, modelId, { stream: true, warn: context.warn });
+    // Awaited before the first part: a non-2xx answer is thrown before anything was yielded.
+    const response = await client.post({ path: MESSAGES_PATH, body, signal: context.signal, accept: 'text/event-stream' });
+    if ((response.headers['content-type'] ?? '').includes('application/json')) {
+      logger?.warn({ provider: config.id, model: modelId, requestId: context.requestId }, 'upstream answered a streamed call with JSON');
+      const pieces: Buffer[] = [];
+      for await (const piece of response.body) {
+        pieces.push(Buffer.from(piece));
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(Buffer.concat(pieces).toString('utf8'));
+      } catch (error) {
+        throw new UpstreamError(config.id, 502, response.status, `Upstream ${config.id} answered a streamed call with invalid JSON`, { cause: error });
+      }
+      yield* resultAsParts(decodeMessage(asMessage(json, config.id)));
+      return;
+    }
+    for await (const part of decodeMessagesStream(readSseEvents(response.body, config.id), { provider: config.id })) {
+      if (part.type === 'finish') {
+        response.markComplete();
+      }
+      yield part;
+    }
+  }
+
+  return {
+    provider: config.id,
+    modelId,
+    async generate(options: ChatCallOptions, context: CallContext): Promise<ChatResult> {
+      const body = encodeMessagesRequest(options, modelId, { stream: false, warn: context.warn });
+      const json = await client.postJson({ path: MESSAGES_PATH, body, signal: context.signal });
+      return decodeMessage(asMessage(json, config.id));
+    },
+    stream,
+    async countTokens(options: ChatCallOptions, context: CallContext): Promise<number> {
+      const body = encodeCountTokensRequest(options, modelId, context.warn);
+      const json = await client.postJson({ path: COUNT_TOKENS_PATH, body, signal: context.signal });
+      const count = (json as { input_tokens?: unknown } | null)?.input_tokens;
+      if (typeof count !== 'number' || !Number.isFinite(count)) {
+        throw new UpstreamError(config.id, 502, null, `Upstream ${config.id} answered count_tokens without input_tokens`);
+      }
+      return count;
+    },
+    passthrough: {
+      'anthropic-messages': { forward: (body, context) => forwardBody(client, MESSAGES_PATH, body, context) },
+    },
+  };
+}
