@@ -1,6 +1,9 @@
 /**
  * Non-streaming calls of the text APIs: the typed JSON body of the 2xx answer, or a thrown `OmnigateError`.
  * The raw client returns `{data, error}` instead; these exist so callers need not check both.
+ *
+ * The `as` casts undo openapi-fetch's `Readable<…>` wrapper, which drops properties typed exactly `null`
+ * (`NonNullable<null>` is `never`, and `never` matches its write-only marker), e.g. `choices[].logprobs`.
  */
 import type { CallOptions, RawClient } from './raw-client.js';
 import type {
@@ -23,7 +26,7 @@ export async function createChatCompletion(
   body: NonStreamRequest<ChatCompletionRequest>,
   options: CallOptions = {},
 ): Promise<ChatCompletion> {
-  return unwrap(await raw.POST('/v1/chat/completions', { body, signal: options.signal }));
+  return unwrap(await raw.POST('/v1/chat/completions', { body, signal: options.signal })) as ChatCompletion;
 }
 
 export async function createResponse(
@@ -31,7 +34,7 @@ export async function createResponse(
   body: NonStreamRequest<ResponseCreateRequest>,
   options: CallOptions = {},
 ): Promise<ResponseObject> {
-  return unwrap(await raw.POST('/v1/responses', { body, signal: options.signal }));
+  return unwrap(await raw.POST('/v1/responses', { body, signal: options.signal })) as ResponseObject;
 }
 
 export async function createMessage(
@@ -39,7 +42,7 @@ export async function createMessage(
   body: Omit<AnthropicMessageCreateRequest, 'stream'> & { stream?: false },
   options: CallOptions = {},
 ): Promise<AnthropicMessage> {
-  return unwrap(await raw.POST('/anthropic/v1/messages', { body, signal: options.signal }));
+  return unwrap(await raw.POST('/anthropic/v1/messages', { body, signal: options.signal })) as AnthropicMessage;
 }
 
 export async function countMessageTokens(
@@ -47,5 +50,5 @@ export async function countMessageTokens(
   body: AnthropicCountTokensRequest,
   options: CallOptions = {},
 ): Promise<AnthropicTokenCount> {
-  return unwrap(await raw.POST('/anthropic/v1/messages/count_tokens', { body, signal: options.signal }));
+  return unwrap(await raw.POST('/anthropic/v1/messages/count_tokens', { body, signal: options.signal })) as AnthropicTokenCount;
 }

@@ -13,8 +13,11 @@ export interface SseEvent {
 }
 
 export async function* parseSse(stream: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent, void, undefined> {
+  // TS's DOM lib types TextDecoderStream's input as BufferSource, which excludes views that might sit on a
+  // SharedArrayBuffer; response bodies never do.
+  const decoder = new TextDecoderStream() as ReadableWritablePair<string, Uint8Array>;
   const reader = stream
-    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(decoder)
     .pipeThrough(new EventSourceParserStream())
     .getReader();
   let finished = false;

@@ -124,7 +124,12 @@ export interface ChatCallOptions {
 /** Why generation stopped, in canonical terms; each codec maps it to its dialect's names. */
 export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error' | 'other';
 
-/** Token usage. Optional counters are absent when the provider did not report them. */
+/**
+ * Token usage. Optional counters are absent when the provider did not report them.
+ * Totals follow OpenAI's convention in every codec: `inputTokens` is the whole input, cache reads and writes
+ * included (Anthropic reports them beside `input_tokens`, so its codec adds them in and takes them out again),
+ * and `outputTokens` includes `reasoningTokens`.
+ */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;

@@ -22,7 +22,7 @@ export function encodeContentBlocks(content: ChatResult['content']): AnthropicCo
   for (const part of content) {
     switch (part.type) {
       case 'text':
-        blocks.push({ type: 'text', text: part.text });
+        blocks.push({ type: 'text', text: part.text, citations: null });
         break;
       case 'reasoning':
         if (part.redactedData !== undefined) {

@@ -139,7 +139,7 @@ class BlockEncoder {
   }
 
   private belongsToActiveTool(part: ChatStreamPart): boolean {
-    return (part.type === 'tool-call-delta' || part.type === 'tool-call-end' || part.type === 'tool-call-start') && part.index === this.activeTool;
+    return (part.type === 'tool-call-delta' || part.type === 'tool-call-end') && part.index === this.activeTool;
   }
 
   /** At `finish`, a tool call that never ended is closed and everything that waited behind it is emitted. */
@@ -160,7 +160,7 @@ class BlockEncoder {
   private ensureOpen(kind: 'text' | 'thinking'): void {
     if (this.open?.kind !== kind) {
       this.close();
-      this.start(kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' });
+      this.start(kind === 'text' ? { type: 'text', text: '', citations: null } : { type: 'thinking', thinking: '', signature: '' });
     }
   }
 

@@ -1,0 +1,165 @@
+/**
+ * `npm run bench`: what the gateway costs on top of an upstream, measured, not guessed.
+ *
+ * A fake OpenAI-compatible upstream runs in this process on loopback; the gateway runs as a child process
+ * (`npm start`'s entry point) configured to route to it. autocannon drives each target for a fixed time at
+ * a fixed concurrency and we read the gateway's own CPU time from /proc, so the numbers are the gateway's
+ * CPU per request, not the load generator's. Scenarios: the upstream directly (baseline), chat JSON through
+ * the gateway (native passthrough), chat SSE through the gateway, and the built-in local model.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const KEY = 'bench-key-0123456789';
+
+const COMPLETION = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1732240000,
+  model: 'bench-model',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'The quick brown fox jumps over the lazy dog.' }, finish_reason: 'stop', logprobs: null }],
+  usage: { prompt_tokens: 12, completion_tokens: 10, total_tokens: 22 },
+});
+
+function streamFrames(): string {
+  const words = 'The quick brown fox jumps over the lazy dog .'.split(' ');
+  const chunk = (delta: object, finish: string | null) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1732240000, model: 'bench-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const usage = `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1732240000, model: 'bench-model', choices: [], usage: { prompt_tokens: 12, completion_tokens: 10, total_tokens: 22 } })}\n\n`;
+  return chunk({ role: 'assistant', content: '' }, null) + words.map((w) => chunk({ content: ` ${w}` }, null)).join('') + chunk({}, 'stop') + usage + 'data: [DONE]\n\n';
+}
+
+function startUpstream(): Promise<Server> {
+  const frames = streamFrames();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { stream?: boolean };
+      if (body.stream) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(frames);
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(COMPLETION);
+      }
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+async function startGateway(upstreamPort: number): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-bench-'));
+  const configFile = path.join(dir, 'config.yaml');
+  writeFileSync(
+    configFile,
+    `providers:\n  fake:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\nmodels:\n  - provider: fake\n    model: bench-model\n    aliases: [bench]\n`,
+  );
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    env: { ...process.env, PORT: String(port), OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: KEY, OMNIGATE_CONFIG: configFile, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/health`);
+      if (response.ok) {
+        break;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    port,
+    pid: child.pid!,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+interface Scenario {
+  name: string;
+  url: string;
+  body: object;
+  /** Gateway pid whose CPU to measure; none for the direct baseline. */
+  pid?: number;
+}
+
+async function run(scenario: Scenario) {
+  const before = scenario.pid ? cpuTicks(scenario.pid) : 0;
+  const result = await autocannon({
+    url: scenario.url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+    body: JSON.stringify(scenario.body),
+  });
+  const cpuSeconds = scenario.pid ? (cpuTicks(scenario.pid) - before) / CLOCK_TICKS_PER_SECOND : NaN;
+  const requests = result.requests.total;
+  return {
+    scenario: scenario.name,
+    'req/s': Math.round(result.requests.average),
+    'p50 ms': result.latency.p50,
+    'p99 ms': result.latency.p99,
+    non2xx: result.non2xx + result.errors,
+    'gateway CPU µs/req': scenario.pid ? Math.round((cpuSeconds * 1e6) / requests) : '-',
+  };
+}
+
+async function main(): Promise<void> {
+  const upstream = await startUpstream();
+  const upstreamPort = (upstream.address() as AddressInfo).port;
+  const gateway = await startGateway(upstreamPort);
+  const base = `http://127.0.0.1:${gateway.port}`;
+  const messages = [{ role: 'user', content: 'Say something about foxes.' }];
+  const scenarios: Scenario[] = [
+    { name: 'upstream directly (baseline), JSON', url: `http://127.0.0.1:${upstreamPort}/v1/chat/completions`, body: { model: 'bench-model', messages } },
+    { name: 'gateway → upstream, chat JSON', url: `${base}/v1/chat/completions`, body: { model: 'bench', messages }, pid: gateway.pid },
+    { name: 'gateway → upstream, chat SSE', url: `${base}/v1/chat/completions`, body: { model: 'bench', messages, stream: true }, pid: gateway.pid },
+    { name: 'gateway, local model, chat JSON', url: `${base}/v1/chat/completions`, body: { model: 'local:chat', messages }, pid: gateway.pid },
+    { name: 'gateway, local model, Anthropic JSON', url: `${base}/anthropic/v1/messages`, body: { model: 'local:chat', max_tokens: 64, messages }, pid: gateway.pid },
+  ];
+  // One short warm-up so JIT and connection pools are in steady state before measuring.
+  await autocannon({ url: `${base}/v1/chat/completions`, method: 'POST', connections: 2, duration: 1, headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ model: 'bench', messages }) });
+  const rows = [];
+  for (const scenario of scenarios) {
+    rows.push(await run(scenario));
+  }
+  console.log(`\n${DURATION_S}s per scenario, ${CONNECTIONS} connections, loopback, gateway in its own process\n`);
+  console.table(rows);
+  await gateway.stop();
+  upstream.close();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
