@@ -2,7 +2,8 @@
  * Streaming calls: each sends `stream: true`, reads the `text/event-stream` answer with `parseSse` and
  * yields typed event payloads. An HTTP error before the stream starts, and an error frame after it started,
  * both surface as a thrown `OmnigateError`. Chat completions end at `data: [DONE]`; the other families use
- * named events and end when the server closes the stream.
+ * named events and end when the server closes the stream. Only the `error` event throws;
+ * `response.failed` and `response.incomplete` are ordinary Responses events and are yielded.
  */
 import { OmnigateError, REQUEST_ID_HEADER } from './omnigate-error.js';
 import type { CallOptions, RawClient } from './raw-client.js';

@@ -3,11 +3,11 @@
  * right envelope: request id → usage record → body parser → auth → contract validation (requests AND
  * JSON responses) → handlers mounted from the spec's own paths → 404 → the one error handler.
  */
-import express, { type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
 import { authenticate } from './auth/authenticate.js';
-import { startCallRecord } from './http/call-record.js';
+import { startCallRecord, type CallRecord } from './http/call-record.js';
 import { errorHandler } from './http/error-handler.js';
 import { requestId } from './http/request-id.js';
 import type { ModelRegistry } from './providers/registry.js';
@@ -61,6 +61,14 @@ export function createApp(deps: AppDeps): Express {
       $refParser: { mode: 'bundle' },
     }),
   );
+  // A request the validator refused still names its operation in its usage record.
+  app.use(((error, req, res, next) => {
+    const operationId = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+    if (operationId) {
+      (res.locals.call as CallRecord).operation = operationId;
+    }
+    next(error);
+  }) satisfies ErrorRequestHandler);
   const router = express.Router();
   mountOperations(router, deps.spec.document, createHandlers(deps));
   app.use(router);

@@ -60,6 +60,8 @@ const fileSchema = z.object({
   aliases: z.record(z.string(), z.string()).default({}),
   routes: z.array(routeSchema).default([]),
   default_chat_model: z.string().min(1).optional(),
+  /** Built-in routes for the model names coding agents send (`claude-*`, `gpt-*`, …); see agent-routes.ts. */
+  agent_routes: z.boolean().default(true),
 }).strict();
 
 export type ProviderConfig = z.infer<typeof providerSchema> & { id: string };
@@ -82,7 +84,9 @@ export interface Config {
   models: ModelConfig[];
   aliases: Record<string, string>;
   routes: RouteConfig[];
+  /** Where agents' own model names go when no upstream of theirs is configured; default `local:chat`. */
   defaultChatModel?: string;
+  agentRoutes: boolean;
 }
 
 export class ConfigError extends Error {
@@ -153,7 +157,7 @@ export function parseConfigFile(text: string, env: NodeJS.ProcessEnv, source = '
 
 export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
   const dataDir = path.resolve(env.OMNIGATE_DATA_DIR || './data');
-  let file: z.infer<typeof fileSchema> = { providers: {}, models: [], aliases: {}, routes: [] };
+  let file: z.infer<typeof fileSchema> = { providers: {}, models: [], aliases: {}, routes: [], agent_routes: true };
   if (env.OMNIGATE_CONFIG) {
     let text: string;
     try {
@@ -177,5 +181,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     aliases: file.aliases,
     routes: file.routes,
     defaultChatModel: file.default_chat_model,
+    agentRoutes: file.agent_routes,
   });
 }

@@ -12,15 +12,16 @@ interface ValidatorError {
   status?: number;
   message?: string;
   errors?: Array<{ path?: string; message?: string; errorCode?: string }>;
+  headers?: Record<string, string>;
 }
 
-/** `/body/messages/0/content` → `messages.0.content`. */
+/**
+ * `/body/messages/0/content` → `messages.0.content`. Only paths into the request name a param: the
+ * validator puts the URL path there for some errors (415), which names no field.
+ */
 function paramFromPath(path: string | undefined): string | null {
-  if (!path) {
-    return null;
-  }
-  const trimmed = path.replace(/^\/?(body|query|params|path|headers)\/?/, '');
-  return trimmed ? trimmed.split('/').join('.') : null;
+  const match = path ? /^\/?(?:body|query|params|path|headers)(?:\/|$)(.*)$/.exec(path) : null;
+  return match && match[1] ? match[1].split('/').join('.') : null;
 }
 
 function isValidatorError(error: unknown): error is ValidatorError & { status: number } {
@@ -44,7 +45,13 @@ export function toApiError(error: unknown): ApiError {
       : status === 413 ? 'The uploaded file exceeds the configured limit.'
       : first ? `${first.path ?? ''} ${first.message ?? ''}`.trim() : (error.message ?? 'Invalid request');
     const code = status === 415 ? 'unsupported_media_type' : status === 404 ? 'unknown_path' : status === 405 ? 'method_not_allowed' : null;
-    return new ApiError(status, message, { param: status === 404 || status === 405 ? null : paramFromPath(first?.path), code });
+    // A 405 must say which methods the path has (RFC 9110); the validator computed them from the spec.
+    const allow = status === 405 ? error.headers?.Allow : undefined;
+    return new ApiError(status, message, {
+      param: status === 404 || status === 405 ? null : paramFromPath(first?.path),
+      code,
+      headers: allow ? { allow } : undefined,
+    });
   }
   const bodyParser = error as { type?: string; status?: number; limit?: number; message?: string };
   if (bodyParser && typeof bodyParser.type === 'string' && typeof bodyParser.status === 'number') {

@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { agentRoutes } from './agent-routes.js';
 import { createAnthropicProvider } from './anthropic/index.js';
 import { createLocalChatModel, LOCAL_CHAT_MODEL_ID } from './local/chat.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
@@ -19,7 +20,10 @@ export function localChatProvider(): ChatProvider {
   return { id: 'local', chatModel: () => model };
 }
 
-export function buildRegistry(config: Pick<Config, 'providers' | 'models' | 'aliases' | 'routes'>, logger?: Logger): ModelRegistry {
+export function buildRegistry(
+  config: Pick<Config, 'providers' | 'models' | 'aliases' | 'routes'> & Partial<Pick<Config, 'defaultChatModel' | 'agentRoutes'>>,
+  logger?: Logger,
+): ModelRegistry {
   const providers: ChatProvider[] = [localChatProvider()];
   for (const provider of config.providers) {
     providers.push(provider.type === 'anthropic' ? createAnthropicProvider(provider, { logger }) : createOpenAICompatibleProvider(provider, { logger }));
@@ -35,5 +39,9 @@ export function buildRegistry(config: Pick<Config, 'providers' | 'models' | 'ali
       created: 0,
     })),
   ];
-  return createModelRegistry({ models, aliases: config.aliases, routes: config.routes, chatProviders: providers });
+  const routes = [
+    ...config.routes,
+    ...agentRoutes({ providers: config.providers, defaultChatModel: config.defaultChatModel, agentRoutes: config.agentRoutes ?? true }),
+  ];
+  return createModelRegistry({ models, aliases: config.aliases, routes, chatProviders: providers });
 }

@@ -80,7 +80,15 @@ export function createModelRegistry(input: {
     addAlias(alias, model);
   }
   const providers = new Map(input.chatProviders.map((provider) => [provider.id, provider]));
-  const routes = (input.routes ?? []).map((route) => ({ route, pattern: globToRegExp(route.pattern) }));
+  const routes = (input.routes ?? []).map((route) => {
+    if (route.model !== undefined && !byId.has(route.model) && !byAlias.has(route.model)) {
+      throw new Error(`route '${route.pattern}' points at unknown model '${route.model}'`);
+    }
+    if (route.provider !== undefined && !providers.has(route.provider)) {
+      throw new Error(`route '${route.pattern}' points at unknown provider '${route.provider}'`);
+    }
+    return { route, pattern: globToRegExp(route.pattern) };
+  });
   const chatModels = new Map<string, ChatModel>();
 
   function dynamicEntry(providerId: string, upstreamModel: string): ModelEntry {

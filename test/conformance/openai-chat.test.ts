@@ -4,7 +4,7 @@
  * Covers models, chat completions (JSON, stream, tool loop, streamed tool calls, SDK stream helper),
  * error classes, and the Responses API (JSON, stream, helper, previous_response_id chains, store, ownership).
  */
-import OpenAI from 'openai';
+import OpenAI, { type APIError } from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { FunctionTool, ResponseFunctionToolCall, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,12 +46,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (process.env.DUMP_LOGS) { for (const l of started.testApp.logs) { if ((l.level as number) >= 40) console.log(JSON.stringify(l)); } }
   await started?.close();
 });
 
 /** Asserts the promise rejects with an instance of `errorClass` and returns the error. */
-async function expectApiError<E extends OpenAI.APIError>(promise: Promise<unknown>, errorClass: abstract new (...args: never[]) => E): Promise<E> {
+async function expectApiError<E extends APIError>(promise: Promise<unknown>, errorClass: abstract new (...args: never[]) => E): Promise<E> {
   let caught: unknown;
   try {
     await promise;
@@ -340,6 +339,8 @@ describe('responses', () => {
       .map((part) => (part.type === 'output_text' ? part.text : ''))
       .join('');
     expect(streamedText).toBe('You said: Hello');
+    // The server also sends the convenience field itself on the completed response.
+    expect(completed.response.output_text).toBe('You said: Hello');
     const created = events[0];
     if (created.type !== 'response.created') {
       throw new Error('expected response.created first');
@@ -384,7 +385,7 @@ describe('responses', () => {
     expect(third.output_text).toBe('You said: Thanks');
     expect(third.previous_response_id).toBe(second.id);
 
-    // Chaining again from the tool-call turn also works (branching from a stored response).
+    // And once more, four turns deep.
     const branch = await client.responses.create({ model: MODEL, previous_response_id: third.id, input: 'And again' });
     expect(branch.output_text).toBe('You said: And again');
 
@@ -396,7 +397,7 @@ describe('responses', () => {
 
   it('streamed function call: output item is a function_call with the same arguments', async () => {
     const final = await client.responses.stream({ model: MODEL, input: CALL_TEXT, tools: responseTools }).finalResponse();
-    const call = final.output.find((item): item is ResponseFunctionToolCall => item.type === 'function_call');
+    const call = final.output.find((item) => item.type === 'function_call');
     expect(call?.name).toBe('get_weather');
     expect(JSON.parse(call!.arguments)).toEqual(WEATHER_ARGS);
     // The streamed response was stored and can be continued.
@@ -432,5 +433,14 @@ describe('responses', () => {
     expect((await client.responses.retrieve(mine.id)).output_text).toBe('You said: Private');
     await client.responses.delete(mine.id);
     await expectApiError(client.responses.retrieve(mine.id), OpenAI.NotFoundError);
+  });
+});
+
+describe('server health after the run', () => {
+  it('logged requests but no warnings or errors (nothing the SDK sent was dropped, no 5xx, no invalid responses)', () => {
+    const logs = started.testApp.logs;
+    expect(logs.length).toBeGreaterThan(0);
+    const problems = logs.filter((line) => typeof line.level === 'number' && line.level >= 40);
+    expect(problems).toEqual([]);
   });
 });

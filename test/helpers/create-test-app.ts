@@ -31,7 +31,12 @@ export interface TestApp {
   shutdown: AbortController;
 }
 
-export function createTestApp(config: Partial<Pick<Config, 'providers' | 'models' | 'aliases' | 'routes' | 'maxBodyBytes'>> = {}): TestApp {
+export function createTestApp(
+  config: Partial<Pick<Config, 'providers' | 'models' | 'aliases' | 'routes' | 'maxBodyBytes'>> & {
+    /** The app's clock (ms since the epoch), for usage timestamps and latencies; defaults to Date.now. */
+    now?: () => number;
+  } = {},
+): TestApp {
   cachedSpec ??= loadSpec();
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
@@ -60,6 +65,7 @@ export function createTestApp(config: Partial<Pick<Config, 'providers' | 'models
     logger,
     maxBodyBytes: config.maxBodyBytes ?? 1024 * 1024,
     shutdownSignal: shutdown.signal,
+    now: config.now,
   });
   return { app, key, keys, usage, registry, db, logs, shutdown };
 }

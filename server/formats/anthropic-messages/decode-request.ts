@@ -33,13 +33,14 @@ import type {
 import { argumentsFromToolInput } from './tool-input.js';
 import type {
   AnthropicContentBlockParam,
-  AnthropicDocumentBlock,
-  AnthropicImageBlock,
+  AnthropicDocumentBlockParam,
+  AnthropicImageBlockParam,
   AnthropicMessagesRequest,
-  AnthropicTextBlock,
+  AnthropicTextBlockParam,
   AnthropicToolChoice,
-  AnthropicToolResultBlock,
   AnthropicTool,
+  AnthropicToolResultBlockParam,
+  AnthropicToolUnion,
 } from './wire-types.js';
 
 export interface DecodedMessagesRequest {
@@ -49,13 +50,13 @@ export interface DecodedMessagesRequest {
 }
 
 /** Top-level fields accepted by the contract that no provider behind the canonical core honours. */
-const UNHONOURED_TOP_LEVEL: Record<string, string> = {
-  context_management: 'context editing is not supported; the conversation is sent as given',
-  service_tier: 'service tiers are not supported',
-  container: 'code-execution containers are not supported',
-  mcp_servers: 'the MCP connector is not supported; connect MCP tools on the client side',
-  inference_geo: 'inference region selection is not supported',
-};
+const UNHONOURED_TOP_LEVEL: ReadonlyArray<[keyof AnthropicMessagesRequest, string]> = [
+  ['context_management', 'context editing is not supported; the conversation is sent as given'],
+  ['service_tier', 'service tiers are not supported'],
+  ['container', 'code-execution containers are not supported'],
+  ['mcp_servers', 'the MCP connector is not supported; connect MCP tools on the client side'],
+  ['inference_geo', 'inference region selection is not supported'],
+];
 
 const CACHE_CONTROL_REASON = 'prompt caching hints are not forwarded; the provider caches on its own terms';
 
@@ -71,9 +72,20 @@ function createWarnOnce(warn: (warning: CallWarning) => void): Warn {
   };
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function hasValue(value: unknown): boolean {
   return value !== undefined && value !== null;
 }
+
+/*
+ * About the block casts below (`block as AnthropicTextBlockParam` after `block.type === 'text'`, …): the
+ * generated block unions end in the catch-all `AnthropicOtherBlockParam` (`type: string` plus any key), which a
+ * `type` comparison cannot exclude, so TypeScript does not narrow them. Each cast follows the `type` check that
+ * justifies it.
+ */
 
 /** Every block type may carry `cache_control`; one warning covers the whole body. */
 function noteCacheControl(block: { cache_control?: unknown }, warn: Warn): void {
@@ -82,7 +94,7 @@ function noteCacheControl(block: { cache_control?: unknown }, warn: Warn): void 
   }
 }
 
-function decodeTextBlock(block: AnthropicTextBlock, warn: Warn): TextPart {
+function decodeTextBlock(block: AnthropicTextBlockParam, warn: Warn): TextPart {
   noteCacheControl(block, warn);
   if (Array.isArray(block.citations) && block.citations.length > 0) {
     warn('citations', 'citations are not supported; the text is kept without them');
@@ -90,7 +102,7 @@ function decodeTextBlock(block: AnthropicTextBlock, warn: Warn): TextPart {
   return { type: 'text', text: block.text };
 }
 
-function decodeImageBlock(block: AnthropicImageBlock, warn: Warn): ImagePart | null {
+function decodeImageBlock(block: AnthropicImageBlockParam, warn: Warn): ImagePart | null {
   noteCacheControl(block, warn);
   const source = block.source;
   if (source.type === 'base64') {
@@ -104,7 +116,7 @@ function decodeImageBlock(block: AnthropicImageBlock, warn: Warn): ImagePart | n
 }
 
 /** Text documents become plain text; PDFs, URLs and file ids cannot be carried and are dropped. */
-function decodeDocumentBlock(block: AnthropicDocumentBlock, warn: Warn): Array<TextPart | ImagePart> {
+function decodeDocumentBlock(block: AnthropicDocumentBlockParam, warn: Warn): Array<TextPart | ImagePart> {
   noteCacheControl(block, warn);
   const source = block.source;
   if (source.type === 'text' && typeof source.data === 'string') {
@@ -113,7 +125,7 @@ function decodeDocumentBlock(block: AnthropicDocumentBlock, warn: Warn): Array<T
   }
   if (source.type === 'content') {
     warn('document', 'document blocks are not supported; text documents are sent as plain text, others are dropped');
-    const content = source.content as string | Array<AnthropicTextBlock | AnthropicImageBlock>;
+    const content = source.content as string | Array<AnthropicTextBlockParam | AnthropicImageBlockParam>;
     if (typeof content === 'string') {
       return [{ type: 'text', text: content }];
     }
@@ -134,7 +146,7 @@ function decodeDocumentBlock(block: AnthropicDocumentBlock, warn: Warn): Array<T
   return [];
 }
 
-function decodeToolResultBlock(block: AnthropicToolResultBlock, warn: Warn): ToolResultPart {
+function decodeToolResultBlock(block: AnthropicToolResultBlockParam, warn: Warn): ToolResultPart {
   noteCacheControl(block, warn);
   const content: Array<TextPart | ImagePart> = [];
   if (typeof block.content === 'string') {
@@ -142,14 +154,14 @@ function decodeToolResultBlock(block: AnthropicToolResultBlock, warn: Warn): Too
   } else if (Array.isArray(block.content)) {
     for (const inner of block.content) {
       if (inner.type === 'text') {
-        content.push(decodeTextBlock(inner as AnthropicTextBlock, warn));
+        content.push(decodeTextBlock(inner as AnthropicTextBlockParam, warn));
       } else if (inner.type === 'image') {
-        const image = decodeImageBlock(inner as AnthropicImageBlock, warn);
+        const image = decodeImageBlock(inner as AnthropicImageBlockParam, warn);
         if (image) {
           content.push(image);
         }
       } else if (inner.type === 'document') {
-        content.push(...decodeDocumentBlock(inner as unknown as AnthropicDocumentBlock, warn));
+        content.push(...decodeDocumentBlock(inner as AnthropicDocumentBlockParam, warn));
       } else {
         warn(`tool_result.content.${inner.type}`, `'${inner.type}' blocks in tool results are not supported; the block was dropped`);
       }
@@ -169,7 +181,7 @@ function decodeSystemContent(content: string | AnthropicContentBlockParam[], war
   const parts: TextPart[] = [];
   for (const block of content) {
     if (block.type === 'text') {
-      parts.push(decodeTextBlock(block as AnthropicTextBlock, warn));
+      parts.push(decodeTextBlock(block as AnthropicTextBlockParam, warn));
     } else {
       warn(`system.${block.type}`, `'${block.type}' blocks in a system prompt are not supported; the block was dropped`);
     }
@@ -203,23 +215,23 @@ function decodeUserContent(content: string | AnthropicContentBlockParam[], warn:
   for (const block of content) {
     if (block.type === 'tool_result') {
       flushUser();
-      toolResults.push(decodeToolResultBlock(block as AnthropicToolResultBlock, warn));
+      toolResults.push(decodeToolResultBlock(block as AnthropicToolResultBlockParam, warn));
       continue;
     }
     flushTool();
     switch (block.type) {
       case 'text':
-        userParts.push(decodeTextBlock(block as AnthropicTextBlock, warn));
+        userParts.push(decodeTextBlock(block as AnthropicTextBlockParam, warn));
         break;
       case 'image': {
-        const image = decodeImageBlock(block as AnthropicImageBlock, warn);
+        const image = decodeImageBlock(block as AnthropicImageBlockParam, warn);
         if (image) {
           userParts.push(image);
         }
         break;
       }
       case 'document':
-        userParts.push(...decodeDocumentBlock(block as AnthropicDocumentBlock, warn));
+        userParts.push(...decodeDocumentBlock(block as AnthropicDocumentBlockParam, warn));
         break;
       default:
         noteCacheControl(block as { cache_control?: unknown }, warn);
@@ -239,7 +251,7 @@ function decodeAssistantContent(content: string | AnthropicContentBlockParam[], 
   for (const block of content) {
     switch (block.type) {
       case 'text':
-        parts.push(decodeTextBlock(block as AnthropicTextBlock, warn));
+        parts.push(decodeTextBlock(block as AnthropicTextBlockParam, warn));
         break;
       case 'tool_use': {
         const toolUse = block as { id: string; name: string; input: unknown; cache_control?: unknown };
@@ -267,11 +279,20 @@ function decodeAssistantContent(content: string | AnthropicContentBlockParam[], 
   return parts.length > 0 ? { role: 'assistant', content: parts } : null;
 }
 
-function decodeTools(tools: AnthropicTool[], warn: Warn): ToolDefinition[] {
+/**
+ * A client tool has no `type` or `custom`. A type guard rather than a `type` check: the generated
+ * `AnthropicServerTool` has `type: string`, which `custom` also matches, so the union cannot be narrowed by
+ * comparing `type`.
+ */
+function isClientTool(tool: AnthropicToolUnion): tool is AnthropicTool {
+  return tool.type === undefined || tool.type === null || tool.type === 'custom';
+}
+
+function decodeTools(tools: AnthropicToolUnion[], warn: Warn): ToolDefinition[] {
   const definitions: ToolDefinition[] = [];
   for (const tool of tools) {
     noteCacheControl(tool, warn);
-    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
+    if (!isClientTool(tool)) {
       warn(`tools.${tool.name}`, `server tool '${tool.type}' is not supported; the tool was dropped`);
       continue;
     }
@@ -339,8 +360,10 @@ function decodeOutputConfig(body: AnthropicMessagesRequest, options: ChatCallOpt
     if (key === 'effort' || !hasValue(value)) {
       continue;
     }
+    // The contract leaves `format` open (`{type: "json_schema", schema}` is Anthropic's shape), so `schema` is
+    // checked at run time.
     const format = config.format;
-    if (key === 'format' && format && format.type === 'json_schema' && format.schema) {
+    if (key === 'format' && format && format.type === 'json_schema' && isRecord(format.schema)) {
       options.responseFormat = { type: 'json-schema', name: 'output', schema: format.schema };
       continue;
     }
@@ -412,7 +435,7 @@ export function decodeMessagesRequest(body: AnthropicMessagesRequest, warn: (war
   }
   decodeOutputConfig(body, options, warnOnce);
 
-  for (const [field, reason] of Object.entries(UNHONOURED_TOP_LEVEL)) {
+  for (const [field, reason] of UNHONOURED_TOP_LEVEL) {
     if (hasValue(body[field])) {
       warnOnce(field, reason);
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallWarning, ChatCallOptions } from '../../providers/types.js';
 import { encodeCountTokensRequest, encodeMessagesRequest } from './encode-request.js';
-import type { AnthropicMessagesRequest } from './wire-types.js';
+import type { AnthropicUpstreamRequest } from './wire-types.js';
 
 function encode(options: ChatCallOptions, stream = false) {
   const warnings: CallWarning[] = [];
@@ -12,7 +12,7 @@ function encode(options: ChatCallOptions, stream = false) {
 const user = (text: string): ChatCallOptions['messages'][number] => ({ role: 'user', content: [{ type: 'text', text }] });
 
 describe('encodeMessagesRequest: messages', () => {
-  const cases: Array<[string, { given: ChatCallOptions['messages']; want: Pick<AnthropicMessagesRequest, 'messages' | 'system'> }]> = [
+  const cases: Array<[string, { given: ChatCallOptions['messages']; want: Pick<AnthropicUpstreamRequest, 'messages' | 'system'> }]> = [
     [
       'system messages anywhere are hoisted into top-level system blocks, in order',
       {
@@ -264,7 +264,7 @@ describe('encodeMessagesRequest: parameters', () => {
 });
 
 describe('encodeMessagesRequest: thinking', () => {
-  const cases: Array<[string, { given: Partial<ChatCallOptions>; want: Partial<AnthropicMessagesRequest>; warned?: string[] }]> = [
+  const cases: Array<[string, { given: Partial<ChatCallOptions>; want: Partial<AnthropicUpstreamRequest>; warned?: string[] }]> = [
     ['a budget is sent as given, max_tokens leaves 4096 for the answer', { given: { reasoning: { budgetTokens: 10000 } }, want: { thinking: { type: 'enabled', budget_tokens: 10000 }, max_tokens: 14096 } }],
     ['a budget with the caller max tokens', { given: { reasoning: { budgetTokens: 2048 }, maxOutputTokens: 8000 }, want: { thinking: { type: 'enabled', budget_tokens: 2048 }, max_tokens: 8000 } }],
     ['effort high → budget', { given: { reasoning: { effort: 'high' } }, want: { thinking: { type: 'enabled', budget_tokens: 8192 }, max_tokens: 12288 } }],
@@ -284,7 +284,7 @@ describe('encodeMessagesRequest: thinking', () => {
   ];
   it.each(cases)('%s', (_name, { given, want, warned = [] }) => {
     const { body, fields } = encode({ messages: [user('Hi')], ...given });
-    const picked = Object.fromEntries(Object.keys(want).map((key) => [key, body[key]]));
+    const picked = Object.fromEntries(Object.keys(want).map((key) => [key, body[key as keyof typeof body]]));
     expect(picked).toEqual(want);
     expect(fields).toEqual(warned);
   });

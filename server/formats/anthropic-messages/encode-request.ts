@@ -30,14 +30,14 @@ import type {
 } from '../../providers/types.js';
 import { toolInputFromArguments } from './tool-input.js';
 import type {
-  AnthropicContentBlockParam,
-  AnthropicImageBlock,
-  AnthropicMessagesRequest,
-  AnthropicTextBlock,
-  AnthropicThinkingConfig,
-  AnthropicTool,
-  AnthropicToolChoice,
-  AnthropicToolResultBlock,
+  AnthropicUpstreamContentBlockParam,
+  AnthropicUpstreamImageBlock,
+  AnthropicUpstreamRequest,
+  AnthropicUpstreamTextBlock,
+  AnthropicUpstreamThinkingConfig,
+  AnthropicUpstreamTool,
+  AnthropicUpstreamToolChoice,
+  AnthropicUpstreamToolResultBlock,
 } from './wire-types.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -61,11 +61,11 @@ export interface EncodeMessagesRequestOptions {
   warn?: (warning: CallWarning) => void;
 }
 
-type WireMessage = { role: 'user' | 'assistant'; content: AnthropicContentBlockParam[] };
+type WireMessage = { role: 'user' | 'assistant'; content: AnthropicUpstreamContentBlockParam[] };
 
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 
-function encodeImage(part: ImagePart, warn: (warning: CallWarning) => void): AnthropicImageBlock | null {
+function encodeImage(part: ImagePart, warn: (warning: CallWarning) => void): AnthropicUpstreamImageBlock | null {
   if (part.data !== undefined) {
     return { type: 'image', source: { type: 'base64', media_type: part.mediaType ?? 'image/png', data: part.data } };
   }
@@ -82,8 +82,8 @@ function encodeImage(part: ImagePart, warn: (warning: CallWarning) => void): Ant
   return null;
 }
 
-function encodeUserParts(parts: Array<TextPart | ImagePart>, warn: (warning: CallWarning) => void): Array<AnthropicTextBlock | AnthropicImageBlock> {
-  const blocks: Array<AnthropicTextBlock | AnthropicImageBlock> = [];
+function encodeUserParts(parts: Array<TextPart | ImagePart>, warn: (warning: CallWarning) => void): Array<AnthropicUpstreamTextBlock | AnthropicUpstreamImageBlock> {
+  const blocks: Array<AnthropicUpstreamTextBlock | AnthropicUpstreamImageBlock> = [];
   for (const part of parts) {
     if (part.type === 'text') {
       if (part.text !== '') {
@@ -99,8 +99,8 @@ function encodeUserParts(parts: Array<TextPart | ImagePart>, warn: (warning: Cal
   return blocks;
 }
 
-function encodeToolResult(part: ToolResultPart, warn: (warning: CallWarning) => void): AnthropicToolResultBlock {
-  const block: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: part.toolCallId };
+function encodeToolResult(part: ToolResultPart, warn: (warning: CallWarning) => void): AnthropicUpstreamToolResultBlock {
+  const block: AnthropicUpstreamToolResultBlock = { type: 'tool_result', tool_use_id: part.toolCallId };
   const content = encodeUserParts(part.content, warn);
   if (content.length === 1 && content[0].type === 'text') {
     block.content = content[0].text;
@@ -120,7 +120,7 @@ function encodeMessage(message: Exclude<ChatMessage, { role: 'system' }>, warn: 
     case 'tool':
       return { role: 'user', content: message.content.map((part) => encodeToolResult(part, warn)) };
     case 'assistant': {
-      const content: AnthropicContentBlockParam[] = [];
+      const content: AnthropicUpstreamContentBlockParam[] = [];
       for (const part of message.content) {
         if (part.type === 'text') {
           if (part.text !== '') {
@@ -183,7 +183,7 @@ function toolLoopLacksThinking(messages: WireMessage[]): boolean {
   return !assistant.content.some((block) => block.type === 'thinking' || block.type === 'redacted_thinking');
 }
 
-function encodeToolChoice(options: ChatCallOptions): AnthropicToolChoice | undefined {
+function encodeToolChoice(options: ChatCallOptions): AnthropicUpstreamToolChoice | undefined {
   const disableParallel = options.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
   switch (options.toolChoice?.type) {
     case undefined:
@@ -199,7 +199,7 @@ function encodeToolChoice(options: ChatCallOptions): AnthropicToolChoice | undef
   }
 }
 
-function encodeThinking(options: ChatCallOptions, warn: (warning: CallWarning) => void): { thinking?: AnthropicThinkingConfig; maxTokens: number } {
+function encodeThinking(options: ChatCallOptions, warn: (warning: CallWarning) => void): { thinking?: AnthropicUpstreamThinkingConfig; maxTokens: number } {
   const reasoning = options.reasoning;
   const callerMax = options.maxOutputTokens;
   if (!reasoning) {
@@ -233,7 +233,7 @@ function encodeThinking(options: ChatCallOptions, warn: (warning: CallWarning) =
   return { thinking: { type: 'enabled', budget_tokens: fitted }, maxTokens: callerMax };
 }
 
-function encodeTools(options: ChatCallOptions, warn: (warning: CallWarning) => void): AnthropicTool[] | undefined {
+function encodeTools(options: ChatCallOptions, warn: (warning: CallWarning) => void): AnthropicUpstreamTool[] | undefined {
   if (!options.tools || options.tools.length === 0) {
     return undefined;
   }
@@ -242,7 +242,7 @@ function encodeTools(options: ChatCallOptions, warn: (warning: CallWarning) => v
       // Strict tool use exists only on some Claude models and would fail the call on the others.
       warn({ field: 'tools.strict', reason: 'strict tool schemas are not sent to Anthropic; the schema is still given to the model' });
     }
-    const wire: AnthropicTool = { name: tool.name, input_schema: tool.parameters };
+    const wire: AnthropicUpstreamTool = { name: tool.name, input_schema: tool.parameters };
     if (tool.description !== undefined) {
       wire.description = tool.description;
     }
@@ -250,7 +250,7 @@ function encodeTools(options: ChatCallOptions, warn: (warning: CallWarning) => v
   });
 }
 
-export function encodeMessagesRequest(options: ChatCallOptions, upstreamModel: string, encodeOptions: EncodeMessagesRequestOptions): AnthropicMessagesRequest {
+export function encodeMessagesRequest(options: ChatCallOptions, upstreamModel: string, encodeOptions: EncodeMessagesRequestOptions): AnthropicUpstreamRequest {
   const seen = new Set<string>();
   const warn = (warning: CallWarning) => {
     if (!seen.has(warning.field)) {
@@ -259,7 +259,7 @@ export function encodeMessagesRequest(options: ChatCallOptions, upstreamModel: s
     }
   };
 
-  const system: AnthropicTextBlock[] = [];
+  const system: AnthropicUpstreamTextBlock[] = [];
   const wireMessages: WireMessage[] = [];
   for (const message of options.messages) {
     if (message.role === 'system') {
@@ -283,7 +283,7 @@ export function encodeMessagesRequest(options: ChatCallOptions, upstreamModel: s
     thinking = undefined;
     maxTokens = options.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   }
-  const body: AnthropicMessagesRequest = { model: upstreamModel, max_tokens: maxTokens, messages };
+  const body: AnthropicUpstreamRequest = { model: upstreamModel, max_tokens: maxTokens, messages };
   if (system.length > 0) {
     body.system = system;
   }

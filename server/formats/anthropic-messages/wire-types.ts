@@ -1,163 +1,150 @@
 /**
- * Anthropic Messages wire types: what callers send to `/anthropic/v1/messages`, what we answer, and what the
- * Anthropic upstream sends us. They mirror Anthropic's published API (as described in
- * `openapi/fragments/*.yaml` for our own endpoint, and `@anthropic-ai/sdk`'s `resources/messages` for the
- * upstream) and keep its snake_case. Only the fields the codec reads or writes are typed; everything else stays
- * open. The lead will switch the request and response types of our API to `generated/api.d.ts` once it exists.
+ * Anthropic Messages wire types: what callers send to `/anthropic/v1/messages`, what we answer, what we send the
+ * Anthropic upstream and what it sends us. Snake_case, as on the wire.
+ *
+ * Our own endpoint's types are the generated contract types (`components['schemas'][…]` of `generated/api.d.ts`,
+ * made from `openapi/api.yaml`), so the compiler rejects any field an encoder emits that the contract does not
+ * declare and any required field it leaves out (a text block without `citations`, say). The upstream types are
+ * hand-written after Anthropic's published API (`@anthropic-ai/sdk`'s `resources/messages`): the upstream is not
+ * our contract and may send more than we read.
  */
+import type { components } from '../../../generated/api.js';
 
-export interface AnthropicCacheControl {
-  type: string;
-  ttl?: string;
-}
+type Schemas = components['schemas'];
 
-export interface AnthropicTextBlock {
+// ---------------------------------------------------------------------------------------------------------
+// Our API, request: `POST /anthropic/v1/messages` and `/count_tokens` (generated from the contract)
+
+/** The body of `POST /anthropic/v1/messages`. */
+export type AnthropicMessagesRequest = Schemas['AnthropicMessageCreateRequest'];
+/** The body of `POST /anthropic/v1/messages/count_tokens`. */
+export type AnthropicCountTokensRequest = Schemas['AnthropicCountTokensRequest'];
+export type AnthropicMessageParam = Schemas['AnthropicMessageParam'];
+export type AnthropicSystemParam = Schemas['AnthropicSystemParam'];
+export type AnthropicCacheControl = Schemas['AnthropicCacheControl'];
+/** Any block a caller may put in a message; the codec handles the named ones and warns about the rest. */
+export type AnthropicContentBlockParam = Schemas['AnthropicContentBlockParam'];
+export type AnthropicTextBlockParam = Schemas['AnthropicTextBlockParam'];
+export type AnthropicImageBlockParam = Schemas['AnthropicImageBlockParam'];
+export type AnthropicImageSource = Schemas['AnthropicImageSource'];
+export type AnthropicDocumentBlockParam = Schemas['AnthropicDocumentBlockParam'];
+export type AnthropicToolUseBlockParam = Schemas['AnthropicToolUseBlockParam'];
+export type AnthropicToolResultBlockParam = Schemas['AnthropicToolResultBlockParam'];
+export type AnthropicToolResultContentBlock = Schemas['AnthropicToolResultContentBlock'];
+export type AnthropicThinkingBlockParam = Schemas['AnthropicThinkingBlockParam'];
+export type AnthropicRedactedThinkingBlockParam = Schemas['AnthropicRedactedThinkingBlockParam'];
+/** A client tool or a server tool, as a caller declares it. */
+export type AnthropicToolUnion = Schemas['AnthropicToolUnion'];
+export type AnthropicTool = Schemas['AnthropicTool'];
+export type AnthropicServerTool = Schemas['AnthropicServerTool'];
+export type AnthropicToolChoice = Schemas['AnthropicToolChoice'];
+export type AnthropicThinkingConfig = Schemas['AnthropicThinkingConfig'];
+export type AnthropicMetadata = Schemas['AnthropicMetadata'];
+export type AnthropicOutputConfig = Schemas['AnthropicOutputConfig'];
+
+// ---------------------------------------------------------------------------------------------------------
+// Our API, answers (generated from the contract)
+
+/** The `Message` object of a non-streamed answer (and of `message_start`). */
+export type AnthropicMessage = Schemas['AnthropicMessage'];
+/** A content block of an answer. */
+export type AnthropicContentBlock = Schemas['AnthropicContentBlock'];
+export type AnthropicTextBlock = Schemas['AnthropicTextBlock'];
+export type AnthropicTextCitation = Schemas['AnthropicTextCitation'];
+export type AnthropicThinkingBlock = Schemas['AnthropicThinkingBlock'];
+export type AnthropicRedactedThinkingBlock = Schemas['AnthropicRedactedThinkingBlock'];
+export type AnthropicToolUseBlock = Schemas['AnthropicToolUseBlock'];
+export type AnthropicServerToolBlock = Schemas['AnthropicServerToolBlock'];
+export type AnthropicStopReason = Schemas['AnthropicStopReason'];
+export type AnthropicUsage = Schemas['AnthropicUsage'];
+/** The body of `POST /anthropic/v1/messages/count_tokens`'s answer. */
+export type AnthropicTokenCount = Schemas['AnthropicTokenCount'];
+
+export type AnthropicContentBlockDelta = Schemas['AnthropicContentBlockDelta'];
+export type AnthropicMessageDeltaUsage = Schemas['AnthropicMessageDeltaUsage'];
+/** One streamed event's data; its `type` equals the SSE `event:` name. */
+export type AnthropicStreamEventData = Schemas['AnthropicStreamEvent'];
+
+/**
+ * A wire event as the SSE layer frames it: `event: <name>` + `data: <json>`, where the name is the data's `type`
+ * (one member per event type, so a mismatched pair does not compile).
+ */
+export type AnthropicStreamEvent = {
+  [T in AnthropicStreamEventData['type']]: { event: T; data: Extract<AnthropicStreamEventData, { type: T }> };
+}[AnthropicStreamEventData['type']];
+
+// ---------------------------------------------------------------------------------------------------------
+// What we send the Anthropic upstream (hand-written: Anthropic's API, not our contract)
+
+export interface AnthropicUpstreamTextBlock {
   type: 'text';
   text: string;
-  cache_control?: AnthropicCacheControl | null;
-  citations?: unknown[] | null;
 }
 
-export type AnthropicImageSource =
+export type AnthropicUpstreamImageSource =
   | { type: 'base64'; media_type: string; data: string }
   | { type: 'url'; url: string }
   | { type: 'file'; file_id: string };
 
-export interface AnthropicImageBlock {
+export interface AnthropicUpstreamImageBlock {
   type: 'image';
-  source: AnthropicImageSource;
-  cache_control?: AnthropicCacheControl | null;
+  source: AnthropicUpstreamImageSource;
 }
 
-export interface AnthropicDocumentBlock {
-  type: 'document';
-  source:
-    | { type: 'text'; media_type?: string; data: string }
-    | { type: 'content'; content: string | Array<AnthropicTextBlock | AnthropicImageBlock> }
-    | { type: string; [key: string]: unknown };
-  title?: string | null;
-  context?: string | null;
-  citations?: unknown;
-  cache_control?: AnthropicCacheControl | null;
-}
-
-export interface AnthropicToolUseBlock {
-  type: 'tool_use';
-  id: string;
-  name: string;
-  input: unknown;
-  cache_control?: AnthropicCacheControl | null;
-}
-
-export interface AnthropicToolResultBlock {
+export interface AnthropicUpstreamToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content?: string | Array<AnthropicTextBlock | AnthropicImageBlock | { type: string; [key: string]: unknown }>;
+  content?: string | Array<AnthropicUpstreamTextBlock | AnthropicUpstreamImageBlock>;
   is_error?: boolean;
-  cache_control?: AnthropicCacheControl | null;
 }
 
-export interface AnthropicThinkingBlock {
-  type: 'thinking';
-  thinking: string;
-  signature: string;
+export type AnthropicUpstreamContentBlockParam =
+  | AnthropicUpstreamTextBlock
+  | AnthropicUpstreamImageBlock
+  | AnthropicUpstreamToolResultBlock
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string };
+
+export interface AnthropicUpstreamMessageParam {
+  role: 'user' | 'assistant';
+  content: string | AnthropicUpstreamContentBlockParam[];
 }
 
-export interface AnthropicRedactedThinkingBlock {
-  type: 'redacted_thinking';
-  data: string;
-}
-
-/** Any block a caller may put in a message; the codec handles the named ones and warns about the rest. */
-export type AnthropicContentBlockParam =
-  | AnthropicTextBlock
-  | AnthropicImageBlock
-  | AnthropicDocumentBlock
-  | AnthropicToolUseBlock
-  | AnthropicToolResultBlock
-  | AnthropicThinkingBlock
-  | AnthropicRedactedThinkingBlock
-  | { type: string; [key: string]: unknown };
-
-export interface AnthropicMessageParam {
-  /** `system` is not in older Messages schemas; Claude Code sends it mid-conversation. */
-  role: 'user' | 'assistant' | 'system';
-  content: string | AnthropicContentBlockParam[];
-}
-
-export interface AnthropicTool {
+export interface AnthropicUpstreamTool {
   name: string;
   description?: string;
   input_schema: Record<string, unknown>;
-  /** Absent or `custom` for a client tool; anything else is a server tool (`web_search_20250305`, …). */
-  type?: string;
-  strict?: boolean | null;
-  cache_control?: AnthropicCacheControl | null;
-  eager_input_streaming?: boolean | null;
-  defer_loading?: boolean | null;
-  [key: string]: unknown;
 }
 
-export type AnthropicToolChoice =
+export type AnthropicUpstreamToolChoice =
   | { type: 'auto'; disable_parallel_tool_use?: boolean }
   | { type: 'any'; disable_parallel_tool_use?: boolean }
   | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
   | { type: 'none' };
 
-export type AnthropicThinkingConfig =
-  | { type: 'enabled'; budget_tokens: number; display?: string | null }
-  | { type: 'adaptive'; display?: string | null }
-  | { type: 'disabled' }
-  | { type: string; [key: string]: unknown };
+export type AnthropicUpstreamThinkingConfig = { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
 
-export interface AnthropicOutputConfig {
-  effort?: string | null;
-  format?: { type: 'json_schema'; schema: Record<string, unknown> } | null;
-  [key: string]: unknown;
-}
-
-/** The body of `POST /v1/messages` (ours and the upstream's). */
-export interface AnthropicMessagesRequest {
+/** The body we POST to the upstream's `/v1/messages` (and, cut down, to `/v1/messages/count_tokens`). */
+export interface AnthropicUpstreamRequest {
   model: string;
-  max_tokens?: number;
-  messages: AnthropicMessageParam[];
-  system?: string | AnthropicTextBlock[];
+  max_tokens: number;
+  messages: AnthropicUpstreamMessageParam[];
+  system?: string | AnthropicUpstreamTextBlock[];
   stream?: boolean;
   temperature?: number;
   top_p?: number;
   top_k?: number;
   stop_sequences?: string[];
-  tools?: AnthropicTool[];
-  tool_choice?: AnthropicToolChoice;
-  thinking?: AnthropicThinkingConfig;
-  metadata?: { user_id?: string | null; [key: string]: unknown };
-  output_config?: AnthropicOutputConfig;
-  [key: string]: unknown;
+  tools?: AnthropicUpstreamTool[];
+  tool_choice?: AnthropicUpstreamToolChoice;
+  thinking?: AnthropicUpstreamThinkingConfig;
+  metadata?: { user_id?: string | null };
+  output_config?: { effort?: string | null; format?: { type: 'json_schema'; schema: Record<string, unknown> } | null };
 }
 
-/** A content block of an answer. */
-export type AnthropicContentBlock =
-  | { type: 'text'; text: string; citations?: unknown[] | null }
-  | AnthropicThinkingBlock
-  | AnthropicRedactedThinkingBlock
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: string; [key: string]: unknown };
-
-export type AnthropicStopReason =
-  | 'end_turn'
-  | 'max_tokens'
-  | 'stop_sequence'
-  | 'tool_use'
-  | 'pause_turn'
-  | 'refusal'
-  | 'model_context_window_exceeded';
-
-export interface AnthropicUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_creation_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
-}
+// ---------------------------------------------------------------------------------------------------------
+// What the Anthropic upstream sends us (hand-written; nothing beyond what we read is assumed)
 
 /** What the upstream may report as usage; every counter may be missing or null there. */
 export interface AnthropicUpstreamUsage {
@@ -169,70 +156,28 @@ export interface AnthropicUpstreamUsage {
   [key: string]: unknown;
 }
 
-/** The `Message` object of a non-streamed answer. */
-export interface AnthropicMessage {
-  id: string;
-  type: 'message';
-  role: 'assistant';
-  model: string;
-  content: AnthropicContentBlock[];
-  stop_reason: AnthropicStopReason | null;
-  stop_sequence: string | null;
-  usage: AnthropicUsage;
-}
+/** A content block of an upstream answer; kinds we do not read (server tool blocks, …) stay open. */
+export type AnthropicUpstreamContentBlock =
+  | { type: 'text'; text: string; citations?: unknown[] | null }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: string; [key: string]: unknown };
 
-/** The same object as the upstream sends it (fields we do not read stay open). */
+/** The `Message` object as the upstream sends it (fields we do not read stay open). */
 export interface AnthropicUpstreamMessage {
   id?: string;
   type?: string;
   model?: string;
-  content?: AnthropicContentBlock[];
+  content?: AnthropicUpstreamContentBlock[];
   stop_reason?: string | null;
   stop_sequence?: string | null;
   usage?: AnthropicUpstreamUsage;
   [key: string]: unknown;
 }
 
-export type AnthropicContentBlockDelta =
-  | { type: 'text_delta'; text: string }
-  | { type: 'input_json_delta'; partial_json: string }
-  | { type: 'thinking_delta'; thinking: string }
-  | { type: 'signature_delta'; signature: string }
-  | { type: 'citations_delta'; citation: unknown };
-
-/** One streamed event's data; its `type` equals the SSE `event:` name. */
-export type AnthropicStreamEventData =
-  | { type: 'message_start'; message: AnthropicMessage }
-  | { type: 'content_block_start'; index: number; content_block: AnthropicContentBlock }
-  | { type: 'content_block_delta'; index: number; delta: AnthropicContentBlockDelta }
-  | { type: 'content_block_stop'; index: number }
-  | {
-      type: 'message_delta';
-      delta: { stop_reason: AnthropicStopReason | null; stop_sequence: string | null };
-      usage: {
-        output_tokens: number;
-        input_tokens: number | null;
-        cache_creation_input_tokens: number | null;
-        cache_read_input_tokens: number | null;
-      };
-    }
-  | { type: 'message_stop' }
-  | { type: 'ping' }
-  | { type: 'error'; error: { type: string; message: string } };
-
-/** A wire event as the SSE layer frames it: `event: <name>` + `data: <json>`. */
-export interface AnthropicStreamEvent {
-  event: AnthropicStreamEventData['type'];
-  data: AnthropicStreamEventData;
-}
-
 /** An upstream SSE event after JSON parsing; nothing about its shape is trusted yet. */
 export interface AnthropicUpstreamStreamEvent {
   event?: string;
   data: unknown;
-}
-
-/** The body of `POST /v1/messages/count_tokens`'s answer. */
-export interface AnthropicTokenCount {
-  input_tokens: number;
 }

@@ -51,7 +51,7 @@ function decodeRichContent(content: string | ChatContentPart[], param: string, w
       return { type: 'text', text: part.text };
     }
     if (part.type === 'image_url') {
-      return decodeImage(part as ChatImageContentPart, `${param}[${index}]`);
+      return decodeImage(part, `${param}[${index}]`);
     }
     throw unsupportedPart(part, `${param}[${index}]`, where);
   });
@@ -59,7 +59,10 @@ function decodeRichContent(content: string | ChatContentPart[], param: string, w
 
 function decodeAssistant(message: Extract<ChatRequestMessage, { role: 'assistant' }>, param: string): AssistantMessage {
   const content: AssistantMessage['content'] = [];
-  const reasoning = typeof message.reasoning_content === 'string' ? message.reasoning_content : message.reasoning;
+  // `reasoning` (Ollama's and OpenRouter's name) is not in the contract, which accepts undeclared message
+  // fields; it is read from the message as a plain record.
+  const extensions: Record<string, unknown> = message;
+  const reasoning = typeof message.reasoning_content === 'string' ? message.reasoning_content : extensions.reasoning;
   if (typeof reasoning === 'string' && reasoning.length > 0) {
     content.push({ type: 'reasoning', text: reasoning });
   }
@@ -96,7 +99,9 @@ export function decodeMessages(messages: ChatRequestMessage[], warn: (warning: C
   let warnedName = false;
   return messages.map((message, index): ChatMessage => {
     const param = `messages[${index}]`;
-    if ('name' in message && typeof message.name === 'string' && message.role !== 'function' && !warnedName) {
+    // The contract has no `function` role; the decoder still names it in a 400 (see the default case below).
+    const role: string = message.role;
+    if ('name' in message && typeof message.name === 'string' && role !== 'function' && !warnedName) {
       warnedName = true;
       warn({ field: 'messages[].name', reason: 'participant names are not supported; ignored' });
     }

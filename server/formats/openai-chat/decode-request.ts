@@ -9,7 +9,7 @@
 import { ApiError } from '../../http/api-error.js';
 import type { CallWarning, ChatCallOptions, ResponseFormat, ToolChoice, ToolDefinition } from '../../providers/types.js';
 import { decodeMessages } from './decode-messages.js';
-import type { ChatCompletionRequest, ChatFunctionTool, ChatResponseFormat, ChatTool, ChatToolChoice } from './wire-types.js';
+import type { ChatCompletionRequest, ChatResponseFormat, ChatTool, ChatToolChoice } from './wire-types.js';
 
 export interface DecodedChatRequest {
   model: string;
@@ -73,7 +73,7 @@ function decodeTools(tools: ChatTool[], warn: (warning: CallWarning) => void): T
       }
       continue;
     }
-    const { function: fn } = tool as ChatFunctionTool;
+    const { function: fn } = tool;
     const definition: ToolDefinition = {
       name: fn.name,
       // OpenAI documents an omitted `parameters` as a function taking no arguments.
@@ -95,18 +95,18 @@ function decodeToolChoice(choice: ChatToolChoice, warn: (warning: CallWarning) =
     return { type: choice };
   }
   if (typeof choice === 'object' && choice !== null) {
-    if (choice.type === 'function') {
-      const name = (choice as { function?: { name?: unknown } }).function?.name;
-      if (typeof name === 'string') {
-        return { type: 'tool', name };
-      }
+    if (choice.type === 'function' && typeof choice.function?.name === 'string') {
+      return { type: 'tool', name: choice.function.name };
     }
-    if (choice.type === 'allowed_tools') {
-      const mode = (choice as { allowed_tools?: { mode?: unknown } }).allowed_tools?.mode;
+    // The contract admits only named function choices; OpenAI's `allowed_tools` (and anything newer) is still
+    // read defensively, through a wider view of the same object.
+    const other: { type?: unknown; allowed_tools?: { mode?: unknown } } = choice;
+    if (other.type === 'allowed_tools') {
+      const mode = other.allowed_tools?.mode;
       warn({ field: 'tool_choice.allowed_tools', reason: 'restricting the allowed tools is not supported; all tools stay available' });
       return { type: mode === 'required' ? 'required' : 'auto' };
     }
-    warn({ field: 'tool_choice', reason: `tool_choice of type '${String(choice.type)}' is not supported; using auto` });
+    warn({ field: 'tool_choice', reason: `tool_choice of type '${String(other.type)}' is not supported; using auto` });
   }
   return undefined;
 }
@@ -176,8 +176,11 @@ export function decodeChatRequest(body: ChatCompletionRequest, warn: (warning: C
   if (isNumber(body.top_p)) {
     options.topP = body.top_p;
   }
-  if (isNumber(body.top_k)) {
-    options.topK = body.top_k;
+  // `top_k` is not in the contract (which accepts and ignores unknown top-level fields), but vLLM, llama.cpp
+  // and Ollama take it, so it is read from the body as a plain record.
+  const extensions: Record<string, unknown> = body;
+  if (isNumber(extensions.top_k)) {
+    options.topK = extensions.top_k;
   }
   const stopSequences = decodeStop(body.stop);
   if (stopSequences) {

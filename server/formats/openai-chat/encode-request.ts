@@ -12,7 +12,14 @@
  * - Streaming asks for `stream_options.include_usage`, so the last chunk carries the usage we bill.
  */
 import type { CallWarning, ChatCallOptions, ChatMessage, ImagePart, ResponseFormat, TextPart, ToolChoice } from '../../providers/types.js';
-import type { ChatCompletionRequest, ChatContentPart, ChatImageContentPart, ChatRequestMessage, ChatResponseFormat, ChatToolChoice } from './wire-types.js';
+import type {
+  UpstreamChatRequest,
+  UpstreamContentPart,
+  UpstreamImageContentPart,
+  UpstreamRequestMessage,
+  UpstreamResponseFormat,
+  UpstreamToolChoice,
+} from './wire-types.js';
 
 /** What differs between OpenAI-compatible upstreams, decided by the provider from its configuration. */
 export interface ChatRequestDialect {
@@ -41,8 +48,8 @@ function imageUrl(image: ImagePart): string {
   return `data:${image.mediaType ?? 'application/octet-stream'};base64,${image.data ?? ''}`;
 }
 
-function encodeImage(image: ImagePart): ChatImageContentPart {
-  const part: ChatImageContentPart = { type: 'image_url', image_url: { url: imageUrl(image) } };
+function encodeImage(image: ImagePart): UpstreamImageContentPart {
+  const part: UpstreamImageContentPart = { type: 'image_url', image_url: { url: imageUrl(image) } };
   if (image.detail) {
     part.image_url.detail = image.detail;
   }
@@ -57,15 +64,15 @@ function joinText(parts: Array<{ type: string; text?: string }>): string {
 }
 
 /** A single text stays a plain string (what every server accepts); anything richer becomes parts. */
-function encodeUserContent(content: Array<TextPart | ImagePart>): string | ChatContentPart[] {
+function encodeUserContent(content: Array<TextPart | ImagePart>): string | UpstreamContentPart[] {
   if (content.length === 1 && content[0].type === 'text') {
     return content[0].text;
   }
   return content.map((part) => (part.type === 'text' ? { type: 'text' as const, text: part.text } : encodeImage(part)));
 }
 
-function encodeMessages(messages: ChatMessage[]): ChatRequestMessage[] {
-  const wire: ChatRequestMessage[] = [];
+function encodeMessages(messages: ChatMessage[]): UpstreamRequestMessage[] {
+  const wire: UpstreamRequestMessage[] = [];
   let pendingImages: ImagePart[] = [];
   const flushImages = (): void => {
     if (pendingImages.length > 0) {
@@ -111,18 +118,18 @@ function encodeMessages(messages: ChatMessage[]): ChatRequestMessage[] {
   return wire;
 }
 
-function encodeToolChoice(choice: ToolChoice): ChatToolChoice {
+function encodeToolChoice(choice: ToolChoice): UpstreamToolChoice {
   return choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type;
 }
 
-function encodeResponseFormat(format: ResponseFormat): ChatResponseFormat {
+function encodeResponseFormat(format: ResponseFormat): UpstreamResponseFormat {
   switch (format.type) {
     case 'text':
       return { type: 'text' };
     case 'json':
       return { type: 'json_object' };
     case 'json-schema': {
-      const spec: Extract<ChatResponseFormat, { type: 'json_schema' }>['json_schema'] = { name: format.name, schema: format.schema };
+      const spec: Extract<UpstreamResponseFormat, { type: 'json_schema' }>['json_schema'] = { name: format.name, schema: format.schema };
       if (format.description !== undefined) {
         spec.description = format.description;
       }
@@ -134,10 +141,10 @@ function encodeResponseFormat(format: ResponseFormat): ChatResponseFormat {
   }
 }
 
-export function encodeChatRequest(options: ChatCallOptions, upstreamModel: string, settings: EncodeChatRequestOptions): ChatCompletionRequest {
+export function encodeChatRequest(options: ChatCallOptions, upstreamModel: string, settings: EncodeChatRequestOptions): UpstreamChatRequest {
   const dialect: ChatRequestDialect = { ...DEFAULT_DIALECT, ...settings.dialect };
   const warn = settings.warn ?? (() => {});
-  const body: ChatCompletionRequest = { model: upstreamModel, messages: encodeMessages(options.messages), stream: settings.stream };
+  const body: UpstreamChatRequest = { model: upstreamModel, messages: encodeMessages(options.messages), stream: settings.stream };
   if (settings.stream) {
     body.stream_options = { include_usage: true };
   }

@@ -2,81 +2,86 @@
  * Wire types of the OpenAI chat-completions dialect, both for our own API (what callers send us and what we
  * answer) and for OpenAI-compatible upstreams (what we send them and what they answer).
  *
- * Our API's types mirror the `ChatCompletion…` schemas of `openapi/api.yaml` and are to be replaced by the
- * generated `components['schemas'][…]` types once `generated/api.d.ts` exists. Fields are snake_case, as on
- * the wire. Request types are deliberately loose (`unknown` where clients send varied shapes): the spec
- * validator has already checked the body, and the decoder stays defensive.
+ * Our API's types are the generated contract types (`components['schemas'][…]` of `generated/api.d.ts`, made
+ * from `openapi/api.yaml`), so the compiler rejects any field an encoder emits that the contract does not
+ * declare, and any field the contract requires that an encoder leaves out. The upstream types are hand-written:
+ * upstreams are not our contract, servers differ, and they may send (or take) more.
  */
+import type { components } from '../../../generated/api.js';
 
-export interface ChatTextContentPart {
+type Schemas = components['schemas'];
+
+// ---------------------------------------------------------------------------------------------------------
+// Our API: `POST /v1/chat/completions` (generated from the contract)
+
+/** The request body of `POST /v1/chat/completions`; the spec validator has checked it, the decoder stays defensive. */
+export type ChatCompletionRequest = Schemas['ChatCompletionRequest'];
+export type ChatRequestMessage = Schemas['ChatMessage'];
+export type ChatSystemMessage = Schemas['ChatSystemMessage'];
+export type ChatDeveloperMessage = Schemas['ChatDeveloperMessage'];
+export type ChatUserMessage = Schemas['ChatUserMessage'];
+export type ChatAssistantMessage = Schemas['ChatAssistantMessage'];
+export type ChatToolMessage = Schemas['ChatToolMessage'];
+/** Any content part a request message may hold (user parts, and the refusal parts of replayed assistant turns). */
+export type ChatContentPart = Schemas['ChatUserContentPart'] | Schemas['ChatAssistantContentPart'];
+export type ChatTextContentPart = Schemas['ChatContentPartText'];
+export type ChatImageContentPart = Schemas['ChatContentPartImage'];
+export type ChatRefusalContentPart = Schemas['ChatContentPartRefusal'];
+export type ChatToolCallParam = Schemas['ChatToolCallParam'];
+export type ChatTool = Schemas['ChatTool'];
+/** The contract's only tool type; kept as a name of its own for the decoder. */
+export type ChatFunctionTool = Schemas['ChatTool'];
+export type ChatToolChoice = Schemas['ChatToolChoice'];
+export type ChatResponseFormat = Schemas['ChatResponseFormat'];
+
+/** The non-streamed answer of `POST /v1/chat/completions`. */
+export type ChatCompletion = Schemas['ChatCompletion'];
+export type ChatCompletionChoice = Schemas['ChatCompletionChoice'];
+export type ChatCompletionMessage = Schemas['ChatCompletionMessage'];
+/** A tool call of an answer (`message.tool_calls[]`). */
+export type ChatMessageToolCall = Schemas['ChatToolCall'];
+export type ChatCompletionUsage = Schemas['ChatCompletionUsage'];
+export type ChatFinishReasonWire = Schemas['ChatCompletionFinishReason'];
+
+/** One `data:` event of a streamed `POST /v1/chat/completions`. */
+export type ChatCompletionChunk = Schemas['ChatCompletionChunk'];
+export type ChatCompletionChunkChoice = Schemas['ChatCompletionChunkChoice'];
+export type ChatCompletionChunkDelta = Schemas['ChatCompletionChunkDelta'];
+export type ChatCompletionChunkToolCall = Schemas['ChatCompletionChunkToolCall'];
+/** The last frame of a stream that failed after it started. */
+export type ChatCompletionStreamError = Schemas['ChatCompletionStreamError'];
+/** Any JSON `data:` frame of a stream (`[DONE]` is not JSON and not modelled). */
+export type ChatCompletionStreamEvent = Schemas['ChatCompletionStreamEvent'];
+
+// ---------------------------------------------------------------------------------------------------------
+// What we send OpenAI-compatible upstreams (hand-written: not our contract; vLLM, llama.cpp and Ollama take
+// fields OpenAI does not, such as `top_k`)
+
+export interface UpstreamTextContentPart {
   type: 'text';
   text: string;
 }
 
-export interface ChatImageContentPart {
+export interface UpstreamImageContentPart {
   type: 'image_url';
   image_url: { url: string; detail?: 'low' | 'high' | 'auto' };
 }
 
-/** `refusal` parts appear in replayed assistant messages. */
-export interface ChatRefusalContentPart {
-  type: 'refusal';
-  refusal: string;
-}
+export type UpstreamContentPart = UpstreamTextContentPart | UpstreamImageContentPart;
 
-/** Parts we cannot carry (`input_audio`, `file`) are typed loosely so the decoder can name them in its error. */
-export interface ChatOtherContentPart {
-  type: string;
-  [key: string]: unknown;
-}
-
-export type ChatContentPart = ChatTextContentPart | ChatImageContentPart | ChatRefusalContentPart | ChatOtherContentPart;
-
-export interface ChatMessageToolCall {
+export interface UpstreamToolCallParam {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
 }
 
-export interface ChatSystemMessage {
-  role: 'system' | 'developer';
-  content: string | ChatContentPart[];
-  name?: string;
-}
+export type UpstreamRequestMessage =
+  | { role: 'system' | 'developer'; content: string | UpstreamTextContentPart[] }
+  | { role: 'user'; content: string | UpstreamContentPart[] }
+  | { role: 'assistant'; content: string | null; tool_calls?: UpstreamToolCallParam[] }
+  | { role: 'tool'; tool_call_id: string; content: string | UpstreamTextContentPart[] };
 
-export interface ChatUserMessage {
-  role: 'user';
-  content: string | ChatContentPart[];
-  name?: string;
-}
-
-export interface ChatAssistantMessage {
-  role: 'assistant';
-  content?: string | ChatContentPart[] | null;
-  refusal?: string | null;
-  tool_calls?: ChatMessageToolCall[] | null;
-  /** DeepSeek / vLLM name for the reasoning of an earlier turn; `reasoning` is Ollama's and OpenRouter's. */
-  reasoning_content?: string | null;
-  reasoning?: string | null;
-  name?: string;
-}
-
-export interface ChatToolMessage {
-  role: 'tool';
-  tool_call_id: string;
-  content: string | ChatContentPart[];
-}
-
-/** The deprecated `function` role; rejected by the decoder. */
-export interface ChatFunctionMessage {
-  role: 'function';
-  name: string;
-  content: string | null;
-}
-
-export type ChatRequestMessage = ChatSystemMessage | ChatUserMessage | ChatAssistantMessage | ChatToolMessage | ChatFunctionMessage;
-
-export interface ChatFunctionTool {
+export interface UpstreamFunctionTool {
   type: 'function';
   function: {
     name: string;
@@ -86,29 +91,21 @@ export interface ChatFunctionTool {
   };
 }
 
-export type ChatTool = ChatFunctionTool | { type: string; [key: string]: unknown };
+export type UpstreamToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
 
-export type ChatToolChoice =
-  | 'none'
-  | 'auto'
-  | 'required'
-  | { type: 'function'; function: { name: string } }
-  | { type: 'allowed_tools'; allowed_tools: { mode: 'auto' | 'required'; tools: unknown[] } }
-  | { type: string; [key: string]: unknown };
-
-export type ChatResponseFormat =
+export type UpstreamResponseFormat =
   | { type: 'text' }
   | { type: 'json_object' }
   | { type: 'json_schema'; json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean | null } };
 
-/** The request body of `POST /v1/chat/completions` (and what we send an upstream). */
-export interface ChatCompletionRequest {
+/** The body we POST to an upstream's `/chat/completions`. */
+export interface UpstreamChatRequest {
   model: string;
-  messages: ChatRequestMessage[];
+  messages: UpstreamRequestMessage[];
   stream?: boolean | null;
-  stream_options?: { include_usage?: boolean; include_obfuscation?: boolean } | null;
-  tools?: ChatTool[];
-  tool_choice?: ChatToolChoice;
+  stream_options?: { include_usage?: boolean } | null;
+  tools?: UpstreamFunctionTool[];
+  tool_choice?: UpstreamToolChoice;
   parallel_tool_calls?: boolean;
   max_tokens?: number | null;
   max_completion_tokens?: number | null;
@@ -116,69 +113,11 @@ export interface ChatCompletionRequest {
   top_p?: number | null;
   /** Not OpenAI's; vLLM, llama.cpp and Ollama take it. */
   top_k?: number | null;
-  n?: number | null;
   stop?: string | string[] | null;
   seed?: number | null;
   user?: string;
-  response_format?: ChatResponseFormat;
+  response_format?: UpstreamResponseFormat;
   reasoning_effort?: string | null;
-  [field: string]: unknown;
-}
-
-export interface ChatCompletionUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number; audio_tokens?: number } | null;
-  completion_tokens_details?: { reasoning_tokens?: number; audio_tokens?: number; accepted_prediction_tokens?: number; rejected_prediction_tokens?: number } | null;
-}
-
-export type ChatFinishReasonWire = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
-
-export interface ChatCompletionMessage {
-  role: 'assistant';
-  content: string | null;
-  refusal: string | null;
-  tool_calls?: ChatMessageToolCall[];
-  /** Omnigate carries model reasoning here, as DeepSeek and vLLM do. */
-  reasoning_content?: string;
-}
-
-/** The non-streamed answer of `POST /v1/chat/completions`. */
-export interface ChatCompletion {
-  id: string;
-  object: 'chat.completion';
-  created: number;
-  model: string;
-  choices: Array<{ index: number; message: ChatCompletionMessage; finish_reason: ChatFinishReasonWire; logprobs: null }>;
-  usage: ChatCompletionUsage;
-  system_fingerprint: null;
-}
-
-export interface ChatCompletionChunkToolCall {
-  index: number;
-  id?: string;
-  type?: 'function';
-  function?: { name?: string; arguments?: string };
-}
-
-export interface ChatCompletionChunkDelta {
-  role?: 'assistant';
-  content?: string | null;
-  reasoning_content?: string;
-  tool_calls?: ChatCompletionChunkToolCall[];
-}
-
-/** One `data:` event of a streamed `POST /v1/chat/completions`. */
-export interface ChatCompletionChunk {
-  id: string;
-  object: 'chat.completion.chunk';
-  created: number;
-  model: string;
-  system_fingerprint: null;
-  choices: Array<{ index: number; delta: ChatCompletionChunkDelta; finish_reason: ChatFinishReasonWire | null; logprobs: null }>;
-  /** Present (null, then the totals on the last chunk) only when the caller asked for `include_usage`. */
-  usage?: ChatCompletionUsage | null;
 }
 
 /*

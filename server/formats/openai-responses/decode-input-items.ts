@@ -175,9 +175,12 @@ function decodeImage(part: Extract<InputContentPart, { type: 'input_image' }>, w
     throw new ApiError(400, 'input_image needs an image_url.', { param: where, code: 'invalid_value' });
   }
   const image: ImagePart = { type: 'image', url: part.image_url };
+  // OpenAI's `original` detail level is not in the contract's enum (the spec validator rejects it on `input`);
+  // the decoder still maps it, so the value is compared through a wider view.
+  const detail: unknown = part.detail;
   if (part.detail === 'low' || part.detail === 'high' || part.detail === 'auto') {
     image.detail = part.detail;
-  } else if (part.detail === 'original') {
+  } else if (detail === 'original') {
     image.detail = 'high';
   }
   return image;

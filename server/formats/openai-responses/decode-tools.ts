@@ -45,6 +45,9 @@ export function decodeTools(tools: readonly ToolParam[] | null | undefined, warn
     });
   };
 
+  // The contract admits function, namespace (of function tools only) and web search tools; the spec validator
+  // answers 400 to anything else, so the warnings for other tool types are defensive (the types narrow those
+  // branches to `never`).
   for (const tool of tools ?? []) {
     if (tool.type === 'function') {
       add(tool as FunctionToolParam);
@@ -113,6 +116,7 @@ function decodeChoice(
     }
     return { toolChoice: { type: 'tool', name }, echo: { type: 'function', name } };
   }
+  // Not in the contract (the spec validator rejects it); kept for callers that reach the decoder directly.
   if (choice.type === 'allowed_tools') {
     const mode = (choice as { mode?: unknown }).mode === 'required' ? 'required' : 'auto';
     warn({ field: 'tool_choice.allowed_tools', reason: `allowed_tools cannot restrict the offered tools here; treated as '${mode}'` });

@@ -10,28 +10,38 @@ import { encodeUsage } from './encode-usage.js';
 import { encryptedContentOf } from './encrypted-reasoning.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { buildResponseObject, unixSecondsNow, type ResponseMeta } from './response-object.js';
-import type { OutputFunctionCall, OutputItem, OutputMessage, OutputReasoning, ResponseObject } from './wire-types.js';
+import type { OutputFunctionCall, OutputItem, OutputMessage, OutputReasoning, OutputText, ResponseObject } from './wire-types.js';
+
+/**
+ * A message item as the encoders make it: exactly one `output_text` part (they never produce refusal parts), so
+ * the part can be extended in place.
+ */
+export type TextMessageItem = OutputMessage & { content: [OutputText] };
 
 export function encodeResponse(result: ChatResult, meta: ResponseMeta): ResponseObject {
   const output: OutputItem[] = [];
+  // The message item the next text part extends: set while it is the last output item.
+  let message: TextMessageItem | undefined;
   for (const part of result.content) {
     if (part.type === 'text') {
       if (part.text === '') {
         continue;
       }
-      const last = output[output.length - 1];
-      if (last?.type === 'message') {
-        last.content[0].text += part.text;
+      if (message) {
+        message.content[0].text += part.text;
       } else {
-        output.push(messageItem(meta.generateId('msg'), part.text, 'completed'));
+        message = messageItem(meta.generateId('msg'), part.text, 'completed');
+        output.push(message);
       }
     } else if (part.type === 'reasoning') {
       const item = reasoningItem(part, meta);
       if (item) {
         output.push(item);
+        message = undefined;
       }
     } else {
       output.push(functionCallItem(part, meta));
+      message = undefined;
     }
   }
 
@@ -50,7 +60,7 @@ export function encodeResponse(result: ChatResult, meta: ResponseMeta): Response
   });
 }
 
-export function messageItem(id: string, text: string, status: OutputMessage['status']): OutputMessage {
+export function messageItem(id: string, text: string, status: OutputMessage['status']): TextMessageItem {
   return { id, type: 'message', role: 'assistant', status, content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] };
 }
 

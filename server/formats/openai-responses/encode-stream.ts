@@ -16,7 +16,7 @@
  */
 import { ApiError } from '../../http/api-error.js';
 import type { ChatStreamPart, Usage } from '../../providers/types.js';
-import { messageItem } from './encode-response.js';
+import { messageItem, type TextMessageItem } from './encode-response.js';
 import { encodeUsage } from './encode-usage.js';
 import { encryptedContentOf } from './encrypted-reasoning.js';
 import { mapFinishReason } from './map-finish-reason.js';
@@ -69,7 +69,7 @@ class ResponsesStreamEncoder implements ResponsesStream {
   readonly state: ResponsesStreamState;
   private result: ResponsesStreamResult | undefined;
   private pending: ResponsesWireEvent[] = [];
-  private message: { item: OutputMessage; outputIndex: number } | undefined;
+  private message: { item: TextMessageItem; outputIndex: number } | undefined;
   private reasoning: { item: OutputReasoning; outputIndex: number } | undefined;
   private readonly calls = new Map<number, OpenCall>();
 
@@ -119,7 +119,7 @@ class ResponsesStreamEncoder implements ResponsesStream {
   }
 
   private emit(event: Unsequenced<ResponseStreamEvent>): void {
-    const data = { ...event, sequence_number: this.state.nextSequenceNumber++ } as ResponseStreamEvent;
+    const data: ResponseStreamEvent = { ...event, sequence_number: this.state.nextSequenceNumber++ };
     this.pending.push({ event: data.type, data });
   }
 

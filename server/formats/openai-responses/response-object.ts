@@ -88,7 +88,9 @@ function outputText(output: readonly OutputItem[]): string {
   for (const item of output) {
     if (item.type === 'message') {
       for (const part of item.content) {
-        text += part.text;
+        if (part.type === 'output_text') {
+          text += part.text;
+        }
       }
     }
   }

@@ -1,0 +1,246 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfigFile } from './config.js';
+
+function configFile(text: string): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'omnigate-config-')), 'omnigate.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+function configError(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig: environment', () => {
+  it('has documented defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: path.resolve('./data'),
+      databasePath: path.join(path.resolve('./data'), 'omnigate.sqlite'),
+      apiKeys: [],
+      logLevel: 'info',
+      maxBodyBytes: 25 * 1024 * 1024,
+      shutdownGraceMs: 10_000,
+      providers: [],
+      models: [],
+      aliases: {},
+      routes: [],
+      defaultChatModel: undefined,
+      agentRoutes: true,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads PORT, HOST, OMNIGATE_DATA_DIR, LOG_LEVEL and the limits', () => {
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '0.0.0.0',
+      OMNIGATE_DATA_DIR: 'var/omnigate',
+      LOG_LEVEL: 'debug',
+      OMNIGATE_MAX_BODY_BYTES: '4096',
+      OMNIGATE_SHUTDOWN_GRACE_MS: '0',
+    });
+    expect(config).toMatchObject({
+      port: 0,
+      host: '0.0.0.0',
+      dataDir: path.resolve('var/omnigate'),
+      databasePath: path.resolve('var/omnigate/omnigate.sqlite'),
+      logLevel: 'debug',
+      maxBodyBytes: 4096,
+      shutdownGraceMs: 0,
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ PORT: '', HOST: '', OMNIGATE_DATA_DIR: '', OMNIGATE_API_KEYS: '' })).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: path.resolve('./data'),
+      apiKeys: [],
+    });
+  });
+
+  it('splits OMNIGATE_API_KEYS on commas, trimming and dropping empty entries', () => {
+    expect(loadConfig({ OMNIGATE_API_KEYS: ' og-one, og-two ,,og-three,' }).apiKeys).toEqual(['og-one', 'og-two', 'og-three']);
+  });
+
+  it.each([
+    ['PORT', 'eighty', "PORT must be an integer from 0 to 65535, got 'eighty'"],
+    ['PORT', '65536', "PORT must be an integer from 0 to 65535, got '65536'"],
+    ['PORT', '80.5', "PORT must be an integer from 0 to 65535, got '80.5'"],
+    ['OMNIGATE_MAX_BODY_BYTES', '100', "OMNIGATE_MAX_BODY_BYTES must be an integer from 1024 to 1073741824, got '100'"],
+    ['OMNIGATE_SHUTDOWN_GRACE_MS', '-1', "OMNIGATE_SHUTDOWN_GRACE_MS must be an integer from 0 to 600000, got '-1'"],
+  ])('refuses %s=%s with a ConfigError naming the variable', (name, value, message) => {
+    expect(configError(() => loadConfig({ [name]: value })).message).toBe(message);
+  });
+});
+
+describe('loadConfig: the YAML file', () => {
+  it('reads providers, models, aliases and routes, filling defaults and interpolating ${ENV}', () => {
+    const file = configFile(`
+providers:
+  openai:
+    type: openai-compatible
+    base_url: \${OPENAI_BASE}/v1
+    api_key: \${OPENAI_KEY}
+    headers:
+      OpenAI-Organization: org-\${ORG}
+  claude:
+    type: anthropic
+    api_key: \${ANTHROPIC_KEY}
+    timeout_ms: 120000
+models:
+  - provider: openai
+    model: gpt-4o-mini
+    aliases: [fast]
+  - provider: claude
+    model: claude-sonnet-4-5
+    id: sonnet-4.5
+  - provider: local
+    model: chat
+    id: echo
+aliases:
+  quick: fast
+routes:
+  - pattern: gpt-*
+    provider: openai
+  - pattern: claude-*
+    model: sonnet-4.5
+default_chat_model: fast
+`);
+    const config = loadConfig({
+      OMNIGATE_CONFIG: file,
+      OPENAI_BASE: 'https://api.openai.com',
+      OPENAI_KEY: 'sk-openai',
+      ORG: 'acme',
+      ANTHROPIC_KEY: 'sk-ant',
+    });
+    expect(config.providers).toEqual([
+      {
+        id: 'openai',
+        type: 'openai-compatible',
+        base_url: 'https://api.openai.com/v1',
+        api_key: 'sk-openai',
+        timeout_ms: 60_000,
+        max_connections: 32,
+        headers: { 'OpenAI-Organization': 'org-acme' },
+        responses: 'translate',
+      },
+      {
+        id: 'claude',
+        type: 'anthropic',
+        base_url: 'https://api.anthropic.com',
+        api_key: 'sk-ant',
+        timeout_ms: 120_000,
+        max_connections: 32,
+        headers: {},
+        anthropic_version: '2023-06-01',
+      },
+    ]);
+    expect(config.models).toEqual([
+      { provider: 'openai', model: 'gpt-4o-mini', type: 'chat', aliases: ['fast'] },
+      { provider: 'claude', model: 'claude-sonnet-4-5', id: 'sonnet-4.5', type: 'chat', aliases: [] },
+      { provider: 'local', model: 'chat', id: 'echo', type: 'chat', aliases: [] },
+    ]);
+    expect(config.aliases).toEqual({ quick: 'fast' });
+    expect(config.routes).toEqual([
+      { pattern: 'gpt-*', provider: 'openai' },
+      { pattern: 'claude-*', model: 'sonnet-4.5' },
+    ]);
+    expect(config.defaultChatModel).toBe('fast');
+  });
+
+  it('accepts an empty file', () => {
+    expect(loadConfig({ OMNIGATE_CONFIG: configFile('') })).toMatchObject({ providers: [], models: [], aliases: {}, routes: [] });
+  });
+
+  it('names the field and the variable when a referenced environment variable is not set', () => {
+    const file = configFile('providers:\n  openai:\n    type: openai-compatible\n    base_url: https://api.openai.com/v1\n    api_key: ${OPENAI_KEY}\n');
+    expect(configError(() => loadConfig({ OMNIGATE_CONFIG: file })).message).toBe(
+      'providers.openai.api_key: environment variable OPENAI_KEY is referenced but not set',
+    );
+  });
+
+  it('names the array index of a missing variable inside a list', () => {
+    const error = configError(() => parseConfigFile('models:\n  - provider: local\n    model: chat\n    aliases: [a, "${ALIAS}"]\n', {}));
+    expect(error.message).toBe('models[0].aliases[1]: environment variable ALIAS is referenced but not set');
+  });
+
+  it.each([
+    [
+      'a base_url that is not a URL',
+      'providers:\n  openai:\n    type: openai-compatible\n    base_url: not a url\n',
+      'omnigate.yaml: providers.openai.base_url: Invalid URL',
+    ],
+    [
+      'a timeout that is not a number',
+      'providers:\n  openai:\n    type: openai-compatible\n    base_url: https://x.test\n    timeout_ms: soon\n',
+      'omnigate.yaml: providers.openai.timeout_ms: Invalid input: expected number, received string',
+    ],
+    [
+      'an unknown provider type',
+      'providers:\n  openai:\n    type: gemini\n    base_url: https://x.test\n',
+      "omnigate.yaml: providers.openai.type: Invalid discriminator value. Expected 'openai-compatible' | 'anthropic'",
+    ],
+    [
+      'a misspelt field',
+      'models:\n  - provider: local\n    modle: chat\n',
+      'omnigate.yaml: models.0.model: Invalid input: expected string, received undefined; models.0: Unrecognized key: "modle"',
+    ],
+    [
+      'a model type that does not exist',
+      'models:\n  - provider: local\n    model: chat\n    type: embedding\n',
+      'omnigate.yaml: models.0.type: Invalid option: expected one of "chat"|"image"|"video"|"speech"|"music"|"search"|"vision"',
+    ],
+    [
+      'a model of an unknown provider',
+      'models:\n  - provider: nowhere\n    model: chat\n',
+      "omnigate.yaml: models.0.provider: unknown provider 'nowhere'",
+    ],
+    [
+      'a route with both provider and model',
+      'providers:\n  p:\n    type: openai-compatible\n    base_url: https://x.test\nroutes:\n  - pattern: x-*\n    provider: p\n    model: local:chat\n',
+      'omnigate.yaml: routes.0: a route needs exactly one of provider or model',
+    ],
+    [
+      'a route to an unknown provider',
+      'routes:\n  - pattern: x-*\n    provider: nowhere\n',
+      "omnigate.yaml: routes.0.provider: unknown provider 'nowhere'",
+    ],
+  ])('refuses %s with a ConfigError naming the field path', (_case, text, message) => {
+    expect(configError(() => parseConfigFile(text, {}, 'omnigate.yaml')).message).toBe(message);
+  });
+
+  it('refuses a provider id with capitals, naming it', () => {
+    const error = configError(() => parseConfigFile('providers:\n  OpenAI:\n    type: openai-compatible\n    base_url: https://x.test\n', {}, 'omnigate.yaml'));
+    // zod 4 reports a bad record key as "Invalid key in record" and drops the schema's own message (see the report).
+    expect(error.message).toMatch(/^omnigate\.yaml: providers\.OpenAI: /);
+  });
+
+  it('refuses text that is not YAML', () => {
+    expect(configError(() => parseConfigFile('providers: [unclosed', {}, 'omnigate.yaml')).message).toMatch(/^omnigate\.yaml: not valid YAML: /);
+  });
+
+  it('refuses an OMNIGATE_CONFIG that cannot be read, naming the variable and the path', () => {
+    const missing = path.join(tmpdir(), 'omnigate-no-such-dir', 'config.yaml');
+    expect(configError(() => loadConfig({ OMNIGATE_CONFIG: missing })).message).toMatch(
+      new RegExp(`^OMNIGATE_CONFIG: cannot read ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ENOENT`),
+    );
+  });
+
+  it('prefixes file errors with the file path when loading through OMNIGATE_CONFIG', () => {
+    const file = configFile('providers:\n  openai:\n    type: openai-compatible\n    base_url: nope\n');
+    expect(configError(() => loadConfig({ OMNIGATE_CONFIG: file })).message).toBe(`${file}: providers.openai.base_url: Invalid URL`);
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * Models: GET /v1/models lists the built-in and configured models with their aliases and the routing
+ * rules; `model` resolves ids, aliases, `provider:model` names and routed names; unknown names are a 404
+ * that says where to look.
+ */
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import type { ModelConfig, ProviderConfig, RouteConfig } from '../../server/config.js';
+import { fixture, startFakeUpstream, type FakeUpstream } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
+import { expectOpenAIError, expectRequestId, usageOf } from '../helpers/contract-assertions.js';
+import { createTestApp } from '../helpers/create-test-app.js';
+import { assertMatchesSchema } from '../helpers/spec-schemas.js';
+
+const LOCAL_CHAT = {
+  id: 'local:chat',
+  object: 'model',
+  created: 1767225600,
+  owned_by: 'local',
+  type: 'chat',
+  aliases: ['local-chat', 'reference'],
+  provider: 'local',
+};
+
+/** The routes Omnigate adds for coding agents' own model names when no other rule matched (agent_routes). */
+const AGENT_ROUTES = [
+  { pattern: 'claude-*', target: 'local:chat' },
+  { pattern: 'gpt-*', target: 'local:chat' },
+  { pattern: 'o1*', target: 'local:chat' },
+  { pattern: 'o3*', target: 'local:chat' },
+  { pattern: 'o4*', target: 'local:chat' },
+  { pattern: 'codex-*', target: 'local:chat' },
+];
+
+function fakeProvider(upstream: FakeUpstream): ProviderConfig {
+  return { id: 'fake', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 5000, max_connections: 2, headers: {}, responses: 'translate' };
+}
+
+async function withUpstream(run: (upstream: FakeUpstream) => Promise<void>): Promise<void> {
+  const upstream = await startFakeUpstream((_request, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(fixture('text.json'));
+  });
+  try {
+    await run(upstream);
+  } finally {
+    await upstream.close();
+  }
+}
+
+describe('GET /v1/models', () => {
+  it('lists the built-in reference model local:chat with its aliases', async () => {
+    const { app, key } = createTestApp();
+    const res = await request(app).get('/v1/models').set('authorization', `Bearer ${key}`);
+    expect(res.status).toBe(200);
+    expectRequestId(res);
+    assertMatchesSchema('ModelList', res.body);
+    expect(res.body).toEqual({ object: 'list', data: [LOCAL_CHAT], routes: AGENT_ROUTES });
+  });
+
+  it('lists configured models, aliases and routing rules, user rules first', async () => {
+    await withUpstream(async (upstream) => {
+      const models: ModelConfig[] = [
+        { provider: 'fake', model: 'gpt-4o-mini', type: 'chat', aliases: ['fast'] },
+        { provider: 'fake', model: 'text-embed', id: 'house-model', type: 'chat', aliases: [] },
+      ];
+      const routes: RouteConfig[] = [{ pattern: 'gpt-*', provider: 'fake' }, { pattern: 'mini-*', model: 'fake:gpt-4o-mini' }];
+      const { app, key } = createTestApp({ providers: [fakeProvider(upstream)], models, aliases: { mini: 'fast' }, routes });
+      const res = await request(app).get('/v1/models').set('authorization', `Bearer ${key}`);
+      expect(res.status).toBe(200);
+      expectRequestId(res);
+      assertMatchesSchema('ModelList', res.body);
+      expect(res.body).toEqual({
+        object: 'list',
+        data: [
+          LOCAL_CHAT,
+          { id: 'fake:gpt-4o-mini', object: 'model', created: 0, owned_by: 'fake', type: 'chat', aliases: ['fast', 'mini'], provider: 'fake' },
+          { id: 'house-model', object: 'model', created: 0, owned_by: 'fake', type: 'chat', aliases: [], provider: 'fake' },
+        ],
+        routes: [{ pattern: 'gpt-*', target: 'fake:*' }, { pattern: 'mini-*', target: 'fake:gpt-4o-mini' }, ...AGENT_ROUTES],
+      });
+      expect(upstream.requests).toEqual([]);
+    });
+  });
+});
+
+describe('model resolution', () => {
+  it.each([['local:chat'], ['local-chat'], ['reference']])('answers %s as the resolved model local:chat', async (model) => {
+    const { app, key } = createTestApp();
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send({ model, messages: [{ role: 'user', content: 'Which model are you?' }] });
+    expect(res.status).toBe(200);
+    expectRequestId(res);
+    expect(res.body.model).toBe('local:chat');
+    expect(res.body.choices[0].message.content).toBe('You said: Which model are you?');
+  });
+
+  it('names the resolved model in every streamed chunk', async () => {
+    const { app, key } = createTestApp();
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send({ model: 'reference', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(200);
+    expectRequestId(res);
+    const models = new Set(
+      res.text
+        .split('\n')
+        .filter((line) => line.startsWith('data: {'))
+        .map((line) => (JSON.parse(line.slice(6)) as { model: string }).model),
+    );
+    expect([...models]).toEqual(['local:chat']);
+  });
+
+  it('answers an unknown model with 404 model_not_found pointing at GET /v1/models', async () => {
+    const { app, key } = createTestApp();
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send({ model: 'mistral-large', messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(404);
+    expectRequestId(res);
+    expectOpenAIError(res.body, {
+      message: "The model 'mistral-large' does not exist. List the available models with GET /v1/models.",
+      type: 'not_found_error',
+      param: 'model',
+      code: 'model_not_found',
+    });
+  });
+
+  it('answers an unknown provider prefix with 404 model_not_found', async () => {
+    const { app, key } = createTestApp();
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send({ model: 'nobody:chat', messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(404);
+    expectRequestId(res);
+    expect(res.body.error.code).toBe('model_not_found');
+  });
+
+  it('sends a configured alias, a provider:model name and a routed name to the upstream with its own model name', async () => {
+    await withUpstream(async (upstream) => {
+      const { app, key } = createTestApp({
+        providers: [fakeProvider(upstream)],
+        models: [{ provider: 'fake', model: 'gpt-4o-mini', type: 'chat', aliases: ['fast'] }],
+        routes: [{ pattern: 'gpt-*', provider: 'fake' }],
+      });
+      const cases = [
+        ['fast', 'gpt-4o-mini', 'fake:gpt-4o-mini'],
+        ['fake:some-other-model', 'some-other-model', 'fake:some-other-model'],
+        ['gpt-4.1', 'gpt-4.1', 'fake:gpt-4.1'],
+      ] as const;
+      for (const [requested, upstreamModel, resolved] of cases) {
+        const res = await request(app)
+          .post('/v1/chat/completions')
+          .set('authorization', `Bearer ${key}`)
+          .send({ model: requested, messages: [{ role: 'user', content: 'What is the capital of France?' }] });
+        expect(res.status).toBe(200);
+        const id = expectRequestId(res);
+        expect((upstream.requests.at(-1)?.body as { model: string }).model).toBe(upstreamModel);
+        const [record] = await usageOf(app, key, id);
+        expect(record).toMatchObject({ model_requested: requested, model: resolved, provider: 'fake', input_tokens: 1342, output_tokens: 8 });
+      }
+      expect(upstream.requests).toHaveLength(3);
+    });
+  });
+
+  it('routes agents\' model names that no rule of the user matches to the reference model', async () => {
+    const { app, key } = createTestApp();
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(200);
+    const id = expectRequestId(res);
+    expect(res.body.model).toBe('local:chat');
+    const [record] = await usageOf(app, key, id);
+    expect(record).toMatchObject({ model_requested: 'claude-sonnet-4-5', model: 'local:chat', provider: 'local' });
+  });
+});

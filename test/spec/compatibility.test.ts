@@ -1,0 +1,151 @@
+/**
+ * The breaking-change gate (`npm run contract:diff`) really gates: against the 1.0.0 snapshot, a copy of
+ * the spec with a breaking change fails `redocly diff --fail-on major`, an additive change passes, and so
+ * does the spec as it is.
+ */
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+
+const run = promisify(execFile);
+const ROOT = new URL('../..', import.meta.url).pathname;
+const SPEC = join(ROOT, 'openapi/api.yaml');
+const SNAPSHOT = join(ROOT, 'openapi/snapshots/api-1.0.0.yaml');
+const DIFF_CONFIG = join(ROOT, 'openapi/redocly.diff.yaml');
+
+type Node = Record<string, any>;
+
+interface DiffResult {
+  exitCode: number;
+  output: string;
+}
+
+let workDirectory: string;
+
+beforeAll(() => {
+  workDirectory = mkdtempSync(join(tmpdir(), 'omnigate-diff-'));
+});
+
+afterAll(() => {
+  rmSync(workDirectory, { recursive: true, force: true });
+});
+
+async function diffAgainstSnapshot(revision: string): Promise<DiffResult> {
+  const args = ['--no', 'redocly', 'diff', SNAPSHOT, revision, '--config', DIFF_CONFIG, '--fail-on', 'major'];
+  const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
+  try {
+    const { stdout, stderr } = await run('npx', args, { cwd: ROOT, env, timeout: 55_000 });
+    return { exitCode: 0, output: stdout + stderr };
+  } catch (error) {
+    const failure = error as { code?: number; stdout?: string; stderr?: string; message: string };
+    return { exitCode: typeof failure.code === 'number' ? failure.code : -1, output: `${failure.stdout ?? ''}${failure.stderr ?? ''}\n${failure.message}` };
+  }
+}
+
+/** Copies the spec to a temp file, applies `change` to the parsed copy and writes it back. */
+function changedSpec(name: string, change: (document: Node) => void): string {
+  const document = parse(readFileSync(SPEC, 'utf8')) as Node;
+  change(document);
+  const path = join(workDirectory, `${name}.yaml`);
+  writeFileSync(path, stringify(document));
+  return path;
+}
+
+interface Change {
+  name: string;
+  apply: (document: Node) => void;
+  /** A rule id or phrase the diff report must contain for this change. */
+  reports: string;
+}
+
+// Each `redocly diff` run costs about 1.5 s of CPU, so the changes of one kind share a revision; every
+// change must still show up in the report on its own.
+const BREAKING: Change[] = [
+  {
+    name: 'removing an operation (DELETE /v1/files/{id})',
+    apply: (document) => { delete document.paths['/v1/files/{id}'].delete; },
+    reports: 'Operation `DELETE /v1/files/{id}` was removed. (operation-removed)',
+  },
+  {
+    name: 'removing a whole path (/v1/models)',
+    apply: (document) => { delete document.paths['/v1/models']; },
+    reports: 'Path `/v1/models` was removed. (path-removed)',
+  },
+  {
+    name: 'making an optional request property required (ChatCompletionRequest.temperature)',
+    apply: (document) => {
+      const request = document.components.schemas.ChatCompletionRequest;
+      expect(request.required).not.toContain('temperature');
+      request.required.push('temperature');
+    },
+    reports: 'Properties of `ChatCompletionRequest` became required: `temperature`. (required-properties-added)',
+  },
+];
+
+const ADDITIVE: Change[] = [
+  {
+    name: 'adding a new operation on a new path (GET /v1/ping)',
+    apply: (document) => {
+      document.paths['/v1/ping'] = {
+        get: {
+          operationId: 'ping',
+          tags: ['Extensions'],
+          summary: 'Ping',
+          description: 'Answers that the server is up.',
+          responses: {
+            '200': {
+              description: 'Pong.',
+              headers: { 'x-svc-request-id': { $ref: '#/components/headers/RequestId' } },
+              content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } } }, example: { ok: true } } },
+            },
+          },
+        },
+      };
+    },
+    reports: '/v1/ping',
+  },
+  {
+    name: 'adding an optional request property (ChatCompletionRequest.x_trace)',
+    apply: (document) => {
+      document.components.schemas.ChatCompletionRequest.properties.x_trace = { type: 'string', description: 'Trace tag.' };
+    },
+    reports: 'x_trace',
+  },
+];
+
+function applyAll(changes: Change[]): (document: Node) => void {
+  return (document) => changes.forEach((change) => change.apply(document));
+}
+
+describe.concurrent('redocly diff against openapi/snapshots/api-1.0.0.yaml', { timeout: 60_000 }, () => {
+  it('passes for the current spec, copied unchanged', async () => {
+    const copy = join(workDirectory, 'unchanged.yaml');
+    copyFileSync(SPEC, copy);
+    const result = await diffAgainstSnapshot(copy);
+    expect(result.exitCode, result.output).toBe(0);
+    expect(result.output).toContain('0 major, 0 minor, 0 patch');
+  });
+
+  it('fails on breaking changes, naming each one', async () => {
+    const result = await diffAgainstSnapshot(changedSpec('breaking', applyAll(BREAKING)));
+    // Exactly 1: redocly's "diff failed"; a crash or a timeout must not pass for a detected break.
+    expect(result.exitCode, result.output).toBe(1);
+    expect(result.output).toContain(`${BREAKING.length} major`);
+    for (const change of BREAKING) {
+      expect(result.output, change.name).toContain(change.reports);
+    }
+  });
+
+  it('passes additive changes as minor', async () => {
+    const result = await diffAgainstSnapshot(changedSpec('additive', applyAll(ADDITIVE)));
+    expect(result.exitCode, result.output).toBe(0);
+    expect(result.output).toMatch(/0 major, [1-9]\d* minor/);
+    for (const change of ADDITIVE) {
+      expect(result.output, change.name).toContain(change.reports);
+    }
+  });
+});
