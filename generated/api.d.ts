@@ -194,8 +194,10 @@ export interface paths {
          *
          *     Tool kinds: `function`, `namespace` (a group of function tools) and `web_search` /
          *     `web_search_preview` are accepted; any other tool type is rejected with 400. Fields that Omnigate or
-         *     the chosen provider cannot honour (for example `background`, `conversation`, `prompt`,
-         *     `context_management`, `service_tier`) are accepted and ignored, with a logged warning.
+         *     the chosen provider cannot honour (for example `context_management`, `service_tier`,
+         *     `prompt_cache_key`) are accepted and ignored, with a logged warning. Three would change the answer if
+         *     ignored and are refused with 400 `unsupported_parameter` instead: `background: true`, `conversation`
+         *     and `prompt` (stored prompt templates).
          */
         post: operations["createResponse"];
         delete?: never;
@@ -860,6 +862,8 @@ export interface components {
             n?: number | null;
             /** @description Best-effort determinism, forwarded to providers that support it. */
             seed?: number | null;
+            /** @description Sample only from the k most likely tokens. Not part of OpenAI's API; forwarded to upstreams that take it (vLLM, Ollama, llama.cpp, Anthropic). */
+            top_k?: number | null;
             /** @description An end-user identifier (OpenAI's older name for `safety_identifier`); forwarded where supported. */
             user?: string;
             frequency_penalty?: number | null;
@@ -962,6 +966,8 @@ export interface components {
             tool_calls?: components["schemas"]["ChatToolCallParam"][];
             /** @description The turn's reasoning text, as returned in `message.reasoning_content`. */
             reasoning_content?: string | null;
+            /** @description The same reasoning text under the name Ollama and OpenRouter use; read like `reasoning_content`. */
+            reasoning?: string | null;
             /** @description A reference to an earlier OpenAI audio answer. Accepted and ignored. */
             audio?: {
                 id?: string;
@@ -1388,7 +1394,7 @@ export interface components {
             } | null;
             /** @description A stable identifier of the end user, passed on to providers that accept one. */
             safety_identifier?: string | null;
-            /** @description Deprecated end-user identifier; echoed in the response. */
+            /** @description Deprecated end-user identifier; accepted and ignored. */
             user?: string | null;
             /**
              * @description Requested processing tier (`auto`, `default`, `flex`, `priority`). Accepted and ignored.
@@ -1400,13 +1406,13 @@ export interface components {
              * @enum {string|null}
              */
             truncation?: "auto" | "disabled" | null;
-            /** @description Accepted for compatibility; Omnigate always answers within the request. */
+            /** @description Omnigate always answers within the request: `false` and null are accepted, `true` is refused with 400 `unsupported_parameter`. */
             background?: boolean | null;
-            /** @description A conversation id or object. Accepted and ignored; use `previous_response_id`. */
+            /** @description Conversation objects are not supported: any non-null value is refused with 400 `unsupported_parameter`; use `previous_response_id`. */
             conversation?: string | {
                 [key: string]: unknown;
             } | null;
-            /** @description A reference to a stored prompt template. Accepted and ignored. */
+            /** @description Stored prompt templates are not supported: any non-null value is refused with 400 `unsupported_parameter`. */
             prompt?: {
                 [key: string]: unknown;
             } | null;
@@ -2465,7 +2471,7 @@ export interface components {
             usage: components["schemas"]["AnthropicUsage"];
         };
         /** @enum {string} */
-        AnthropicStopReason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal";
+        AnthropicStopReason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal" | "model_context_window_exceeded";
         /** @description Token usage of the call, as billed by the upstream (or counted by Omnigate when it reports none). */
         AnthropicUsage: {
             input_tokens: number;

@@ -328,7 +328,7 @@ describe('through an Anthropic upstream (scripted fake, native passthrough)', ()
   const textReply: ScriptedReply = { text: 'Bonjour — ça va ? 👋 Je suis là.', finish: 'stop', usage, model: 'claude-sonnet-4-5-20250929' };
   const toolReply: ScriptedReply = {
     text: '',
-    toolCall: { id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', arguments: JSON.stringify({ city: 'Paris', unit: 'celsius', days: 3 }) },
+    toolCalls: [{ id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', arguments: JSON.stringify({ city: 'Paris', unit: 'celsius', days: 3 }) }],
     finish: 'tool-calls',
     usage,
     model: 'claude-sonnet-4-5-20250929',
@@ -398,13 +398,13 @@ describe('through an Anthropic upstream (scripted fake, native passthrough)', ()
       .finalMessage();
     expectUpstreamGotMessages(true);
     expect(final.stop_reason).toBe('tool_use');
-    expect(final.content).toEqual([{ type: 'tool_use', id: toolReply.toolCall!.id, name: 'get_weather', input: { city: 'Paris', unit: 'celsius', days: 3 } }]);
-    expect(partials.filter((partial) => partial !== '').join('')).toBe(toolReply.toolCall!.arguments);
+    expect(final.content).toEqual([{ type: 'tool_use', id: toolReply.toolCalls![0].id, name: 'get_weather', input: { city: 'Paris', unit: 'celsius', days: 3 } }]);
+    expect(partials.filter((partial) => partial !== '').join('')).toBe(toolReply.toolCalls![0].arguments);
     expect(partials.filter((partial) => partial !== '').length).toBeGreaterThanOrEqual(10);
   });
 
   it('countTokens: the upstream’s exact count', async () => {
-    fake.script(() => ({ contentType: 'application/json', body: '{"input_tokens":2095}', argumentChunks: 0 }));
+    fake.script(() => ({ contentType: 'application/json', body: '{"input_tokens":2095}', argumentChunks: [] }));
     const counted = await viaGateway.messages.countTokens({ model: 'claude', messages: [{ role: 'user', content: 'Salut' }] });
     expect(counted.input_tokens).toBe(2095);
     const [request] = fake.received();

@@ -63,6 +63,8 @@ const MODES = ['json', 'stream'] as const;
 const OPENAI_KEY = 'sk-upstream-openai-matrix';
 const ANTHROPIC_KEY = 'sk-ant-upstream-matrix';
 const EXTRA = { x_custom: 1 };
+/** What the gateway sends an Anthropic upstream when an OpenAI-dialect caller set no limit (documented default). */
+const GATEWAY_DEFAULT_MAX_TOKENS = 4096;
 const OPENAI_CALL_ID = 'call_Qx4h2fXv9sLmP0aKdT3yRz1B';
 const ANTHROPIC_CALL_ID = 'toolu_01T1x1fJ34qAmk2tNTrN7Up6';
 
@@ -102,7 +104,7 @@ function scriptedReply(reference: ChatResult, upstream: UpstreamDialect, usage: 
   const finish = reference.finishReason as Extract<FinishReason, 'stop' | 'length' | 'tool-calls'>;
   return {
     text,
-    toolCall: call ? { id: upstream === 'anthropic-messages' ? ANTHROPIC_CALL_ID : OPENAI_CALL_ID, name: call.name, arguments: call.arguments } : undefined,
+    toolCalls: call ? [{ id: upstream === 'anthropic-messages' ? ANTHROPIC_CALL_ID : OPENAI_CALL_ID, name: call.name, arguments: call.arguments }] : [],
     finish,
     usage,
     model,
@@ -238,7 +240,7 @@ describe.each(PROVIDERS)('provider $name', (provider) => {
           expect(call.id).toMatch(/^call_/);
         }
         if (stream) {
-          const upstreamChunks = fake?.answers()[0]?.argumentChunks;
+          const upstreamChunks = fake?.answers()[0]?.argumentChunks[0];
           if (upstreamChunks !== undefined) {
             expect(upstreamChunks, 'the fake sent the arguments in many chunks').toBeGreaterThanOrEqual(10);
             expect(call.fragments, 'every argument fragment reaches the caller as its own delta').toBe(upstreamChunks);
@@ -271,7 +273,7 @@ describe.each(PROVIDERS)('provider $name', (provider) => {
           extra: EXTRA,
           upstreamKey: path.upstream === 'anthropic-messages' ? ANTHROPIC_KEY : OPENAI_KEY,
           callerKey: testApp.key,
-          anthropicMaxTokens: conversation.maxTokens ?? (dialect === 'anthropic' ? DEFAULT_ANTHROPIC_MAX_TOKENS : 4096),
+          anthropicMaxTokens: conversation.maxTokens ?? (dialect === 'anthropic' ? DEFAULT_ANTHROPIC_MAX_TOKENS : GATEWAY_DEFAULT_MAX_TOKENS),
         });
         if (path.passthrough) {
           const answer = fake.answers()[0];
@@ -292,6 +294,56 @@ describe.each(PROVIDERS)('provider $name', (provider) => {
       expect(record.provider).toBe(provider.providerId);
       expect(record.model).toBe(provider.model);
     });
+  });
+});
+
+/**
+ * Beyond the matrix, the top complaint about gateways (field-lessons theme 1): a turn with text BEFORE several
+ * tool calls (Claude nearly always writes a preamble), each call's arguments in many fragments. Every caller
+ * dialect must get the text, then both calls in order with their own ids and arguments, and the tool-call stop.
+ */
+describe.each(PROVIDERS.filter((provider) => provider.name !== 'local'))('provider $name: text then two parallel tool calls', (provider) => {
+  const CALLS = [
+    { city: 'Paris', unit: 'celsius', days: 3, note: 'first call' },
+    { city: 'Tokyo', unit: 'fahrenheit', days: 5, note: 'second call, longer arguments' },
+  ];
+  const PREAMBLE = 'Let me check the weather in both cities.';
+
+  it.each(DIALECTS.flatMap((dialect) => MODES.map((mode) => ({ dialect, mode }))))('caller $dialect ($mode)', async ({ dialect, mode }) => {
+    const stream = mode === 'stream';
+    const path = route(provider.name, dialect)!;
+    const fake = fakes[provider.name]!;
+    const anthropic = path.upstream === 'anthropic-messages';
+    const ids = anthropic ? ['toolu_01Parallel0000000000000A', 'toolu_01Parallel0000000000000B'] : ['call_parallel000000000000A', 'call_parallel000000000000B'];
+    const usage = scriptedUsage('tool-call', path.upstream);
+    const reply: ScriptedReply = {
+      text: PREAMBLE,
+      toolCalls: CALLS.map((args, index) => ({ id: ids[index], name: 'get_weather', arguments: JSON.stringify(args) })),
+      finish: 'tool-calls',
+      usage,
+      model: provider.upstreamModel!,
+    };
+    fake.script((request) => answerFor(path.upstream, reply, request.body));
+    const body = callerBody(dialect, CASES['tool-call'], provider.model, stream);
+    if (dialect === 'chat' && stream) {
+      body.stream_options = { include_usage: true };
+    }
+    const response = await fetch(`${baseURL}${PATHS[dialect]}`, { method: 'POST', headers: callerHeaders(dialect), body: JSON.stringify(body) });
+    const bodyText = await response.text();
+    expect(response.status, bodyText.slice(0, 500)).toBe(200);
+    const outcome = readOutcome(dialect, stream, bodyText, { validate: !path.passthrough });
+    expect(outcome.text).toBe(PREAMBLE);
+    expect(outcome.toolCalls.map((call) => ({ id: call.id, name: call.name, args: JSON.parse(call.arguments) as unknown }))).toEqual(
+      CALLS.map((args, index) => ({ id: ids[index], name: 'get_weather', args })),
+    );
+    if (stream) {
+      expect(outcome.toolCalls.map((call) => call.fragments)).toEqual(fake.answers()[0].argumentChunks);
+    }
+    expect(outcome.finish).toBe(expectedFinish(dialect, 'tool-calls'));
+    const expectedUsage = canonicalFromScripted(usage, path.upstream);
+    assertCallerUsage(dialect, outcome.usage, expectedUsage);
+    expect(fake.received()).toHaveLength(1);
+    assertUsageRecord(await usageRecord(response.headers.get('x-request-id')!), expectedUsage);
   });
 });
 

@@ -33,7 +33,8 @@ export interface ScriptedUsage {
 
 export interface ScriptedReply {
   text: string;
-  toolCall?: ScriptedToolCall;
+  /** Tool calls after the text, in order (parallel calls when more than one). */
+  toolCalls?: ScriptedToolCall[];
   finish: 'stop' | 'length' | 'tool-calls';
   usage: ScriptedUsage;
   /** The upstream's own model name, echoed in its answer. */
@@ -46,8 +47,8 @@ export interface ScriptedAnswer {
   body: string;
   /** SSE only: each event's data string, in order (the `[DONE]` terminator included). */
   events?: Array<{ event?: string; data: string }>;
-  /** How many upstream chunks/events carried tool-call argument fragments. */
-  argumentChunks: number;
+  /** Per tool call: how many upstream chunks/events carried its argument fragments (1 for JSON). */
+  argumentChunks: number[];
 }
 
 /** Cuts text into pieces of `size` characters (code points, never halves of a surrogate pair). */
@@ -85,8 +86,9 @@ function chatUsage(usage: ScriptedUsage): Record<string, unknown> {
 
 export function chatCompletionJson(reply: ScriptedReply): ScriptedAnswer {
   const message: Record<string, unknown> = { role: 'assistant', content: reply.text === '' ? null : reply.text, refusal: null, annotations: [] };
-  if (reply.toolCall) {
-    message.tool_calls = [{ id: reply.toolCall.id, type: 'function', function: { name: reply.toolCall.name, arguments: reply.toolCall.arguments } }];
+  const calls = reply.toolCalls ?? [];
+  if (calls.length > 0) {
+    message.tool_calls = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
   }
   const body = {
     id: 'chatcmpl-matrix0001',
@@ -98,7 +100,7 @@ export function chatCompletionJson(reply: ScriptedReply): ScriptedAnswer {
     service_tier: 'default',
     system_fingerprint: 'fp_matrix01',
   };
-  return { contentType: 'application/json', body: JSON.stringify(body), argumentChunks: reply.toolCall ? 1 : 0 };
+  return { contentType: 'application/json', body: JSON.stringify(body), argumentChunks: calls.map(() => 1) };
 }
 
 export function chatCompletionSse(reply: ScriptedReply, includeUsage: boolean): ScriptedAnswer {
@@ -110,14 +112,14 @@ export function chatCompletionSse(reply: ScriptedReply, includeUsage: boolean): 
   for (const piece of fragments(reply.text, TEXT_PIECE)) {
     events.push({ data: chunk({ content: piece }) });
   }
-  let argumentChunks = 0;
-  if (reply.toolCall) {
-    const call = reply.toolCall;
-    events.push({ data: chunk({ tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }) });
-    for (const piece of fragments(call.arguments, ARGUMENT_PIECE)) {
-      events.push({ data: chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }) });
-      argumentChunks += 1;
+  const argumentChunks: number[] = [];
+  for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+    events.push({ data: chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }) });
+    const pieces = fragments(call.arguments, ARGUMENT_PIECE);
+    for (const piece of pieces) {
+      events.push({ data: chunk({ tool_calls: [{ index, function: { arguments: piece } }] }) });
     }
+    argumentChunks.push(pieces.length);
   }
   events.push({ data: chunk({}, chatFinishReason(reply.finish)) });
   if (includeUsage) {
@@ -141,7 +143,9 @@ function responsesUsage(usage: ScriptedUsage): Record<string, unknown> {
 
 const RESPONSE_ID = 'resp_matrix0001';
 const MESSAGE_ITEM_ID = 'msg_matrix0001';
-const CALL_ITEM_ID = 'fc_matrix0001';
+function callItemId(index: number): string {
+  return `fc_matrix000${index + 1}`;
+}
 
 function responseObject(reply: ScriptedReply, status: 'in_progress' | 'completed' | 'incomplete', output: unknown[], usage: unknown): Record<string, unknown> {
   return {
@@ -189,8 +193,8 @@ function messageItem(reply: ScriptedReply, status: 'in_progress' | 'completed' |
   };
 }
 
-function callItem(call: ScriptedToolCall, status: 'in_progress' | 'completed', args: string): Record<string, unknown> {
-  return { id: CALL_ITEM_ID, type: 'function_call', status, arguments: args, call_id: call.id, name: call.name };
+function callItem(call: ScriptedToolCall, index: number, status: 'in_progress' | 'completed', args: string): Record<string, unknown> {
+  return { id: callItemId(index), type: 'function_call', status, arguments: args, call_id: call.id, name: call.name };
 }
 
 function responsesOutput(reply: ScriptedReply): unknown[] {
@@ -198,15 +202,15 @@ function responsesOutput(reply: ScriptedReply): unknown[] {
   if (reply.text !== '') {
     output.push(messageItem(reply, finalStatus(reply), reply.text));
   }
-  if (reply.toolCall) {
-    output.push(callItem(reply.toolCall, 'completed', reply.toolCall.arguments));
+  for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+    output.push(callItem(call, index, 'completed', call.arguments));
   }
   return output;
 }
 
 export function responsesJson(reply: ScriptedReply): ScriptedAnswer {
   const body = responseObject(reply, finalStatus(reply), responsesOutput(reply), responsesUsage(reply.usage));
-  return { contentType: 'application/json', body: JSON.stringify(body), argumentChunks: reply.toolCall ? 1 : 0 };
+  return { contentType: 'application/json', body: JSON.stringify(body), argumentChunks: (reply.toolCalls ?? []).map(() => 1) };
 }
 
 export function responsesSse(reply: ScriptedReply): ScriptedAnswer {
@@ -230,16 +234,18 @@ export function responsesSse(reply: ScriptedReply): ScriptedAnswer {
     emit('response.output_item.done', { output_index: outputIndex, item: messageItem(reply, finalStatus(reply), reply.text) });
     outputIndex += 1;
   }
-  let argumentChunks = 0;
-  if (reply.toolCall) {
-    const call = reply.toolCall;
-    emit('response.output_item.added', { output_index: outputIndex, item: callItem(call, 'in_progress', '') });
-    for (const piece of fragments(call.arguments, ARGUMENT_PIECE)) {
-      emit('response.function_call_arguments.delta', { item_id: CALL_ITEM_ID, output_index: outputIndex, delta: piece });
-      argumentChunks += 1;
+  const argumentChunks: number[] = [];
+  for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+    const itemId = callItemId(index);
+    emit('response.output_item.added', { output_index: outputIndex, item: callItem(call, index, 'in_progress', '') });
+    const pieces = fragments(call.arguments, ARGUMENT_PIECE);
+    for (const piece of pieces) {
+      emit('response.function_call_arguments.delta', { item_id: itemId, output_index: outputIndex, delta: piece });
     }
-    emit('response.function_call_arguments.done', { item_id: CALL_ITEM_ID, output_index: outputIndex, arguments: call.arguments });
-    emit('response.output_item.done', { output_index: outputIndex, item: callItem(call, 'completed', call.arguments) });
+    argumentChunks.push(pieces.length);
+    emit('response.function_call_arguments.done', { item_id: itemId, output_index: outputIndex, arguments: call.arguments });
+    emit('response.output_item.done', { output_index: outputIndex, item: callItem(call, index, 'completed', call.arguments) });
+    outputIndex += 1;
   }
   const status = finalStatus(reply);
   emit(`response.${status}`, { response: responseObject(reply, status, responsesOutput(reply), responsesUsage(reply.usage)) });
@@ -270,8 +276,8 @@ export function anthropicJson(reply: ScriptedReply): ScriptedAnswer {
   if (reply.text !== '') {
     content.push({ type: 'text', text: reply.text });
   }
-  if (reply.toolCall) {
-    content.push({ type: 'tool_use', id: reply.toolCall.id, name: reply.toolCall.name, input: JSON.parse(reply.toolCall.arguments) as unknown });
+  for (const call of reply.toolCalls ?? []) {
+    content.push({ type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(call.arguments) as unknown });
   }
   const body = {
     id: ANTHROPIC_MESSAGE_ID,
@@ -283,7 +289,7 @@ export function anthropicJson(reply: ScriptedReply): ScriptedAnswer {
     stop_sequence: null,
     usage: anthropicUsage(reply.usage, reply.usage.output),
   };
-  return { contentType: 'application/json', body: JSON.stringify(body), argumentChunks: reply.toolCall ? 1 : 0 };
+  return { contentType: 'application/json', body: JSON.stringify(body), argumentChunks: (reply.toolCalls ?? []).map(() => 1) };
 }
 
 export function anthropicSse(reply: ScriptedReply): ScriptedAnswer {
@@ -311,16 +317,17 @@ export function anthropicSse(reply: ScriptedReply): ScriptedAnswer {
     emit('content_block_stop', { index });
     index += 1;
   }
-  let argumentChunks = 0;
-  if (reply.toolCall) {
-    const call = reply.toolCall;
+  const argumentChunks: number[] = [];
+  for (const call of reply.toolCalls ?? []) {
     emit('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } });
     emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } });
-    for (const piece of fragments(call.arguments, ARGUMENT_PIECE)) {
+    const pieces = fragments(call.arguments, ARGUMENT_PIECE);
+    for (const piece of pieces) {
       emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
-      argumentChunks += 1;
     }
+    argumentChunks.push(pieces.length);
     emit('content_block_stop', { index });
+    index += 1;
   }
   const full = anthropicUsage(reply.usage, reply.usage.output);
   const deltaUsage = reply.usage.outputOnlyInDelta

@@ -1,0 +1,415 @@
+/**
+ * The real process (`server/main.ts`): start on port 0 with a temporary data directory, the first-start
+ * key, keys from the environment, a bad configuration, and graceful shutdown on SIGTERM with a stream in
+ * flight — finished within the grace period, or cut after it — with its usage record in the SQLite file.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sseHead, startFakeUpstream, type FakeUpstream } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
+import { readSse } from '../helpers/read-sse.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Starting the server compiles TypeScript and checks the whole contract: allow for a slow, busy machine. */
+const START_TIMEOUT_MS = 90_000;
+const TEST_TIMEOUT_MS = 180_000;
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  port: number;
+  /** Everything written to stdout so far. */
+  stdout(): string;
+  stderr(): string;
+  /** JSON log lines written so far. */
+  logs(): Array<Record<string, unknown>>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const children: ChildProcessWithoutNullStreams[] = [];
+const upstreams: FakeUpstream[] = [];
+
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+    }
+  }
+  await Promise.all(upstreams.splice(0).map((upstream) => upstream.close()));
+});
+
+function dataDir(): string {
+  return mkdtempSync(path.join(tmpdir(), 'omnigate-process-'));
+}
+
+/** The parent's environment without any Omnigate setting, plus `overrides`. */
+function environment(overrides: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(OMNIGATE_|PORT$|HOST$|LOG_LEVEL$)/.test(name)) {
+      env[name] = value;
+    }
+  }
+  return { ...env, PORT: '0', LOG_LEVEL: 'info', ...overrides };
+}
+
+function spawnServer(overrides: Record<string, string>): Omit<Started, 'port'> & { listening: Promise<number> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env: environment(overrides) });
+  children.push(child);
+  let out = '';
+  let err = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const logs = () =>
+    out
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const listening = new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no 'omnigate listening' line within ${START_TIMEOUT_MS} ms; stderr: ${err}`)), START_TIMEOUT_MS);
+    child.stdout.on('data', (piece: Buffer) => {
+      out += piece.toString('utf8');
+      const line = logs().find((entry) => entry.msg === 'omnigate listening');
+      if (line) {
+        clearTimeout(timer);
+        resolve(line.port as number);
+      }
+    });
+    child.stderr.on('data', (piece: Buffer) => {
+      err += piece.toString('utf8');
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before listening; stderr: ${err}`));
+    });
+  });
+  listening.catch(() => undefined);
+  return { child, stdout: () => out, stderr: () => err, logs, exited, listening };
+}
+
+async function startServer(overrides: Record<string, string>): Promise<Started> {
+  const spawned = spawnServer(overrides);
+  const port = await spawned.listening;
+  return { ...spawned, port };
+}
+
+interface Answer {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+function call(port: number, method: string, urlPath: string, options: { key?: string; body?: unknown; agent?: Agent | false } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = {};
+    if (options.key) {
+      headers.authorization = `Bearer ${options.key}`;
+    }
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+    }
+    const req = httpRequest({ host: '127.0.0.1', port, method, path: urlPath, headers, agent: options.agent ?? false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (piece: string) => {
+        body += piece;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
+  });
+}
+
+function usageRows(dir: string): Array<Record<string, unknown>> {
+  const db = new Database(path.join(dir, 'omnigate.sqlite'), { readonly: true });
+  try {
+    return db.prepare('SELECT * FROM usage_records ORDER BY seq').all() as Array<Record<string, unknown>>;
+  } finally {
+    db.close();
+  }
+}
+
+/** A config file whose provider `slow` is the fake upstream. */
+function slowProviderConfig(dir: string, upstream: FakeUpstream): string {
+  const file = path.join(dir, 'omnigate.yaml');
+  writeFileSync(file, `providers:\n  slow:\n    type: openai-compatible\n    base_url: ${upstream.origin}/v1\nmodels:\n  - provider: slow\n    model: drip\n`);
+  return file;
+}
+
+function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
+  return `data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1767225600, model: 'drip', choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
+}
+
+const KEY_MESSAGE = 'No API key existed, so one was created. Keep it; it is not shown again:';
+
+describe('starting', () => {
+  it(
+    'creates a key at first start, prints it once, and the key works across restarts',
+    async () => {
+      const dir = dataDir();
+      const first = await startServer({ OMNIGATE_DATA_DIR: dir });
+      const printed = first.stdout().split('\n').map((line) => line.trim());
+      expect(printed).toContain(KEY_MESSAGE);
+      const keys = printed.filter((line) => /^og-[A-Za-z0-9_-]{32}$/.test(line));
+      expect(keys).toHaveLength(1);
+      const [key] = keys;
+      expect(first.logs().find((line) => line.msg === 'omnigate listening')).toMatchObject({ host: '127.0.0.1', dataDir: dir, models: ['local:chat'] });
+
+      const health = await call(first.port, 'GET', '/health');
+      expect(health.status).toBe(200);
+      expect(JSON.parse(health.body)).toMatchObject({ status: 'ok', version: '1.0.0' });
+      const models = await call(first.port, 'GET', '/v1/models', { key });
+      expect(models.status).toBe(200);
+      expect(models.headers['x-svc-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toEqual({ code: 0, signal: null });
+
+      const second = await startServer({ OMNIGATE_DATA_DIR: dir });
+      expect(second.stdout()).not.toContain(KEY_MESSAGE);
+      expect(second.stdout()).not.toContain(key);
+      expect((await call(second.port, 'GET', '/v1/models', { key })).status).toBe(200);
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toEqual({ code: 0, signal: null });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'registers the keys of OMNIGATE_API_KEYS, prints none, and serves calls made with them',
+    async () => {
+      const dir = dataDir();
+      const server = await startServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: 'og-env-key-one, og-env-key-two' });
+      expect(server.stdout()).not.toContain(KEY_MESSAGE);
+      const answer = await call(server.port, 'POST', '/v1/chat/completions', {
+        key: 'og-env-key-two',
+        body: { model: 'reference', messages: [{ role: 'user', content: 'hello from a process test' }] },
+      });
+      expect(answer.status).toBe(200);
+      const requestId = answer.headers['x-svc-request-id'];
+      expect(answer.headers['x-request-id']).toBe(requestId);
+      const completion = JSON.parse(answer.body) as { model: string; choices: Array<{ message: { content: string } }> };
+      expect(completion.model).toBe('local:chat');
+      expect(completion.choices[0].message.content).toBe('You said: hello from a process test');
+      expect((await call(server.port, 'GET', '/v1/models', { key: 'og-not-registered' })).status).toBe(401);
+
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+      expect(server.logs().map((line) => line.msg)).toEqual(
+        expect.arrayContaining(['shutting down: no new connections, finishing in-flight requests', 'stopped']),
+      );
+      const db = new Database(path.join(dir, 'omnigate.sqlite'), { readonly: true });
+      try {
+        expect(db.prepare('SELECT name, allowed_models, revoked_at FROM api_keys ORDER BY name').all()).toEqual([
+          { name: 'env-1', allowed_models: '[]', revoked_at: null },
+          { name: 'env-2', allowed_models: '[]', revoked_at: null },
+        ]);
+      } finally {
+        db.close();
+      }
+      expect(usageRows(dir)).toEqual([
+        expect.objectContaining({ request_id: requestId, operation: 'createChatCompletion', model_requested: 'reference', model: 'local:chat', status: 200 }),
+      ]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'exits 78 naming the field when OMNIGATE_CONFIG is invalid',
+    async () => {
+      const dir = dataDir();
+      const file = path.join(dir, 'omnigate.yaml');
+      writeFileSync(file, 'providers:\n  openai:\n    type: openai-compatible\n    base_url: not-a-url\n');
+      const spawned = spawnServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_CONFIG: file });
+      expect(await spawned.exited).toEqual({ code: 78, signal: null });
+      expect(spawned.stderr()).toBe(`omnigate: configuration error: ${file}: providers.openai.base_url: Invalid URL\n`);
+      expect(spawned.stdout()).toBe('');
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'exits 78 naming the variable when the config references an unset environment variable',
+    async () => {
+      const dir = dataDir();
+      const file = path.join(dir, 'omnigate.yaml');
+      writeFileSync(file, 'providers:\n  openai:\n    type: openai-compatible\n    base_url: https://api.openai.com/v1\n    api_key: ${OMNIGATE_TEST_UNSET_KEY}\n');
+      const spawned = spawnServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_CONFIG: file });
+      expect(await spawned.exited).toEqual({ code: 78, signal: null });
+      expect(spawned.stderr()).toBe(
+        'omnigate: configuration error: providers.openai.api_key: environment variable OMNIGATE_TEST_UNSET_KEY is referenced but not set\n',
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe('shutting down', () => {
+  it(
+    'finishes a stream in flight on SIGTERM, refuses new connections, exits 0 promptly and keeps the usage record',
+    async () => {
+      const upstream = await startFakeUpstream(async (_request, res) => {
+        sseHead(res);
+        res.write(chunk({ role: 'assistant', content: '' }));
+        for (const word of ['Slow', ' and', ' steady']) {
+          await new Promise((resolve) => setTimeout(resolve, 400));
+          res.write(chunk({ content: word }));
+        }
+        res.write(chunk({}, 'stop'));
+        res.write(`data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1767225600, model: 'drip', choices: [], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } })}\n\n`);
+        res.end('data: [DONE]\n\n');
+      });
+      upstreams.push(upstream);
+      const dir = dataDir();
+      const server = await startServer({
+        OMNIGATE_DATA_DIR: dir,
+        OMNIGATE_API_KEYS: 'og-shutdown-key',
+        OMNIGATE_CONFIG: slowProviderConfig(dir, upstream),
+        OMNIGATE_SHUTDOWN_GRACE_MS: '60000',
+      });
+      // A keep-alive client that would hold its idle connection open for a minute.
+      const agent = new Agent({ keepAlive: true, timeout: 60_000 });
+      let signalled = 0;
+      let refused: unknown;
+      const streamed = await new Promise<{ requestId: string; body: string; endedAt: number }>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            method: 'POST',
+            path: '/v1/chat/completions',
+            agent,
+            headers: { authorization: 'Bearer og-shutdown-key', 'content-type': 'application/json' },
+          },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (piece: string) => {
+              body += piece;
+              if (!signalled) {
+                signalled = Date.now();
+                server.child.kill('SIGTERM');
+                // While the stream drains, new connections are refused.
+                setTimeout(() => {
+                  call(server.port, 'GET', '/health').then(
+                    (answer) => (refused = answer.status),
+                    (error: NodeJS.ErrnoException) => (refused = error.code),
+                  );
+                }, 300);
+              }
+            });
+            res.on('end', () => resolve({ requestId: res.headers['x-svc-request-id'] as string, body, endedAt: Date.now() }));
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ model: 'slow:drip', stream: true, messages: [{ role: 'user', content: 'take your time' }] }));
+      });
+      const exit = await server.exited;
+      const exitedAt = Date.now();
+      agent.destroy();
+
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(refused).toBe('ECONNREFUSED');
+      const events = readSse(streamed.body);
+      expect(events.at(-1)?.data).toBe('[DONE]');
+      const text = events
+        .slice(0, -1)
+        .map((event) => (JSON.parse(event.data) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '')
+        .join('');
+      expect(text).toBe('Slow and steady');
+      // The process does not wait for the client to drop its idle keep-alive connection.
+      expect(exitedAt - streamed.endedAt).toBeLessThan(5_000);
+      expect(server.logs().at(-1)?.msg).toBe('stopped');
+      expect(usageRows(dir)).toEqual([
+        expect.objectContaining({
+          request_id: streamed.requestId,
+          operation: 'createChatCompletion',
+          model_requested: 'slow:drip',
+          model: 'slow:drip',
+          provider: 'slow',
+          input_tokens: 12,
+          output_tokens: 3,
+          status: 200,
+        }),
+      ]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'cuts a stream still running after the grace period, exits 0 and still writes its usage record',
+    async () => {
+      const upstream = await startFakeUpstream((_request, res) => {
+        sseHead(res);
+        res.write(chunk({ role: 'assistant', content: '' }));
+        res.write(chunk({ content: 'Never' }));
+        // …and then nothing: the upstream stalls until it is disconnected.
+      });
+      upstreams.push(upstream);
+      const dir = dataDir();
+      const server = await startServer({
+        OMNIGATE_DATA_DIR: dir,
+        OMNIGATE_API_KEYS: 'og-grace-key',
+        OMNIGATE_CONFIG: slowProviderConfig(dir, upstream),
+        OMNIGATE_SHUTDOWN_GRACE_MS: '500',
+      });
+      const streamed = await new Promise<{ requestId: string; body: string }>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            method: 'POST',
+            path: '/v1/chat/completions',
+            agent: false,
+            headers: { authorization: 'Bearer og-grace-key', 'content-type': 'application/json' },
+          },
+          (res) => {
+            let body = '';
+            let signalled = false;
+            res.setEncoding('utf8');
+            res.on('data', (piece: string) => {
+              body += piece;
+              if (!signalled) {
+                signalled = true;
+                server.child.kill('SIGTERM');
+              }
+            });
+            const done = () => resolve({ requestId: res.headers['x-svc-request-id'] as string, body });
+            res.on('end', done);
+            res.on('error', done);
+            res.on('aborted', done);
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ model: 'slow:drip', stream: true, messages: [{ role: 'user', content: 'wait forever' }] }));
+      });
+      const exit = await server.exited;
+
+      expect(exit).toEqual({ code: 0, signal: null });
+      const events = readSse(streamed.body);
+      expect(events.map((event) => event.data)).not.toContain('[DONE]');
+      expect(JSON.parse(events[1].data).choices[0].delta.content).toBe('Never');
+      const rows = usageRows(dir);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        request_id: streamed.requestId,
+        operation: 'createChatCompletion',
+        model_requested: 'slow:drip',
+        model: 'slow:drip',
+        provider: 'slow',
+        status: 499,
+        // A native passthrough bills from the upstream's own usage chunk; a cut stream never got one.
+        input_tokens: 0,
+        output_tokens: 0,
+      });
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
