@@ -1170,6 +1170,12 @@ export interface components {
             tool_calls?: components["schemas"]["ChatToolCall"][];
             /** @description The model's reasoning text, when the provider exposes it (as vLLM and DeepSeek do). */
             reasoning_content?: string | null;
+            /** @description URL citations an OpenAI upstream attached to the answer; relayed in native passthrough. */
+            annotations?: ({
+                type: string;
+            } & {
+                [key: string]: unknown;
+            })[];
         };
         /** @description A tool call made by the model. */
         ChatToolCall: {
@@ -1199,9 +1205,17 @@ export interface components {
             prompt_tokens_details?: {
                 /** @description Prompt tokens served from the provider's prompt cache. */
                 cached_tokens: number;
+                /** @description Sent by OpenAI upstreams and relayed in native passthrough. */
+                audio_tokens?: number;
             };
             completion_tokens_details?: {
                 reasoning_tokens: number;
+                /** @description Sent by OpenAI upstreams and relayed in native passthrough. */
+                audio_tokens?: number;
+                /** @description Sent by OpenAI upstreams and relayed in native passthrough. */
+                accepted_prediction_tokens?: number;
+                /** @description Sent by OpenAI upstreams and relayed in native passthrough. */
+                rejected_prediction_tokens?: number;
             };
         };
         /**
@@ -1679,7 +1693,10 @@ export interface components {
             type: "function";
             name: string;
         };
-        /** @description A model response. */
+        /**
+         * @description A model response. Omnigate always sends `completed_at` and `output_text` (the SDK convenience field); a
+         *     response relayed from an OpenAI upstream in native passthrough may leave them out.
+         */
         ResponseObject: {
             /**
              * @description The response id (`resp_…`).
@@ -1691,7 +1708,7 @@ export interface components {
             /** @description Creation time, Unix seconds. */
             created_at: number;
             /** @description Completion time, Unix seconds; null until the response is completed. */
-            completed_at: number | null;
+            completed_at?: number | null;
             /** @enum {string} */
             status: "completed" | "failed" | "in_progress" | "incomplete" | "cancelled" | "queued";
             error: components["schemas"]["ResponseError"];
@@ -1703,7 +1720,7 @@ export interface components {
             /** @description Output items in order. */
             output: components["schemas"]["ResponseOutputItem"][];
             /** @description All `output_text` parts of the output joined; empty when there are none. */
-            output_text: string;
+            output_text?: string;
             parallel_tool_calls: boolean;
             previous_response_id: string | null;
             reasoning: components["schemas"]["ResponseReasoningConfig"];
@@ -1726,6 +1743,16 @@ export interface components {
             /** @enum {string|null} */
             truncation?: "auto" | "disabled" | null;
             service_tier?: string | null;
+            /** @description Sent by OpenAI upstreams; relayed in native passthrough. Omnigate's own responses never run in the background. */
+            background?: boolean | null;
+            /** @description Sent by OpenAI upstreams; relayed in native passthrough. */
+            max_tool_calls?: number | null;
+            /** @description Sent by OpenAI upstreams; relayed in native passthrough. */
+            top_logprobs?: number | null;
+            /** @description Sent by OpenAI upstreams; relayed in native passthrough. */
+            prompt_cache_key?: string | null;
+            /** @description Sent by OpenAI upstreams; relayed in native passthrough. */
+            safety_identifier?: string | null;
         };
         /** @description Why the response failed; null unless `status` is `failed`. */
         ResponseError: {
@@ -2480,6 +2507,16 @@ export interface components {
             cache_read_input_tokens: number | null;
             /** @example standard */
             service_tier?: string | null;
+            /** @description Cache writes by time-to-live, as an Anthropic upstream reports them; relayed in native passthrough. */
+            cache_creation?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Server-tool request counts from an Anthropic upstream; relayed in native passthrough. */
+            server_tool_use?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Where an Anthropic upstream ran the request; relayed in native passthrough. */
+            inference_geo?: string | null;
         };
         /** @description A content block of a generated message. */
         AnthropicContentBlock: components["schemas"]["AnthropicTextBlock"] | components["schemas"]["AnthropicThinkingBlock"] | components["schemas"]["AnthropicRedactedThinkingBlock"] | components["schemas"]["AnthropicToolUseBlock"] | components["schemas"]["AnthropicServerToolBlock"];
@@ -2490,8 +2527,8 @@ export interface components {
              */
             type: "text";
             text: string;
-            /** @description Citations supporting the text, or null. */
-            citations: components["schemas"]["AnthropicTextCitation"][] | null;
+            /** @description Citations supporting the text, or null. Omnigate always sends it; an Anthropic upstream relayed in native passthrough may leave it out. */
+            citations?: components["schemas"]["AnthropicTextCitation"][] | null;
         };
         /**
          * @description A citation as returned by an Anthropic upstream (`char_location`, `page_location`,

@@ -7,11 +7,13 @@ const spec = 'openapi/api.yaml';
 const docs = 'docs/index.html';
 if (!existsSync(docs) || statSync(docs).mtimeMs < statSync(spec).mtimeMs) {
   try {
+    // Output is kept quiet (Redocly prints banners); it is shown only if the build fails.
     execFileSync('npx', ['--no-install', 'redocly', 'build-docs', spec, '--config', 'openapi/redocly.yaml', '--inlineBundle', '-o', docs], {
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
     });
-  } catch {
+  } catch (error) {
+    process.stderr.write(String(error.stderr ?? ''));
     process.stderr.write('omnigate: could not build the API docs; /docs will answer 404 until `npm run docs` succeeds.\n');
   }
 }

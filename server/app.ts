@@ -1,6 +1,6 @@
 /**
  * createApp(deps): the Express application, wired in the order that gives every response an id and the
- * right envelope: request id → usage record → body parser → auth → contract validation (requests AND
+ * right envelope: request id → usage record → auth → body parser → contract validation (requests AND
  * JSON responses) → handlers mounted from the spec's own paths → 404 → the one error handler.
  */
 import express, { type ErrorRequestHandler, type Express } from 'express';
@@ -46,8 +46,9 @@ export function createApp(deps: AppDeps): Express {
     res.locals.call = startCallRecord(res, deps.usage, deps.now);
     next();
   });
-  app.use(express.json({ limit: deps.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
+  // Authentication before the body is read: an unauthenticated client never gets its body parsed.
   app.use(authenticate(deps.keys));
+  app.use(express.json({ limit: deps.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(deps.spec.document) as never,

@@ -19,6 +19,10 @@ import { createUsageRecorder } from './usage/usage-recorder.js';
 
 const DOCS_PATH = fileURLToPath(new URL('../docs/index.html', import.meta.url));
 const VERSION = '1.0.0';
+/** During shutdown, how often connections that fell idle are closed. */
+const IDLE_SWEEP_MS = 100;
+/** After the grace period, how long aborted requests get to end their responses before connections are cut. */
+const FORCE_CLOSE_MS = 2_000;
 
 async function main(): Promise<void> {
   let config: Readonly<Config>;
@@ -82,11 +86,16 @@ async function main(): Promise<void> {
       logger.info('stopped');
       process.exit(0);
     });
+    // server.close() only closes the connections idle at this moment; a keep-alive connection whose response
+    // finishes later would hold the process until its client drops it. Close connections as they fall idle.
     server.closeIdleConnections();
-    // Requests still running after the grace period (long streams) are cut, then everything is flushed.
+    setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS).unref();
+    // Requests still running after the grace period (long streams) are told to stop: they end their responses
+    // and queue their usage records themselves, before their connections close and the queue is flushed.
+    // Connections that still hang on after that are cut.
     setTimeout(() => {
       shutdown.abort(new Error('server shutting down'));
-      server.closeAllConnections();
+      setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_MS).unref();
     }, config.shutdownGraceMs).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

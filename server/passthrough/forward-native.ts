@@ -11,10 +11,9 @@ import type { Response } from 'express';
 import { createParser } from 'eventsource-parser';
 import type { ApiError } from '../http/api-error.js';
 import type { CallRecord } from '../http/call-record.js';
-import { toApiError } from '../http/error-handler.js';
 import { openSse, type SseEvent } from '../http/sse.js';
 import type { Dialect, NativePassthrough } from '../providers/types.js';
-import type { ResolvedChat } from '../routes/run-text-call.js';
+import { streamFailure, type ResolvedChat } from '../routes/run-text-call.js';
 import { wireUsageReader } from './wire-usage.js';
 
 export interface ForwardOptions {
@@ -90,9 +89,9 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
         parser.feed(decoder.decode(chunk, { stream: true }));
       }
     } catch (error) {
-      const apiError = toApiError(error);
-      status = chat.context.signal.aborted ? 499 : apiError.status;
-      for (const event of options.failure(apiError, lastEvent)) {
+      const failure = streamFailure(chat, error);
+      status = failure.status;
+      for (const event of options.failure(failure.error, lastEvent)) {
         sse.send(event);
       }
     }

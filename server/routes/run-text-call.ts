@@ -7,7 +7,7 @@
 import type { Response } from 'express';
 import type { AppDeps } from '../app.js';
 import { abortOnClose } from '../http/abort-on-close.js';
-import type { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/api-error.js';
 import type { CallRecord } from '../http/call-record.js';
 import { toApiError } from '../http/error-handler.js';
 import { openSse, type SseEvent } from '../http/sse.js';
@@ -21,6 +21,17 @@ export interface ResolvedChat {
   logger: AppDeps['logger'];
   model: ChatModel;
   context: CallContext;
+  /** Fires when the server shuts down; `context.signal` fires then too, and when the client goes away. */
+  shutdown?: AbortSignal;
+}
+
+/** How a failure after the stream started is reported and recorded: a shutdown is not the client leaving. */
+export function streamFailure(chat: ResolvedChat, error: unknown): { error: ApiError; status: number } {
+  if (chat.shutdown?.aborted) {
+    return { error: new ApiError(503, 'The server is shutting down.', { code: 'shutting_down', cause: error }), status: 503 };
+  }
+  const apiError = toApiError(error);
+  return { error: apiError, status: chat.context.signal.aborted ? 499 : apiError.status };
 }
 
 /** Resolves the requested model for the caller's key and prepares the call context (abort, warnings). */
@@ -43,6 +54,7 @@ export function prepareChatCall(deps: Pick<AppDeps, 'registry' | 'logger' | 'shu
     logger: deps.logger,
     model: deps.registry.chatModel(resolved),
     context: { signal: abortOnClose(res, deps.shutdownSignal), requestId, warn },
+    shutdown: deps.shutdownSignal,
   };
 }
 
@@ -103,8 +115,9 @@ export async function sendStreamed(res: Response, chat: ResolvedChat, options: C
       sse.sendRaw(encoding.terminator);
     }
   } catch (error) {
-    const apiError = toApiError(error);
-    status = chat.context.signal.aborted ? 499 : apiError.status;
+    const failure = streamFailure(chat, error);
+    const apiError = failure.error;
+    status = failure.status;
     if (status !== 499) {
       chat.logger.error({ requestId: chat.context.requestId, status, err: apiError.cause ?? error }, `stream failed after it started: ${apiError.message}`);
     }

@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sseHead, startFakeUpstream, type FakeUpstream } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
 import { readSse } from '../helpers/read-sse.js';
+import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Starting the server compiles TypeScript and checks the whole contract: allow for a slow, busy machine. */
@@ -396,6 +397,10 @@ describe('shutting down', () => {
       const events = readSse(streamed.body);
       expect(events.map((event) => event.data)).not.toContain('[DONE]');
       expect(JSON.parse(events[1].data).choices[0].delta.content).toBe('Never');
+      // The stream says why it ends: the server is shutting down (not "the client closed the request").
+      const last = JSON.parse(events.at(-1)!.data) as unknown;
+      assertMatchesSchema('ChatCompletionStreamError', last);
+      expect(last).toEqual({ error: { message: 'The server is shutting down.', type: 'service_unavailable_error', param: null, code: 'shutting_down' } });
       const rows = usageRows(dir);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({
@@ -404,7 +409,7 @@ describe('shutting down', () => {
         model_requested: 'slow:drip',
         model: 'slow:drip',
         provider: 'slow',
-        status: 499,
+        status: 503,
         // A native passthrough bills from the upstream's own usage chunk; a cut stream never got one.
         input_tokens: 0,
         output_tokens: 0,

@@ -240,6 +240,52 @@ describe('usage records', () => {
   });
 });
 
+describe('streams cut by a server shutdown', () => {
+  it('ends the stream with a shutting_down error frame and records it with status 503', async () => {
+    const { app, key, shutdown } = createTestApp();
+    const server: Server = await new Promise((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const text = 'word '.repeat(20_000).trim();
+      const { requestId, body } = await new Promise<{ requestId: string; body: string }>((resolve, reject) => {
+        const req = httpRequest(
+          { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
+          (res: IncomingMessage) => {
+            let received = '';
+            res.setEncoding('utf8');
+            res.on('data', (piece: string) => {
+              received += piece;
+              if (!shutdown.signal.aborted) {
+                shutdown.abort(new Error('server shutting down'));
+              }
+            });
+            res.on('end', () => resolve({ requestId: res.headers['x-svc-request-id'] as string, body: received }));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify(chat('local:chat', text, { stream: true })));
+      });
+      const events = readSse(body);
+      expect(events.map((event) => event.data)).not.toContain('[DONE]');
+      const last = JSON.parse(events.at(-1)!.data) as unknown;
+      assertMatchesSchema('ChatCompletionStreamError', last);
+      expect(last).toEqual({ error: { message: 'The server is shutting down.', type: 'service_unavailable_error', param: null, code: 'shutting_down' } });
+      for (const event of events.slice(0, -1)) {
+        assertMatchesSchema('ChatCompletionChunk', JSON.parse(event.data));
+      }
+      const records = await usageOf(app, key, requestId);
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({ request_id: requestId, operation: 'createChatCompletion', model: 'local:chat', input_tokens: promptTokens(text), status: 503 });
+      expect(records[0].output_tokens as number).toBeGreaterThan(0);
+      expect(records[0].output_tokens as number).toBeLessThan(splitIntoTokens(`You said: ${text}`).length);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('GET /v1/usage', () => {
   it('shows each key only its own records', async () => {
     const { app, key, keys } = createTestApp({ now: () => T0 });

@@ -30,6 +30,8 @@ export interface Outcome {
   finish: string;
   /** The dialect's usage object as the caller finally sees it (chat: null when the stream carried none). */
   usage: Json | null;
+  /** Responses only: the response id (for `previous_response_id`). */
+  responseId?: string;
   /** Stream only: the data strings of the events, in order (chat's `[DONE]` included). */
   events?: Array<{ event?: string; data: string }>;
 }
@@ -159,7 +161,7 @@ function responseOutcome(response: Json): Outcome {
       toolCalls.push({ id: item.call_id as string, name: item.name as string, arguments: item.arguments as string, fragments: 1 });
     }
   }
-  return { text, toolCalls, finish: responsesFinish(response), usage: response.usage ?? null };
+  return { text, toolCalls, finish: responsesFinish(response), usage: response.usage ?? null, responseId: response.id as string };
 }
 
 function responsesStream(events: Array<{ event?: string; data: string }>, validateEvent: Validate): Omit<Outcome, 'events'> {
