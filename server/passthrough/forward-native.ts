@@ -14,6 +14,8 @@ import type { CallRecord } from '../http/call-record.js';
 import { openSse, type SseEvent } from '../http/sse.js';
 import type { Dialect, NativePassthrough } from '../providers/types.js';
 import { streamFailure, type ResolvedChat } from '../routes/run-text-call.js';
+import type { ChatCallOptions } from '../providers/types.js';
+import { countCallInputTokens, countTextTokens } from '../tokens/tokenizer.js';
 import { wireUsageReader } from './wire-usage.js';
 
 export interface ForwardOptions {
@@ -23,6 +25,8 @@ export interface ForwardOptions {
   headers?: Record<string, string>;
   /** Events reporting a failure after the stream started, in the caller's dialect. */
   failure(error: ApiError, lastEvent: unknown): SseEvent[];
+  /** Input tokens counted with the tokenizer, for an upstream that reports no usage. */
+  estimateInputTokens(): number;
 }
 
 function isUsageOnlyChunk(data: unknown): boolean {
@@ -55,7 +59,7 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
       try {
         reader.json(JSON.parse(bytes.toString('utf8')));
       } catch {
-        // Not JSON after all: relayed as is; usage falls back to the estimate below.
+        // Not JSON after all: relayed as is; usage falls back to the estimate in `finally`.
       }
       // Sent as bytes, not through res.json: the upstream's exact answer is the point of passthrough.
       res.status(upstream.status).type(upstream.headers['content-type'] ?? 'application/json').send(bytes);
@@ -97,7 +101,19 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
     }
     sse.end();
   } finally {
-    call.usage = reader.usage() ?? null;
+    call.usage = reader.usage() ?? { inputTokens: options.estimateInputTokens(), outputTokens: countTextTokens(reader.produced()) };
     call.complete(status);
+  }
+}
+
+/**
+ * Input tokens of a passthrough body by the tokenizer, decoded with the caller's codec only when needed;
+ * 0 when the body cannot be decoded on its own (it was relayed as is; the upstream judged it).
+ */
+export function estimateInputTokens(decode: () => ChatCallOptions): number {
+  try {
+    return countCallInputTokens(decode());
+  } catch {
+    return 0;
   }
 }

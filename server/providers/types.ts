@@ -204,7 +204,11 @@ export interface PassthroughResponse {
   body: AsyncIterable<Uint8Array>;
 }
 
+export type PassthroughContext = CallContext & { query?: string; headers?: Record<string, string> };
+
 export interface NativePassthrough {
   /** Sends `body` (the caller's wire body with `model` already rewritten) to the upstream's endpoint. */
-  forward(body: Record<string, unknown>, context: CallContext & { query?: string; headers?: Record<string, string> }): Promise<PassthroughResponse>;
+  forward(body: Record<string, unknown>, context: PassthroughContext): Promise<PassthroughResponse>;
+  /** The dialect's token-counting endpoint, where the upstream has one (Anthropic's count_tokens). */
+  forwardCountTokens?(body: Record<string, unknown>, context: PassthroughContext): Promise<PassthroughResponse>;
 }

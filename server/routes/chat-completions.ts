@@ -5,7 +5,7 @@ import { errorBody } from '../http/error-handler.js';
 import type { OperationHandler } from '../http/operation-types.js';
 import { decodeChatRequest, encodeChatCompletion, encodeChatStream } from '../formats/openai-chat/index.js';
 import type { ChatCompletionRequest } from '../formats/openai-chat/wire-types.js';
-import { forwardNative } from '../passthrough/forward-native.js';
+import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
 import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
 
 export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now'>): {
@@ -21,6 +21,7 @@ export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger'
           dialect: 'openai-chat',
           body: req.body as unknown as Record<string, unknown>,
           failure: (error) => [{ data: errorBody(error, 'openai', chat.context.requestId) }],
+          estimateInputTokens: () => estimateInputTokens(() => decodeChatRequest(req.body as ChatCompletionRequest, () => {}).options),
         });
         return;
       }

@@ -7,16 +7,29 @@ import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../app.js';
 import { decodeMessagesRequest, encodeMessage, encodeMessagesStream } from '../formats/anthropic-messages/index.js';
 import type { AnthropicMessagesRequest } from '../formats/anthropic-messages/wire-types.js';
+import { UpstreamError } from '../http/api-error.js';
 import { errorBody } from '../http/error-handler.js';
 import type { Handlers } from '../http/operation-types.js';
 import type { SseEvent } from '../http/sse.js';
-import { forwardNative } from '../passthrough/forward-native.js';
+import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
 import { countCallInputTokens } from '../tokens/tokenizer.js';
 import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
 
 /** The Anthropic `error` event for a failure after the stream started. */
 function errorEvent(error: Parameters<typeof errorBody>[0], requestId: string): SseEvent {
   return { event: 'error', data: errorBody(error, 'anthropic', requestId) };
+}
+
+async function readJson(body: AsyncIterable<Uint8Array>): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) {
+    chunks.push(Buffer.from(chunk));
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return {};
+  }
 }
 
 function forwardedQuery(req: { originalUrl: string }): string | undefined {
@@ -39,6 +52,7 @@ export function messageHandlers(
           query: forwardedQuery(req),
           headers: beta ? { 'anthropic-beta': beta } : undefined,
           failure: (error) => [errorEvent(error, chat.context.requestId)],
+          estimateInputTokens: () => estimateInputTokens(() => decodeMessagesRequest(req.body as unknown as AnthropicMessagesRequest, () => {}).options),
         });
         return;
       }
@@ -58,6 +72,21 @@ export function messageHandlers(
     },
     async countMessageTokens(req, res) {
       const chat = prepareChatCall(deps, res, req.body.model);
+      const native = chat.model.passthrough?.['anthropic-messages']?.forwardCountTokens;
+      if (native) {
+        // An Anthropic upstream counts exactly, with the caller's own body, query and betas.
+        const beta = req.get('anthropic-beta');
+        const upstream = await native(
+          { ...(req.body as unknown as Record<string, unknown>), model: chat.resolved.entry.upstreamModel },
+          { ...chat.context, query: forwardedQuery(req), headers: beta ? { 'anthropic-beta': beta } : undefined },
+        );
+        const count = (await readJson(upstream.body)) as { input_tokens?: unknown };
+        if (typeof count.input_tokens !== 'number') {
+          throw new UpstreamError(chat.resolved.entry.provider, 502, upstream.status, 'The upstream count_tokens answer has no input_tokens.');
+        }
+        res.json({ input_tokens: count.input_tokens });
+        return;
+      }
       // Same block shapes as a create request; max_tokens only satisfies the decoder's type.
       const request = decodeMessagesRequest({ ...(req.body as unknown as AnthropicMessagesRequest), max_tokens: 1 }, chat.context.warn);
       const inputTokens = await chat.model.countTokens(request.options, chat.context);

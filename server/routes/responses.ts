@@ -18,7 +18,7 @@ import {
 import { ApiError } from '../http/api-error.js';
 import type { Handlers } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
-import { forwardNative } from '../passthrough/forward-native.js';
+import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
 import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
 
 function randomId(prefix: string): string {
@@ -36,8 +36,8 @@ export function responseHandlers(
   return {
     async createResponse(req, res) {
       const key = res.locals.apiKey as ApiKeyRecord;
-      const body = req.body as unknown as ResponsesRequestBody;
       const chat = prepareChatCall(deps, res, req.body.model);
+      const body = req.body as unknown as ResponsesRequestBody;
       const native = chat.model.passthrough?.['openai-responses'];
       if (native) {
         // The upstream keeps its own state: previous_response_id and item_reference name its ids, not ours.
@@ -56,6 +56,9 @@ export function responseHandlers(
               },
             },
           ],
+          // The upstream holds the earlier turns of a chain, so only this request's own input is counted.
+          estimateInputTokens: () =>
+            estimateInputTokens(() => decodeResponsesRequest(body, { history: [], resolveItem: () => undefined }, () => {}).options),
         });
         return;
       }

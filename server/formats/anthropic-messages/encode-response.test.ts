@@ -12,7 +12,7 @@ describe('encodeMessage', () => {
       {
         given: { content: [{ type: 'text', text: 'Hello!' }], finishReason: 'stop', usage: { inputTokens: 12, outputTokens: 3 } },
         want: {
-          content: [{ type: 'text', text: 'Hello!', citations: null }],
+          content: [{ type: 'text', text: 'Hello!' }],
           stop_reason: 'end_turn',
           stop_sequence: null,
           usage: { input_tokens: 12, output_tokens: 3, cache_creation_input_tokens: null, cache_read_input_tokens: null },
@@ -36,7 +36,7 @@ describe('encodeMessage', () => {
           content: [
             { type: 'thinking', thinking: 'Check the weather.', signature: 'EqQBsig' },
             { type: 'redacted_thinking', data: 'EmwKredacted' },
-            { type: 'text', text: 'Let me look.', citations: null },
+            { type: 'text', text: 'Let me look.' },
             { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { location: 'Paris', days: 3 } },
           ],
           stop_reason: 'tool_use',
@@ -50,7 +50,7 @@ describe('encodeMessage', () => {
       {
         given: { content: [{ type: 'text', text: 'one two' }], finishReason: 'stop', stopSequence: 'three', usage: { inputTokens: 5, outputTokens: 2, cacheReadTokens: 0 } },
         want: {
-          content: [{ type: 'text', text: 'one two', citations: null }],
+          content: [{ type: 'text', text: 'one two' }],
           stop_reason: 'stop_sequence',
           stop_sequence: 'three',
           usage: { input_tokens: 5, output_tokens: 2, cache_creation_input_tokens: null, cache_read_input_tokens: 0 },
@@ -62,7 +62,7 @@ describe('encodeMessage', () => {
       {
         given: { content: [{ type: 'reasoning', text: 'hmm' }, { type: 'text', text: 'cut' }], finishReason: 'length', usage: { inputTokens: 1, outputTokens: 4 } },
         want: {
-          content: [{ type: 'thinking', thinking: 'hmm', signature: '' }, { type: 'text', text: 'cut', citations: null }],
+          content: [{ type: 'thinking', thinking: 'hmm', signature: '' }, { type: 'text', text: 'cut' }],
           stop_reason: 'max_tokens',
           stop_sequence: null,
           usage: { input_tokens: 1, output_tokens: 4, cache_creation_input_tokens: null, cache_read_input_tokens: null },

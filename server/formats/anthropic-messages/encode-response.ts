@@ -22,7 +22,8 @@ export function encodeContentBlocks(content: ChatResult['content']): AnthropicCo
   for (const part of content) {
     switch (part.type) {
       case 'text':
-        blocks.push({ type: 'text', text: part.text, citations: null });
+        // No `citations` key unless there are citations: Anthropic omits it, and @ai-sdk/anthropic rejects `null` there.
+        blocks.push({ type: 'text', text: part.text });
         break;
       case 'reasoning':
         if (part.redactedData !== undefined) {

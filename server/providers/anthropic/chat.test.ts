@@ -325,7 +325,7 @@ describe('anthropic provider: count_tokens', () => {
   it('forwards a native count_tokens body untouched', async () => {
     upstream.handle((_request, res) => sendJson(res, 200, fixture('count-tokens.json')));
     const body = { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'Hi' }], system: [{ type: 'text', text: 'S', cache_control: { type: 'ephemeral' } }] };
-    const response = await provider.forwardCountTokens(body, { ...context(), query: 'beta=true', headers: { 'anthropic-beta': 'token-counting-2024-11-01', 'x-api-key': 'sk-ant-CALLER' } });
+    const response = await provider.chatModel('claude-haiku-4-5').passthrough!['anthropic-messages']!.forwardCountTokens!(body, { ...context(), query: 'beta=true', headers: { 'anthropic-beta': 'token-counting-2024-11-01', 'x-api-key': 'sk-ant-CALLER' } });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/json');
     expect(await text(response.body)).toBe(fixture('count-tokens.json'));

@@ -119,7 +119,10 @@ export function createAnthropicChatModel(input: AnthropicChatModelInput): ChatMo
       return count;
     },
     passthrough: {
-      'anthropic-messages': { forward: (body, context) => forwardBody(client, MESSAGES_PATH, body, context) },
+      'anthropic-messages': {
+        forward: (body, context) => forwardBody(client, MESSAGES_PATH, body, context),
+        forwardCountTokens: (body, context) => forwardBody(client, COUNT_TOKENS_PATH, body, context),
+      },
     },
   };
 }
