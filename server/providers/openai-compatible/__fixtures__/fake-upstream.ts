@@ -59,10 +59,11 @@ export async function startFakeUpstream(initial?: FakeHandler): Promise<FakeUpst
       const text = Buffer.concat(pieces).toString('utf8');
       const request: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : undefined, remotePort: req.socket.remotePort };
       requests.push(request);
-      req.socket.once('close', () => closeWaiters.splice(0).forEach((resolve) => resolve()));
       void handler(request, res, req);
     });
   });
+  // One listener per socket (not per request): kept-alive sockets serve many requests.
+  server.on('connection', (socket) => socket.once('close', () => closeWaiters.splice(0).forEach((resolve) => resolve())));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
