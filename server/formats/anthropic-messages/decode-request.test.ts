@@ -251,9 +251,8 @@ describe('decodeMessagesRequest: parameters', () => {
       topP: 0.9,
       topK: 40,
       stopSequences: ['\n\nHuman:', 'END'],
-      user: '{"device_id":"d1","account_uuid":"","session_id":"s1"}',
     });
-    expect(warnings).toEqual([]);
+    expect(warnings.map((warning) => warning.field)).toEqual(['metadata.user_id']);
   });
 
   it('stream defaults to false', () => {
@@ -444,9 +443,8 @@ describe('decodeMessagesRequest: a Claude Code request', () => {
       ],
       tools: [{ name: 'Read', description: 'Reads a file', parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }],
       maxOutputTokens: 32000,
-      user: '{"device_id":"abc","account_uuid":"","session_id":"s-1"}',
       reasoning: { effort: 'high' },
     });
-    expect(fields).toEqual(['cache_control', 'context_management']);
+    expect(fields).toEqual(['cache_control', 'metadata.user_id', 'context_management']);
   });
 });

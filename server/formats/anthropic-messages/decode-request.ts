@@ -425,9 +425,11 @@ export function decodeMessagesRequest(body: AnthropicMessagesRequest, warn: (war
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.length > 0) {
     options.stopSequences = [...body.stop_sequences];
   }
+  // Anthropic's user_id is meant for Anthropic (Claude Code puts device and session ids in it); it reaches an
+  // Anthropic upstream through passthrough, but is not handed to another vendor as its `user`.
   const userId = body.metadata?.user_id;
   if (typeof userId === 'string' && userId !== '') {
-    options.user = userId;
+    warnOnce('metadata.user_id', 'not forwarded to providers other than Anthropic');
   }
   const reasoning = decodeReasoning(body, warnOnce);
   if (reasoning) {

@@ -67,8 +67,11 @@ describe('round trips', () => {
     const decoded = decodeMessagesRequest(JSON.parse(JSON.stringify(wire)), (warning) => warnings.push(warning));
     expect(decoded.model).toBe('claude-sonnet-4-5');
     expect(decoded.stream).toBe(true);
-    expect(decoded.options).toEqual(TOOL_CONVERSATION);
-    expect(warnings).toEqual([]);
+    // Everything comes back but the end-user id, which is not handed from Anthropic's metadata to other vendors.
+    const { user, ...withoutUser } = TOOL_CONVERSATION;
+    expect(user).toBe('user-7');
+    expect(decoded.options).toEqual(withoutUser);
+    expect(warnings.map((warning) => warning.field)).toEqual(['metadata.user_id']);
   });
 
   it('decodeMessage(encodeMessage(x)) gives back a result', () => {
