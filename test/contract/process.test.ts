@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sseHead, startFakeUpstream, type FakeUpstream } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
+import { countTextTokens } from '../../server/tokens/tokenizer.js';
 import { readSse } from '../helpers/read-sse.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 
@@ -410,9 +411,9 @@ describe('shutting down', () => {
         model: 'slow:drip',
         provider: 'slow',
         status: 503,
-        // A native passthrough bills from the upstream's own usage chunk; a cut stream never got one.
-        input_tokens: 0,
-        output_tokens: 0,
+        // The upstream never reported usage: the record holds the tokenizer's count of what was asked and produced.
+        input_tokens: 3 + 3 + countTextTokens('user') + countTextTokens('wait forever'),
+        output_tokens: countTextTokens('Never'),
       });
     },
     TEST_TIMEOUT_MS,

@@ -186,6 +186,7 @@ function decodeImage(part: Extract<InputContentPart, { type: 'input_image' }>, w
   return image;
 }
 
+/** A replayed `namespace` (Codex sends back the one we put on the call) is not needed: `name` identifies the tool. */
 function decodeFunctionCall(item: FunctionCallItem): ToolCallPart {
   if (typeof item.call_id !== 'string' || typeof item.name !== 'string') {
     throw invalidInput('A function_call item needs call_id and name.');

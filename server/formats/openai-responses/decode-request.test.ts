@@ -227,7 +227,99 @@ const cases: Array<[string, DecodeCase]> = [
         expect(decoded.store).toBe(false);
         expect(decoded.includeEncryptedReasoning).toBe(true);
         expect(decoded.echo.tools.map((tool) => tool.name)).toEqual(['exec_command', 'spawn_agent']);
+        expect(decoded.echo.toolNamespaces).toEqual(new Map([['spawn_agent', 'multi_agent_v1']]));
         expect(decoded.echo.reasoning).toEqual({ effort: null, summary: 'auto' });
+      },
+    },
+  ],
+  [
+    'namespace tools are flattened and each function remembers its namespace; plain functions have none',
+    {
+      given: {
+        input: 'x',
+        tools: [
+          { type: 'function', name: 'exec_command', parameters: { type: 'object', properties: {} } },
+          {
+            type: 'namespace',
+            name: 'multi_agent_v1',
+            description: 'Agents',
+            tools: [
+              { type: 'function', name: 'spawn_agent', description: 'Spawn', parameters: { type: 'object', properties: { task: { type: 'string' } } } },
+              { type: 'function', name: 'wait_agent', description: 'Wait', strict: false, parameters: { type: 'object', properties: { targets: { type: 'array' } } } },
+            ],
+          },
+        ],
+      },
+      want: {
+        messages: [user('x')],
+        tools: [
+          { name: 'exec_command', parameters: { type: 'object', properties: {} } },
+          { name: 'spawn_agent', description: 'Spawn', parameters: { type: 'object', properties: { task: { type: 'string' } } } },
+          { name: 'wait_agent', description: 'Wait', strict: false, parameters: { type: 'object', properties: { targets: { type: 'array' } } } },
+        ],
+      },
+      warned: ['tools.namespace'],
+      more: (decoded) => {
+        expect(decoded.echo.toolNamespaces).toEqual(
+          new Map([
+            ['spawn_agent', 'multi_agent_v1'],
+            ['wait_agent', 'multi_agent_v1'],
+          ]),
+        );
+        expect(decoded.echo.toolNamespaces.has('exec_command')).toBe(false);
+        expect(decoded.echo.tools.map((tool) => tool.name)).toEqual(['exec_command', 'spawn_agent', 'wait_agent']);
+      },
+    },
+  ],
+  [
+    'a name shared by a plain and a namespaced function: the first listed wins, with its namespace or none',
+    {
+      given: {
+        input: 'x',
+        tools: [
+          { type: 'function', name: 'wait_agent', description: 'plain' },
+          { type: 'namespace', name: 'multi_agent_v1', tools: [{ type: 'function', name: 'wait_agent', description: 'namespaced' }, { type: 'function', name: 'close_agent' }] },
+          { type: 'namespace', name: 'other_ns', tools: [{ type: 'function', name: 'close_agent', description: 'second' }] },
+          { type: 'function', name: 'close_agent', description: 'plain, third' },
+        ],
+      },
+      want: {
+        messages: [user('x')],
+        tools: [
+          { name: 'wait_agent', description: 'plain', parameters: { type: 'object', properties: {} } },
+          { name: 'close_agent', parameters: { type: 'object', properties: {} } },
+        ],
+      },
+      warned: ['tools.namespace', 'tools'],
+      more: (decoded) => {
+        expect(decoded.echo.toolNamespaces).toEqual(new Map([['close_agent', 'multi_agent_v1']]));
+      },
+    },
+  ],
+  [
+    'a replayed function_call with the namespace Codex sends back decodes like any call, without a warning',
+    {
+      given: {
+        input: [
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'wait for them' }] },
+          {
+            type: 'function_call',
+            id: 'fc_1',
+            call_id: 'call_w',
+            name: 'wait_agent',
+            namespace: 'multi_agent_v1',
+            arguments: '{"targets":["nobody"],"timeout_ms":10}',
+            status: 'completed',
+          },
+          { type: 'function_call_output', call_id: 'call_w', output: 'timed out' },
+        ],
+      },
+      want: {
+        messages: [
+          user('wait for them'),
+          { role: 'assistant', content: [{ type: 'tool-call', id: 'call_w', name: 'wait_agent', arguments: '{"targets":["nobody"],"timeout_ms":10}', itemId: 'fc_1' }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_w', content: [{ type: 'text', text: 'timed out' }] }] },
+        ],
       },
     },
   ],
@@ -414,6 +506,7 @@ describe('decodeResponsesRequest', () => {
       text: { format: { type: 'text' } },
       toolChoice: 'auto',
       tools: [],
+      toolNamespaces: new Map(),
       parallelToolCalls: true,
       reasoning: { effort: null, summary: null },
     });

@@ -117,6 +117,7 @@ export function decodeResponsesRequest(
       text: echoText(body.text),
       toolChoice: toolChoice.echo,
       tools: tools.echo,
+      toolNamespaces: tools.namespaces,
       parallelToolCalls: body.parallel_tool_calls ?? true,
       reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null },
     },

@@ -2,8 +2,14 @@
  * Responses `tools` and `tool_choice` → canonical tool definitions and choice.
  *
  * Only function tools reach a provider. Codex's `namespace` tool is flattened into its function tools under
- * their own names; hosted tools (`web_search`, `file_search`, `mcp`, `custom`, …) cannot be run on an
- * arbitrary provider and are dropped with a warning. Tool parameter schemas pass through untouched.
+ * their own names, and the namespace of each is remembered (`namespaces`), so the encoders can put it back on
+ * the `function_call` items that call them: Codex routes a call by namespace and name. Hosted tools
+ * (`web_search`, `file_search`, `mcp`, `custom`, …) cannot be run on an arbitrary provider and are dropped with
+ * a warning. Tool parameter schemas pass through untouched.
+ *
+ * Tool names must be unique after flattening: the first tool of a name wins and later ones are dropped with a
+ * warning, whether they are plain or namespaced. So when a namespaced and a plain function share a name, the
+ * one listed first is offered, and a call of that name carries a namespace only if the first one had one.
  */
 import { ApiError } from '../../http/api-error.js';
 import type { CallWarning, ToolChoice, ToolDefinition } from '../../providers/types.js';
@@ -16,17 +22,22 @@ export interface DecodedTools {
   tools: ToolDefinition[];
   /** The honoured tools, as the response object echoes them. */
   echo: FunctionToolEcho[];
+  /** Flattened tool name → the name of the `namespace` tool it came from; plain function tools are absent. */
+  namespaces: Map<string, string>;
 }
 
 export function decodeTools(tools: readonly ToolParam[] | null | undefined, warn: (warning: CallWarning) => void): DecodedTools {
-  const decoded: DecodedTools = { tools: [], echo: [] };
+  const decoded: DecodedTools = { tools: [], echo: [], namespaces: new Map() };
   const names = new Set<string>();
-  const add = (tool: FunctionToolParam): void => {
+  const add = (tool: FunctionToolParam, namespace?: string): void => {
     if (names.has(tool.name)) {
       warn({ field: 'tools', reason: `a second tool named '${tool.name}' was dropped` });
       return;
     }
     names.add(tool.name);
+    if (namespace !== undefined) {
+      decoded.namespaces.set(tool.name, namespace);
+    }
     const parameters = tool.parameters ?? EMPTY_PARAMETERS;
     const definition: ToolDefinition = { name: tool.name, parameters };
     if (typeof tool.description === 'string') {
@@ -56,7 +67,7 @@ export function decodeTools(tools: readonly ToolParam[] | null | undefined, warn
       warn({ field: 'tools.namespace', reason: 'namespace tools are flattened: their function tools are offered under their own names' });
       for (const inner of namespace.tools ?? []) {
         if (inner.type === 'function') {
-          add(inner as FunctionToolParam);
+          add(inner as FunctionToolParam, namespace.name);
         } else {
           warn({
             field: `tools.namespace.${inner.type}`,

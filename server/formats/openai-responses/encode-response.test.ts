@@ -163,4 +163,29 @@ describe('encodeResponse', () => {
       expect(response).toMatchObject(more);
     }
   });
+
+  it('names the namespace on a call of a namespaced tool, and puts no namespace key on a plain one', () => {
+    const result: ChatResult = {
+      content: [
+        { type: 'tool-call', id: 'call_w', name: 'wait_agent', arguments: '{"targets":["nobody"],"timeout_ms":10}' },
+        { type: 'tool-call', id: 'call_e', name: 'exec_command', arguments: '{"cmd":"ls"}' },
+      ],
+      finishReason: 'tool-calls',
+      usage,
+    };
+    const response = encodeResponse(result, testMeta({ toolNamespaces: new Map([['wait_agent', 'multi_agent_v1']]) }));
+    expect(response.output).toStrictEqual([
+      {
+        id: 'fc_1',
+        type: 'function_call',
+        status: 'completed',
+        call_id: 'call_w',
+        name: 'wait_agent',
+        namespace: 'multi_agent_v1',
+        arguments: '{"targets":["nobody"],"timeout_ms":10}',
+      },
+      { id: 'fc_2', type: 'function_call', status: 'completed', call_id: 'call_e', name: 'exec_command', arguments: '{"cmd":"ls"}' },
+    ]);
+    expect(Object.keys(response.output[1])).not.toContain('namespace');
+  });
 });

@@ -3,13 +3,14 @@
  *
  * Output items, in content order: each reasoning part a `reasoning` item (its text as one summary), each run
  * of text parts one assistant `message` item, each tool call a `function_call` item whose `call_id` is the
- * tool call id. The streaming encoder produces the same items in the same order with the same ids.
+ * tool call id (and whose `namespace` names the caller's `namespace` tool when the function came from one).
+ * The streaming encoder produces the same items in the same order with the same ids.
  */
 import type { ChatResult, ReasoningPart, ToolCallPart } from '../../providers/types.js';
 import { encodeUsage } from './encode-usage.js';
 import { encryptedContentOf } from './encrypted-reasoning.js';
 import { mapFinishReason } from './map-finish-reason.js';
-import { buildResponseObject, unixSecondsNow, type ResponseMeta } from './response-object.js';
+import { buildResponseObject, namespaceOf, unixSecondsNow, type ResponseMeta } from './response-object.js';
 import type { OutputFunctionCall, OutputItem, OutputMessage, OutputReasoning, OutputText, ResponseObject } from './wire-types.js';
 
 /**
@@ -87,6 +88,7 @@ function functionCallItem(part: ToolCallPart, meta: ResponseMeta): OutputFunctio
     status: 'completed',
     call_id: part.id,
     name: part.name,
+    ...namespaceOf(meta, part.name),
     arguments: part.arguments,
   };
 }

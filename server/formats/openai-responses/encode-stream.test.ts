@@ -202,6 +202,36 @@ describe('encodeResponsesStream', () => {
     expect(response).toEqual(encodeResponse(resultOf(parts), testMeta()));
   });
 
+  it('names the namespace on added and done items and in the final response; a plain tool gets no namespace key', async () => {
+    const parts: ChatStreamPart[] = [
+      { type: 'tool-call-start', index: 0, id: 'call_w', name: 'wait_agent' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{"targets":["nobody"],' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '"timeout_ms":10}' },
+      { type: 'tool-call-end', index: 0 },
+      { type: 'tool-call-start', index: 1, id: 'call_e', name: 'exec_command' },
+      { type: 'tool-call-delta', index: 1, argumentsDelta: '{"cmd":"ls"}' },
+      { type: 'tool-call-end', index: 1 },
+      { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 5, outputTokens: 9 } },
+    ];
+    const meta = () => testMeta({ toolNamespaces: new Map([['wait_agent', 'multi_agent_v1']]) });
+    const stream = encodeResponsesStream(fromArray(parts), meta());
+    const data = (await collect(stream)).map((event) => event.data);
+    const items = (type: ResponseStreamEvent['type']) => data.filter((event) => event.type === type).map((event) => 'item' in event && event.item);
+    expect(items('response.output_item.added')).toStrictEqual([
+      { id: 'fc_1', type: 'function_call', status: 'in_progress', call_id: 'call_w', name: 'wait_agent', namespace: 'multi_agent_v1', arguments: '' },
+      { id: 'fc_2', type: 'function_call', status: 'in_progress', call_id: 'call_e', name: 'exec_command', arguments: '' },
+    ]);
+    const done = [
+      { id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_w', name: 'wait_agent', namespace: 'multi_agent_v1', arguments: '{"targets":["nobody"],"timeout_ms":10}' },
+      { id: 'fc_2', type: 'function_call', status: 'completed', call_id: 'call_e', name: 'exec_command', arguments: '{"cmd":"ls"}' },
+    ];
+    expect(items('response.output_item.done')).toStrictEqual(done);
+    const response = stream.final()!.response;
+    expect(response.output).toStrictEqual(done);
+    expect(data[data.length - 1]).toMatchObject({ type: 'response.completed', response: { output: done } });
+    expect(response).toStrictEqual(encodeResponse(resultOf(parts), meta()));
+  });
+
   it('keeps a tool call open while reasoning interleaves with its argument tail', async () => {
     const parts: ChatStreamPart[] = [
       { type: 'tool-call-start', index: 0, id: 'call_1', name: 'weather' },

@@ -8,6 +8,9 @@
  * → reasoning_summary_text.delta* → .done → reasoning_summary_part.done). The last event carries the same
  * response object `encodeResponse` would build from the same parts.
  *
+ * A `function_call` item of a function the caller offered inside a `namespace` tool carries that `namespace`
+ * from `output_item.added` on, as in the non-streamed answer.
+ *
  * Function calls stay open until their `tool-call-end` even when text or reasoning arrives in between (some
  * engines interleave an argument tail with reasoning), so no argument fragment is lost. Text after a tool call
  * starts a new message item. The first upstream part is read before any event is produced, so an upstream
@@ -20,7 +23,7 @@ import { messageItem, type TextMessageItem } from './encode-response.js';
 import { encodeUsage } from './encode-usage.js';
 import { encryptedContentOf } from './encrypted-reasoning.js';
 import { mapFinishReason } from './map-finish-reason.js';
-import { buildResponseObject, unixSecondsNow, type ResponseMeta } from './response-object.js';
+import { buildResponseObject, namespaceOf, unixSecondsNow, type ResponseMeta } from './response-object.js';
 import type {
   OutputFunctionCall,
   OutputItem,
@@ -268,6 +271,7 @@ class ResponsesStreamEncoder implements ResponsesStream {
       status: 'in_progress',
       call_id: callId,
       name,
+      ...namespaceOf(this.state.meta, name),
       arguments: '',
     };
     const outputIndex = this.addItem(item, { ...item });

@@ -6,6 +6,7 @@
  */
 import type {
   FunctionToolEcho,
+  OutputFunctionCall,
   OutputItem,
   ReasoningEcho,
   ResponseObject,
@@ -27,6 +28,11 @@ export interface ResponseEcho {
   text: TextConfigEcho;
   toolChoice: ToolChoiceEcho;
   tools: FunctionToolEcho[];
+  /**
+   * Not echoed as a field: the name of the `namespace` tool each flattened function came from, keyed by the
+   * function's name, so `function_call` items of those functions carry `namespace` (Codex routes calls by it).
+   */
+  toolNamespaces: ReadonlyMap<string, string>;
   parallelToolCalls: boolean;
   reasoning: ReasoningEcho;
 }
@@ -42,6 +48,12 @@ export interface ResponseMeta extends ResponseEcho {
   generateId: (prefix: 'msg' | 'fc' | 'rs') => string;
   /** Unix seconds now, for `completed_at`; defaults to the system clock. */
   now?: () => number;
+}
+
+/** `{ namespace }` when the called function came from a `namespace` tool, else nothing: spread into a `function_call` item. */
+export function namespaceOf(meta: Pick<ResponseEcho, 'toolNamespaces'>, name: string): Pick<OutputFunctionCall, 'namespace'> {
+  const namespace = meta.toolNamespaces.get(name);
+  return namespace === undefined ? {} : { namespace };
 }
 
 export interface ResponseState {

@@ -21,6 +21,7 @@ export function testMeta(overrides: Partial<ResponseMeta> = {}): ResponseMeta {
     text: { format: { type: 'text' } },
     toolChoice: 'auto',
     tools: [],
+    toolNamespaces: new Map(),
     parallelToolCalls: true,
     reasoning: { effort: null, summary: null },
     ...overrides,

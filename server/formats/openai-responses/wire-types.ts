@@ -33,7 +33,7 @@ export type InputItem = Schemas['ResponseInputItem'];
 
 export type FunctionToolParam = Schemas['ResponseFunctionTool'];
 
-/** Codex groups tools under a namespace (`multi_agent_v1`); we flatten its function tools. */
+/** Codex groups tools under a namespace (`multi_agent_v1`); we flatten its function tools and name it on their calls. */
 export type NamespaceToolParam = Schemas['ResponseNamespaceTool'];
 
 export type WebSearchToolParam = Schemas['ResponseWebSearchTool'];

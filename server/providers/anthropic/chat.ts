@@ -10,7 +10,8 @@ import { encodeCountTokensRequest, encodeMessagesRequest } from '../../formats/a
 import type { AnthropicUpstreamMessage } from '../../formats/anthropic-messages/wire-types.js';
 import { UpstreamError } from '../../http/api-error.js';
 import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, NativePassthrough, PassthroughResponse } from '../types.js';
-import type { AnthropicConfig, AnthropicHttpClient } from './http-client.js';
+import type { UpstreamHttpClient } from '../upstream-http-client.js';
+import type { AnthropicConfig } from './http-client.js';
 import { readSseEvents } from './read-sse-events.js';
 
 export const MESSAGES_PATH = '/v1/messages';
@@ -22,7 +23,7 @@ export interface ProviderLogger {
 
 export interface AnthropicChatModelInput {
   config: AnthropicConfig;
-  client: AnthropicHttpClient;
+  client: UpstreamHttpClient;
   modelId: string;
   logger?: ProviderLogger;
 }
@@ -30,7 +31,7 @@ export interface AnthropicChatModelInput {
 type ForwardContext = Parameters<NativePassthrough['forward']>[1];
 
 /** Sends a caller's body untouched to `path`; a non-2xx answer is thrown as a mapped `UpstreamError`. */
-export async function forwardBody(client: AnthropicHttpClient, path: string, body: Record<string, unknown>, context: ForwardContext): Promise<PassthroughResponse> {
+export async function forwardBody(client: UpstreamHttpClient, path: string, body: Record<string, unknown>, context: ForwardContext): Promise<PassthroughResponse> {
   const response = await client.post({
     path,
     body,

@@ -11,7 +11,8 @@ import type { UpstreamChatCompletion } from '../../formats/openai-chat/wire-type
 import { UpstreamError } from '../../http/api-error.js';
 import { countCallInputTokens } from '../../tokens/tokenizer.js';
 import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Dialect, NativePassthrough, PassthroughResponse } from '../types.js';
-import type { OpenAICompatibleConfig, UpstreamHttpClient } from './http-client.js';
+import type { UpstreamHttpClient } from '../upstream-http-client.js';
+import type { OpenAICompatibleConfig } from './http-client.js';
 import { readSseJson } from './read-sse-json.js';
 import { upstreamDialect } from './upstream-dialect.js';
 

@@ -5,7 +5,7 @@
  */
 import type { ChatModel } from '../types.js';
 import { createOpenAICompatibleChatModel, type ProviderLogger } from './chat.js';
-import { createUpstreamHttpClient, type OpenAICompatibleConfig } from './http-client.js';
+import { createOpenAICompatibleHttpClient, type OpenAICompatibleConfig } from './http-client.js';
 
 export interface OpenAICompatibleProvider {
   id: string;
@@ -14,7 +14,7 @@ export interface OpenAICompatibleProvider {
 }
 
 export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig, deps: { logger?: ProviderLogger } = {}): OpenAICompatibleProvider {
-  const client = createUpstreamHttpClient(config);
+  const client = createOpenAICompatibleHttpClient(config);
   return {
     id: config.id,
     // Not cached: routes pass caller-chosen model names through, and a model object is cheap to build.
