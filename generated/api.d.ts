@@ -820,8 +820,9 @@ export interface components {
              */
             pattern: string;
             /**
-             * @description The id of the model that serves matching names.
-             * @example claude-sonnet-4-5
+             * @description What serves matching names, as configured: a model id or alias, or `<provider>:*` when the requested name goes to that provider unchanged.
+             * @example local:chat
+             * @example anthropic:*
              */
             target: string;
         };
@@ -1306,7 +1307,7 @@ export interface components {
             /** @description The id of the API key that made the call. */
             key_id: string;
             /**
-             * @description The `operationId` of the operation called.
+             * @description The `operationId` of the operation called; `unknown` for a request that matched no operation (unknown path or method).
              * @example createChatCompletion
              */
             operation: string;
@@ -1325,7 +1326,7 @@ export interface components {
             reasoning_tokens: number;
             /** @description Media amount, for media operations: seconds of audio/video/music, number of images, or characters of speech input; null otherwise. */
             units: number | null;
-            /** @description The HTTP status Omnigate answered. */
+            /** @description The HTTP status Omnigate answered. 499 (never sent) marks a stream the client abandoned before it ended. */
             status: number;
             /** @description Time from receiving the request to the last byte of the answer. */
             latency_ms: number;
@@ -1586,6 +1587,11 @@ export interface components {
             /** @description Links the call to its `function_call_output`. */
             call_id: string;
             name: string;
+            /**
+             * @description The namespace tool group the called function belongs to, as the response that made the call gave it
+             *     (Codex replays it). Accepted and not needed: the function is identified by `name`.
+             */
+            namespace?: string;
             /** @description The arguments as a JSON string. */
             arguments: string;
             /** @enum {string|null} */
@@ -1655,7 +1661,11 @@ export interface components {
             /** @description Ask for exact schema adherence where the provider supports it. */
             strict?: boolean | null;
         };
-        /** @description A named group of function tools (Codex sends one); each inner function is offered to the model. */
+        /**
+         * @description A named group of function tools (Codex sends one); each inner function is offered to the model under its
+         *     own name, and a `function_call` of one carries the group's name in `namespace`. When a namespaced and a
+         *     plain function share a name, the first one in `tools` is kept.
+         */
         ResponseNamespaceTool: {
             /** @constant */
             type: "namespace";
@@ -1864,6 +1874,11 @@ export interface components {
             /** @description The call id (`call_…`). */
             call_id: string;
             name: string;
+            /**
+             * @description The namespace tool group the called function belongs to, as the caller declared it (a `namespace`
+             *     tool of the request). Absent when the function was offered as a plain `function` tool.
+             */
+            namespace?: string;
             /** @description The arguments as a JSON string; `""` while they are still streaming. */
             arguments: string;
             /** @enum {string} */
@@ -3769,7 +3784,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description Omnigate is shutting down, or the provider is unavailable. */
+        /** @description Omnigate is shutting down (`shutting_down`), the provider is unavailable, or this build does not serve the capability yet (`capability_unavailable`). */
         ServiceUnavailable: {
             headers: {
                 "x-svc-request-id": components["headers"]["RequestId"];
@@ -4198,6 +4213,27 @@ export interface components {
                  *       "error": {
                  *         "code": -32000,
                  *         "message": "Unsupported Media Type: Content-Type must be application/json"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["JsonRpcErrorResponse"];
+            };
+        };
+        /** @description Omnigate is shutting down, or this build does not serve the MCP endpoint yet (`capability_unavailable`). */
+        McpServiceUnavailable: {
+            headers: {
+                "x-svc-request-id": components["headers"]["RequestId"];
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": null,
+                 *       "error": {
+                 *         "code": -32603,
+                 *         "message": "This Omnigate build does not serve the MCP endpoint yet."
                  *       }
                  *     }
                  */
@@ -5141,6 +5177,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createVideo: {
@@ -5240,6 +5277,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     downloadVideoContent: {
@@ -5285,6 +5323,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSpeech: {
@@ -5442,6 +5481,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createFile: {
@@ -5534,6 +5574,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteFile: {
@@ -5571,6 +5612,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     downloadFile: {
@@ -5606,6 +5648,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     webSearch: {
@@ -5991,6 +6034,7 @@ export interface operations {
             415: components["responses"]["McpUnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["McpInternalServerError"];
+            503: components["responses"]["McpServiceUnavailable"];
         };
     };
     mcpDelete: {

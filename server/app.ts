@@ -30,7 +30,9 @@ export interface AppDeps {
   /** The built Redoc page, if `npm run docs` has produced it. */
   docsPath?: string;
   version?: string;
-  /** Fires when the server starts shutting down: health reports it and streams stop. */
+  /** Fires when shutdown begins: health answers 503 so load balancers stop sending work. */
+  drainingSignal?: AbortSignal;
+  /** Fires when the shutdown grace period is over: running calls (long streams) stop. */
   shutdownSignal?: AbortSignal;
   now?: () => number;
 }

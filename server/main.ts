@@ -51,6 +51,7 @@ async function main(): Promise<void> {
     onError: (error, lost) => logger.error({ err: error, pending: lost }, 'usage batch write failed; will retry'),
   });
   const registry = buildRegistry(config, logger);
+  const draining = new AbortController();
   const shutdown = new AbortController();
   const app = createApp({
     spec,
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
     maxBodyBytes: config.maxBodyBytes,
     docsPath: existsSync(DOCS_PATH) ? DOCS_PATH : undefined,
     version: VERSION,
+    drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
   });
 
@@ -78,6 +80,7 @@ async function main(): Promise<void> {
       return;
     }
     stopping = true;
+    draining.abort();
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     server.close(async () => {
       usage.close();

@@ -133,4 +133,11 @@ describe('usage', () => {
       'usage:\n  npm run keys -- create [--name NAME] [--models MODEL,MODEL]\n  npm run keys -- list\n  npm run keys -- revoke KEY_ID_OR_PREFIX',
     ]);
   });
+
+  it('prints the usage, not a stack trace, for an unknown flag', () => {
+    const { code, lines } = run('create', '--colour', 'blue');
+    expect(code).toBe(2);
+    expect(lines.join('\n')).toMatch(/Unknown option '--colour'/);
+    expect(lines.join('\n')).toContain('npm run keys -- create');
+  });
 });

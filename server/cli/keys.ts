@@ -13,12 +13,23 @@ const USAGE = `usage:
   npm run keys -- list
   npm run keys -- revoke KEY_ID_OR_PREFIX`;
 
-export function runKeysCommand(argv: string[], databasePath: string, out: (line: string) => void): number {
-  const { positionals, values } = parseArgs({
+function parseKeysArguments(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: { name: { type: 'string' }, models: { type: 'string' } },
   });
+}
+
+export function runKeysCommand(argv: string[], databasePath: string, out: (line: string) => void): number {
+  let parsed: ReturnType<typeof parseKeysArguments>;
+  try {
+    parsed = parseKeysArguments(argv);
+  } catch (error) {
+    out(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
   const [command, target] = positionals;
   const db = openDatabase(databasePath);
   try {

@@ -10,7 +10,7 @@ import type { ApiKeyRecord } from '../storage/key-store.js';
 
 type ExtensionOperations = 'listUsage' | 'getHealth' | 'getOpenApiJson' | 'getOpenApiYaml' | 'getDocs';
 
-export function extensionHandlers(deps: Pick<AppDeps, 'usage' | 'spec' | 'docsPath' | 'version' | 'shutdownSignal' | 'now'>): {
+export function extensionHandlers(deps: Pick<AppDeps, 'usage' | 'spec' | 'docsPath' | 'version' | 'drainingSignal' | 'shutdownSignal' | 'now'>): {
   [O in ExtensionOperations]: OperationHandler<O>;
 } {
   const now = deps.now ?? Date.now;
@@ -58,7 +58,7 @@ export function extensionHandlers(deps: Pick<AppDeps, 'usage' | 'spec' | 'docsPa
       res.json(body);
     },
     getHealth(_req, res) {
-      if (deps.shutdownSignal?.aborted) {
+      if (deps.drainingSignal?.aborted || deps.shutdownSignal?.aborted) {
         throw new ApiError(503, 'The server is shutting down.', { code: 'shutting_down' });
       }
       const body = {

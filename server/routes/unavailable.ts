@@ -24,18 +24,27 @@ const CAPABILITIES = {
   invokeWebSearchTool: 'the web_search tool',
   invokeImageUnderstandingTool: 'the image_understanding tool',
   mcpPost: 'the MCP endpoint',
-  mcpGet: 'the MCP endpoint',
-  mcpDelete: 'the MCP endpoint',
 } as const;
 
 type UnavailableOperation = keyof typeof CAPABILITIES;
 
-export function unavailableHandlers(): Pick<Handlers, UnavailableOperation> {
+/**
+ * The MCP endpoint is stateless by design (no sessions, no standalone stream), so GET and DELETE are
+ * refused for good, as the contract says, whatever the state of POST.
+ */
+function postOnly(): never {
+  throw new ApiError(405, 'Method not allowed: the MCP endpoint keeps no sessions; send JSON-RPC messages with POST.', {
+    code: 'method_not_allowed',
+    headers: { allow: 'POST' },
+  });
+}
+
+export function unavailableHandlers(): Pick<Handlers, UnavailableOperation | 'mcpGet' | 'mcpDelete'> {
   const entries = Object.entries(CAPABILITIES).map(([operationId, capability]) => [
     operationId,
     () => {
       throw new ApiError(503, `This Omnigate build does not serve ${capability} yet.`, { code: 'capability_unavailable' });
     },
   ]);
-  return Object.fromEntries(entries) as Pick<Handlers, UnavailableOperation>;
+  return { ...(Object.fromEntries(entries) as Pick<Handlers, UnavailableOperation>), mcpGet: postOnly, mcpDelete: postOnly };
 }

@@ -133,12 +133,11 @@ describe('Codex exec: namespaced tools', () => {
     temp?.remove();
   });
 
-  // KNOWN GAP (it.fails until fixed): Codex offers its multi-agent tools inside
-  // `{type: "namespace", name: "multi_agent_v1", tools: [...]}`. The gateway flattens them for the model but
-  // answers the call as `{type: "function_call", name: "wait_agent"}` without `namespace: "multi_agent_v1"`,
-  // so Codex cannot route it ("unsupported call: wait_agent"). With the namespace on the item (and accepted
-  // back on the replayed input item) Codex runs its own handler. Turn this into `it` once fixed.
-  it.fails('routes a call of a namespaced tool back to Codex', async () => {
+  // Codex offers its multi-agent tools inside `{type: "namespace", name: "multi_agent_v1", tools: [...]}`. The
+  // gateway flattens them for the model and answers the call as `{type: "function_call", name: "wait_agent",
+  // namespace: "multi_agent_v1"}`; without that namespace Codex cannot route it ("unsupported call:
+  // wait_agent"). Codex replays the namespace on the next turn's function_call input item, which is accepted.
+  it('routes a call of a namespaced tool back to Codex', async () => {
     const last = path.join(temp.dir, 'last.txt');
     const result = await runCli(
       'codex',

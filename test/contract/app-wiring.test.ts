@@ -303,15 +303,16 @@ describe('error envelopes by API family', () => {
     });
   });
 
-  it('answers a JSON-RPC error object to GET /v1/mcp as well', async () => {
+  it.each(['get', 'delete'] as const)('refuses %s /v1/mcp with 405 Allow: POST in a JSON-RPC error, since the endpoint keeps no sessions', async (method) => {
     const { app, key } = createTestApp();
-    const res = await request(app).get('/v1/mcp').set('authorization', `Bearer ${key}`);
-    expect(res.status).toBe(503);
+    const res = await request(app)[method]('/v1/mcp').set('authorization', `Bearer ${key}`);
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('POST');
     expectRequestId(res, 'mcp');
     expect(res.body).toEqual({
       jsonrpc: '2.0',
       id: null,
-      error: { code: -32603, message: 'This Omnigate build does not serve the MCP endpoint yet.' },
+      error: { code: -32601, message: 'Method not allowed: the MCP endpoint keeps no sessions; send JSON-RPC messages with POST.' },
     });
   });
 

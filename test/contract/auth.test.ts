@@ -151,10 +151,10 @@ describe('public paths', () => {
     expect(res.body).toEqual({ status: 'ok', version: '1.0.0', uptime_s: 90 });
   });
 
-  it('answers /health with 503 shutting_down once shutdown has begun', async () => {
-    const { app, shutdown } = createTestApp();
-    shutdown.abort();
-    const res = await request(app).get('/health');
+  it.each(['draining', 'shutdown'] as const)('answers /health with 503 shutting_down once %s has begun', async (phase) => {
+    const testApp = createTestApp();
+    testApp[phase].abort();
+    const res = await request(testApp.app).get('/health');
     expect(res.status).toBe(503);
     expectRequestId(res);
     expectOpenAIError(res.body, { message: 'The server is shutting down.', type: 'service_unavailable_error', param: null, code: 'shutting_down' });

@@ -29,6 +29,8 @@ export interface TestApp {
   /** Parsed JSON log lines written so far. */
   logs: Array<Record<string, unknown>>;
   shutdown: AbortController;
+  /** Abort to start a graceful shutdown (health answers 503). */
+  draining: AbortController;
 }
 
 export function createTestApp(
@@ -56,6 +58,7 @@ export function createTestApp(
   const usage = createUsageRecorder(createUsageStore(db), { flushIntervalMs: 10 });
   const registry = buildRegistry({ providers: config.providers ?? [], models: config.models ?? [], aliases: config.aliases ?? {}, routes: config.routes ?? [] }, logger);
   const shutdown = new AbortController();
+  const draining = new AbortController();
   const app = createApp({
     spec: cachedSpec,
     keys,
@@ -64,8 +67,9 @@ export function createTestApp(
     registry,
     logger,
     maxBodyBytes: config.maxBodyBytes ?? 1024 * 1024,
+    drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
     now: config.now,
   });
-  return { app, key, keys, usage, registry, db, logs, shutdown };
+  return { app, key, keys, usage, registry, db, logs, shutdown, draining };
 }
