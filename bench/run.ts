@@ -4,8 +4,9 @@
  * A fake OpenAI-compatible upstream runs in this process on loopback; the gateway runs as a child process
  * (`npm start`'s entry point) configured to route to it. autocannon drives each target for a fixed time at
  * a fixed concurrency and we read the gateway's own CPU time from /proc, so the numbers are the gateway's
- * CPU per request, not the load generator's. Scenarios: the upstream directly (baseline), chat JSON through
- * the gateway (native passthrough), chat SSE through the gateway, and the built-in local model.
+ * CPU per request, not the load generator's. Scenarios: the upstream directly (baseline); a bare Express app
+ * in its own process (the floor any Express service pays on this machine, so the gateway's cost can be read as
+ * a multiple of it); chat JSON and SSE through the gateway (native passthrough); the built-in local model.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -70,17 +71,16 @@ function cpuTicks(pid: number): number {
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
-async function startGateway(upstreamPort: number): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-bench-'));
-  const configFile = path.join(dir, 'config.yaml');
-  writeFileSync(
-    configFile,
-    `providers:\n  fake:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\nmodels:\n  - provider: fake\n    model: bench-model\n    aliases: [bench]\n`,
-  );
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: { ...process.env, PORT: String(port), OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: KEY, OMNIGATE_CONFIG: configFile, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+interface ChildServer {
+  port: number;
+  pid: number;
+  stop: () => Promise<void>;
+}
+
+async function startChild(script: string, port: number, env: Record<string, string>): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, PORT: String(port), ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let attempt = 0; attempt < 200; attempt++) {
     try {
@@ -104,11 +104,26 @@ async function startGateway(upstreamPort: number): Promise<{ port: number; pid: 
   };
 }
 
+async function startGateway(upstreamPort: number): Promise<ChildServer> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-bench-'));
+  const configFile = path.join(dir, 'config.yaml');
+  writeFileSync(
+    configFile,
+    `providers:\n  fake:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\nmodels:\n  - provider: fake\n    model: bench-model\n    aliases: [bench]\n`,
+  );
+  return startChild('server/main.ts', await freePort(), {
+    OMNIGATE_DATA_DIR: dir,
+    OMNIGATE_API_KEYS: KEY,
+    OMNIGATE_CONFIG: configFile,
+    LOG_LEVEL: 'warn',
+  });
+}
+
 interface Scenario {
   name: string;
   url: string;
   body: object;
-  /** Gateway pid whose CPU to measure; none for the direct baseline. */
+  /** Server process whose CPU to measure; none for the direct baseline (the upstream shares this process). */
   pid?: number;
 }
 
@@ -130,7 +145,7 @@ async function run(scenario: Scenario) {
     'p50 ms': result.latency.p50,
     'p99 ms': result.latency.p99,
     non2xx: result.non2xx + result.errors,
-    'gateway CPU µs/req': scenario.pid ? Math.round((cpuSeconds * 1e6) / requests) : '-',
+    'server CPU µs/req': scenario.pid ? Math.round((cpuSeconds * 1e6) / requests) : '-',
   };
 }
 
@@ -138,10 +153,12 @@ async function main(): Promise<void> {
   const upstream = await startUpstream();
   const upstreamPort = (upstream.address() as AddressInfo).port;
   const gateway = await startGateway(upstreamPort);
+  const floor = await startChild('bench/express-floor.ts', await freePort(), {});
   const base = `http://127.0.0.1:${gateway.port}`;
   const messages = [{ role: 'user', content: 'Say something about foxes.' }];
   const scenarios: Scenario[] = [
     { name: 'upstream directly (baseline), JSON', url: `http://127.0.0.1:${upstreamPort}/v1/chat/completions`, body: { model: 'bench-model', messages } },
+    { name: 'bare Express 5 JSON app (floor)', url: `http://127.0.0.1:${floor.port}/v1/chat/completions`, body: { model: 'bench-model', messages }, pid: floor.pid },
     { name: 'gateway → upstream, chat JSON', url: `${base}/v1/chat/completions`, body: { model: 'bench', messages }, pid: gateway.pid },
     { name: 'gateway → upstream, chat SSE', url: `${base}/v1/chat/completions`, body: { model: 'bench', messages, stream: true }, pid: gateway.pid },
     { name: 'gateway, local model, chat JSON', url: `${base}/v1/chat/completions`, body: { model: 'local:chat', messages }, pid: gateway.pid },
@@ -156,6 +173,7 @@ async function main(): Promise<void> {
   console.log(`\n${DURATION_S}s per scenario, ${CONNECTIONS} connections, loopback, gateway in its own process\n`);
   console.table(rows);
   await gateway.stop();
+  await floor.stop();
   upstream.close();
 }
 

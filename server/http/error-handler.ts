@@ -119,6 +119,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else {
       logger.error({ ...log, err: apiError.cause ?? error }, apiError.message);
     }
+    if (apiError.status === 499 || res.destroyed) {
+      // The client is gone: there is nobody to answer, and 499 is a log and usage status, not a response.
+      return;
+    }
     if (res.headersSent) {
       // A stream already started: the route owns the error event; just make sure the response ends.
       if (!res.writableEnded) {

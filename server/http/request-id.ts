@@ -3,12 +3,12 @@
  * `x-svc-request-id`, the same value in `x-request-id` (read by the OpenAI SDK) and, on `/anthropic`, in
  * `request-id` (read by the Anthropic SDK). Incoming ids are not trusted: the id names our usage record.
  */
-import { randomBytes } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { apiFamilyOf } from './api-family.js';
+import { randomId } from './random-id.js';
 
 export function newRequestId(): string {
-  return `req_${randomBytes(12).toString('hex')}`;
+  return randomId('req');
 }
 
 export function requestId(generate: () => string = newRequestId): RequestHandler {

@@ -1,7 +1,7 @@
 /** `POST /v1/chat/completions`: the OpenAI chat dialect on the canonical core, JSON or SSE ending in `[DONE]`. */
-import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../app.js';
 import { errorBody } from '../http/error-handler.js';
+import { randomId } from '../http/random-id.js';
 import type { OperationHandler } from '../http/operation-types.js';
 import { decodeChatRequest, encodeChatCompletion, encodeChatStream } from '../formats/openai-chat/index.js';
 import type { ChatCompletionRequest } from '../formats/openai-chat/wire-types.js';
@@ -26,7 +26,7 @@ export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger'
         return;
       }
       const request = decodeChatRequest(req.body as ChatCompletionRequest, chat.context.warn);
-      const meta = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, model: chat.resolved.entry.id, created: Math.floor(now() / 1000) };
+      const meta = { id: randomId('chatcmpl', '-'), model: chat.resolved.entry.id, created: Math.floor(now() / 1000) };
       if (!request.stream) {
         await sendGenerated(res, chat, request.options, (result) => encodeChatCompletion(result, meta));
         return;

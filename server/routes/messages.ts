@@ -3,12 +3,12 @@
  * Named SSE events, no `[DONE]`, `error` events on failure, pings on long streams. An Anthropic upstream
  * gets the caller's body natively (query and `anthropic-beta` included); other providers get a translation.
  */
-import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../app.js';
 import { decodeMessagesRequest, encodeMessage, encodeMessagesStream } from '../formats/anthropic-messages/index.js';
 import type { AnthropicMessagesRequest } from '../formats/anthropic-messages/wire-types.js';
 import { UpstreamError } from '../http/api-error.js';
 import { errorBody } from '../http/error-handler.js';
+import { randomId } from '../http/random-id.js';
 import type { Handlers } from '../http/operation-types.js';
 import type { SseEvent } from '../http/sse.js';
 import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
@@ -57,7 +57,7 @@ export function messageHandlers(
         return;
       }
       const request = decodeMessagesRequest(req.body as unknown as AnthropicMessagesRequest, chat.context.warn);
-      const meta = { id: `msg_${randomBytes(12).toString('hex')}`, model: chat.resolved.entry.id };
+      const meta = { id: randomId('msg'), model: chat.resolved.entry.id };
       if (!request.stream) {
         await sendGenerated(res, chat, request.options, (result) => encodeMessage(result, meta));
         return;

@@ -3,7 +3,6 @@
  * canonical core. Stored responses (store defaults to true) keep the canonical conversation so that
  * `previous_response_id` and `item_reference` continue it; they belong to the key that made them.
  */
-import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../app.js';
 import {
   conversationAfterTurn,
@@ -16,14 +15,11 @@ import {
   type ResponsesStream,
 } from '../formats/openai-responses/index.js';
 import { ApiError } from '../http/api-error.js';
+import { randomId } from '../http/random-id.js';
 import type { Handlers } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
 import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
-
-function randomId(prefix: string): string {
-  return `${prefix}_${randomBytes(12).toString('hex')}`;
-}
 
 function notFound(id: string): ApiError {
   return new ApiError(404, `No stored response '${id}' for this API key.`, { code: 'response_not_found', param: 'response_id' });

@@ -1,6 +1,10 @@
 /**
  * API keys. Only a SHA-256 hash of each key is stored; lookups hash the presented key and compare the
  * hashes in constant time. A key has a name and, optionally, the list of models it may use.
+ *
+ * Verified keys are cached in memory for a few seconds (a database read on every request was a measurable
+ * share of the request cost). Revocation through this store takes effect at once; a revocation made by
+ * another process on the same database (the keys CLI next to a running server) within the cache lifetime.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SqliteDatabase } from './database.js';
@@ -56,7 +60,11 @@ function toRecord(row: KeyRow): ApiKeyRecord {
   };
 }
 
-export function createKeyStore(db: SqliteDatabase, now: () => number = () => Math.floor(Date.now() / 1000)): KeyStore {
+/** How long a verification result is reused, in milliseconds. */
+export const KEY_CACHE_MS = 5_000;
+const KEY_CACHE_MAX_ENTRIES = 10_000;
+
+export function createKeyStore(db: SqliteDatabase, now: () => number = () => Math.floor(Date.now() / 1000), clock: () => number = Date.now): KeyStore {
   db.exec(`CREATE TABLE IF NOT EXISTS api_keys (
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL,
@@ -72,7 +80,12 @@ export function createKeyStore(db: SqliteDatabase, now: () => number = () => Mat
   const revokeStatement = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR prefix = ?) AND revoked_at IS NULL');
   const countStatement = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL');
 
+  // Keyed by the hash, never by the secret. Unknown keys are cached too, so a flood of bad keys costs no reads;
+  // the size bound keeps that flood from growing memory.
+  const verified = new Map<string, { record: ApiKeyRecord | undefined; expiresAt: number }>();
+
   function insertKey(secret: string, name: string, allowedModels: string[]): ApiKeyRecord {
+    verified.clear();
     const id = `key_${randomBytes(8).toString('hex')}`;
     const prefix = secret.slice(0, 10);
     insert.run(id, name, prefix, hashKey(secret), JSON.stringify(allowedModels), now());
@@ -90,19 +103,30 @@ export function createKeyStore(db: SqliteDatabase, now: () => number = () => Mat
     },
     verify(secret) {
       const presented = hashKey(secret);
+      const cacheKey = presented.toString('base64');
+      const cached = verified.get(cacheKey);
+      if (cached && cached.expiresAt > clock()) {
+        return cached.record;
+      }
       const row = byHash.get(presented);
       // The row was found by its hash; the constant-time comparison keeps the final equality check from
       // leaking timing about how much of the hash matched.
-      if (!row || !timingSafeEqual(row.hash, presented) || row.revoked_at !== null) {
-        return undefined;
+      const record = !row || !timingSafeEqual(row.hash, presented) || row.revoked_at !== null ? undefined : toRecord(row);
+      if (verified.size >= KEY_CACHE_MAX_ENTRIES) {
+        verified.clear();
       }
-      return toRecord(row);
+      verified.set(cacheKey, { record, expiresAt: clock() + KEY_CACHE_MS });
+      return record;
     },
     list() {
       return all.all().map(toRecord);
     },
     revoke(idOrPrefix) {
-      return revokeStatement.run(now(), idOrPrefix, idOrPrefix).changes > 0;
+      const revoked = revokeStatement.run(now(), idOrPrefix, idOrPrefix).changes > 0;
+      if (revoked) {
+        verified.clear();
+      }
+      return revoked;
     },
     count() {
       return countStatement.get()!.n;

@@ -2,7 +2,7 @@
  * What the upstream decoders need besides the upstream's own bytes: who the upstream is (for errors), how
  * to estimate input tokens when it reports no usage, and how to name tool calls that arrive without an id.
  */
-import { randomBytes } from 'node:crypto';
+import { randomId } from '../../http/random-id.js';
 
 export interface UpstreamDecodeContext {
   /** The provider id, named in errors. */
@@ -14,5 +14,5 @@ export interface UpstreamDecodeContext {
 }
 
 export function generateToolCallId(): string {
-  return `call_${randomBytes(12).toString('hex')}`;
+  return randomId('call');
 }
