@@ -100,7 +100,7 @@ describe('JSON answers', () => {
     const completion = splitIntoTokens(reply).length;
     expect(completion).toBe(countTextTokens(reply));
     expect(res.body).toEqual({
-      id: expect.stringMatching(/^chatcmpl-[0-9a-f]{24}$/),
+      id: expect.stringMatching(/^chatcmpl-[0-9a-f]{32}$/),
       object: 'chat.completion',
       created: T0 / 1000,
       model: 'local:chat',

@@ -169,7 +169,7 @@ describe('starting', () => {
       expect(JSON.parse(health.body)).toMatchObject({ status: 'ok', version: '1.0.0' });
       const models = await call(first.port, 'GET', '/v1/models', { key });
       expect(models.status).toBe(200);
-      expect(models.headers['x-svc-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
+      expect(models.headers['x-svc-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
       first.child.kill('SIGTERM');
       expect(await first.exited).toEqual({ code: 0, signal: null });
 

@@ -217,7 +217,7 @@ describe('usage records', () => {
         });
         req.end(body);
       });
-      expect(requestId).toMatch(/^req_[0-9a-f]{24}$/);
+      expect(requestId).toMatch(/^req_[0-9a-f]{32}$/);
       expect(firstChunk.startsWith('data: {')).toBe(true);
 
       const records = await usageOf(app, key, requestId, 10_000);

@@ -10,7 +10,7 @@ interface HeaderBag {
   headers: Record<string, string | string[] | undefined>;
 }
 
-const REQUEST_ID = /^req_[0-9a-f]{24}$/;
+const REQUEST_ID = /^req_[0-9a-f]{32}$/;
 
 /**
  * Checks `x-svc-request-id` is present and well-formed, `x-request-id` carries the same value, and
