@@ -122,7 +122,7 @@ export function createModelRegistry(input: {
         });
       }
       if (entry.type !== type) {
-        throw new ApiError(400, `The model '${requested}' is a ${entry.type} model; this operation needs a ${type} model.`, {
+        throw new ApiError(400, `The model '${requested}' is of type ${entry.type}; this operation needs a model of type ${type}.`, {
           code: 'wrong_model_type',
           param: 'model',
         });

@@ -181,3 +181,60 @@ describe('server health after the run', () => {
     expect(started.testApp.logs.filter((line) => typeof line.level === 'number' && line.level >= 40)).toEqual([]);
   });
 });
+
+describe('client package: Anthropic Messages', () => {
+  it('createMessage: exact text, Anthropic usage', async () => {
+    const message = await omnigate.createMessage({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] });
+    expect(message.type).toBe('message');
+    expect(message.model).toBe(MODEL);
+    expect(message.stop_reason).toBe('end_turn');
+    expect(message.content).toEqual([{ type: 'text', text: 'You said: Hello there' }]);
+    expect(message.usage.input_tokens).toBeGreaterThan(0);
+    expect(message.usage.output_tokens).toBeGreaterThan(0);
+  });
+
+  it('streamMessage: named events from message_start to message_stop whose text deltas equal the JSON text', async () => {
+    const events = await collect(omnigate.streamMessage({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] }));
+    const types = events.map((event) => event.type);
+    expect(types[0]).toBe('message_start');
+    expect(types.at(-1)).toBe('message_stop');
+    expect(types).toContain('message_delta');
+    const text = events
+      .map((event) => (event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : ''))
+      .join('');
+    expect(text).toBe('You said: Hello there');
+  });
+
+  it('streamMessage: a tool_use block whose input_json_delta fragments give the exact input', async () => {
+    const events = await collect(
+      omnigate.streamMessage({
+        model: MODEL,
+        max_tokens: 64,
+        tools: [{ name: 'get_weather', input_schema: weatherParameters }],
+        messages: [{ role: 'user', content: CALL_TEXT }],
+      }),
+    );
+    const start = events.find((event) => event.type === 'content_block_start');
+    expect(start?.type === 'content_block_start' && start.content_block.type === 'tool_use' && start.content_block.name).toBe('get_weather');
+    const json = events
+      .map((event) => (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta' ? event.delta.partial_json : ''))
+      .join('');
+    expect(JSON.parse(json)).toEqual({ city: 'Paris' });
+    const delta = events.find((event) => event.type === 'message_delta');
+    expect(delta?.type === 'message_delta' && delta.delta.stop_reason).toBe('tool_use');
+  });
+
+  it('countMessageTokens: the tokenizer count of the request', async () => {
+    const { input_tokens } = await omnigate.countMessageTokens({ model: MODEL, messages: [{ role: 'user', content: 'Hello there' }] });
+    expect(input_tokens).toBeGreaterThan(0);
+    const longer = await omnigate.countMessageTokens({ model: MODEL, system: 'Be brief.', messages: [{ role: 'user', content: 'Hello there' }] });
+    expect(longer.input_tokens).toBeGreaterThan(input_tokens);
+  });
+
+  it('createMessage: an unknown model is an OmnigateError 404 in the Anthropic envelope with the request id', async () => {
+    const error = await expectOmnigateError(omnigate.createMessage({ model: 'no-such-model', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] }));
+    expect(error.status).toBe(404);
+    expect(error.type).toBe('not_found_error');
+    expect(error.requestId).toMatch(/^req_/);
+  });
+});

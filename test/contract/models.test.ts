@@ -180,3 +180,20 @@ describe('model resolution', () => {
     expect(record).toMatchObject({ model_requested: 'claude-sonnet-4-5', model: 'local:chat', provider: 'local' });
   });
 });
+
+describe('model types', () => {
+  it('answers 400 wrong_model_type when a chat operation names a model of another type', async () => {
+    const testApp = createTestApp({ models: [{ provider: 'local', model: 'picture', id: 'local:picture', type: 'image', aliases: ['pic'] }] });
+    const res = await request(testApp.app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${testApp.key}`)
+      .send({ model: 'pic', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({
+      message: "The model 'pic' is of type image; this operation needs a model of type chat.",
+      type: 'invalid_request_error',
+      param: 'model',
+      code: 'wrong_model_type',
+    });
+  });
+});
