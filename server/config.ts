@@ -41,6 +41,8 @@ const modelSchema = z.object({
   id: z.string().min(1).optional(),
   type: z.enum(modelTypes).default('chat'),
   aliases: z.array(z.string().min(1)).default([]),
+  /** Whether the upstream model takes reasoning settings (default true); false drops them, with a warning, on translated calls. */
+  reasoning: z.boolean().optional(),
 }).strict();
 
 const routeSchema = z.object({

@@ -37,6 +37,7 @@ export function buildRegistry(
       upstreamModel: model.model,
       aliases: [...model.aliases],
       created: 0,
+      reasoning: model.reasoning,
     })),
   ];
   const routes = [

@@ -8,6 +8,7 @@ import { ApiError } from '../http/api-error.js';
 import type { ModelType, RouteConfig } from '../config.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { ChatModel } from './types.js';
+import { withoutReasoning } from './without-reasoning.js';
 
 export interface ModelEntry {
   /** Public id, e.g. `local:chat` or `openai:gpt-4o-mini`. */
@@ -18,6 +19,8 @@ export interface ModelEntry {
   upstreamModel: string;
   aliases: string[];
   created: number;
+  /** False when the model takes no reasoning settings (config `reasoning: false`); absent means it does. */
+  reasoning?: boolean;
 }
 
 /** What a provider offers the registry: chat models by upstream name. */
@@ -143,6 +146,9 @@ export function createModelRegistry(input: {
           throw new ApiError(500, `No provider '${entry.provider}' is configured for model '${entry.id}'.`);
         }
         model = provider.chatModel(entry.upstreamModel);
+        if (entry.reasoning === false) {
+          model = withoutReasoning(model);
+        }
         // Only configured models are cached: names reaching a provider through a route are caller-chosen,
         // and caching them would let callers grow this map without bound.
         if (byId.get(entry.id) === entry) {

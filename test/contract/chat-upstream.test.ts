@@ -271,3 +271,36 @@ describe('upstream failures before the answer started', () => {
     }
   });
 });
+
+describe('a model configured with reasoning: false', () => {
+  it('drops the reasoning a caller asked for, with a warning, instead of sending reasoning_effort upstream', async () => {
+    const upstream = await startFakeUpstream((_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(fixture('text.json'));
+    });
+    try {
+      const testApp = createTestApp({
+        providers: [{ id: 'fake', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 5000, max_connections: 4, headers: {}, responses: 'translate' }],
+        models: [
+          { provider: 'fake', model: 'plain-model', type: 'chat', aliases: ['plain'], reasoning: false },
+          { provider: 'fake', model: 'thinking-model', type: 'chat', aliases: ['thinker'] },
+        ],
+      });
+      // Claude Code's shape: Anthropic dialect with output_config.effort, translated to chat completions upstream.
+      const ask = (model: string) =>
+        request(testApp.app)
+          .post('/anthropic/v1/messages')
+          .set('x-api-key', testApp.key)
+          .send({ model, max_tokens: 64, output_config: { effort: 'high' }, messages: [{ role: 'user', content: 'Hi' }] });
+      const plain = await ask('plain');
+      expect(plain.status).toBe(200);
+      expect(upstream.requests[0].body).not.toHaveProperty('reasoning_effort');
+      expect(testApp.logs.some((line) => line.requestId === plain.headers['x-svc-request-id'] && line.field === 'reasoning')).toBe(true);
+      const thinker = await ask('thinker');
+      expect(thinker.status).toBe(200);
+      expect(upstream.requests[1].body).toHaveProperty('reasoning_effort', 'high');
+    } finally {
+      await upstream.close();
+    }
+  });
+});
