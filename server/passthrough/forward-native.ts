@@ -12,9 +12,9 @@ import { createParser } from 'eventsource-parser';
 import type { ApiError } from '../http/api-error.js';
 import type { CallRecord } from '../http/call-record.js';
 import { openSse, type SseEvent } from '../http/sse.js';
-import type { Dialect, NativePassthrough } from '../providers/types.js';
+import { readAllBytes } from '../providers/read-body.js';
+import type { ChatCallOptions, Dialect, NativePassthrough } from '../providers/types.js';
 import { streamFailure, type ResolvedChat } from '../routes/run-text-call.js';
-import type { ChatCallOptions } from '../providers/types.js';
 import { countCallInputTokens, countTextTokens } from '../tokens/tokenizer.js';
 import { wireUsageReader } from './wire-usage.js';
 
@@ -51,11 +51,7 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
   let status = upstream.status;
   try {
     if (!(upstream.headers['content-type'] ?? '').includes('text/event-stream')) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of upstream.body) {
-        chunks.push(Buffer.from(chunk));
-      }
-      const bytes = Buffer.concat(chunks);
+      const bytes = await readAllBytes(upstream.body);
       try {
         reader.json(JSON.parse(bytes.toString('utf8')));
       } catch {

@@ -18,6 +18,7 @@ import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { ProviderConfig } from '../config.js';
 import { ApiError, UpstreamError } from '../http/api-error.js';
+import { readJsonBody } from './read-body.js';
 
 /** The part of a provider's configuration that every provider type has. */
 export type UpstreamConfig = Pick<ProviderConfig, 'id' | 'base_url' | 'api_key' | 'timeout_ms' | 'max_connections' | 'headers'>;
@@ -258,17 +259,7 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
   }
 
   async function postJson(request: Omit<UpstreamRequest, 'accept'>): Promise<unknown> {
-    const response = await post({ ...request, accept: 'application/json' });
-    const pieces: Buffer[] = [];
-    for await (const piece of response.body) {
-      pieces.push(Buffer.from(piece));
-    }
-    const text = Buffer.concat(pieces).toString('utf8');
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      throw new UpstreamError(config.id, 502, response.status, `Upstream ${config.id} answered with invalid JSON`, { cause: error });
-    }
+    return readJsonBody(config.id, await post({ ...request, accept: 'application/json' }));
   }
 
   return { post, postJson, close: () => pool.close() };

@@ -12,24 +12,13 @@ import { randomId } from '../http/random-id.js';
 import type { Handlers } from '../http/operation-types.js';
 import type { SseEvent } from '../http/sse.js';
 import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
+import { readJsonBody } from '../providers/read-body.js';
 import { countCallInputTokens } from '../tokens/tokenizer.js';
 import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
 
 /** The Anthropic `error` event for a failure after the stream started. */
 function errorEvent(error: Parameters<typeof errorBody>[0], requestId: string): SseEvent {
   return { event: 'error', data: errorBody(error, 'anthropic', requestId) };
-}
-
-async function readJson(body: AsyncIterable<Uint8Array>): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) {
-    chunks.push(Buffer.from(chunk));
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return {};
-  }
 }
 
 function forwardedQuery(req: { originalUrl: string }): string | undefined {
@@ -80,8 +69,8 @@ export function messageHandlers(
           { ...(req.body as unknown as Record<string, unknown>), model: chat.resolved.entry.upstreamModel },
           { ...chat.context, query: forwardedQuery(req), headers: beta ? { 'anthropic-beta': beta } : undefined },
         );
-        const count = (await readJson(upstream.body)) as { input_tokens?: unknown };
-        if (typeof count.input_tokens !== 'number') {
+        const count = (await readJsonBody(chat.resolved.entry.provider, upstream)) as { input_tokens?: unknown } | null;
+        if (typeof count?.input_tokens !== 'number') {
           throw new UpstreamError(chat.resolved.entry.provider, 502, upstream.status, 'The upstream count_tokens answer has no input_tokens.');
         }
         res.json({ input_tokens: count.input_tokens });

@@ -9,7 +9,9 @@ import { decodeMessagesStream } from '../../formats/anthropic-messages/decode-st
 import { encodeCountTokensRequest, encodeMessagesRequest } from '../../formats/anthropic-messages/encode-request.js';
 import type { AnthropicUpstreamMessage } from '../../formats/anthropic-messages/wire-types.js';
 import { UpstreamError } from '../../http/api-error.js';
-import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, NativePassthrough, PassthroughResponse } from '../types.js';
+import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart } from '../types.js';
+import { forwardBody } from '../forward-body.js';
+import { readJsonBody } from '../read-body.js';
 import type { UpstreamHttpClient } from '../upstream-http-client.js';
 import type { AnthropicConfig } from './http-client.js';
 import { readSseEvents } from './read-sse-events.js';
@@ -26,21 +28,6 @@ export interface AnthropicChatModelInput {
   client: UpstreamHttpClient;
   modelId: string;
   logger?: ProviderLogger;
-}
-
-type ForwardContext = Parameters<NativePassthrough['forward']>[1];
-
-/** Sends a caller's body untouched to `path`; a non-2xx answer is thrown as a mapped `UpstreamError`. */
-export async function forwardBody(client: UpstreamHttpClient, path: string, body: Record<string, unknown>, context: ForwardContext): Promise<PassthroughResponse> {
-  const response = await client.post({
-    path,
-    body,
-    signal: context.signal,
-    accept: body.stream === true ? 'text/event-stream' : 'application/json',
-    query: context.query,
-    headers: context.headers,
-  });
-  return { status: response.status, headers: response.headers, body: response.body };
 }
 
 function asMessage(json: unknown, provider: string): AnthropicUpstreamMessage {
@@ -80,16 +67,7 @@ export function createAnthropicChatModel(input: AnthropicChatModelInput): ChatMo
     const response = await client.post({ path: MESSAGES_PATH, body, signal: context.signal, accept: 'text/event-stream' });
     if ((response.headers['content-type'] ?? '').includes('application/json')) {
       logger?.warn({ provider: config.id, model: modelId, requestId: context.requestId }, 'upstream answered a streamed call with JSON');
-      const pieces: Buffer[] = [];
-      for await (const piece of response.body) {
-        pieces.push(Buffer.from(piece));
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(Buffer.concat(pieces).toString('utf8'));
-      } catch (error) {
-        throw new UpstreamError(config.id, 502, response.status, `Upstream ${config.id} answered a streamed call with invalid JSON`, { cause: error });
-      }
+      const json = await readJsonBody(config.id, response, 'answered a streamed call with invalid JSON');
       yield* resultAsParts(decodeMessage(asMessage(json, config.id)));
       return;
     }

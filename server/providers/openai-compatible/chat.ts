@@ -10,7 +10,9 @@ import { encodeChatRequest } from '../../formats/openai-chat/encode-request.js';
 import type { UpstreamChatCompletion } from '../../formats/openai-chat/wire-types.js';
 import { UpstreamError } from '../../http/api-error.js';
 import { countCallInputTokens } from '../../tokens/tokenizer.js';
-import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Dialect, NativePassthrough, PassthroughResponse } from '../types.js';
+import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Dialect, NativePassthrough } from '../types.js';
+import { forwardBody } from '../forward-body.js';
+import { readJsonBody } from '../read-body.js';
 import type { UpstreamHttpClient } from '../upstream-http-client.js';
 import type { OpenAICompatibleConfig } from './http-client.js';
 import { readSseJson } from './read-sse-json.js';
@@ -28,19 +30,7 @@ export interface OpenAICompatibleChatModelInput {
 }
 
 function passthrough(client: UpstreamHttpClient, path: string): NativePassthrough {
-  return {
-    async forward(body, context): Promise<PassthroughResponse> {
-      const response = await client.post({
-        path,
-        body,
-        signal: context.signal,
-        accept: body.stream === true ? 'text/event-stream' : 'application/json',
-        query: context.query,
-        headers: context.headers,
-      });
-      return { status: response.status, headers: response.headers, body: response.body };
-    },
-  };
+  return { forward: (body, context) => forwardBody(client, path, body, context) };
 }
 
 export function createOpenAICompatibleChatModel(input: OpenAICompatibleChatModelInput): ChatModel {
@@ -64,17 +54,7 @@ export function createOpenAICompatibleChatModel(input: OpenAICompatibleChatModel
     const contentType = response.headers['content-type'] ?? '';
     if (contentType.includes('application/json')) {
       // Some servers answer a streamed request that failed validation with a 200 JSON error body.
-      const chunks: Buffer[] = [];
-      for await (const piece of response.body) {
-        chunks.push(Buffer.from(piece));
-      }
-      const text = Buffer.concat(chunks).toString('utf8');
-      let parsed: UpstreamChatCompletion;
-      try {
-        parsed = JSON.parse(text) as UpstreamChatCompletion;
-      } catch (error) {
-        throw new UpstreamError(config.id, 502, response.status, `Upstream ${config.id} answered a streamed call with invalid JSON`, { cause: error });
-      }
+      const parsed = (await readJsonBody(config.id, response, 'answered a streamed call with invalid JSON')) as UpstreamChatCompletion;
       const result = decodeChatCompletion(parsed, decodeContext(options, context));
       yield* resultAsParts(result);
       return;
