@@ -9,6 +9,7 @@ import type { ModelType, RouteConfig } from '../config.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { ChatModel } from './types.js';
 import { withoutReasoning } from './without-reasoning.js';
+import { quoteValue } from '../http/quote-value.js';
 
 export interface ModelEntry {
   /** Public id, e.g. `local:chat` or `openai:gpt-4o-mini`. */
@@ -119,13 +120,13 @@ export function createModelRegistry(input: {
     resolve(requested, type, key) {
       const entry = lookup(requested);
       if (!entry) {
-        throw new ApiError(404, `The model '${requested}' does not exist. List the available models with GET /v1/models.`, {
+        throw new ApiError(404, `The model ${quoteValue(requested)} does not exist. List the available models with GET /v1/models.`, {
           code: 'model_not_found',
           param: 'model',
         });
       }
       if (entry.type !== type) {
-        throw new ApiError(400, `The model '${requested}' is of type ${entry.type}; this operation needs a model of type ${type}.`, {
+        throw new ApiError(400, `The model ${quoteValue(requested)} is of type ${entry.type}; this operation needs a model of type ${type}.`, {
           code: 'wrong_model_type',
           param: 'model',
         });
@@ -133,7 +134,7 @@ export function createModelRegistry(input: {
       if (key && key.allowedModels.length > 0) {
         const names = [entry.id, requested, ...entry.aliases];
         if (!names.some((name) => key.allowedModels.includes(name))) {
-          throw new ApiError(403, `This API key may not use the model '${requested}'.`, { code: 'model_not_allowed', param: 'model' });
+          throw new ApiError(403, `This API key may not use the model ${quoteValue(requested)}.`, { code: 'model_not_allowed', param: 'model' });
         }
       }
       return { entry, requested };

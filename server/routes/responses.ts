@@ -20,9 +20,10 @@ import type { Handlers } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
 import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
+import { quoteValue } from '../http/quote-value.js';
 
 function notFound(id: string): ApiError {
-  return new ApiError(404, `No stored response '${id}' for this API key.`, { code: 'response_not_found', param: 'response_id' });
+  return new ApiError(404, `No stored response ${quoteValue(id)} for this API key.`, { code: 'response_not_found', param: 'response_id' });
 }
 
 export function responseHandlers(
@@ -61,7 +62,7 @@ export function responseHandlers(
       const previousId = req.body.previous_response_id ?? undefined;
       const previous = previousId ? deps.responses.get(previousId, key.id) : undefined;
       if (previousId && !previous) {
-        throw new ApiError(404, `No stored response '${previousId}' for this API key.`, { code: 'response_not_found', param: 'previous_response_id' });
+        throw new ApiError(404, `No stored response ${quoteValue(previousId)} for this API key.`, { code: 'response_not_found', param: 'previous_response_id' });
       }
       const decoded = decodeResponsesRequest(
         body,

@@ -10,6 +10,7 @@ import { abortOnClose } from '../http/abort-on-close.js';
 import { ApiError } from '../http/api-error.js';
 import type { CallRecord } from '../http/call-record.js';
 import { toApiError } from '../http/error-handler.js';
+import { boundedWarnings } from '../http/bounded-warnings.js';
 import { openSse, type SseEvent } from '../http/sse.js';
 import type { ResolvedModel } from '../providers/registry.js';
 import type { CallContext, CallWarning, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Usage } from '../providers/types.js';
@@ -42,13 +43,9 @@ export function prepareChatCall(deps: Pick<AppDeps, 'registry' | 'logger' | 'shu
   call.model = resolved.entry.id;
   call.provider = resolved.entry.provider;
   const requestId = res.locals.requestId as string;
-  const warned = new Set<string>();
-  const warn = (warning: CallWarning) => {
-    if (!warned.has(warning.field)) {
-      warned.add(warning.field);
-      deps.logger.warn({ requestId, field: warning.field, model: resolved.entry.id }, `accepted but not honoured: ${warning.field} (${warning.reason})`);
-    }
-  };
+  const warn = boundedWarnings((field, reason) =>
+    deps.logger.warn({ requestId, field, model: resolved.entry.id }, `accepted but not honoured: ${field} (${reason})`),
+  );
   return {
     resolved,
     logger: deps.logger,

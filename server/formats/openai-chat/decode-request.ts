@@ -19,7 +19,7 @@ export interface DecodedChatRequest {
 }
 
 /** Fields we accept for compatibility but cannot honour, with the value that means "nothing asked". */
-const IGNORED_FIELDS: Record<string, (value: unknown) => boolean> = {
+const IGNORED_FIELDS = new Map<string, (value: unknown) => boolean>(Object.entries({
   logit_bias: isEmptyObject,
   logprobs: isFalse,
   top_logprobs: isZero,
@@ -37,7 +37,10 @@ const IGNORED_FIELDS: Record<string, (value: unknown) => boolean> = {
   safety_identifier: () => false,
   functions: (value) => Array.isArray(value) && value.length === 0,
   function_call: () => false,
-};
+} satisfies Record<string, (value: unknown) => boolean>));
+
+/** How many unknown field names one warning quotes; the rest are counted. */
+const UNKNOWN_FIELDS_NAMED = 5;
 
 /** Fields this decoder reads; anything else (vendor extensions such as `min_p`) is warned about and dropped. */
 const HANDLED_FIELDS = new Set([
@@ -206,18 +209,27 @@ export function decodeChatRequest(body: ChatCompletionRequest, warn: (warning: C
   if (streamOptions?.include_obfuscation === true) {
     warn({ field: 'stream_options.include_obfuscation', reason: 'stream obfuscation is not supported; ignored' });
   }
+  // A Map, not an object lookup: a body key such as `hasOwnProperty` or `__proto__` must not find a prototype member.
+  const unknown: string[] = [];
   for (const [field, value] of Object.entries(body)) {
     if (value === undefined || value === null || HANDLED_FIELDS.has(field)) {
       continue;
     }
-    const isNoop = IGNORED_FIELDS[field];
+    const isNoop = IGNORED_FIELDS.get(field);
     if (isNoop) {
       if (!isNoop(value)) {
         warn({ field, reason: 'not supported by this gateway; ignored' });
       }
     } else {
-      warn({ field, reason: 'unknown field; ignored' });
+      unknown.push(field);
     }
+  }
+  if (unknown.length === 1) {
+    warn({ field: unknown[0], reason: 'unknown field; ignored' });
+  } else if (unknown.length > 1) {
+    const named = unknown.slice(0, UNKNOWN_FIELDS_NAMED).map((name) => (name.length > 40 ? `${name.slice(0, 40)}…` : name));
+    const more = unknown.length > UNKNOWN_FIELDS_NAMED ? `, and ${unknown.length - UNKNOWN_FIELDS_NAMED} more` : '';
+    warn({ field: `${unknown.length} unknown fields`, reason: `${named.join(', ')}${more}; ignored` });
   }
 
   const stream = body.stream === true;
