@@ -1,14 +1,18 @@
 /**
  * createApp(deps): the Express application, wired in the order that gives every response an id and the
- * right envelope: request id → usage record → auth → body parser → contract validation (requests AND
- * JSON responses) → handlers mounted from the spec's own paths → 404 → the one error handler.
+ * right envelope: request id → usage record → auth → body parser (size and nesting limits) → contract
+ * validation (requests AND JSON responses) → handlers mounted from the spec's own paths → 404/405 for
+ * anything else → the one error handler.
  */
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
 import { authenticate } from './auth/authenticate.js';
-import { startCallRecord, type CallRecord } from './http/call-record.js';
+import { startCallRecord, UNKNOWN_OPERATION, type CallRecord } from './http/call-record.js';
 import { errorHandler } from './http/error-handler.js';
+import { checkJsonDepth } from './http/json-depth.js';
+import { multipartError } from './http/multipart-error.js';
+import { mcpBoundary, unknownPath } from './http/outside-the-contract.js';
 import { requestId } from './http/request-id.js';
 import type { ModelRegistry } from './providers/registry.js';
 import { createHandlers } from './routes/index.js';
@@ -50,7 +54,13 @@ export function createApp(deps: AppDeps): Express {
   });
   // Authentication before the body is read: an unauthenticated client never gets its body parsed.
   app.use(authenticate(deps.keys));
-  app.use(express.json({ limit: deps.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
+  app.use(
+    express.json({
+      limit: deps.maxBodyBytes,
+      type: ['application/json', 'application/*+json'],
+      verify: (_req, _res, body) => checkJsonDepth(body),
+    }),
+  );
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(deps.spec.document) as never,
@@ -64,17 +74,22 @@ export function createApp(deps: AppDeps): Express {
       $refParser: { mode: 'bundle' },
     }),
   );
-  // A request the validator refused still names its operation in its usage record.
+  // A request the validator refused still names its operation in its usage record. No handler has run yet
+  // when the operation is still unnamed, so a multipart failure here is the validator reading the form.
   app.use(((error, req, res, next) => {
+    const call = res.locals.call as CallRecord;
+    const refusedBeforeHandler = call.operation === UNKNOWN_OPERATION;
     const operationId = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
     if (operationId) {
-      (res.locals.call as CallRecord).operation = operationId;
+      call.operation = operationId;
     }
-    next(error);
+    next((refusedBeforeHandler && req.is('multipart/form-data') && multipartError(error)) || error);
   }) satisfies ErrorRequestHandler);
+  app.use(mcpBoundary(deps.spec.document));
   const router = express.Router();
   mountOperations(router, deps.spec.document, createHandlers(deps));
   app.use(router);
+  app.use(unknownPath());
   app.use(errorHandler(deps.logger));
   return app;
 }

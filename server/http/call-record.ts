@@ -20,12 +20,15 @@ export interface CallRecord {
   complete(status?: number): void;
 }
 
+/** The operation of a call that no handler has taken (yet): refused by auth, the parser or the validator. */
+export const UNKNOWN_OPERATION = 'unknown';
+
 export function startCallRecord(res: Response, recorder: UsageRecorder, now: () => number = Date.now): CallRecord {
   const startedAt = now();
   let deferred = false;
   let done = false;
   const record: CallRecord = {
-    operation: 'unknown',
+    operation: UNKNOWN_OPERATION,
     modelRequested: null,
     model: null,
     provider: null,

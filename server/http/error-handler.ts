@@ -7,6 +7,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiError } from './api-error.js';
 import { apiFamilyOf, type ApiFamily } from './api-family.js';
+import { NESTING_TOO_DEEP } from './json-depth.js';
 
 interface ValidatorError {
   status?: number;
@@ -22,6 +23,13 @@ interface ValidatorError {
 function paramFromPath(path: string | undefined): string | null {
   const match = path ? /^\/?(?:body|query|params|path|headers)(?:\/|$)(.*)$/.exec(path) : null;
   return match && match[1] ? match[1].split('/').join('.') : null;
+}
+
+const MAX_MESSAGE_CHARS = 500;
+const MAX_PARAM_CHARS = 200;
+
+function cut(param: string | null): string | null {
+  return param && param.length > MAX_PARAM_CHARS ? `${param.slice(0, MAX_PARAM_CHARS)}…` : param;
 }
 
 function isValidatorError(error: unknown): error is ValidatorError & { status: number } {
@@ -42,13 +50,14 @@ export function toApiError(error: unknown): ApiError {
     }
     const message = status === 405 ? `Method not allowed: ${error.message ?? ''}`.trim()
       : status === 404 ? 'Unknown path. The API is described at GET /openapi.json.'
-      : status === 413 ? 'The uploaded file exceeds the configured limit.'
       : first ? `${first.path ?? ''} ${first.message ?? ''}`.trim() : (error.message ?? 'Invalid request');
+    // The path names the caller's own keys, which can be megabytes long: the message stays readable.
+    const bounded = message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message;
     const code = status === 415 ? 'unsupported_media_type' : status === 404 ? 'unknown_path' : status === 405 ? 'method_not_allowed' : null;
     // A 405 must say which methods the path has (RFC 9110); the validator computed them from the spec.
     const allow = status === 405 ? error.headers?.Allow : undefined;
-    return new ApiError(status, message, {
-      param: status === 404 || status === 405 ? null : paramFromPath(first?.path),
+    return new ApiError(status, bounded, {
+      param: status === 404 || status === 405 ? null : cut(paramFromPath(first?.path)),
       code,
       headers: allow ? { allow } : undefined,
     });
@@ -64,9 +73,18 @@ export function toApiError(error: unknown): ApiError {
     if (bodyParser.type === 'encoding.unsupported' || bodyParser.type === 'charset.unsupported') {
       return new ApiError(415, bodyParser.message ?? 'Unsupported encoding', { code: 'unsupported_media_type' });
     }
+    if (bodyParser.type === NESTING_TOO_DEEP) {
+      return new ApiError(400, bodyParser.message ?? 'The JSON body is nested too deeply.', { code: 'nesting_too_deep' });
+    }
     if (bodyParser.status < 500) {
       return new ApiError(bodyParser.status, bodyParser.message ?? 'Invalid request');
     }
+  }
+  // zlib's failure on a body that claims `Content-Encoding: gzip`/`deflate`/`br` but is not: body-parser marks it
+  // as the client's fault (http-errors status 400) without a `type`.
+  const zlibCode = (error as { code?: unknown } | null)?.code;
+  if (typeof zlibCode === 'string' && (zlibCode.startsWith('Z_') || zlibCode.startsWith('ERR__ERROR_'))) {
+    return new ApiError(400, 'The request body could not be decoded with its Content-Encoding.', { code: 'invalid_content_encoding', cause: error });
   }
   return new ApiError(500, 'Internal server error; quote the request id when reporting it.', { code: 'internal_error', cause: error });
 }
@@ -97,13 +115,19 @@ function jsonRpcCode(status: number): number {
   return status >= 500 ? -32603 : -32000;
 }
 
-/** The error body of a family, exported for stream error events. */
-export function errorBody(error: ApiError, family: ApiFamily, requestId: string | null): unknown {
+/** The id of a JSON-RPC request body, which its error answer must repeat; null when there is none. */
+function jsonRpcId(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null | undefined)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/** The error body of a family, exported for stream error events; `rpcId` is the JSON-RPC id on `/v1/mcp`. */
+export function errorBody(error: ApiError, family: ApiFamily, requestId: string | null, rpcId: string | number | null = null): unknown {
   if (family === 'anthropic') {
     return { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message }, request_id: requestId };
   }
   if (family === 'mcp' && error.status !== 401) {
-    return { jsonrpc: '2.0', id: null, error: { code: jsonRpcCode(error.status), message: error.message } };
+    return { jsonrpc: '2.0', id: rpcId, error: { code: jsonRpcCode(error.status), message: error.message } };
   }
   return { error: { message: error.message, type: error.type, param: error.param, code: error.code } };
 }
@@ -136,9 +160,15 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (apiError.status === 401) {
       res.setHeader('www-authenticate', 'Bearer realm="omnigate"');
     }
+    if (!req.complete) {
+      // Answered before the body was read (401, 413, …): closing the connection is the only way not to wait
+      // for a body that may never end.
+      res.setHeader('connection', 'close');
+    }
     if (apiError.status >= 500 && apiError.status !== 503 && apiError.status !== 502 && apiError.status !== 504) {
       res.setHeader('x-should-retry', 'false');
     }
-    res.status(apiError.status).json(errorBody(apiError, apiFamilyOf(req.path), requestId));
+    const family = apiFamilyOf(req.path);
+    res.status(apiError.status).json(errorBody(apiError, family, requestId, family === 'mcp' ? jsonRpcId(req.body) : null));
   };
 }

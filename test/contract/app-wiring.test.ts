@@ -298,7 +298,7 @@ describe('error envelopes by API family', () => {
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.body).toEqual({
       jsonrpc: '2.0',
-      id: null,
+      id: 1, // the error answers the request it belongs to
       error: { code: -32603, message: 'This Omnigate build does not serve the MCP endpoint yet.' },
     });
   });
