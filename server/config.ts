@@ -82,6 +82,10 @@ export interface Config {
   maxBodyBytes: number;
   /** How long a graceful shutdown waits for in-flight requests before closing them. */
   shutdownGraceMs: number;
+  /** How long a client may take to send a whole request (headers and body); the connection is closed after. */
+  requestTimeoutMs: number;
+  /** How long a client may take to send the request headers. */
+  headersTimeoutMs: number;
   providers: ProviderConfig[];
   models: ModelConfig[];
   aliases: Record<string, string>;
@@ -178,6 +182,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     logLevel: env.LOG_LEVEL || 'info',
     maxBodyBytes: integerVariable(env, 'OMNIGATE_MAX_BODY_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     shutdownGraceMs: integerVariable(env, 'OMNIGATE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    requestTimeoutMs: integerVariable(env, 'OMNIGATE_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
+    headersTimeoutMs: integerVariable(env, 'OMNIGATE_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),
     providers: Object.entries(file.providers).map(([id, provider]) => ({ ...provider, id })),
     models: file.models,
     aliases: file.aliases,

@@ -4,7 +4,7 @@
  * work, flush usage, exit 0). The only module besides config.ts that touches process.env.
  */
 import { existsSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -21,6 +21,8 @@ const DOCS_PATH = fileURLToPath(new URL('../docs/index.html', import.meta.url));
 const VERSION = '1.0.0';
 /** During shutdown, how often connections that fell idle are closed. */
 const IDLE_SWEEP_MS = 100;
+/** How often Node checks the headers and request deadlines of open connections. */
+const CONNECTIONS_CHECK_MS = 1_000;
 /** After the grace period, how long aborted requests get to end their responses before connections are cut. */
 const FORCE_CLOSE_MS = 2_000;
 
@@ -67,12 +69,28 @@ async function main(): Promise<void> {
     shutdownSignal: shutdown.signal,
   });
 
-  const server: Server = app.listen(config.port, config.host, () => {
+  const server: Server = createServer(
+    {
+      // A client that never finishes its headers or body (a lying Content-Length, an endless chunked body) is
+      // cut off instead of holding a socket; Node checks these deadlines every CONNECTIONS_CHECK_MS.
+      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+      keepAliveTimeout: 65_000,
+    },
+    app,
+  );
+  server.once('error', (error: NodeJS.ErrnoException) => {
+    // A port already taken (EADDRINUSE), a host that does not resolve or is not ours: say so and stop,
+    // rather than run without listening.
+    process.stderr.write(`omnigate: cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}\n`);
+    process.exit(1);
+  });
+  server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info({ host: config.host, port, dataDir: config.dataDir, models: registry.list().map((m) => m.id) }, 'omnigate listening');
   });
-  server.keepAliveTimeout = 65_000;
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -247,6 +248,64 @@ describe('starting', () => {
       expect(spawned.stderr()).toBe(
         'omnigate: configuration error: providers.openai.api_key: environment variable OMNIGATE_TEST_UNSET_KEY is referenced but not set\n',
       );
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe('listening and connection limits', () => {
+  it(
+    'exits 1 with a one-line reason when the port is taken, instead of running without listening',
+    async () => {
+      const first = await startServer({ OMNIGATE_DATA_DIR: dataDir(), OMNIGATE_API_KEYS: 'og-busy-port-key' });
+      const second = spawnServer({ OMNIGATE_DATA_DIR: dataDir(), OMNIGATE_API_KEYS: 'og-busy-port-key', PORT: String(first.port) });
+      expect(await second.exited).toEqual({ code: 1, signal: null });
+      expect(second.stderr()).toBe(`omnigate: cannot listen on 127.0.0.1:${first.port}: EADDRINUSE\n`);
+      expect(second.logs().map((line) => line.msg)).not.toContain('omnigate listening');
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'cuts off clients that never finish their headers or body, and closes the connection after an early 401',
+    async () => {
+      const server = await startServer({
+        OMNIGATE_DATA_DIR: dataDir(),
+        OMNIGATE_API_KEYS: 'og-timeout-test-key',
+        OMNIGATE_REQUEST_TIMEOUT_MS: '2000',
+        OMNIGATE_HEADERS_TIMEOUT_MS: '1000',
+      });
+      /** Writes `text` on a raw socket and resolves with what came back and how long until the server closed it. */
+      const hold = (text: string) =>
+        new Promise<{ closedAfterMs: number; received: string }>((resolve, reject) => {
+          const startedAt = Date.now();
+          let received = '';
+          const socket = connect(server.port, '127.0.0.1', () => socket.write(text));
+          socket.setEncoding('utf8');
+          socket.on('data', (piece: string) => {
+            received += piece;
+          });
+          socket.on('error', reject);
+          socket.on('close', () => resolve({ closedAfterMs: Date.now() - startedAt, received }));
+          setTimeout(() => socket.destroy(new Error('the server kept the connection open for 15 s')), 15_000).unref();
+        });
+      const lyingLength = hold(
+        'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer og-timeout-test-key\r\n' +
+          'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"model":',
+      );
+      const endlessHeaders = hold('GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+      const unauthenticated = hold(
+        'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n',
+      );
+      const early = await unauthenticated;
+      expect(early.received).toMatch(/^HTTP\/1\.1 401 /);
+      expect(early.received.toLowerCase()).toContain('connection: close');
+      expect(early.closedAfterMs).toBeLessThan(1_500);
+      for (const held of [await lyingLength, await endlessHeaders]) {
+        // Deadline plus Node's once-a-second check of open connections, with room for a busy machine.
+        expect(held.closedAfterMs).toBeLessThan(6_000);
+      }
+      expect((await call(server.port, 'GET', '/health')).status).toBe(200);
     },
     TEST_TIMEOUT_MS,
   );
