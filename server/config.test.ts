@@ -32,6 +32,8 @@ describe('loadConfig: environment', () => {
       logLevel: 'info',
       maxBodyBytes: 25 * 1024 * 1024,
       shutdownGraceMs: 10_000,
+      requestTimeoutMs: 60_000,
+      headersTimeoutMs: 15_000,
       providers: [],
       models: [],
       aliases: {},
@@ -50,6 +52,8 @@ describe('loadConfig: environment', () => {
       LOG_LEVEL: 'debug',
       OMNIGATE_MAX_BODY_BYTES: '4096',
       OMNIGATE_SHUTDOWN_GRACE_MS: '0',
+      OMNIGATE_REQUEST_TIMEOUT_MS: '5000',
+      OMNIGATE_HEADERS_TIMEOUT_MS: '2000',
     });
     expect(config).toMatchObject({
       port: 0,
@@ -59,6 +63,8 @@ describe('loadConfig: environment', () => {
       logLevel: 'debug',
       maxBodyBytes: 4096,
       shutdownGraceMs: 0,
+      requestTimeoutMs: 5000,
+      headersTimeoutMs: 2000,
     });
   });
 
