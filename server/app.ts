@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { authenticate } from './auth/authenticate.js';
 import { startCallRecord, UNKNOWN_OPERATION, type CallRecord } from './http/call-record.js';
 import { errorHandler } from './http/error-handler.js';
+import { finiteQueryNumbers } from './http/finite-query.js';
 import { checkJsonDepth } from './http/json-depth.js';
 import { multipartError } from './http/multipart-error.js';
 import { mcpBoundary, unknownPath } from './http/outside-the-contract.js';
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps): Express {
       $refParser: { mode: 'bundle' },
     }),
   );
+  app.use(finiteQueryNumbers());
   // A request the validator refused still names its operation in its usage record. No handler has run yet
   // when the operation is still unnamed, so a multipart failure here is the validator reading the form.
   app.use(((error, req, res, next) => {

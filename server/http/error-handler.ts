@@ -118,7 +118,8 @@ function jsonRpcCode(status: number): number {
 /** The id of a JSON-RPC request body, which its error answer must repeat; null when there is none. */
 function jsonRpcId(body: unknown): string | number | null {
   const id = (body as { id?: unknown } | null | undefined)?.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
+  // JSON-RPC ids are strings or integers; anything else cannot be repeated back.
+  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as string | number) : null;
 }
 
 /** The error body of a family, exported for stream error events; `rpcId` is the JSON-RPC id on `/v1/mcp`. */

@@ -205,3 +205,17 @@ describe('/v1/mcp answers in the JSON-RPC envelope (finding 11)', () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe('values the validator lets through', () => {
+  it.each(['limit=1e999', 'limit=Infinity', 'limit=-Infinity', 'since=1e999'])('GET /v1/usage?%s is a 400 naming the parameter', async (query) => {
+    const res = await request(t.app).get(`/v1/usage?${query}`).set('authorization', `Bearer ${t.key}`);
+    expectOpenAiError(res, 400, null);
+    expect(res.body.error.param).toBe(query.split('=')[0]);
+  });
+
+  it('a JSON-RPC id that is not a string or an integer is answered with id null', async () => {
+    const res = await post('/v1/mcp/x').send({ jsonrpc: '2.0', id: 1.5, method: 'tools/list' });
+    expect(res.status).toBe(404);
+    expect(res.body.id).toBeNull();
+  });
+});
