@@ -13,6 +13,7 @@ import { buildRegistry } from './providers/build-registry.js';
 import { checkSpec, loadSpec } from './spec/load-spec.js';
 import { openDatabase } from './storage/database.js';
 import { createKeyStore } from './storage/key-store.js';
+import { loadPepper } from './storage/pepper.js';
 import { createResponseStore } from './storage/response-store.js';
 import { createUsageStore } from './storage/usage-store.js';
 import { createUsageRecorder } from './usage/usage-recorder.js';
@@ -39,8 +40,10 @@ async function main(): Promise<void> {
   const spec = loadSpec();
   await checkSpec(spec.document);
 
+  // Everything this process writes (database, -wal/-shm, pepper) is readable by its owner only.
+  process.umask(0o077);
   const db = openDatabase(config.databasePath);
-  const keys = createKeyStore(db);
+  const keys = createKeyStore(db, { pepper: loadPepper(config.dataDir) });
   config.apiKeys.forEach((secret, index) => keys.ensure(secret, `env-${index + 1}`));
   if (keys.count() === 0) {
     const { key } = keys.create({ name: 'generated-at-first-start' });
