@@ -32,6 +32,7 @@ describe('loadConfig: environment', () => {
       logLevel: 'info',
       maxBodyBytes: 25 * 1024 * 1024,
       shutdownGraceMs: 10_000,
+      responseRetentionDays: 30,
       providers: [],
       models: [],
       aliases: {},
@@ -50,6 +51,7 @@ describe('loadConfig: environment', () => {
       LOG_LEVEL: 'debug',
       OMNIGATE_MAX_BODY_BYTES: '4096',
       OMNIGATE_SHUTDOWN_GRACE_MS: '0',
+      OMNIGATE_RESPONSE_RETENTION_DAYS: '1',
     });
     expect(config).toMatchObject({
       port: 0,
@@ -59,6 +61,7 @@ describe('loadConfig: environment', () => {
       logLevel: 'debug',
       maxBodyBytes: 4096,
       shutdownGraceMs: 0,
+      responseRetentionDays: 1,
     });
   });
 
@@ -81,6 +84,7 @@ describe('loadConfig: environment', () => {
     ['PORT', '80.5', "PORT must be an integer from 0 to 65535, got '80.5'"],
     ['OMNIGATE_MAX_BODY_BYTES', '100', "OMNIGATE_MAX_BODY_BYTES must be an integer from 1024 to 1073741824, got '100'"],
     ['OMNIGATE_SHUTDOWN_GRACE_MS', '-1', "OMNIGATE_SHUTDOWN_GRACE_MS must be an integer from 0 to 600000, got '-1'"],
+    ['OMNIGATE_RESPONSE_RETENTION_DAYS', '0', "OMNIGATE_RESPONSE_RETENTION_DAYS must be an integer from 1 to 36500, got '0'"],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value, message) => {
     expect(configError(() => loadConfig({ [name]: value })).message).toBe(message);
   });

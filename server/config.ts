@@ -82,6 +82,8 @@ export interface Config {
   maxBodyBytes: number;
   /** How long a graceful shutdown waits for in-flight requests before closing them. */
   shutdownGraceMs: number;
+  /** Stored responses (whole conversations) older than this many days are deleted. */
+  responseRetentionDays: number;
   providers: ProviderConfig[];
   models: ModelConfig[];
   aliases: Record<string, string>;
@@ -178,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     logLevel: env.LOG_LEVEL || 'info',
     maxBodyBytes: integerVariable(env, 'OMNIGATE_MAX_BODY_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     shutdownGraceMs: integerVariable(env, 'OMNIGATE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    responseRetentionDays: integerVariable(env, 'OMNIGATE_RESPONSE_RETENTION_DAYS', 30, 1, 36_500),
     providers: Object.entries(file.providers).map(([id, provider]) => ({ ...provider, id })),
     models: file.models,
     aliases: file.aliases,
