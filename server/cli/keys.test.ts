@@ -91,9 +91,10 @@ describe('keys create', () => {
       'providers:\n  openai:\n    type: openai-compatible\n    base_url: http://127.0.0.1:9/v1\nmodels:\n  - provider: openai\n    model: gpt-4o-mini\n    aliases: [fast]\n',
     );
     withStore(() => undefined);
-    const { code, lines } = after(run('create', '--models', 'fast,openai:gpt-4o-mini,openai:gpt-4.1'));
+    // gpt-4.1 reaches the default chat model through the built-in agent routes.
+    const { code, lines } = after(run('create', '--models', 'fast,openai:gpt-4o-mini,openai:gpt-4.1,gpt-4.1'));
     expect(code).toBe(0);
-    expect(verify(lines[2])?.allowedModels).toEqual(['fast', 'openai:gpt-4o-mini', 'openai:gpt-4.1']);
+    expect(verify(lines[2])?.allowedModels).toEqual(['fast', 'openai:gpt-4o-mini', 'openai:gpt-4.1', 'gpt-4.1']);
     expect(after(run('create', '--models', 'slow')).lines[0]).toBe(
       "unknown model 'slow'; configured models and aliases: local:chat, local-chat, reference, openai:gpt-4o-mini, fast",
     );
