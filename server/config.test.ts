@@ -34,6 +34,7 @@ describe('loadConfig: environment', () => {
       shutdownGraceMs: 10_000,
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 15_000,
+      responseRetentionDays: 30,
       providers: [],
       models: [],
       aliases: {},
@@ -54,6 +55,7 @@ describe('loadConfig: environment', () => {
       OMNIGATE_SHUTDOWN_GRACE_MS: '0',
       OMNIGATE_REQUEST_TIMEOUT_MS: '5000',
       OMNIGATE_HEADERS_TIMEOUT_MS: '2000',
+      OMNIGATE_RESPONSE_RETENTION_DAYS: '1',
     });
     expect(config).toMatchObject({
       port: 0,
@@ -65,6 +67,7 @@ describe('loadConfig: environment', () => {
       shutdownGraceMs: 0,
       requestTimeoutMs: 5000,
       headersTimeoutMs: 2000,
+      responseRetentionDays: 1,
     });
   });
 
@@ -87,6 +90,7 @@ describe('loadConfig: environment', () => {
     ['PORT', '80.5', "PORT must be an integer from 0 to 65535, got '80.5'"],
     ['OMNIGATE_MAX_BODY_BYTES', '100', "OMNIGATE_MAX_BODY_BYTES must be an integer from 1024 to 1073741824, got '100'"],
     ['OMNIGATE_SHUTDOWN_GRACE_MS', '-1', "OMNIGATE_SHUTDOWN_GRACE_MS must be an integer from 0 to 600000, got '-1'"],
+    ['OMNIGATE_RESPONSE_RETENTION_DAYS', '0', "OMNIGATE_RESPONSE_RETENTION_DAYS must be an integer from 1 to 36500, got '0'"],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value, message) => {
     expect(configError(() => loadConfig({ [name]: value })).message).toBe(message);
   });

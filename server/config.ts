@@ -86,6 +86,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** How long a client may take to send the request headers. */
   headersTimeoutMs: number;
+  /** Stored responses (whole conversations) older than this many days are deleted. */
+  responseRetentionDays: number;
   providers: ProviderConfig[];
   models: ModelConfig[];
   aliases: Record<string, string>;
@@ -184,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     shutdownGraceMs: integerVariable(env, 'OMNIGATE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     requestTimeoutMs: integerVariable(env, 'OMNIGATE_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     headersTimeoutMs: integerVariable(env, 'OMNIGATE_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),
+    responseRetentionDays: integerVariable(env, 'OMNIGATE_RESPONSE_RETENTION_DAYS', 30, 1, 36_500),
     providers: Object.entries(file.providers).map(([id, provider]) => ({ ...provider, id })),
     models: file.models,
     aliases: file.aliases,

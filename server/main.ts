@@ -7,12 +7,15 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
+import { keyWeaknesses } from './auth/key-strength.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { buildRegistry } from './providers/build-registry.js';
 import { checkSpec, loadSpec } from './spec/load-spec.js';
 import { openDatabase } from './storage/database.js';
 import { createKeyStore } from './storage/key-store.js';
+import { loadPepper } from './storage/pepper.js';
+import { startResponsePurge } from './storage/response-retention.js';
 import { createResponseStore } from './storage/response-store.js';
 import { createUsageStore } from './storage/usage-store.js';
 import { createUsageRecorder } from './usage/usage-recorder.js';
@@ -41,9 +44,19 @@ async function main(): Promise<void> {
   const spec = loadSpec();
   await checkSpec(spec.document);
 
+  // Everything this process writes (database, -wal/-shm, pepper) is readable by its owner only.
+  process.umask(0o077);
   const db = openDatabase(config.databasePath);
-  const keys = createKeyStore(db);
-  config.apiKeys.forEach((secret, index) => keys.ensure(secret, `env-${index + 1}`));
+  const keys = createKeyStore(db, { pepper: loadPepper(config.dataDir) });
+  config.apiKeys.forEach((secret, index) => {
+    const name = `env-${index + 1}`;
+    const weaknesses = keyWeaknesses(secret);
+    if (weaknesses.length > 0) {
+      // Named by position, never shown: the log must not hold the key.
+      logger.warn({ key: name, weaknesses }, 'weak API key in OMNIGATE_API_KEYS: use a long random key (npm run keys -- create)');
+    }
+    keys.ensure(secret, name);
+  });
   if (keys.count() === 0) {
     const { key } = keys.create({ name: 'generated-at-first-start' });
     // Printed once, to the terminal only: the key is stored as a hash and cannot be shown again.
@@ -53,13 +66,18 @@ async function main(): Promise<void> {
     onError: (error, lost) => logger.error({ err: error, pending: lost }, 'usage batch write failed; will retry'),
   });
   const registry = buildRegistry(config, logger);
+  const responses = createResponseStore(db);
+  const stopPurge = startResponsePurge(responses, {
+    retentionDays: config.responseRetentionDays,
+    onPurge: (count) => logger.info({ count, retentionDays: config.responseRetentionDays }, 'purged expired stored responses'),
+  });
   const draining = new AbortController();
   const shutdown = new AbortController();
   const app = createApp({
     spec,
     keys,
     usage,
-    responses: createResponseStore(db),
+    responses,
     registry,
     logger,
     maxBodyBytes: config.maxBodyBytes,
@@ -103,6 +121,7 @@ async function main(): Promise<void> {
     server.close(async () => {
       usage.close();
       await registry.close();
+      stopPurge();
       db.close();
       logger.info('stopped');
       process.exit(0);

@@ -1,27 +1,59 @@
 /**
  * `npm run keys -- create [--name NAME] [--models a,b]`, `npm run keys -- list`, `npm run keys -- revoke ID|PREFIX`.
- * Works on the same database as the server (OMNIGATE_DATA_DIR), also while it runs. A created key is
- * printed once; only its hash is stored.
+ * Works on the same database as the server (OMNIGATE_DATA_DIR, also while it runs: changes take effect at the
+ * server's next request), and reads the same configuration (OMNIGATE_CONFIG) to check model names. Every
+ * command names the database it used; none creates one, so a command run in the wrong folder says where it
+ * looked instead of quietly working on a new, empty database. A created key is printed once; only a keyed
+ * hash of it is stored.
  */
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { ApiError } from '../http/api-error.js';
+import { buildRegistry } from '../providers/build-registry.js';
 import { openDatabase } from '../storage/database.js';
 import { createKeyStore } from '../storage/key-store.js';
+import { loadPepper } from '../storage/pepper.js';
+
+export type KeysCommandConfig = Pick<
+  Config,
+  'dataDir' | 'databasePath' | 'providers' | 'models' | 'aliases' | 'routes' | 'defaultChatModel' | 'agentRoutes'
+>;
 
 const USAGE = `usage:
   npm run keys -- create [--name NAME] [--models MODEL,MODEL]
   npm run keys -- list
-  npm run keys -- revoke KEY_ID_OR_PREFIX`;
+  npm run keys -- revoke KEY_ID_OR_PREFIX
+  npm run keys -- --help`;
 
 function parseKeysArguments(argv: string[]) {
   return parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, models: { type: 'string' } },
+    options: { name: { type: 'string' }, models: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
 }
 
-export function runKeysCommand(argv: string[], databasePath: string, out: (line: string) => void): number {
+/** The names of `models` the server would not resolve, checked by the registry the server builds. */
+function unknownModels(config: KeysCommandConfig, models: string[]): { unknown: string[]; known: string[] } {
+  const registry = buildRegistry(config);
+  try {
+    const unknown = models.filter((model) => {
+      try {
+        registry.resolve(model, 'chat');
+        return false;
+      } catch (error) {
+        // A 400 (a model of another type) still names a model; only 404 means there is none.
+        return error instanceof ApiError && error.status === 404;
+      }
+    });
+    return { unknown, known: registry.list().flatMap((model) => [model.id, ...model.aliases]) };
+  } finally {
+    void registry.close();
+  }
+}
+
+export function runKeysCommand(argv: string[], config: KeysCommandConfig, out: (line: string) => void): number {
   let parsed: ReturnType<typeof parseKeysArguments>;
   try {
     parsed = parseKeysArguments(argv);
@@ -31,11 +63,32 @@ export function runKeysCommand(argv: string[], databasePath: string, out: (line:
   }
   const { positionals, values } = parsed;
   const [command, target] = positionals;
-  const db = openDatabase(databasePath);
+  if (values.help || command === 'help') {
+    out(USAGE);
+    out(`database: ${config.databasePath} (from OMNIGATE_DATA_DIR, default ./data; model names from OMNIGATE_CONFIG)`);
+    return 0;
+  }
+  if (!(command === 'create' || command === 'list' || (command === 'revoke' && target))) {
+    out(USAGE);
+    return 2;
+  }
+  if (!existsSync(config.databasePath)) {
+    out(
+      `no database at ${config.databasePath}: start the server once to create it, or set OMNIGATE_DATA_DIR to the server's data directory (now ${config.dataDir})`,
+    );
+    return 1;
+  }
+  out(`database: ${config.databasePath}`);
+  const db = openDatabase(config.databasePath);
   try {
-    const keys = createKeyStore(db);
+    const keys = createKeyStore(db, { pepper: loadPepper(config.dataDir) });
     if (command === 'create') {
       const allowedModels = (values.models ?? '').split(',').map((model) => model.trim()).filter(Boolean);
+      const { unknown, known } = unknownModels(config, allowedModels);
+      if (unknown.length > 0) {
+        out(`unknown model${unknown.length > 1 ? 's' : ''} ${unknown.map((model) => `'${model}'`).join(', ')}; configured models and aliases: ${known.join(', ')}`);
+        return 2;
+      }
       const { key, record } = keys.create({ name: values.name ?? 'unnamed', allowedModels });
       out(`created ${record.id} (${record.name})${allowedModels.length ? ` for models ${allowedModels.join(', ')}` : ''}`);
       out('the key, shown this once:');
@@ -46,26 +99,38 @@ export function runKeysCommand(argv: string[], databasePath: string, out: (line:
       for (const record of keys.list()) {
         const state = record.revokedAt === null ? 'active' : `revoked ${new Date(record.revokedAt * 1000).toISOString()}`;
         const models = record.allowedModels.length ? record.allowedModels.join(',') : 'all models';
-        out(`${record.id}\t${record.prefix}…\t${record.name}\t${models}\t${state}`);
+        out(`${record.id}\t${record.prefix ? `${record.prefix}…` : '(no prefix)'}\t${record.name}\t${models}\t${state}`);
       }
       return 0;
     }
-    if (command === 'revoke' && target) {
-      if (keys.revoke(target)) {
-        out(`revoked ${target}`);
-        return 0;
-      }
-      out(`no active key matches ${target}`);
+    const matches = keys.find(target);
+    if (matches.length > 1) {
+      out(`${target} is ambiguous: it matches ${matches.length} active keys; revoke one by id:`);
+      matches.forEach((record) => out(`  ${record.id}\t${record.name}`));
       return 1;
     }
-    out(USAGE);
-    return 2;
+    if (matches.length === 1 && keys.revoke(matches[0].id)) {
+      out(`revoked ${matches[0].id} (${matches[0].name})`);
+      return 0;
+    }
+    out(`no active key matches ${target}`);
+    return 1;
   } finally {
     db.close();
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const config = loadConfig(process.env);
-  process.exitCode = runKeysCommand(process.argv.slice(2), config.databasePath, (line) => process.stdout.write(`${line}\n`));
+  // Files this command creates (-wal/-shm, a pepper for a database from before peppers) stay private.
+  process.umask(0o077);
+  try {
+    const config = loadConfig(process.env);
+    process.exitCode = runKeysCommand(process.argv.slice(2), config, (line) => process.stdout.write(`${line}\n`));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) {
+      throw error;
+    }
+    process.stderr.write(`omnigate keys: configuration error: ${error.message}\n`);
+    process.exitCode = 78;
+  }
 }

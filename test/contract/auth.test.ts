@@ -208,7 +208,7 @@ describe('public paths', () => {
 });
 
 describe('key storage', () => {
-  it('stores only a SHA-256 hash of each key: no column holds the secret', async () => {
+  it('stores only a keyed hash of each key and a 7-character display prefix: no column holds the secret', async () => {
     const { app, key, keys, db } = createTestApp();
     const limited = keys.create({ name: 'limited', allowedModels: ['local-chat'] });
     for (const secret of [key, limited.key]) {
@@ -223,8 +223,9 @@ describe('key storage', () => {
         expect(text).not.toContain(secret);
         expect(text).not.toContain(secret.slice(3));
       }
-      expect(row.hash).toEqual(createHash('sha256').update(secret).digest());
-      expect(row.prefix).toBe(secret.slice(0, 10));
+      expect(row.hash).not.toEqual(createHash('sha256').update(secret).digest());
+      expect(row.hash_scheme).toBe('hmac-sha256');
+      expect(row.prefix).toBe(secret.slice(0, 7));
     }
     expect(rows.map((row) => [row.name, row.allowed_models, row.revoked_at])).toEqual([
       ['limited', '["local-chat"]', null],

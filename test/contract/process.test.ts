@@ -3,8 +3,8 @@
  * key, keys from the environment, a bad configuration, and graceful shutdown on SIGTERM with a stream in
  * flight — finished within the grace period, or cut after it — with its usage record in the SQLite file.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../server/storage/database.js';
+import { createResponseStore } from '../../server/storage/response-store.js';
 import { sseHead, startFakeUpstream, type FakeUpstream } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
 import { countTextTokens } from '../../server/tokens/tokenizer.js';
 import { readSse } from '../helpers/read-sse.js';
@@ -474,6 +476,79 @@ describe('shutting down', () => {
         input_tokens: 3 + 3 + countTextTokens('user') + countTextTokens('wait forever'),
         output_tokens: countTextTokens('Never'),
       });
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+/** Runs the keys CLI (`npm run keys -- …`) on `dir` as its own process, as an operator would next to the server. */
+function keysCli(dir: string, ...argv: string[]): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'server/cli/keys.ts', ...argv], { cwd: ROOT, env: environment({ OMNIGATE_DATA_DIR: dir }) }, (error, stdout) => {
+      resolve({ code: error ? Number(error.code) : 0, stdout });
+    });
+  });
+}
+
+describe('keys and data at rest', () => {
+  it(
+    'warns about a weak key without logging it, keeps the data private, purges expired responses, and applies CLI key changes at the next request',
+    async () => {
+      const dir = dataDir();
+      // A data directory from an earlier run, with the default modes, one stored response past the retention
+      // and one recent.
+      const day = 86_400;
+      const seeded = openDatabase(path.join(dir, 'omnigate.sqlite'));
+      const store = createResponseStore(seeded);
+      for (const [id, age] of [['resp_expired', 31 * day], ['resp_recent', day]] as const) {
+        store.save({ id, keyId: 'key_x', createdAt: Math.floor(Date.now() / 1000) - age, response: { id, output: [] } as never, conversation: [] });
+      }
+      seeded.close();
+      chmodSync(dir, 0o755);
+      chmodSync(path.join(dir, 'omnigate.sqlite'), 0o644);
+
+      const weakKey = 'og-env-key-one';
+      const server = await startServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: weakKey, OMNIGATE_RESPONSE_RETENTION_DAYS: '30' });
+      expect(server.logs().find((line) => line.msg?.toString().startsWith('weak API key'))).toMatchObject({
+        level: 40,
+        key: 'env-1',
+        weaknesses: ['shorter than 20 characters', 'fewer than 10 different characters'],
+      });
+      expect(server.logs().find((line) => line.msg === 'purged expired stored responses')).toMatchObject({ count: 1, retentionDays: 30 });
+      expect(server.stdout() + server.stderr()).not.toContain(weakKey);
+
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      for (const name of ['omnigate.sqlite', 'omnigate.sqlite-wal', 'omnigate.sqlite-shm', 'omnigate.pepper']) {
+        expect(statSync(path.join(dir, name)).mode & 0o777, name).toBe(0o600);
+      }
+      const raw = ['omnigate.sqlite', 'omnigate.sqlite-wal']
+        .map((name) => path.join(dir, name))
+        .filter((file) => existsSync(file))
+        .map((file) => readFileSync(file).toString('latin1'))
+        .join('');
+      for (let start = 0; start + 8 <= weakKey.length; start += 1) {
+        expect(raw).not.toContain(weakKey.slice(start, start + 8));
+      }
+
+      const created = await keysCli(dir, 'create', '--name', 'from-cli');
+      expect(created.code).toBe(0);
+      expect(created.stdout.split('\n')[0]).toBe(`database: ${path.join(dir, 'omnigate.sqlite')}`);
+      const id = /created (key_[0-9a-f]{16})/.exec(created.stdout)![1];
+      const key = created.stdout.trim().split('\n').pop()!;
+      expect((await call(server.port, 'GET', '/v1/models', { key })).status).toBe(200);
+      expect((await call(server.port, 'GET', '/v1/models', { key })).status).toBe(200);
+      expect(await keysCli(dir, 'revoke', id)).toEqual({ code: 0, stdout: `database: ${path.join(dir, 'omnigate.sqlite')}\nrevoked ${id} (from-cli)\n` });
+      expect((await call(server.port, 'GET', '/v1/models', { key })).status).toBe(401);
+      expect((await call(server.port, 'GET', '/v1/models', { key: weakKey })).status).toBe(200);
+
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+      const db = new Database(path.join(dir, 'omnigate.sqlite'), { readonly: true });
+      try {
+        expect(db.prepare('SELECT id FROM responses').pluck().all()).toEqual(['resp_recent']);
+      } finally {
+        db.close();
+      }
     },
     TEST_TIMEOUT_MS,
   );
