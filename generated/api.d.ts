@@ -752,7 +752,7 @@ export interface components {
             type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "request_too_large" | "rate_limit_error" | "server_error" | "upstream_error" | "service_unavailable_error" | "timeout_error";
             /** @description The request field at fault, as a JSON pointer-like path (`messages.0.content`), or null. */
             param: string | null;
-            /** @description A stable machine-readable code such as `model_not_found`, `invalid_api_key` or `upstream_error`. */
+            /** @description A stable machine-readable code such as `model_not_found`, `invalid_api_key`, `upstream_error` or `upstream_invalid_response`. */
             code: string | null;
         };
         /** @description The Anthropic error envelope, used on every `/anthropic` path. */
@@ -3763,7 +3763,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description An upstream provider failed or rejected Omnigate's own credentials. */
+        /** @description An upstream provider failed or rejected Omnigate's own credentials (`upstream_error`), or gave a relayed (passthrough) answer that is not JSON, is cut short or breaks the answer's schema (`upstream_invalid_response`). */
         BadGateway: {
             headers: {
                 "x-svc-request-id": components["headers"]["RequestId"];
@@ -4008,7 +4008,7 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicErrorResponse"];
             };
         };
-        /** @description An upstream provider failed or rejected Omnigate's own credentials. */
+        /** @description An upstream provider failed, rejected Omnigate's own credentials, or gave a relayed (passthrough) answer that is not JSON, is cut short or breaks the answer's schema (`api_error` in every case). */
         AnthropicBadGateway: {
             headers: {
                 "x-svc-request-id": components["headers"]["RequestId"];

@@ -3,19 +3,25 @@
  * upstream with only `model` rewritten, and the upstream's answer comes back byte for byte (JSON) or event
  * for event (SSE, each event's data unchanged). Usage is still parsed from what flowed and recorded.
  *
+ * The bytes are relayed, but not blindly: a JSON answer must be JSON and fit the open reading of the
+ * operation's response schema (`answer-contract.ts`), and each SSE event's data must be JSON (or `[DONE]`);
+ * otherwise the caller gets a 502 `upstream_invalid_response`, or the dialect's error event once the stream
+ * started. Events are not checked against the schema: that would cost a validation per token.
+ *
  * The one change to a chat-completions stream: when the caller did not ask for usage, we ask the upstream
  * for it (`stream_options.include_usage`) so the call can be billed, and drop that usage-only chunk before it
  * reaches the caller, who did not ask for it.
  */
 import type { Response } from 'express';
 import { createParser } from 'eventsource-parser';
-import type { ApiError } from '../http/api-error.js';
+import { UpstreamError, type ApiError } from '../http/api-error.js';
 import type { CallRecord } from '../http/call-record.js';
 import { openSse, type SseEvent } from '../http/sse.js';
 import { readAllBytes } from '../providers/read-body.js';
 import type { ChatCallOptions, Dialect, NativePassthrough } from '../providers/types.js';
 import { streamFailure, type ResolvedChat } from '../routes/run-text-call.js';
 import { countCallInputTokens, countTextTokens } from '../tokens/tokenizer.js';
+import type { AnswerCheck } from './answer-contract.js';
 import { wireUsageReader } from './wire-usage.js';
 
 export interface ForwardOptions {
@@ -27,6 +33,30 @@ export interface ForwardOptions {
   failure(error: ApiError, lastEvent: unknown): SseEvent[];
   /** Input tokens counted with the tokenizer, for an upstream that reports no usage. */
   estimateInputTokens(): number;
+  /** The contract check of a whole JSON answer (`answerCheck` of the dialect). */
+  checkAnswer: AnswerCheck;
+}
+
+/** An answer the caller must not get: logged with its reasons and answered as 502 `upstream_invalid_response`. */
+function invalidAnswer(chat: ResolvedChat, upstreamStatus: number, what: string, errors: string[] = []): UpstreamError {
+  const provider = chat.resolved.entry.provider;
+  chat.logger.warn({ requestId: chat.context.requestId, provider, model: chat.resolved.entry.id, errors }, `passthrough answer rejected: ${what}`);
+  return new UpstreamError(provider, 502, upstreamStatus, `Upstream ${provider} ${what}`, { code: 'upstream_invalid_response' });
+}
+
+/** The JSON of a whole answer, or the reason it must not reach the caller. */
+function parseAnswer(bytes: Buffer, contentType: string, check: AnswerCheck): { json: unknown } | { what: string; errors?: string[] } {
+  if (!contentType.includes('json')) {
+    return { what: `answered with ${contentType.split(';')[0] || 'no content type'} instead of JSON` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return { what: 'answered with invalid or truncated JSON' };
+  }
+  const errors = check(json);
+  return errors.length > 0 ? { what: 'answered off the contract', errors } : { json };
 }
 
 function isUsageOnlyChunk(data: unknown): boolean {
@@ -52,13 +82,16 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
   try {
     if (!(upstream.headers['content-type'] ?? '').includes('text/event-stream')) {
       const bytes = await readAllBytes(upstream.body);
-      try {
-        reader.json(JSON.parse(bytes.toString('utf8')));
-      } catch {
-        // Not JSON after all: relayed as is; usage falls back to the estimate in `finally`.
+      const contentType = upstream.headers['content-type'] ?? '';
+      const answer = parseAnswer(bytes, contentType, options.checkAnswer);
+      if (!('json' in answer)) {
+        // Recorded as a 502 (usage falls back to the estimate in `finally`); the error handler answers it.
+        status = 502;
+        throw invalidAnswer(chat, upstream.status, answer.what, answer.errors);
       }
+      reader.json(answer.json);
       // Sent as bytes, not through res.json: the upstream's exact answer is the point of passthrough.
-      res.status(upstream.status).type(upstream.headers['content-type'] ?? 'application/json').send(bytes);
+      res.status(upstream.status).type(contentType).send(bytes);
       return;
     }
     const sse = openSse(res);
@@ -70,10 +103,13 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
           return;
         }
         let data: unknown;
-        try {
-          data = JSON.parse(event.data);
-        } catch {
-          data = undefined;
+        if (event.data.trim() !== '') {
+          try {
+            data = JSON.parse(event.data);
+          } catch {
+            // Thrown out of `feed` into the read loop below, which ends the stream with the error event.
+            throw invalidAnswer(chat, upstream.status, 'sent an event that is not JSON');
+          }
         }
         lastEvent = data ?? lastEvent;
         reader.event(data);

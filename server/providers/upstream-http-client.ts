@@ -84,6 +84,10 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const DRAIN_LIMIT_BYTES = 80 * 1024;
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
+function ignoreAbandonedBodyError(): void {
+  // See `post`: nobody is left to tell.
+}
+
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
@@ -103,6 +107,8 @@ async function readErrorBody(body: Dispatcher.ResponseData['body']): Promise<str
   } catch {
     // The status already says what went wrong; a broken error body adds nothing.
   } finally {
+    // A body cut short at the size limit emits an abort error on destroy, which nobody reads.
+    body.on('error', ignoreAbandonedBodyError);
     body.destroy();
   }
   return Buffer.concat(pieces).toString('utf8').slice(0, MAX_ERROR_BODY_BYTES);
@@ -247,6 +253,10 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
       const retryAfter = headerValue(response.headers['retry-after']) ?? null;
       throw protocol.statusError?.(statusCode, message, retryAfter) ?? UpstreamError.fromStatus(config.id, statusCode, message, retryAfter);
     }
+    // A body's failures reach its reader through iteration (`guardedBody`). This listener is for the bodies
+    // nobody iterates: one not read yet when the call is aborted, and one abandoned mid-answer, whose
+    // `destroy()` emits an abort error. Without it that 'error' is unhandled and ends the process.
+    body.on('error', ignoreAbandonedBodyError);
     const state = { complete: false };
     return {
       status: statusCode,

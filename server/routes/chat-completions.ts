@@ -5,13 +5,15 @@ import { randomId } from '../http/random-id.js';
 import type { OperationHandler } from '../http/operation-types.js';
 import { decodeChatRequest, encodeChatCompletion, encodeChatStream } from '../formats/openai-chat/index.js';
 import type { ChatCompletionRequest } from '../formats/openai-chat/wire-types.js';
+import { answerCheck } from '../passthrough/answer-contract.js';
 import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
 import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
 
-export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now'>): {
+export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'spec'>): {
   createChatCompletion: OperationHandler<'createChatCompletion'>;
 } {
   const now = deps.now ?? Date.now;
+  const checkAnswer = answerCheck(deps.spec.document, 'openai-chat');
   return {
     async createChatCompletion(req, res) {
       const chat = prepareChatCall(deps, res, req.body.model);
@@ -22,6 +24,7 @@ export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger'
           body: req.body as unknown as Record<string, unknown>,
           failure: (error) => [{ data: errorBody(error, 'openai', chat.context.requestId) }],
           estimateInputTokens: () => estimateInputTokens(() => decodeChatRequest(req.body as ChatCompletionRequest, () => {}).options),
+          checkAnswer,
         });
         return;
       }

@@ -11,6 +11,7 @@ import { errorBody } from '../http/error-handler.js';
 import { randomId } from '../http/random-id.js';
 import type { Handlers } from '../http/operation-types.js';
 import type { SseEvent } from '../http/sse.js';
+import { answerCheck } from '../passthrough/answer-contract.js';
 import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
 import { readJsonBody } from '../providers/read-body.js';
 import { countCallInputTokens } from '../tokens/tokenizer.js';
@@ -27,8 +28,9 @@ function forwardedQuery(req: { originalUrl: string }): string | undefined {
 }
 
 export function messageHandlers(
-  deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal'> & { pingIntervalMs?: number },
+  deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'spec'> & { pingIntervalMs?: number },
 ): Pick<Handlers, 'createMessage' | 'countMessageTokens'> {
+  const checkAnswer = answerCheck(deps.spec.document, 'anthropic-messages');
   return {
     async createMessage(req, res) {
       const chat = prepareChatCall(deps, res, req.body.model);
@@ -42,6 +44,7 @@ export function messageHandlers(
           headers: beta ? { 'anthropic-beta': beta } : undefined,
           failure: (error) => [errorEvent(error, chat.context.requestId)],
           estimateInputTokens: () => estimateInputTokens(() => decodeMessagesRequest(req.body as unknown as AnthropicMessagesRequest, () => {}).options),
+          checkAnswer,
         });
         return;
       }

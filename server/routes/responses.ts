@@ -18,6 +18,7 @@ import { ApiError } from '../http/api-error.js';
 import { randomId } from '../http/random-id.js';
 import type { Handlers } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
+import { answerCheck } from '../passthrough/answer-contract.js';
 import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
 import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
 import { quoteValue } from '../http/quote-value.js';
@@ -27,9 +28,10 @@ function notFound(id: string): ApiError {
 }
 
 export function responseHandlers(
-  deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'responses'>,
+  deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'responses' | 'spec'>,
 ): Pick<Handlers, 'createResponse' | 'getResponse' | 'deleteResponse'> {
   const now = deps.now ?? Date.now;
+  const checkAnswer = answerCheck(deps.spec.document, 'openai-responses');
   return {
     async createResponse(req, res) {
       const key = res.locals.apiKey as ApiKeyRecord;
@@ -56,6 +58,7 @@ export function responseHandlers(
           // The upstream holds the earlier turns of a chain, so only this request's own input is counted.
           estimateInputTokens: () =>
             estimateInputTokens(() => decodeResponsesRequest(body, { history: [], resolveItem: () => undefined }, () => {}).options),
+          checkAnswer,
         });
         return;
       }
