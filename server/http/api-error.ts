@@ -46,6 +46,13 @@ export interface ApiErrorOptions {
   /** Extra response headers, e.g. Retry-After. */
   headers?: Record<string, string>;
   cause?: unknown;
+  /**
+   * False when repeating the call cannot help (a capability this build does not serve): the answer says so
+   * with `x-should-retry: false`, which the official SDKs obey instead of retrying a 5xx twice.
+   */
+  retryable?: boolean;
+  /** A 5xx that is a known state rather than a fault (shutting down, not served): logged at info, no stack. */
+  expected?: boolean;
 }
 
 export class ApiError extends Error {
@@ -56,8 +63,10 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
   /** A 4xx is the caller's mistake and is logged at info; anything else is logged as an error. */
   get expected(): boolean {
-    return this.status < 500;
+    return this.status < 500 || this.knownState;
   }
+  readonly retryable: boolean | undefined;
+  private readonly knownState: boolean;
 
   constructor(status: number, message: string, options: ApiErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -67,6 +76,8 @@ export class ApiError extends Error {
     this.code = options.code ?? null;
     this.param = options.param ?? null;
     this.headers = options.headers ?? {};
+    this.retryable = options.retryable;
+    this.knownState = options.expected ?? false;
   }
 }
 

@@ -166,7 +166,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       // for a body that may never end.
       res.setHeader('connection', 'close');
     }
-    if (apiError.status >= 500 && apiError.status !== 503 && apiError.status !== 502 && apiError.status !== 504) {
+    // The SDKs retry 408, 409, 429 and every 5xx unless told not to; a bug (500) or a state a retry cannot
+    // change is not worth their wait.
+    const retryable = apiError.retryable ?? !(apiError.status >= 500 && apiError.status !== 503 && apiError.status !== 502 && apiError.status !== 504);
+    if (!retryable) {
       res.setHeader('x-should-retry', 'false');
     }
     const family = apiFamilyOf(req.path);

@@ -59,7 +59,7 @@ export function extensionHandlers(deps: Pick<AppDeps, 'usage' | 'spec' | 'docsPa
     },
     getHealth(_req, res) {
       if (deps.drainingSignal?.aborted || deps.shutdownSignal?.aborted) {
-        throw new ApiError(503, 'The server is shutting down.', { code: 'shutting_down' });
+        throw new ApiError(503, 'The server is shutting down.', { code: 'shutting_down', expected: true });
       }
       const body = {
         status: 'ok',

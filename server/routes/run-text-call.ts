@@ -29,7 +29,7 @@ export interface ResolvedChat {
 /** How a failure after the stream started is reported and recorded: a shutdown is not the client leaving. */
 export function streamFailure(chat: ResolvedChat, error: unknown): { error: ApiError; status: number } {
   if (chat.shutdown?.aborted) {
-    return { error: new ApiError(503, 'The server is shutting down.', { code: 'shutting_down', cause: error }), status: 503 };
+    return { error: new ApiError(503, 'The server is shutting down.', { code: 'shutting_down', cause: error, expected: true }), status: 503 };
   }
   const apiError = toApiError(error);
   return { error: apiError, status: chat.context.signal.aborted ? 499 : apiError.status };

@@ -43,7 +43,7 @@ export function unavailableHandlers(): Pick<Handlers, UnavailableOperation | 'mc
   const entries = Object.entries(CAPABILITIES).map(([operationId, capability]) => [
     operationId,
     () => {
-      throw new ApiError(503, `This Omnigate build does not serve ${capability} yet.`, { code: 'capability_unavailable' });
+      throw new ApiError(503, `This Omnigate build does not serve ${capability} yet.`, { code: 'capability_unavailable', retryable: false, expected: true });
     },
   ]);
   return { ...(Object.fromEntries(entries) as Pick<Handlers, UnavailableOperation>), mcpGet: postOnly, mcpDelete: postOnly };

@@ -3,6 +3,8 @@
  * content types, unknown paths and methods, responses that break the contract, and the error envelope of
  * each API family (OpenAI on /v1, Anthropic on /anthropic, JSON-RPC on /v1/mcp).
  */
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { expectAnthropicError, expectOpenAIError, expectRequestId, usageOf } from '../helpers/contract-assertions.js';
@@ -245,13 +247,31 @@ describe('error envelopes by API family', () => {
       .send({ model: 'gpt-image-1', prompt: 'a lighthouse' });
     expect(res.status).toBe(503);
     expectRequestId(res);
-    expect(res.headers['x-should-retry']).toBeUndefined();
+    // Retrying cannot make this build serve it: the SDKs are told not to wait for two retries.
+    expect(res.headers['x-should-retry']).toBe('false');
     expectOpenAIError(res.body, {
       message: 'This Omnigate build does not serve image generation yet.',
       type: 'service_unavailable_error',
       param: null,
       code: 'capability_unavailable',
     });
+  });
+
+  it('logs capability_unavailable at info without a stack, and the official SDK does not retry it', async () => {
+    const { app, key, logs } = createTestApp();
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const client = new OpenAI({ apiKey: key, baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 2 });
+      await expect(client.images.generate({ model: 'gpt-image-1', prompt: 'a lighthouse' })).rejects.toMatchObject({ status: 503 });
+      const lines = logs.filter((line) => line.code === 'capability_unavailable');
+      expect(lines).toHaveLength(1); // one request: no retry
+      expect(lines[0]).toMatchObject({ level: 30 });
+      expect(lines[0].err).toBeUndefined();
+    } finally {
+      server.close();
+    }
   });
 
   it('renders a validation error in the Anthropic envelope with request-id under /anthropic', async () => {
