@@ -97,8 +97,8 @@ export interface paths {
          * Health check
          * @description Liveness and readiness probe; needs no API key and writes no usage record. Answers 200 with
          *     `status: "ok"` while Omnigate serves requests. Once a graceful shutdown has begun it answers 503
-         *     (`code: shutting_down`) so load balancers stop routing to it. 400 is only answered for unknown query
-         *     parameters.
+         *     (`code: shutting_down`) so load balancers stop routing to it. Query parameters are ignored (a
+         *     cache-buster such as `?v=2` is fine).
          */
         get: operations["getHealth"];
         put?: never;
@@ -143,6 +143,47 @@ export interface paths {
          *     if the build artifact is missing.
          */
         get: operations["getOpenApiYaml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where to start
+         * @description Redirects a browser to the API reference at `/docs`. Needs no API key.
+         */
+        get: operations["getRoot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/favicon.ico": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Browser icon
+         * @description Answers the icon request browsers make by themselves with 204 No Content, so it neither needs a key
+         *     nor shows up as a failed authentication in the logs.
+         */
+        get: operations["getFavicon"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4486,7 +4527,7 @@ export interface operations {
             query?: {
                 /** @description Only the record of this request id (the `x-svc-request-id` of the call). */
                 request_id?: string;
-                /** @description Only records whose requested model or resolved model equals this value. */
+                /** @description Only records whose requested model or resolved model equals this value. Model ids contain `:`, which may be sent as is (`model=local:chat`). */
                 model?: string;
                 /** @description Only records created at or after this time (unix seconds). */
                 since?: number;
@@ -4666,6 +4707,50 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getRoot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description See the API reference. */
+            302: {
+                headers: {
+                    /** @description Always `/docs`. */
+                    Location?: "/docs";
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getFavicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No icon. */
+            204: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             500: components["responses"]["InternalServerError"];
         };
     };

@@ -7,9 +7,11 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
-import { authenticate } from './auth/authenticate.js';
+import { authenticate, publicPaths } from './auth/authenticate.js';
 import { startCallRecord, UNKNOWN_OPERATION, type CallRecord } from './http/call-record.js';
+import { accessLog } from './http/access-log.js';
 import { errorHandler } from './http/error-handler.js';
+import { headAsGet } from './http/head-as-get.js';
 import { finiteQueryNumbers } from './http/finite-query.js';
 import { checkJsonDepth } from './http/json-depth.js';
 import { multipartError } from './http/multipart-error.js';
@@ -49,12 +51,14 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'extended');
 
   app.use(requestId());
+  app.use(accessLog(deps.logger));
+  app.use(headAsGet());
   app.use((_req, res, next) => {
     res.locals.call = startCallRecord(res, deps.usage, deps.now);
     next();
   });
   // Authentication before the body is read: an unauthenticated client never gets its body parsed.
-  app.use(authenticate(deps.keys));
+  app.use(authenticate(deps.keys, publicPaths(deps.spec.document)));
   app.use(
     express.json({
       limit: deps.maxBodyBytes,

@@ -6,9 +6,9 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '../http/api-error.js';
 import { apiFamilyOf } from '../http/api-family.js';
+import type { OpenApiDocument } from '../spec/load-spec.js';
 import type { KeyStore } from '../storage/key-store.js';
 
-const PUBLIC_PATHS = new Set(['/health', '/docs', '/openapi.json', '/openapi.yaml']);
 
 function presentedKey(authorization: string | undefined, apiKeyHeader: string | undefined, anthropic: boolean): string | undefined {
   if (authorization) {
@@ -23,9 +23,21 @@ function presentedKey(authorization: string | undefined, apiKeyHeader: string | 
   return undefined;
 }
 
-export function authenticate(keys: KeyStore): RequestHandler {
+/** The paths whose every operation the contract marks `security: []` (health, docs, the contract itself). */
+export function publicPaths(document: OpenApiDocument): Set<string> {
+  const paths = new Set<string>();
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    const operations = Object.values(item ?? {}).filter((value): value is { security?: unknown[] } => typeof value === 'object' && value !== null && 'responses' in value);
+    if (operations.length > 0 && operations.every((operation) => Array.isArray(operation.security) && operation.security.length === 0)) {
+      paths.add(path);
+    }
+  }
+  return paths;
+}
+
+export function authenticate(keys: KeyStore, publicPathSet: ReadonlySet<string>): RequestHandler {
   return (req, res, next) => {
-    if (PUBLIC_PATHS.has(req.path)) {
+    if (publicPathSet.has(req.path)) {
       next();
       return;
     }
@@ -33,7 +45,9 @@ export function authenticate(keys: KeyStore): RequestHandler {
     const secret = presentedKey(req.get('authorization'), req.get('x-api-key'), anthropic);
     if (!secret) {
       const how = anthropic ? 'an `Authorization: Bearer <key>` or `x-api-key: <key>` header' : 'an `Authorization: Bearer <key>` header';
-      next(new ApiError(401, `Missing API key: send ${how}.`, { code: 'missing_api_key' }));
+      // x-api-key is the Anthropic way, honoured under /anthropic only: say so rather than just "missing".
+      const hint = !anthropic && req.get('x-api-key') ? ' The `x-api-key` header is read only under /anthropic; /v1 wants `Authorization: Bearer <key>`.' : '';
+      next(new ApiError(401, `Missing API key: send ${how}.${hint}`, { code: 'missing_api_key' }));
       return;
     }
     const key = keys.verify(secret);

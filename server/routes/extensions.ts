@@ -1,6 +1,6 @@
 /**
  * Omnigate's own operations: usage records of the caller's key, health, and the contract itself
- * (`/openapi.json`, `/openapi.yaml`, and the Redoc page at `/docs`).
+ * (`/openapi.json`, `/openapi.yaml`, and the Redoc page at `/docs`, where `/` sends a browser).
  */
 import type { Response } from 'express';
 import type { AppDeps } from '../app.js';
@@ -8,7 +8,7 @@ import { ApiError } from '../http/api-error.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 
-type ExtensionOperations = 'listUsage' | 'getHealth' | 'getOpenApiJson' | 'getOpenApiYaml' | 'getDocs';
+type ExtensionOperations = 'listUsage' | 'getHealth' | 'getOpenApiJson' | 'getOpenApiYaml' | 'getDocs' | 'getRoot' | 'getFavicon';
 
 export function extensionHandlers(deps: Pick<AppDeps, 'usage' | 'spec' | 'docsPath' | 'version' | 'drainingSignal' | 'shutdownSignal' | 'now'>): {
   [O in ExtensionOperations]: OperationHandler<O>;
@@ -74,6 +74,12 @@ export function extensionHandlers(deps: Pick<AppDeps, 'usage' | 'spec' | 'docsPa
     },
     getOpenApiYaml(_req, res) {
       (res as Response).type('application/yaml').send(deps.spec.yaml);
+    },
+    getRoot(_req, res) {
+      res.redirect(302, '/docs');
+    },
+    getFavicon(_req, res) {
+      res.status(204).end();
     },
     getDocs(_req, res) {
       if (!deps.docsPath) {

@@ -155,7 +155,7 @@ describe('unknown paths and methods', () => {
 
   it('answers 404 unknown_path outside /v1 too', async () => {
     const { app, key } = createTestApp();
-    const res = await request(app).get('/favicon.ico').set('authorization', `Bearer ${key}`);
+    const res = await request(app).get('/robots.txt').set('authorization', `Bearer ${key}`);
     expect(res.status).toBe(404);
     expectRequestId(res);
     expect(res.body.error.code).toBe('unknown_path');

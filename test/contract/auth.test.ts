@@ -83,7 +83,10 @@ describe('rejected keys on /v1', () => {
     expect(res.status).toBe(401);
     expectRequestId(res);
     expect(res.headers['www-authenticate']).toBe('Bearer realm="omnigate"');
-    expectOpenAIError(res.body, MISSING_V1);
+    expectOpenAIError(res.body, {
+      ...MISSING_V1,
+      message: `${MISSING_V1.message} The \`x-api-key\` header is read only under /anthropic; /v1 wants \`Authorization: Bearer <key>\`.`,
+    });
   });
 });
 
