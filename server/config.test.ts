@@ -175,16 +175,16 @@ default_chat_model: fast
     expect(loadConfig({ OMNIGATE_CONFIG: configFile('') })).toMatchObject({ providers: [], models: [], aliases: {}, routes: [] });
   });
 
-  it('names the field and the variable when a referenced environment variable is not set', () => {
+  it('names the file, the field and the variable when a referenced environment variable is not set', () => {
     const file = configFile('providers:\n  openai:\n    type: openai-compatible\n    base_url: https://api.openai.com/v1\n    api_key: ${OPENAI_KEY}\n');
     expect(configError(() => loadConfig({ OMNIGATE_CONFIG: file })).message).toBe(
-      'providers.openai.api_key: environment variable OPENAI_KEY is referenced but not set',
+      `${file}: providers.openai.api_key: environment variable OPENAI_KEY is referenced but not set`,
     );
   });
 
   it('names the array index of a missing variable inside a list', () => {
     const error = configError(() => parseConfigFile('models:\n  - provider: local\n    model: chat\n    aliases: [a, "${ALIAS}"]\n', {}));
-    expect(error.message).toBe('models[0].aliases[1]: environment variable ALIAS is referenced but not set');
+    expect(error.message).toBe('config: models[0].aliases[1]: environment variable ALIAS is referenced but not set');
   });
 
   it.each([
@@ -252,5 +252,23 @@ default_chat_model: fast
   it('prefixes file errors with the file path when loading through OMNIGATE_CONFIG', () => {
     const file = configFile('providers:\n  openai:\n    type: openai-compatible\n    base_url: nope\n');
     expect(configError(() => loadConfig({ OMNIGATE_CONFIG: file })).message).toBe(`${file}: providers.openai.base_url: Invalid URL`);
+  });
+});
+
+describe('parseConfigFile: messages a person can act on', () => {
+  it('says which characters a provider id may use', () => {
+    expect(() => parseConfigFile('providers:\n  OpenAI:\n    type: openai-compatible\n    base_url: http://127.0.0.1:1/v1\n', {}, 'my.yaml')).toThrow(
+      'my.yaml: providers.OpenAI: invalid name: provider ids are lower-case letters, digits, - and _',
+    );
+  });
+
+  it('names the file when an environment variable is missing', () => {
+    expect(() => parseConfigFile('providers:\n  a:\n    type: anthropic\n    api_key: ${NOPE_NOT_SET}\n', {}, 'my.yaml')).toThrow(
+      'my.yaml: providers.a.api_key: environment variable NOPE_NOT_SET is referenced but not set',
+    );
+  });
+
+  it('does not take a prototype member for a provider', () => {
+    expect(() => parseConfigFile('models:\n  - provider: constructor\n    model: x\n', {}, 'my.yaml')).toThrow("models.0.provider: unknown provider 'constructor'");
   });
 });

@@ -72,6 +72,8 @@ export type RouteConfig = z.infer<typeof routeSchema>;
 export type ModelType = (typeof modelTypes)[number];
 
 export interface Config {
+  /** The YAML file read (`OMNIGATE_CONFIG`), to name it in errors found later (e.g. an alias to no model). */
+  configPath?: string;
   port: number;
   host: string;
   dataDir: string;
@@ -136,6 +138,19 @@ function integerVariable(env: NodeJS.ProcessEnv, name: string, fallback: number,
   return value;
 }
 
+/**
+ * One problem as a person can act on it. zod reports a bad record key as "Invalid key in record" and keeps
+ * the reason (the allowed characters) in the nested issues.
+ */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const where = issue.path.join('.') || '(root)';
+  if (issue.code === 'invalid_key') {
+    const reasons = issue.issues.map((inner) => inner.message).join('; ');
+    return `${where}: invalid name: ${reasons}`;
+  }
+  return `${where}: ${issue.message}`;
+}
+
 /** Parses the YAML configuration text; exported for tests. */
 export function parseConfigFile(text: string, env: NodeJS.ProcessEnv, source = 'config'): z.infer<typeof fileSchema> {
   let raw: unknown;
@@ -144,19 +159,24 @@ export function parseConfigFile(text: string, env: NodeJS.ProcessEnv, source = '
   } catch (error) {
     throw new ConfigError(`${source}: not valid YAML: ${(error as Error).message}`);
   }
-  const parsed = fileSchema.safeParse(interpolate(raw, env, ''));
+  let interpolated: unknown;
+  try {
+    interpolated = interpolate(raw, env, '');
+  } catch (error) {
+    throw error instanceof ConfigError ? new ConfigError(`${source}: ${error.message}`) : error;
+  }
+  const parsed = fileSchema.safeParse(interpolated);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    throw new ConfigError(`${source}: ${problems.join('; ')}`);
+    throw new ConfigError(`${source}: ${parsed.error.issues.map(describeIssue).join('; ')}`);
   }
   const file = parsed.data;
   file.models.forEach((model, index) => {
-    if (!(model.provider in file.providers) && model.provider !== 'local') {
+    if (!Object.hasOwn(file.providers, model.provider) && model.provider !== 'local') {
       throw new ConfigError(`${source}: models.${index}.provider: unknown provider '${model.provider}'`);
     }
   });
   file.routes.forEach((route, index) => {
-    if (route.provider && !(route.provider in file.providers)) {
+    if (route.provider && !Object.hasOwn(file.providers, route.provider)) {
       throw new ConfigError(`${source}: routes.${index}.provider: unknown provider '${route.provider}'`);
     }
   });
@@ -176,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     file = parseConfigFile(text, env, env.OMNIGATE_CONFIG);
   }
   return Object.freeze({
+    configPath: env.OMNIGATE_CONFIG || undefined,
     port: integerVariable(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir,

@@ -11,6 +11,7 @@ import { keyWeaknesses } from './auth/key-strength.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { buildRegistry } from './providers/build-registry.js';
+import type { ModelRegistry } from './providers/registry.js';
 import { checkSpec, loadSpec } from './spec/load-spec.js';
 import { openDatabase } from './storage/database.js';
 import { createKeyStore } from './storage/key-store.js';
@@ -19,6 +20,7 @@ import { startResponsePurge } from './storage/response-retention.js';
 import { createResponseStore } from './storage/response-store.js';
 import { createUsageStore } from './storage/usage-store.js';
 import { createUsageRecorder } from './usage/usage-recorder.js';
+import { welcomeMessage } from './welcome-message.js';
 
 const DOCS_PATH = fileURLToPath(new URL('../docs/index.html', import.meta.url));
 const VERSION = '1.0.0';
@@ -57,15 +59,20 @@ async function main(): Promise<void> {
     }
     keys.ensure(secret, name);
   });
-  if (keys.count() === 0) {
-    const { key } = keys.create({ name: 'generated-at-first-start' });
-    // Printed once, to the terminal only: the key is stored as a hash and cannot be shown again.
-    process.stdout.write(`\nNo API key existed, so one was created. Keep it; it is not shown again:\n\n  ${key}\n\n`);
-  }
   const usage = createUsageRecorder(createUsageStore(db), {
     onError: (error, lost) => logger.error({ err: error, pending: lost }, 'usage batch write failed; will retry'),
   });
-  const registry = buildRegistry(config, logger);
+  let registry: ModelRegistry;
+  try {
+    registry = buildRegistry(config, logger);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      // An alias or route naming a model that does not exist: a configuration error like any other.
+      process.stderr.write(`omnigate: configuration error: ${config.configPath ? `${config.configPath}: ` : ''}${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
   const responses = createResponseStore(db);
   const stopPurge = startResponsePurge(responses, {
     retentionDays: config.responseRetentionDays,
@@ -107,6 +114,11 @@ async function main(): Promise<void> {
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
+    // The first key is made only once the server listens: if it could not, a key printed before would be lost
+    // with the failed start, and never shown again.
+    const generatedKey = keys.count() === 0 ? keys.create({ name: 'generated-at-first-start' }).key : undefined;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    process.stdout.write(welcomeMessage({ url: `http://${host}:${port}`, dataDir: config.dataDir, version: VERSION, generatedKey }));
     logger.info({ host: config.host, port, dataDir: config.dataDir, models: registry.list().map((m) => m.id) }, 'omnigate listening');
   });
 

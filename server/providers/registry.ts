@@ -5,7 +5,7 @@
  * some models gets a 403 for the others.
  */
 import { ApiError } from '../http/api-error.js';
-import type { ModelType, RouteConfig } from '../config.js';
+import { ConfigError, type ModelType, type RouteConfig } from '../config.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { ChatModel } from './types.js';
 import { withoutReasoning } from './without-reasoning.js';
@@ -59,14 +59,14 @@ export function createModelRegistry(input: {
   const byAlias = new Map<string, ModelEntry>();
   for (const model of input.models) {
     if (byId.has(model.id)) {
-      throw new Error(`model id '${model.id}' is configured twice`);
+      throw new ConfigError(`models: the id '${model.id}' is configured twice`);
     }
     byId.set(model.id, model);
   }
   const addAlias = (alias: string, model: ModelEntry) => {
     const taken = byAlias.get(alias) ?? byId.get(alias);
     if (taken && taken !== model) {
-      throw new Error(`alias '${alias}' names both '${taken.id}' and '${model.id}'`);
+      throw new ConfigError(`aliases: '${alias}' names both '${taken.id}' and '${model.id}'`);
     }
     byAlias.set(alias, model);
   };
@@ -76,7 +76,7 @@ export function createModelRegistry(input: {
   for (const [alias, target] of Object.entries(input.aliases ?? {})) {
     const model = byId.get(target) ?? byAlias.get(target);
     if (!model) {
-      throw new Error(`alias '${alias}' points at unknown model '${target}'`);
+      throw new ConfigError(`aliases.${alias}: unknown model '${target}' (configured: ${[...byId.keys()].join(', ')})`);
     }
     if (!model.aliases.includes(alias)) {
       model.aliases.push(alias);
@@ -86,10 +86,10 @@ export function createModelRegistry(input: {
   const providers = new Map(input.chatProviders.map((provider) => [provider.id, provider]));
   const routes = (input.routes ?? []).map((route) => {
     if (route.model !== undefined && !byId.has(route.model) && !byAlias.has(route.model)) {
-      throw new Error(`route '${route.pattern}' points at unknown model '${route.model}'`);
+      throw new ConfigError(`routes: '${route.pattern}' points at unknown model '${route.model}' (configured: ${[...byId.keys()].join(', ')})`);
     }
     if (route.provider !== undefined && !providers.has(route.provider)) {
-      throw new Error(`route '${route.pattern}' points at unknown provider '${route.provider}'`);
+      throw new ConfigError(`routes: '${route.pattern}' points at unknown provider '${route.provider}'`);
     }
     return { route, pattern: globToRegExp(route.pattern) };
   });

@@ -16,6 +16,7 @@ import { openDatabase } from '../../server/storage/database.js';
 import { createResponseStore } from '../../server/storage/response-store.js';
 import { sseHead, startFakeUpstream, type FakeUpstream } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
 import { countTextTokens } from '../../server/tokens/tokenizer.js';
+import { GENERATED_KEY_NOTICE } from '../../server/welcome-message.js';
 import { readSse } from '../helpers/read-sse.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 
@@ -152,7 +153,7 @@ function chunk(delta: Record<string, unknown>, finishReason: string | null = nul
   return `data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1767225600, model: 'drip', choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
 }
 
-const KEY_MESSAGE = 'No API key existed, so one was created. Keep it; it is not shown again:';
+const KEY_MESSAGE = GENERATED_KEY_NOTICE;
 
 describe('starting', () => {
   it(
@@ -165,6 +166,12 @@ describe('starting', () => {
       const keys = printed.filter((line) => /^og-[A-Za-z0-9_-]{32}$/.test(line));
       expect(keys).toHaveLength(1);
       const [key] = keys;
+      // What a person needs next: the URL, the docs, where the data lives, and a call to paste.
+      const url = `http://127.0.0.1:${first.port}`;
+      expect(printed).toEqual(
+        expect.arrayContaining([`Omnigate 1.0.0 is serving ${url}`, `API reference  ${url}/docs`, `Data           ${dir} (keys, usage records, stored responses)`]),
+      );
+      expect(first.stdout()).toContain(`curl -s ${url}/v1/chat/completions -H "Authorization: Bearer ${key}"`);
       expect(first.logs().find((line) => line.msg === 'omnigate listening')).toMatchObject({ host: '127.0.0.1', dataDir: dir, models: ['local:chat'] });
 
       const health = await call(first.port, 'GET', '/health');
@@ -179,6 +186,7 @@ describe('starting', () => {
       const second = await startServer({ OMNIGATE_DATA_DIR: dir });
       expect(second.stdout()).not.toContain(KEY_MESSAGE);
       expect(second.stdout()).not.toContain(key);
+      expect(second.stdout()).toContain('-H "Authorization: Bearer $OMNIGATE_API_KEY"');
       expect((await call(second.port, 'GET', '/v1/models', { key })).status).toBe(200);
       second.child.kill('SIGTERM');
       expect(await second.exited).toEqual({ code: 0, signal: null });
@@ -248,8 +256,21 @@ describe('starting', () => {
       const spawned = spawnServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_CONFIG: file });
       expect(await spawned.exited).toEqual({ code: 78, signal: null });
       expect(spawned.stderr()).toBe(
-        'omnigate: configuration error: providers.openai.api_key: environment variable OMNIGATE_TEST_UNSET_KEY is referenced but not set\n',
+        `omnigate: configuration error: ${file}: providers.openai.api_key: environment variable OMNIGATE_TEST_UNSET_KEY is referenced but not set\n`,
       );
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'exits 78 naming the file, without a stack trace, when an alias points at a model that does not exist',
+    async () => {
+      const dir = dataDir();
+      const file = path.join(dir, 'omnigate.yaml');
+      writeFileSync(file, 'aliases:\n  fast: local:chatt\n');
+      const spawned = spawnServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_CONFIG: file });
+      expect(await spawned.exited).toEqual({ code: 78, signal: null });
+      expect(spawned.stderr()).toBe(`omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat)\n`);
     },
     TEST_TIMEOUT_MS,
   );
@@ -260,10 +281,15 @@ describe('listening and connection limits', () => {
     'exits 1 with a one-line reason when the port is taken, instead of running without listening',
     async () => {
       const first = await startServer({ OMNIGATE_DATA_DIR: dataDir(), OMNIGATE_API_KEYS: 'og-busy-port-key' });
-      const second = spawnServer({ OMNIGATE_DATA_DIR: dataDir(), OMNIGATE_API_KEYS: 'og-busy-port-key', PORT: String(first.port) });
+      const secondDir = dataDir();
+      const second = spawnServer({ OMNIGATE_DATA_DIR: secondDir, PORT: String(first.port) });
       expect(await second.exited).toEqual({ code: 1, signal: null });
       expect(second.stderr()).toBe(`omnigate: cannot listen on 127.0.0.1:${first.port}: EADDRINUSE\n`);
       expect(second.logs().map((line) => line.msg)).not.toContain('omnigate listening');
+      // No key is made (and lost) by a start that failed: the next good start still makes and prints one.
+      expect(second.stdout()).not.toContain(KEY_MESSAGE);
+      const third = await startServer({ OMNIGATE_DATA_DIR: secondDir });
+      expect(third.stdout()).toContain(KEY_MESSAGE);
     },
     TEST_TIMEOUT_MS,
   );
