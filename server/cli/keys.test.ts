@@ -194,20 +194,20 @@ describe('usage', () => {
   it.each([[['--help']], [['-h']], [['help']]])('%o prints the usage and the database in use, and exits 0', (argv) => {
     const { code, lines } = run(...argv);
     expect(code).toBe(0);
-    expect(lines.join('\n')).toContain('npm run keys -- create [--name NAME] [--models MODEL,MODEL]');
+    expect(lines.join('\n')).toContain('omnigate keys create [--name NAME] [--models MODEL,MODEL]');
     expect(lines.join('\n')).toContain(`database: ${config.databasePath} (from OMNIGATE_DATA_DIR`);
   });
 
   it.each([[[]], [['revoke']], [['rotate']]])('prints usage and exits 2 for %o', (argv) => {
     const { code, lines } = run(...argv);
     expect(code).toBe(2);
-    expect(lines.join('\n')).toContain('npm run keys -- revoke KEY_ID_OR_PREFIX');
+    expect(lines.join('\n')).toContain('omnigate keys revoke KEY_ID_OR_PREFIX');
   });
 
   it('prints the usage, not a stack trace, for an unknown flag', () => {
     const { code, lines } = run('create', '--colour', 'blue');
     expect(code).toBe(2);
     expect(lines.join('\n')).toMatch(/Unknown option '--colour'/);
-    expect(lines.join('\n')).toContain('npm run keys -- create');
+    expect(lines.join('\n')).toContain('omnigate keys create');
   });
 });

@@ -21,10 +21,11 @@ export type KeysCommandConfig = Pick<
 >;
 
 const USAGE = `usage:
-  npm run keys -- create [--name NAME] [--models MODEL,MODEL]
-  npm run keys -- list
-  npm run keys -- revoke KEY_ID_OR_PREFIX
-  npm run keys -- --help`;
+  omnigate keys create [--name NAME] [--models MODEL,MODEL]
+  omnigate keys list
+  omnigate keys revoke KEY_ID_OR_PREFIX
+  omnigate keys --help
+(also as npm run keys -- …)`;
 
 function parseKeysArguments(argv: string[]) {
   return parseArgs({
@@ -120,17 +121,22 @@ export function runKeysCommand(argv: string[], config: KeysCommandConfig, out: (
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/** The command as a process runs it: the environment's configuration, lines to stdout; returns the exit code. */
+export function keysMain(argv: string[]): number {
   // Files this command creates (-wal/-shm, a pepper for a database from before peppers) stay private.
   process.umask(0o077);
   try {
     const config = loadConfig(process.env);
-    process.exitCode = runKeysCommand(process.argv.slice(2), config, (line) => process.stdout.write(`${line}\n`));
+    return runKeysCommand(argv, config, (line) => process.stdout.write(`${line}\n`));
   } catch (error) {
     if (!(error instanceof ConfigError)) {
       throw error;
     }
     process.stderr.write(`omnigate keys: configuration error: ${error.message}\n`);
-    process.exitCode = 78;
+    return 78;
   }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = keysMain(process.argv.slice(2));
 }

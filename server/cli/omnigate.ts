@@ -1,0 +1,54 @@
+/**
+ * The `omnigate` command (package.json `bin`): `start`, `keys …`, `config check FILE`, `--help`, `--version`.
+ * `npm start` and `npm run keys` run the same code; this is the one name a user needs.
+ */
+import { readFileSync } from 'node:fs';
+import { checkConfigCommand } from './config-check.js';
+import { keysMain } from './keys.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const USAGE = `omnigate ${VERSION}: one API for language models, media, search, files, tools and MCP
+
+usage:
+  omnigate start                      serve (PORT, HOST, OMNIGATE_DATA_DIR, OMNIGATE_CONFIG, … from the environment)
+  omnigate keys create [--name NAME] [--models MODEL,MODEL]
+  omnigate keys list
+  omnigate keys revoke KEY_ID_OR_PREFIX
+  omnigate config check FILE          validate a configuration file and print it as it takes effect (secrets masked)
+  omnigate --help | --version
+
+The README describes every variable; the API reference is served at /docs.`;
+
+async function run(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'start':
+      // main.ts starts the server when it is loaded, exactly as `npm start` runs it.
+      await import('../main.js');
+      return 0;
+    case 'keys':
+      return keysMain(rest);
+    case 'config':
+      if (rest[0] === 'check' && rest.length === 2) {
+        return checkConfigCommand(rest[1], process.env, (line) => process.stdout.write(`${line}\n`), (line) => process.stderr.write(`${line}\n`));
+      }
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    case '--version':
+    case '-v':
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    default:
+      process.stderr.write(`omnigate: unknown command '${command}'\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+process.exitCode = await run(process.argv.slice(2));
