@@ -24,7 +24,9 @@ async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'start':
-      // main.ts starts the server when it is loaded, exactly as `npm start` runs it.
+      // As `npm start` does: build the /docs page if it is missing or stale (its prestart step), then load
+      // main.ts, which starts the server when it is loaded.
+      await import('../../scripts/ensure-docs.mjs');
       await import('../main.js');
       return 0;
     case 'keys':
