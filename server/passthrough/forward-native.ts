@@ -20,7 +20,7 @@ import { openSse, type SseEvent } from '../http/sse.js';
 import { readAllBytes } from '../providers/read-body.js';
 import type { ChatCallOptions, Dialect, NativePassthrough } from '../providers/types.js';
 import { streamFailure, type ResolvedChat } from '../routes/run-text-call.js';
-import { countCallInputTokens, countTextTokens } from '../tokens/tokenizer.js';
+import { countCallInputTokens } from '../tokens/tokenizer.js';
 import type { AnswerCheck } from './answer-contract.js';
 import { wireUsageReader } from './wire-usage.js';
 
@@ -32,7 +32,7 @@ export interface ForwardOptions {
   /** Events reporting a failure after the stream started, in the caller's dialect. */
   failure(error: ApiError, lastEvent: unknown): SseEvent[];
   /** Input tokens counted with the tokenizer, for an upstream that reports no usage. */
-  estimateInputTokens(): number;
+  estimateInputTokens(): Promise<number>;
   /** The contract check of a whole JSON answer (`answerCheck` of the dialect). */
   checkAnswer: AnswerCheck;
 }
@@ -78,6 +78,11 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
   const upstream = await native.forward(body, { ...chat.context, query: options.query, headers: options.headers });
   call.defer();
   const reader = wireUsageReader(options.dialect);
+  // The wire's usage, or the tokenizer's estimate when the upstream reported none. Settled before the
+  // response ends: on shutdown the usage store closes once the last response has ended.
+  const settleUsage = async () => {
+    call.usage = reader.usage() ?? { inputTokens: await options.estimateInputTokens(), outputTokens: await reader.produced().countTokens() };
+  };
   let status = upstream.status;
   try {
     if (!(upstream.headers['content-type'] ?? '').includes('text/event-stream')) {
@@ -90,6 +95,7 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
         throw invalidAnswer(chat, upstream.status, answer.what, answer.errors);
       }
       reader.json(answer.json);
+      await settleUsage();
       // Sent as bytes, not through res.json: the upstream's exact answer is the point of passthrough.
       res.status(upstream.status).type(contentType).send(bytes);
       return;
@@ -131,9 +137,12 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
         sse.send(event);
       }
     }
+    await settleUsage();
     sse.end();
   } finally {
-    call.usage = reader.usage() ?? { inputTokens: options.estimateInputTokens(), outputTokens: countTextTokens(reader.produced()) };
+    if (!call.usage) {
+      await settleUsage();
+    }
     call.complete(status);
   }
 }
@@ -142,9 +151,9 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
  * Input tokens of a passthrough body by the tokenizer, decoded with the caller's codec only when needed;
  * 0 when the body cannot be decoded on its own (it was relayed as is; the upstream judged it).
  */
-export function estimateInputTokens(decode: () => ChatCallOptions): number {
+export async function estimateInputTokens(decode: () => ChatCallOptions): Promise<number> {
   try {
-    return countCallInputTokens(decode());
+    return await countCallInputTokens(decode());
   } catch {
     return 0;
   }

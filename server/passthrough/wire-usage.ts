@@ -2,21 +2,24 @@
  * Reads token usage out of a dialect's own wire traffic, for native passthrough: the bytes go to the
  * caller untouched, and the usage record bills from what we parsed here. Each reader takes a whole JSON
  * answer or the SSE events of a stream; `usage()` is the last total the upstream reported. Upstreams that
- * report none (older llama.cpp, LM Studio) still get a record: `produced()` collects the generated text,
- * which the caller counts with the tokenizer, as the translated path does.
+ * report none (older llama.cpp, LM Studio) still get a record: `produced()` collects the generated text
+ * (bounded: beyond what is counted exactly only its length is kept), which the caller counts with the
+ * tokenizer, as the translated path does.
  */
 import { mergeAnthropicUsage, usageFromCounters, type AnthropicUsageCounters } from '../formats/anthropic-messages/map-usage.js';
 import type { AnthropicUpstreamUsage } from '../formats/anthropic-messages/wire-types.js';
 import { decodeUsage } from '../formats/openai-chat/map-usage.js';
 import type { UpstreamUsage } from '../formats/openai-chat/wire-types.js';
 import type { Dialect, Usage } from '../providers/types.js';
+import { BoundedText } from '../tokens/bounded-text.js';
+import { jsonText } from '../tokens/json-text.js';
 
 export interface WireUsageReader {
   json(body: unknown): void;
   event(data: unknown): void;
   usage(): Usage | undefined;
   /** Text, reasoning and tool arguments the upstream generated, for an estimate when it reported no usage. */
-  produced(): string;
+  produced(): BoundedText;
 }
 
 type Json = Record<string, unknown>;
@@ -46,12 +49,12 @@ function chatProduced(body: Json): string {
 
 function chatReader(): WireUsageReader {
   let last: Usage | undefined;
-  let produced = '';
+  const produced = new BoundedText();
   const take = (value: unknown) => {
     if (!isObject(value)) {
       return;
     }
-    produced += chatProduced(value);
+    produced.append(chatProduced(value));
     if (isObject(value.usage)) {
       last = decodeUsage(value.usage as UpstreamUsage) ?? last;
     }
@@ -61,7 +64,7 @@ function chatReader(): WireUsageReader {
 
 function anthropicReader(): WireUsageReader {
   let counters: AnthropicUsageCounters | undefined;
-  let produced = '';
+  const produced = new BoundedText();
   const merge = (usage: unknown) => {
     if (isObject(usage)) {
       counters = mergeAnthropicUsage(counters ?? { input: 0, output: 0 }, usage as AnthropicUpstreamUsage);
@@ -71,7 +74,7 @@ function anthropicReader(): WireUsageReader {
     json(body) {
       if (isObject(body)) {
         merge(body.usage);
-        produced += list(body.content).map((block) => text(block.text, block.thinking) + (isObject(block.input) ? JSON.stringify(block.input) : '')).join('');
+        produced.append(list(body.content).map((block) => text(block.text, block.thinking) + (isObject(block.input) ? jsonText(block.input) : '')).join(''));
       }
     },
     event(data) {
@@ -79,7 +82,7 @@ function anthropicReader(): WireUsageReader {
         return;
       }
       if (data.type === 'content_block_delta' && isObject(data.delta)) {
-        produced += text(data.delta.text, data.delta.thinking, data.delta.partial_json);
+        produced.append(text(data.delta.text, data.delta.thinking, data.delta.partial_json));
       } else if (data.type === 'message_start' && isObject(data.message)) {
         merge(data.message.usage);
       } else if (data.type === 'message_delta') {
@@ -119,17 +122,17 @@ const RESPONSES_DELTA_EVENTS = new Set(['response.output_text.delta', 'response.
 
 function responsesReader(): WireUsageReader {
   let last: Usage | undefined;
-  let produced = '';
+  const produced = new BoundedText();
   return {
     json: (body) => {
       if (isObject(body)) {
         last = responsesUsage(body.usage) ?? last;
-        produced += responsesProduced(body.output);
+        produced.append(responsesProduced(body.output));
       }
     },
     event(data) {
       if (isObject(data) && typeof data.type === 'string' && RESPONSES_DELTA_EVENTS.has(data.type)) {
-        produced += text(data.delta);
+        produced.append(text(data.delta));
       }
       // response.completed, .incomplete and .failed carry the whole response object with its usage.
       if (isObject(data) && typeof data.type === 'string' && data.type.startsWith('response.') && isObject(data.response)) {

@@ -54,11 +54,11 @@ export function messageHandlers(
         await sendGenerated(res, chat, request.options, (result) => encodeMessage(result, meta));
         return;
       }
+      // message_start must carry input usage before any token exists: an estimate with the BPE tokenizer;
+      // message_delta at the end carries the provider's own counts.
+      const inputTokens = await countCallInputTokens(request.options);
       await sendStreamed(res, chat, request.options, {
-        // message_start must carry input usage before any token exists: an estimate with the BPE tokenizer;
-        // message_delta at the end carries the provider's own counts.
-        encode: (parts) =>
-          encodeMessagesStream(parts, { ...meta, inputTokens: countCallInputTokens(request.options) }, { pingIntervalMs: deps.pingIntervalMs }),
+        encode: (parts) => encodeMessagesStream(parts, { ...meta, inputTokens }, { pingIntervalMs: deps.pingIntervalMs }),
         failure: (error) => [errorEvent(error, chat.context.requestId)],
       });
     },

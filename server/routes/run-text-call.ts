@@ -15,7 +15,8 @@ import { openSse, type SseEvent } from '../http/sse.js';
 import type { ResolvedModel } from '../providers/registry.js';
 import type { CallContext, CallWarning, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Usage } from '../providers/types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
-import { countCallInputTokens, countTextTokens } from '../tokens/tokenizer.js';
+import { BoundedText } from '../tokens/bounded-text.js';
+import { countCallInputTokens } from '../tokens/tokenizer.js';
 
 export interface ResolvedChat {
   resolved: ResolvedModel;
@@ -72,7 +73,7 @@ export interface StreamEncoding {
 }
 
 /** Watches the canonical parts as they pass, so usage can be recorded even if the stream breaks off. */
-function tap(first: IteratorResult<ChatStreamPart>, iterator: AsyncIterator<ChatStreamPart>, seen: { usage?: Usage; produced: string }) {
+function tap(first: IteratorResult<ChatStreamPart>, iterator: AsyncIterator<ChatStreamPart>, seen: { usage?: Usage; produced: BoundedText }) {
   return (async function* () {
     let step = first;
     while (!step.done) {
@@ -80,11 +81,11 @@ function tap(first: IteratorResult<ChatStreamPart>, iterator: AsyncIterator<Chat
       if (part.type === 'finish') {
         seen.usage = part.usage;
       } else if (part.type === 'text-delta' || part.type === 'reasoning-delta') {
-        seen.produced += part.text;
+        seen.produced.append(part.text);
       } else if (part.type === 'tool-call-delta') {
-        seen.produced += part.argumentsDelta;
+        seen.produced.append(part.argumentsDelta);
       } else if (part.type === 'tool-call-start') {
-        seen.produced += part.name;
+        seen.produced.append(part.name);
       }
       yield part;
       step = await iterator.next();
@@ -101,7 +102,7 @@ export async function sendStreamed(res: Response, chat: ResolvedChat, options: C
   const iterator = chat.model.stream(options, chat.context)[Symbol.asyncIterator]();
   const first = await iterator.next();
   call.defer();
-  const seen: { usage?: Usage; produced: string } = { produced: '' };
+  const seen: { usage?: Usage; produced: BoundedText } = { produced: new BoundedText() };
   const sse = openSse(res);
   let status = 200;
   try {
@@ -123,9 +124,10 @@ export async function sendStreamed(res: Response, chat: ResolvedChat, options: C
     }
   } finally {
     await iterator.return?.();
+    // Without a finish part the provider never reported usage: count what was asked and produced. Counted
+    // before the response ends: on shutdown the usage store closes once the last response has ended.
+    call.usage = seen.usage ?? { inputTokens: await countCallInputTokens(options), outputTokens: await seen.produced.countTokens() };
     sse.end();
-    // Without a finish part the provider never reported usage: count what was asked and produced.
-    call.usage = seen.usage ?? { inputTokens: countCallInputTokens(options), outputTokens: countTextTokens(seen.produced) };
     call.complete(status);
   }
 }

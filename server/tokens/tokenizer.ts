@@ -4,17 +4,36 @@
  *
  * Used by the built-in chat model (which generates token by token) and for count_tokens estimates of models
  * whose upstream cannot count. Estimates for other vendors' models are documented as estimates.
+ *
+ * Counting is asynchronous: long texts are counted in slices that share the event loop, and a call's texts
+ * are counted exactly up to a budget and extrapolated beyond it (see token-counter.ts).
  */
-import { countTokens as countO200k, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ChatCallOptions, ChatMessage } from '../providers/types.js';
+import { jsonText } from './json-text.js';
+import { SliceClock } from './slice-clock.js';
+import { PLAIN_TEXT, TokenCounter } from './token-counter.js';
+import { pieceEnd } from './text-pieces.js';
 
-export function countTextTokens(text: string): number {
-  return text.length === 0 ? 0 : countO200k(text);
+export async function countTextTokens(text: string): Promise<number> {
+  const counter = new TokenCounter();
+  await counter.add(text);
+  return counter.total();
 }
 
 /** Splits text into token-sized pieces whose concatenation is the text again. */
-export function splitIntoTokens(text: string): string[] {
-  return encode(text).map((token) => decode([token]));
+export async function splitIntoTokens(text: string): Promise<string[]> {
+  const clock = new SliceClock();
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    const end = pieceEnd(text, start);
+    for (const token of encode(text.slice(start, end), PLAIN_TEXT)) {
+      pieces.push(decode([token]));
+    }
+    start = end;
+    await clock.pause();
+  }
+  return pieces;
 }
 
 /**
@@ -25,40 +44,44 @@ const TOKENS_PER_MESSAGE = 3;
 const TOKENS_REPLY_PRIMER = 3;
 const TOKENS_PER_IMAGE = 85;
 
-function countMessageTokens(message: ChatMessage): number {
-  let total = TOKENS_PER_MESSAGE + countTextTokens(message.role);
+async function addMessage(counter: TokenCounter, message: ChatMessage): Promise<void> {
+  counter.addFixed(TOKENS_PER_MESSAGE);
+  await counter.add(message.role);
   for (const part of message.content) {
     switch (part.type) {
       case 'text':
-        total += countTextTokens(part.text);
+      case 'reasoning':
+        await counter.add(part.text);
         break;
       case 'image':
-        total += TOKENS_PER_IMAGE;
-        break;
-      case 'reasoning':
-        total += countTextTokens(part.text);
+        counter.addFixed(TOKENS_PER_IMAGE);
         break;
       case 'tool-call':
-        total += countTextTokens(part.name) + countTextTokens(part.arguments);
+        await counter.add(part.name);
+        await counter.add(part.arguments);
         break;
       case 'tool-result':
         for (const inner of part.content) {
-          total += inner.type === 'text' ? countTextTokens(inner.text) : TOKENS_PER_IMAGE;
+          if (inner.type === 'text') {
+            await counter.add(inner.text);
+          } else {
+            counter.addFixed(TOKENS_PER_IMAGE);
+          }
         }
         break;
     }
   }
-  return total;
 }
 
 /** Input tokens of a whole call: messages (system included), tool definitions and images. */
-export function countCallInputTokens(options: ChatCallOptions): number {
-  let total = TOKENS_REPLY_PRIMER;
+export async function countCallInputTokens(options: ChatCallOptions): Promise<number> {
+  const counter = new TokenCounter();
+  counter.addFixed(TOKENS_REPLY_PRIMER);
   for (const message of options.messages) {
-    total += countMessageTokens(message);
+    await addMessage(counter, message);
   }
   for (const tool of options.tools ?? []) {
-    total += countTextTokens(JSON.stringify({ name: tool.name, description: tool.description ?? '', parameters: tool.parameters }));
+    await counter.add(jsonText({ name: tool.name, description: tool.description ?? '', parameters: tool.parameters }));
   }
-  return total;
+  return counter.total();
 }

@@ -176,7 +176,7 @@ describe('messages (local:chat)', () => {
     const counted = await client.messages.countTokens(params);
     expect(counted.input_tokens).toBeGreaterThan(0);
     const decoded = decodeMessagesRequest({ ...params, max_tokens: 1 } as unknown as AnthropicMessagesRequest, () => {});
-    expect(counted.input_tokens).toBe(countCallInputTokens(decoded.options));
+    expect(counted.input_tokens).toBe(await countCallInputTokens(decoded.options));
     const created = await client.messages.create({ ...params, max_tokens: 64 });
     expect(created.usage.input_tokens).toBe(counted.input_tokens);
   });

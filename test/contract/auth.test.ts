@@ -21,7 +21,7 @@ const MISSING_V1 = {
 const INVALID = { message: 'Invalid API key.', type: 'authentication_error', param: null, code: 'invalid_api_key' } as const;
 const COUNT_BODY = { model: 'local:chat', messages: [{ role: 'user', content: 'How many tokens is this?' }] };
 /** 3 tokens to prime the reply, 3 per message, plus the role and the text (the documented recipe). */
-const COUNT_TOKENS = 3 + 3 + countTextTokens('user') + countTextTokens('How many tokens is this?');
+const COUNT_TOKENS = 3 + 3 + (await countTextTokens('user')) + (await countTextTokens('How many tokens is this?'));
 
 describe('rejected keys on /v1', () => {
   it('answers 401 missing_api_key with WWW-Authenticate when no key is sent', async () => {

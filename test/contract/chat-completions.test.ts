@@ -35,8 +35,8 @@ const CANONICAL_TOOLS: NonNullable<ChatCallOptions['tools']> = [WEATHER_TOOL, TI
 }));
 
 /** Prompt tokens of a one-user-message chat: 3 to prime the reply, 3 for the message, its role and text. */
-function promptTokens(text: string): number {
-  return 3 + 3 + countTextTokens('user') + countTextTokens(text);
+async function promptTokens(text: string): Promise<number> {
+  return 3 + 3 + (await countTextTokens('user')) + (await countTextTokens(text));
 }
 
 function userChat(text: string, extra: Record<string, unknown> = {}) {
@@ -97,8 +97,8 @@ describe('JSON answers', () => {
     expectRequestId(res);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     const reply = `You said: ${text}`;
-    const completion = splitIntoTokens(reply).length;
-    expect(completion).toBe(countTextTokens(reply));
+    const completion = (await splitIntoTokens(reply)).length;
+    expect(completion).toBe(await countTextTokens(reply));
     expect(res.body).toEqual({
       id: expect.stringMatching(/^chatcmpl-[0-9a-f]{32}$/),
       object: 'chat.completion',
@@ -106,9 +106,9 @@ describe('JSON answers', () => {
       model: 'local:chat',
       choices: [{ index: 0, message: { role: 'assistant', content: reply, refusal: null }, finish_reason: 'stop', logprobs: null }],
       usage: {
-        prompt_tokens: promptTokens(text),
+        prompt_tokens: await promptTokens(text),
         completion_tokens: completion,
-        total_tokens: promptTokens(text) + completion,
+        total_tokens: (await promptTokens(text)) + completion,
         completion_tokens_details: { reasoning_tokens: 0 },
       },
       system_fingerprint: null,
@@ -127,7 +127,7 @@ describe('JSON answers', () => {
     expect(res.status).toBe(200);
     expectRequestId(res);
     expect(res.body.choices[0].message.content).toBe('You said: Second question');
-    const expected = countCallInputTokens({
+    const expected = await countCallInputTokens({
       messages: [
         { role: 'system', content: [{ type: 'text', text: 'Be terse.' }] },
         { role: 'system', content: [{ type: 'text', text: 'Answer in English.' }] },
@@ -136,9 +136,9 @@ describe('JSON answers', () => {
         { role: 'user', content: [{ type: 'text', text: 'Second question' }] },
       ],
     });
-    expect(expected).toBe(3 + 5 * 3 + countTextTokens('system') * 2 + countTextTokens('user') * 2 + countTextTokens('assistant')
-      + countTextTokens('Be terse.') + countTextTokens('Answer in English.') + countTextTokens('First question')
-      + countTextTokens('First answer') + countTextTokens('Second question'));
+    expect(expected).toBe(3 + 5 * 3 + (await countTextTokens('system')) * 2 + (await countTextTokens('user')) * 2 + (await countTextTokens('assistant'))
+      + (await countTextTokens('Be terse.')) + (await countTextTokens('Answer in English.')) + (await countTextTokens('First question'))
+      + (await countTextTokens('First answer')) + (await countTextTokens('Second question')));
     expect(res.body.usage.prompt_tokens).toBe(expected);
   });
 
@@ -155,13 +155,13 @@ describe('JSON answers', () => {
     expect(res.status).toBe(200);
     expectRequestId(res);
     const reasoning = 'The reference model reads the last message and answers deterministically.';
-    const reasoningTokens = splitIntoTokens(reasoning).length;
-    const answerTokens = splitIntoTokens(`You said: ${text}`).length;
+    const reasoningTokens = (await splitIntoTokens(reasoning)).length;
+    const answerTokens = (await splitIntoTokens(`You said: ${text}`)).length;
     expect(res.body.choices[0].message).toEqual({ role: 'assistant', content: `You said: ${text}`, refusal: null, reasoning_content: reasoning });
     expect(res.body.usage).toEqual({
-      prompt_tokens: promptTokens(text),
+      prompt_tokens: await promptTokens(text),
       completion_tokens: answerTokens + reasoningTokens,
-      total_tokens: promptTokens(text) + answerTokens + reasoningTokens,
+      total_tokens: (await promptTokens(text)) + answerTokens + reasoningTokens,
       completion_tokens_details: { reasoning_tokens: reasoningTokens },
     });
   });
@@ -179,7 +179,7 @@ describe('streamed answers', () => {
     const chunks = chunksOf(res.text);
     expect(streamedText(chunks)).toBe(json.body.choices[0].message.content);
     // One content chunk per token, between the role chunk and the finish chunk.
-    expect(chunks).toHaveLength(splitIntoTokens(`You said: ${text}`).length + 2);
+    expect(chunks).toHaveLength((await splitIntoTokens(`You said: ${text}`)).length + 2);
     expect(chunks.every((chunk) => !('usage' in chunk) && chunk.model === 'local:chat')).toBe(true);
     expect(chunks.at(-1)?.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'stop', logprobs: null }]);
     expect(chunks.slice(0, -1).every((chunk) => chunk.choices[0].finish_reason === null)).toBe(true);
@@ -196,9 +196,9 @@ describe('streamed answers', () => {
     expect(last.choices).toEqual([]);
     expect(last.usage).toEqual(json.body.usage);
     expect(last.usage).toEqual({
-      prompt_tokens: promptTokens(text),
-      completion_tokens: splitIntoTokens(`You said: ${text}`).length,
-      total_tokens: promptTokens(text) + splitIntoTokens(`You said: ${text}`).length,
+      prompt_tokens: await promptTokens(text),
+      completion_tokens: (await splitIntoTokens(`You said: ${text}`)).length,
+      total_tokens: (await promptTokens(text)) + (await splitIntoTokens(`You said: ${text}`)).length,
       completion_tokens_details: { reasoning_tokens: 0 },
     });
     expect(chunks.slice(0, -1).every((chunk) => chunk.usage === null)).toBe(true);
@@ -248,8 +248,8 @@ describe('tools', () => {
         logprobs: null,
       },
     ]);
-    const prompt = countCallInputTokens({ messages: [{ role: 'user', content: [{ type: 'text', text }] }], tools: CANONICAL_TOOLS });
-    const completion = countTextTokens('get_weather') + countTextTokens(args);
+    const prompt = await countCallInputTokens({ messages: [{ role: 'user', content: [{ type: 'text', text }] }], tools: CANONICAL_TOOLS });
+    const completion = (await countTextTokens('get_weather')) + (await countTextTokens(args));
     expect(res.body.usage).toEqual({
       prompt_tokens: prompt,
       completion_tokens: completion,
@@ -326,7 +326,7 @@ describe('tools', () => {
     expect(fragments[0]).toEqual({ index: 0, id: `call_${requestId.slice(-12)}0`, type: 'function', function: { name: 'get_weather', arguments: '' } });
     expect(fragments.slice(1).every((fragment) => Object.keys(fragment).join() === 'index,function' && fragment.index === 0)).toBe(true);
     expect(fragments.map((fragment) => fragment.function?.arguments ?? '').join('')).toBe('{"city":"Paris","unit":"celsius"}');
-    expect(fragments.length).toBe(1 + splitIntoTokens('{"city":"Paris","unit":"celsius"}').length);
+    expect(fragments.length).toBe(1 + (await splitIntoTokens('{"city":"Paris","unit":"celsius"}')).length);
     expect(streamedText(chunks)).toBe('');
     expect(chunks.at(-1)?.choices[0].finish_reason).toBe('tool_calls');
   });
@@ -354,9 +354,9 @@ describe('generation controls', () => {
     expect(res.status).toBe(200);
     expectRequestId(res);
     expect(res.body.choices[0].finish_reason).toBe('length');
-    expect(res.body.choices[0].message.content).toBe(splitIntoTokens(`You said: ${text}`).slice(0, 4).join(''));
+    expect(res.body.choices[0].message.content).toBe((await splitIntoTokens(`You said: ${text}`)).slice(0, 4).join(''));
     expect(res.body.usage.completion_tokens).toBe(4);
-    expect(res.body.usage.total_tokens).toBe(promptTokens(text) + 4);
+    expect(res.body.usage.total_tokens).toBe((await promptTokens(text)) + 4);
   });
 
   it('lets max_completion_tokens win over max_tokens', async () => {
@@ -374,7 +374,7 @@ describe('generation controls', () => {
     expect(res.status).toBe(200);
     expectRequestId(res);
     const chunks = chunksOf(res.text);
-    expect(streamedText(chunks)).toBe(splitIntoTokens(`You said: ${text}`).slice(0, 3).join(''));
+    expect(streamedText(chunks)).toBe((await splitIntoTokens(`You said: ${text}`)).slice(0, 3).join(''));
     expect(chunks.at(-2)?.choices[0].finish_reason).toBe('length');
     expect((chunks.at(-1)?.usage as { completion_tokens: number }).completion_tokens).toBe(3);
   });
@@ -389,7 +389,7 @@ describe('generation controls', () => {
     expectRequestId(res);
     expect(res.body.choices[0].message.content).toBe('You said: Hello ');
     expect(res.body.choices[0].finish_reason).toBe('stop');
-    expect(res.body.usage.completion_tokens).toBe(splitIntoTokens('You said: Hello ').length);
+    expect(res.body.usage.completion_tokens).toBe((await splitIntoTokens('You said: Hello ')).length);
   });
 
   it('answers valid JSON with response_format json_object', async () => {

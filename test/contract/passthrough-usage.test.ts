@@ -45,8 +45,8 @@ describe('passthrough usage when the upstream reports none', () => {
     // The gateway asked the upstream for usage on the caller's behalf...
     expect((upstream.requests[0].body as { stream_options?: unknown }).stream_options).toEqual({ include_usage: true });
     const usage = await usageOf(testApp, response.headers['x-svc-request-id']);
-    expect(usage.output_tokens).toBe(countTextTokens('Bonjour tout le monde'));
-    expect(usage.input_tokens).toBeGreaterThan(countTextTokens('Say hello in French.'));
+    expect(usage.output_tokens).toBe(await countTextTokens('Bonjour tout le monde'));
+    expect(usage.input_tokens).toBeGreaterThan(await countTextTokens('Say hello in French.'));
     expect(usage.provider).toBe('fake');
   });
 
@@ -64,7 +64,7 @@ describe('passthrough usage when the upstream reports none', () => {
     expect(response.status).toBe(200);
     expect(response.body.choices[0].message.content).toBe('Four.');
     const usage = await usageOf(testApp, response.headers['x-svc-request-id']);
-    expect(usage.output_tokens).toBe(countTextTokens('Four.'));
+    expect(usage.output_tokens).toBe(await countTextTokens('Four.'));
     expect(usage.input_tokens).toBeGreaterThan(0);
   });
 });

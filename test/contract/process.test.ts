@@ -499,8 +499,8 @@ describe('shutting down', () => {
         provider: 'slow',
         status: 503,
         // The upstream never reported usage: the record holds the tokenizer's count of what was asked and produced.
-        input_tokens: 3 + 3 + countTextTokens('user') + countTextTokens('wait forever'),
-        output_tokens: countTextTokens('Never'),
+        input_tokens: 3 + 3 + (await countTextTokens('user')) + (await countTextTokens('wait forever')),
+        output_tokens: await countTextTokens('Never'),
       });
     },
     TEST_TIMEOUT_MS,

@@ -15,8 +15,8 @@ import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 const T0 = 1_767_225_600_000;
 
 /** Prompt tokens of a one-user-message chat: 3 to prime the reply, 3 for the message, its role and text. */
-function promptTokens(text: string): number {
-  return 3 + 3 + countTextTokens('user') + countTextTokens(text);
+async function promptTokens(text: string): Promise<number> {
+  return 3 + 3 + (await countTextTokens('user')) + (await countTextTokens(text));
 }
 
 function chat(model: string, text: string, extra: Record<string, unknown> = {}) {
@@ -80,7 +80,7 @@ describe('usage records', () => {
     expect(list.status).toBe(200);
     expectRequestId(list);
     assertMatchesSchema('UsageRecordList', list.body);
-    const output = splitIntoTokens(`You said: ${text}`).length;
+    const output = (await splitIntoTokens(`You said: ${text}`)).length;
     expect(list.body).toEqual({
       object: 'list',
       data: [
@@ -93,7 +93,7 @@ describe('usage records', () => {
           model_requested: 'reference',
           model: 'local:chat',
           provider: 'local',
-          input_tokens: promptTokens(text),
+          input_tokens: await promptTokens(text),
           output_tokens: output,
           cached_input_tokens: 0,
           cache_write_tokens: 0,
@@ -109,9 +109,9 @@ describe('usage records', () => {
       has_more: false,
     });
     expect(res.body.usage).toEqual({
-      prompt_tokens: promptTokens(text),
+      prompt_tokens: await promptTokens(text),
       completion_tokens: output,
-      total_tokens: promptTokens(text) + output,
+      total_tokens: (await promptTokens(text)) + output,
       completion_tokens_details: { reasoning_tokens: 0 },
     });
   });
@@ -182,8 +182,8 @@ describe('usage records', () => {
       model_requested: 'local-chat',
       model: 'local:chat',
       provider: 'local',
-      input_tokens: promptTokens(text),
-      output_tokens: splitIntoTokens(`You said: ${text}`).length,
+      input_tokens: await promptTokens(text),
+      output_tokens: (await splitIntoTokens(`You said: ${text}`)).length,
       reasoning_tokens: 0,
       status: 200,
     });
@@ -222,14 +222,14 @@ describe('usage records', () => {
 
       const records = await usageOf(app, key, requestId, 10_000);
       expect(records).toHaveLength(1);
-      const fullOutput = splitIntoTokens(`You said: ${text}`).length;
+      const fullOutput = (await splitIntoTokens(`You said: ${text}`)).length;
       expect(records[0]).toMatchObject({
         request_id: requestId,
         operation: 'createChatCompletion',
         model_requested: 'local:chat',
         model: 'local:chat',
         provider: 'local',
-        input_tokens: promptTokens(text),
+        input_tokens: await promptTokens(text),
         status: 499,
       });
       expect(records[0].output_tokens as number).toBeGreaterThan(0);
@@ -277,9 +277,9 @@ describe('streams cut by a server shutdown', () => {
       }
       const records = await usageOf(app, key, requestId);
       expect(records).toHaveLength(1);
-      expect(records[0]).toMatchObject({ request_id: requestId, operation: 'createChatCompletion', model: 'local:chat', input_tokens: promptTokens(text), status: 503 });
+      expect(records[0]).toMatchObject({ request_id: requestId, operation: 'createChatCompletion', model: 'local:chat', input_tokens: await promptTokens(text), status: 503 });
       expect(records[0].output_tokens as number).toBeGreaterThan(0);
-      expect(records[0].output_tokens as number).toBeLessThan(splitIntoTokens(`You said: ${text}`).length);
+      expect(records[0].output_tokens as number).toBeLessThan((await splitIntoTokens(`You said: ${text}`)).length);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

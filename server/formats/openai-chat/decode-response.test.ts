@@ -5,7 +5,7 @@ import { countTextTokens } from '../../tokens/tokenizer.js';
 import { decodeChatCompletion } from './decode-response.js';
 import type { UpstreamChatCompletion } from './wire-types.js';
 
-const CONTEXT = { provider: 'up', estimateInputTokens: () => 42, generateToolCallId: () => 'call_generated' };
+const CONTEXT = { provider: 'up', estimateInputTokens: async () => 42, generateToolCallId: () => 'call_generated' };
 
 function completion(message: object, finishReason: string | null, usage?: object): UpstreamChatCompletion {
   return { id: 'x', object: 'chat.completion', model: 'm', choices: [{ index: 0, message, finish_reason: finishReason }], ...(usage ? { usage } : {}) };
@@ -101,23 +101,19 @@ describe('decodeChatCompletion', () => {
       },
     ],
   ];
-  it.each(cases)('decodes %s', (_name, { given, want }) => {
-    expect(decodeChatCompletion(given, CONTEXT)).toEqual(want);
+  it.each(cases)('decodes %s', async (_name, { given, want }) => {
+    expect(await decodeChatCompletion(given, CONTEXT)).toEqual(want);
   });
 
-  it('estimates usage with the tokenizer when the upstream reports none', () => {
+  it('estimates usage with the tokenizer when the upstream reports none', async () => {
     const text = 'The capital of France is Paris.';
-    expect(decodeChatCompletion(completion({ content: text }, 'stop'), CONTEXT).usage).toEqual({ inputTokens: 42, outputTokens: countTextTokens(text) });
-    expect(decodeChatCompletion(completion({ content: text }, 'stop', {}), CONTEXT).usage).toEqual({ inputTokens: 42, outputTokens: countTextTokens(text) });
+    expect((await decodeChatCompletion(completion({ content: text }, 'stop'), CONTEXT)).usage).toEqual({ inputTokens: 42, outputTokens: await countTextTokens(text) });
+    expect((await decodeChatCompletion(completion({ content: text }, 'stop', {}), CONTEXT)).usage).toEqual({ inputTokens: 42, outputTokens: await countTextTokens(text) });
   });
 
-  it('throws an UpstreamError for an error body or an answer without choices', () => {
-    expect(() => decodeChatCompletion({ error: { message: 'model overloaded', code: 503 } }, CONTEXT)).toThrow(UpstreamError);
-    try {
-      decodeChatCompletion({ error: { message: 'slow down', code: 429 } }, CONTEXT);
-    } catch (error) {
-      expect((error as UpstreamError).status).toBe(429);
-    }
-    expect(() => decodeChatCompletion({ choices: [] }, CONTEXT)).toThrow(/without a message/);
+  it('throws an UpstreamError for an error body or an answer without choices', async () => {
+    await expect(decodeChatCompletion({ error: { message: 'model overloaded', code: 503 } }, CONTEXT)).rejects.toThrow(UpstreamError);
+    await expect(decodeChatCompletion({ error: { message: 'slow down', code: 429 } }, CONTEXT)).rejects.toMatchObject({ status: 429 });
+    await expect(decodeChatCompletion({ choices: [] }, CONTEXT)).rejects.toThrow(/without a message/);
   });
 });

@@ -8,6 +8,7 @@
 import { UpstreamError } from '../../http/api-error.js';
 import type { ChatResult } from '../../providers/types.js';
 import { decodeUpstreamError } from './decode-upstream-error.js';
+import { BoundedText } from '../../tokens/bounded-text.js';
 import { estimateUsage } from './estimate-usage.js';
 import { decodeFinishReason } from './map-finish-reason.js';
 import { decodeUsage } from './map-usage.js';
@@ -33,7 +34,15 @@ export function reasoningText(message: UpstreamMessage): string {
   return typeof message.reasoning === 'string' ? message.reasoning : '';
 }
 
-export function decodeChatCompletion(completion: UpstreamChatCompletion, context: UpstreamDecodeContext = { provider: 'upstream' }): ChatResult {
+function producedText(content: ChatResult['content']): BoundedText {
+  const produced = new BoundedText();
+  for (const part of content) {
+    produced.append(part.type === 'tool-call' ? part.name + part.arguments : part.text);
+  }
+  return produced;
+}
+
+export async function decodeChatCompletion(completion: UpstreamChatCompletion, context: UpstreamDecodeContext = { provider: 'upstream' }): Promise<ChatResult> {
   if (completion.error !== undefined && completion.error !== null) {
     throw decodeUpstreamError(context.provider, completion.error);
   }
@@ -65,12 +74,7 @@ export function decodeChatCompletion(completion: UpstreamChatCompletion, context
       arguments: toolCallArgumentsText(call.function.arguments),
     });
   }
-  const usage =
-    decodeUsage(completion.usage) ??
-    estimateUsage(
-      context.estimateInputTokens?.() ?? 0,
-      content.map((part) => (part.type === 'tool-call' ? part.name + part.arguments : part.text)),
-    );
+  const usage = decodeUsage(completion.usage) ?? (await estimateUsage(context, producedText(content)));
   const result: ChatResult = { content, finishReason: decodeFinishReason(choice.finish_reason, hasToolCalls), usage };
   if (typeof choice.stop_reason === 'string') {
     result.stopSequence = choice.stop_reason;

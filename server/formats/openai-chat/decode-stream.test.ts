@@ -7,7 +7,7 @@ import { encodeChatStream } from './encode-stream.js';
 import type { UpstreamChatCompletion, UpstreamChoice } from './wire-types.js';
 
 let generated = 0;
-const CONTEXT = { provider: 'up', estimateInputTokens: () => 42, generateToolCallId: () => `call_gen${generated++}` };
+const CONTEXT = { provider: 'up', estimateInputTokens: async () => 42, generateToolCallId: () => `call_gen${generated++}` };
 
 function delta(value: UpstreamChoice['delta'], finishReason: string | null = null, extra: Partial<UpstreamChatCompletion> = {}): UpstreamChatCompletion {
   return { id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: value, finish_reason: finishReason }], ...extra };
@@ -226,7 +226,7 @@ describe('decodeChatStream', () => {
 
   it('estimates usage with the tokenizer when the upstream never sends it', async () => {
     const parts = await decode([delta({ content: 'Hello' }), delta({ content: ' there!' }), delta({}, 'stop')]);
-    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: 'stop', usage: { inputTokens: 42, outputTokens: countTextTokens('Hello there!') } });
+    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: 'stop', usage: { inputTokens: 42, outputTokens: await countTextTokens('Hello there!') } });
   });
 
   it('throws an UpstreamError for an error chunk mid-stream', async () => {

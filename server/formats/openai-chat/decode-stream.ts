@@ -19,6 +19,7 @@ import { UpstreamError } from '../../http/api-error.js';
 import type { ChatStreamPart, FinishReason, Usage } from '../../providers/types.js';
 import { reasoningText } from './decode-response.js';
 import { decodeUpstreamError } from './decode-upstream-error.js';
+import { BoundedText } from '../../tokens/bounded-text.js';
 import { estimateUsage } from './estimate-usage.js';
 import { decodeFinishReason } from './map-finish-reason.js';
 import { decodeUsage } from './map-usage.js';
@@ -49,7 +50,7 @@ export async function* decodeChatStream(
   let stopSequence: string | undefined;
   let usage: Usage | undefined;
   let reasoningOpen = false;
-  const produced: string[] = [];
+  const produced = new BoundedText();
 
   function resolveKey(fragment: UpstreamToolCall): string {
     const id = typeof fragment.id === 'string' && fragment.id.length > 0 ? fragment.id : undefined;
@@ -88,10 +89,10 @@ export async function* decodeChatStream(
     call.index = startedCalls++;
     call.id ??= newId();
     const name = call.name ?? '';
-    produced.push(name);
+    produced.append(name);
     yield { type: 'tool-call-start', index: call.index, id: call.id, name };
     if (call.buffered.length > 0) {
-      produced.push(call.buffered);
+      produced.append(call.buffered);
       yield { type: 'tool-call-delta', index: call.index, argumentsDelta: call.buffered };
       call.buffered = '';
     }
@@ -111,14 +112,14 @@ export async function* decodeChatStream(
     const reasoning = reasoningText(delta);
     if (reasoning.length > 0) {
       reasoningOpen = true;
-      produced.push(reasoning);
+      produced.append(reasoning);
       yield { type: 'reasoning-delta', text: reasoning };
     }
 
     const text = typeof delta.content === 'string' ? delta.content : '';
     if (text.length > 0) {
       yield* closeReasoning();
-      produced.push(text);
+      produced.append(text);
       yield { type: 'text-delta', text };
     }
 
@@ -146,7 +147,7 @@ export async function* decodeChatStream(
           yield* start(call);
         }
       } else if (argumentsDelta.length > 0) {
-        produced.push(argumentsDelta);
+        produced.append(argumentsDelta);
         yield { type: 'tool-call-delta', index: call.index, argumentsDelta };
       }
     }
@@ -172,7 +173,7 @@ export async function* decodeChatStream(
   }
   const finishReason: FinishReason = decodeFinishReason(rawFinishReason, calls.size > 0);
   // Older llama.cpp and LM Studio builds ignore `include_usage`: estimate (see estimate-usage.ts).
-  usage ??= estimateUsage(context.estimateInputTokens?.() ?? 0, produced);
+  usage ??= await estimateUsage(context, produced);
   const finish: Extract<ChatStreamPart, { type: 'finish' }> = { type: 'finish', finishReason, usage };
   if (stopSequence !== undefined && finishReason === 'stop') {
     finish.stopSequence = stopSequence;

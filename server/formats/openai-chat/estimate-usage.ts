@@ -4,8 +4,9 @@
  * upstream produced with o200k_base. It is an estimate; a billing record from it is only approximately right.
  */
 import type { Usage } from '../../providers/types.js';
-import { countTextTokens } from '../../tokens/tokenizer.js';
+import type { BoundedText } from '../../tokens/bounded-text.js';
+import type { UpstreamDecodeContext } from './upstream-decode-context.js';
 
-export function estimateUsage(inputTokens: number, producedTexts: readonly string[]): Usage {
-  return { inputTokens, outputTokens: countTextTokens(producedTexts.join('')) };
+export async function estimateUsage(context: UpstreamDecodeContext, produced: BoundedText): Promise<Usage> {
+  return { inputTokens: (await context.estimateInputTokens?.()) ?? 0, outputTokens: await produced.countTokens() };
 }

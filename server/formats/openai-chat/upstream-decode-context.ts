@@ -8,7 +8,7 @@ export interface UpstreamDecodeContext {
   /** The provider id, named in errors. */
   provider: string;
   /** Input tokens of the call, for when the upstream sends no usage; 0 when absent. */
-  estimateInputTokens?: () => number;
+  estimateInputTokens?: () => Promise<number>;
   /** Ids for tool calls the upstream sent without one (some local servers do). */
   generateToolCallId?: () => string;
 }

@@ -12,7 +12,7 @@ import { referenceReply } from './reference-reply.js';
 export const LOCAL_CHAT_MODEL_ID = 'local:chat';
 
 /** Cuts the reply at the first stop sequence and at the token budget. */
-function limitText(text: string, options: ChatCallOptions): { tokens: string[]; finishReason: FinishReason; stopSequence?: string } {
+async function limitText(text: string, options: ChatCallOptions): Promise<{ tokens: string[]; finishReason: FinishReason; stopSequence?: string }> {
   let finishReason: FinishReason = 'stop';
   let stopSequence: string | undefined;
   let limited = text;
@@ -23,7 +23,7 @@ function limitText(text: string, options: ChatCallOptions): { tokens: string[]; 
       stopSequence = stop;
     }
   }
-  let tokens = splitIntoTokens(limited);
+  let tokens = await splitIntoTokens(limited);
   if (options.maxOutputTokens !== undefined && tokens.length > options.maxOutputTokens) {
     tokens = tokens.slice(0, options.maxOutputTokens);
     finishReason = 'length';
@@ -50,12 +50,12 @@ async function* streamReply(options: ChatCallOptions, context: CallContext, pace
   if (options.temperature !== undefined && options.temperature !== 0 && options.temperature !== 1) {
     context.warn({ field: 'temperature', reason: 'the reference model is deterministic' });
   }
-  const inputTokens = countCallInputTokens(options);
+  const inputTokens = await countCallInputTokens(options);
   const reply = referenceReply(options);
   let outputTokens = 0;
   let reasoningTokens = 0;
   if (reply.reasoning) {
-    for (const piece of splitIntoTokens(reply.reasoning)) {
+    for (const piece of await splitIntoTokens(reply.reasoning)) {
       await nextTick(context.signal, pace);
       yield { type: 'reasoning-delta', text: piece };
       reasoningTokens += 1;
@@ -65,16 +65,16 @@ async function* streamReply(options: ChatCallOptions, context: CallContext, pace
   if (reply.kind === 'tool-call') {
     const id = `call_${context.requestId.slice(-12)}0`;
     yield { type: 'tool-call-start', index: 0, id, name: reply.name };
-    for (const piece of splitIntoTokens(reply.arguments)) {
+    for (const piece of await splitIntoTokens(reply.arguments)) {
       await nextTick(context.signal, pace);
       yield { type: 'tool-call-delta', index: 0, argumentsDelta: piece };
     }
     yield { type: 'tool-call-end', index: 0 };
-    outputTokens = countTextTokens(reply.name) + countTextTokens(reply.arguments);
+    outputTokens = (await countTextTokens(reply.name)) + (await countTextTokens(reply.arguments));
     yield { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens, outputTokens: outputTokens + reasoningTokens, reasoningTokens } };
     return;
   }
-  const { tokens, finishReason, stopSequence } = limitText(reply.text, options);
+  const { tokens, finishReason, stopSequence } = await limitText(reply.text, options);
   for (const piece of tokens) {
     await nextTick(context.signal, pace);
     yield { type: 'text-delta', text: piece };

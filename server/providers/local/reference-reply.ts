@@ -7,8 +7,13 @@
  * - `tool_choice: required` or a named tool forces a call (arguments from the message, else `{}`).
  * - Otherwise it echoes the last user message (`You said: …`), noting attached images.
  * - With a JSON response format it wraps the reply as `{"reply": "…"}`.
+ *
+ * It reads at most the first MAX_ECHO_CHARS chars of a message or tool result: its reply stays small whatever
+ * the caller sends (a 25 MiB prompt would otherwise come back as millions of streamed tokens).
  */
 import type { ChatCallOptions, ChatMessage, ToolCallPart } from '../types.js';
+
+export const MAX_ECHO_CHARS = 8192;
 
 export type ReferenceReply =
   | { kind: 'text'; text: string; reasoning?: string }
@@ -18,7 +23,8 @@ function textOf(message: ChatMessage): string {
   return message.content
     .map((part) => (part.type === 'text' ? part.text : ''))
     .join('')
-    .trim();
+    .trim()
+    .slice(0, MAX_ECHO_CHARS);
 }
 
 function findToolName(messages: ChatMessage[], toolCallId: string): string {
@@ -67,7 +73,7 @@ export function referenceReply(options: ChatCallOptions): ReferenceReply {
 
   if (last?.role === 'tool') {
     const reports = last.content.map((result) => {
-      const output = result.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join('');
+      const output = result.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join('').slice(0, MAX_ECHO_CHARS);
       return `Tool ${findToolName(messages, result.toolCallId)} returned: ${output}`;
     });
     return wrap({ kind: 'text', text: reports.join('\n'), reasoning }, options);

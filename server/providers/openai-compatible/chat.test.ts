@@ -121,7 +121,7 @@ describe('OpenAI-compatible chat model: generate', () => {
   });
 
   it('counts tokens with the tokenizer estimate', async () => {
-    expect(await provider.chatModel('m').countTokens(OPTIONS, context())).toBe(countCallInputTokens(OPTIONS));
+    expect(await provider.chatModel('m').countTokens(OPTIONS, context())).toBe(await countCallInputTokens(OPTIONS));
     expect(upstream.requests).toHaveLength(0);
   });
 });
@@ -197,7 +197,7 @@ describe('OpenAI-compatible chat model: stream', () => {
       { type: 'reasoning-end' },
       { type: 'text-delta', text: 'Hello' },
       { type: 'text-delta', text: ' there!' },
-      { type: 'finish', finishReason: 'stop', usage: { inputTokens: countCallInputTokens(OPTIONS), outputTokens: countTextTokens('Greet back.Hello there!') } },
+      { type: 'finish', finishReason: 'stop', usage: { inputTokens: await countCallInputTokens(OPTIONS), outputTokens: await countTextTokens('Greet back.Hello there!') } },
     ]);
     expect(logged).toEqual(['upstream reported no usage; estimating tokens']);
   });

@@ -55,7 +55,7 @@ export function createOpenAICompatibleChatModel(input: OpenAICompatibleChatModel
     if (contentType.includes('application/json')) {
       // Some servers answer a streamed request that failed validation with a 200 JSON error body.
       const parsed = (await readJsonBody(config.id, response, 'answered a streamed call with invalid JSON')) as UpstreamChatCompletion;
-      const result = decodeChatCompletion(parsed, decodeContext(options, context));
+      const result = await decodeChatCompletion(parsed, decodeContext(options, context));
       yield* resultAsParts(result);
       return;
     }

@@ -1,0 +1,157 @@
+/**
+ * Token counting never freezes the gateway: adversarial prompts (one character repeated, up to the body
+ * limit) are counted while /health keeps answering, the built-in model answers a huge prompt quickly, and
+ * a 10 MB passthrough answer without usage is billed in bounded time and memory.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeUpstream } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
+import { MAX_ECHO_CHARS } from '../../server/providers/local/reference-reply.js';
+import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
+
+const MiB = 1024 * 1024;
+const BODY_LIMIT = 25 * MiB;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+async function listen(testApp: TestApp): Promise<string> {
+  const server: Server = testApp.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Polls GET /health every ~10 ms until stopped; resolves with the slowest answer's time. */
+function pollHealth(origin: string): { stop(): Promise<{ slowestMs: number; polls: number }> } {
+  let running = true;
+  let slowestMs = 0;
+  let polls = 0;
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      const response = await fetch(`${origin}/health`);
+      await response.arrayBuffer();
+      expect(response.status).toBe(200);
+      slowestMs = Math.max(slowestMs, performance.now() - started);
+      polls += 1;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return { slowestMs, polls };
+    },
+  };
+}
+
+async function post(origin: string, path: string, key: string, body: string): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const response = await fetch(`${origin}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown>, headers: response.headers };
+}
+
+describe('counting adversarial prompts', () => {
+  it('count_tokens of 100,000 `A` and of a body at the body limit while /health answers within 100 ms', async () => {
+    const testApp = createTestApp({ maxBodyBytes: BODY_LIMIT });
+    const origin = await listen(testApp);
+    const countBody = (content: string) => JSON.stringify({ model: 'local:chat', max_tokens: 1, messages: [{ role: 'user', content }] });
+    // One message of a single character up to the limit: one pre-token, the quadratic case of BPE.
+    const small = countBody('A'.repeat(100_000));
+    const maximal = countBody('中'.repeat(Math.floor((BODY_LIMIT - 200) / 3)));
+    expect(Buffer.byteLength(maximal)).toBeGreaterThan(BODY_LIMIT - 1024);
+
+    const health = pollHealth(origin);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = performance.now();
+    const first = await post(origin, '/anthropic/v1/messages/count_tokens', testApp.key, small);
+    const second = await post(origin, '/anthropic/v1/messages/count_tokens', testApp.key, maximal);
+    const elapsedMs = performance.now() - started;
+    const { slowestMs, polls } = await health.stop();
+
+    expect(first.status).toBe(200);
+    expect(first.json.input_tokens).toBeGreaterThan(100_000 / 128);
+    expect(second.status).toBe(200);
+    expect(second.json.input_tokens).toBeGreaterThan(Math.floor((BODY_LIMIT - 200) / 3) / 128);
+    expect(polls).toBeGreaterThan(3);
+    expect(slowestMs).toBeLessThan(100);
+    expect(elapsedMs).toBeLessThan(15_000);
+  });
+
+  it('local:chat answers a 5 MB single-character prompt quickly, echoing at most MAX_ECHO_CHARS chars', async () => {
+    const testApp = createTestApp({ maxBodyBytes: BODY_LIMIT });
+    const origin = await listen(testApp);
+    const started = performance.now();
+    const answer = await post(origin, '/v1/chat/completions', testApp.key, JSON.stringify({ model: 'local:chat', messages: [{ role: 'user', content: 'A'.repeat(5 * MiB) }] }));
+    expect(answer.status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    const choices = answer.json.choices as Array<{ message: { content: string } }>;
+    expect(choices[0].message.content).toBe(`You said: ${'A'.repeat(MAX_ECHO_CHARS)}`);
+    expect((answer.json.usage as { prompt_tokens: number }).prompt_tokens).toBeGreaterThan((5 * MiB) / 128);
+  });
+});
+
+describe('passthrough answers without usage', () => {
+  it('bills a 10 MB streamed answer of `B` in bounded time and memory', async () => {
+    const upstream = await startFakeUpstream((_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (delta: object, finish: string | null) =>
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      const piece = chunk({ content: 'B'.repeat(10_000) }, null);
+      let sent = 0;
+      // 1,000 events of 10,000 `B`, written as the socket drains.
+      const write = () => {
+        while (sent < 1_000) {
+          sent += 1;
+          if (!res.write(piece)) {
+            res.once('drain', write);
+            return;
+          }
+        }
+        res.end(chunk({}, 'stop') + 'data: [DONE]\n\n');
+      };
+      write();
+    });
+    closers.push(() => upstream.close());
+    const testApp = createTestApp({ providers: [{ id: 'fake', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 60_000, max_connections: 4, headers: {}, responses: 'translate' }] });
+    const origin = await listen(testApp);
+
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
+    const health = pollHealth(origin);
+    const started = performance.now();
+    const response = await fetch(`${origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${testApp.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake:m', stream: true, messages: [{ role: 'user', content: 'Say B.' }] }),
+    });
+    let received = 0;
+    for await (const piece of response.body as AsyncIterable<Uint8Array>) {
+      received += piece.length;
+    }
+    const elapsedMs = performance.now() - started;
+    const { slowestMs } = await health.stop();
+    clearInterval(sampler);
+
+    expect(response.status).toBe(200);
+    expect(received).toBeGreaterThan(10_000_000);
+    expect(elapsedMs).toBeLessThan(20_000);
+    expect(slowestMs).toBeLessThan(100);
+    // The caller's own copy of the stream is in this process too; the gateway keeps no copy of it.
+    expect(rssPeak - rssBefore).toBeLessThan(300 * MiB);
+    const requestId = response.headers.get('x-svc-request-id') as string;
+    let record: { output_tokens: number } | undefined;
+    for (let attempt = 0; attempt < 100 && !record; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const usage = await fetch(`${origin}/v1/usage?request_id=${requestId}`, { headers: { authorization: `Bearer ${testApp.key}` } });
+      record = ((await usage.json()) as { data: Array<{ output_tokens: number }> }).data[0];
+    }
+    // 10,000,000 `B`: estimated from the first 512 Ki chars (a run of one letter is about 8 chars a token).
+    expect(record?.output_tokens).toBeGreaterThan(10_000_000 / 16);
+    expect(record?.output_tokens).toBeLessThan(10_000_000 / 2);
+  });
+});
