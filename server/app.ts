@@ -8,7 +8,7 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
 import { authenticate, publicPaths } from './auth/authenticate.js';
-import { startCallRecord, UNKNOWN_OPERATION, type CallRecord } from './http/call-record.js';
+import { startCallRecord, UNKNOWN_OPERATION, type CallRecord } from './usage/call-record.js';
 import { accessLog } from './http/access-log.js';
 import { errorHandler } from './http/error-handler.js';
 import { headAsGet } from './http/head-as-get.js';

@@ -4,7 +4,7 @@
  * SDK, LangChain and Claude Code send it), with any `anthropic-version`. Public paths need no key.
  */
 import type { RequestHandler } from 'express';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../core/api-error.js';
 import { apiFamilyOf } from '../http/api-family.js';
 import type { OpenApiDocument } from '../spec/load-spec.js';
 import type { KeyStore } from '../storage/key-store.js';

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../core/api-error.js';
 import { buildRegistry } from '../providers/build-registry.js';
 import { openDatabase } from '../storage/database.js';
 import { createKeyStore } from '../storage/key-store.js';

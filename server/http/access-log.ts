@@ -4,7 +4,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { CallRecord } from './call-record.js';
+import type { CallRecord } from '../usage/call-record.js';
 
 export function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {

@@ -5,7 +5,7 @@
  */
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../core/api-error.js';
 import { apiFamilyOf, type ApiFamily } from './api-family.js';
 import { NESTING_TOO_DEEP } from './json-depth.js';
 

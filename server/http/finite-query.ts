@@ -4,7 +4,7 @@
  * the contract takes an infinite number, so any that reaches the handlers is refused here as a 400.
  */
 import type { RequestHandler } from 'express';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../core/api-error.js';
 
 export function finiteQueryNumbers(): RequestHandler {
   return (req, _res, next) => {

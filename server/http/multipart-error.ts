@@ -3,7 +3,7 @@
  * ends too soon (or any other parse failure of busboy) 500. Only sizes are 413; everything else the client
  * sent wrong is 400, with a message that says what.
  */
-import { ApiError } from './api-error.js';
+import { ApiError } from '../core/api-error.js';
 
 const KNOWN = new Map<string, { status: number; message: string }>([
   ['File too large', { status: 413, message: 'An uploaded file exceeds the size limit of this operation.' }],

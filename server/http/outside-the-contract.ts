@@ -7,7 +7,7 @@
  * them first: 405 for a method the contract does not list, 404 for anything below it.
  */
 import type { RequestHandler } from 'express';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../core/api-error.js';
 import type { OpenApiDocument } from '../spec/load-spec.js';
 
 const MCP_PATH = '/v1/mcp';

@@ -5,7 +5,7 @@
  */
 import type { RequestHandler } from 'express';
 import { apiFamilyOf } from './api-family.js';
-import { randomId } from './random-id.js';
+import { randomId } from '../core/random-id.js';
 
 export function newRequestId(): string {
   return randomId('req');

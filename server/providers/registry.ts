@@ -4,12 +4,12 @@
  * are a 404 whose message says how to list models; a model of the wrong type is a 400; a key limited to
  * some models gets a 403 for the others.
  */
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../core/api-error.js';
 import { ConfigError, type ModelType, type RouteConfig } from '../config.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
-import type { ChatModel } from './types.js';
+import type { ChatModel } from '../core/chat.js';
 import { withoutReasoning } from './without-reasoning.js';
-import { quoteValue } from '../http/quote-value.js';
+import { quoteValue } from '../core/quote-value.js';
 
 export interface ModelEntry {
   /** Public id, e.g. `local:chat` or `openai:gpt-4o-mini`. */

@@ -4,7 +4,7 @@
  * the usual warning, because models that do not reason (gpt-4o, most local models) refuse the call otherwise.
  * Native passthrough is untouched: there the caller speaks the upstream's own dialect and owns its fields.
  */
-import type { CallContext, ChatCallOptions, ChatModel } from './types.js';
+import type { CallContext, ChatCallOptions, ChatModel } from '../core/chat.js';
 
 function stripReasoning(options: ChatCallOptions, context: CallContext): ChatCallOptions {
   if (!options.reasoning) {

@@ -1,13 +1,13 @@
 /** `POST /v1/chat/completions`: the OpenAI chat dialect on the canonical core, JSON or SSE ending in `[DONE]`. */
 import type { AppDeps } from '../app.js';
 import { errorBody } from '../http/error-handler.js';
-import { randomId } from '../http/random-id.js';
+import { randomId } from '../core/random-id.js';
 import type { OperationHandler } from '../http/operation-types.js';
 import { decodeChatRequest, encodeChatCompletion, encodeChatStream } from '../formats/openai-chat/index.js';
 import type { ChatCompletionRequest } from '../formats/openai-chat/wire-types.js';
-import { answerCheck } from '../passthrough/answer-contract.js';
-import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
-import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
+import { answerCheck } from '../calls/answer-contract.js';
+import { estimateInputTokens, forwardNative } from '../calls/forward-native.js';
+import { prepareChatCall, sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
 
 export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'spec'>): {
   createChatCompletion: OperationHandler<'createChatCompletion'>;

@@ -4,7 +4,7 @@
  */
 import type { Response } from 'express';
 import type { AppDeps } from '../app.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../core/api-error.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 

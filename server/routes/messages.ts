@@ -6,16 +6,16 @@
 import type { AppDeps } from '../app.js';
 import { decodeMessagesRequest, encodeMessage, encodeMessagesStream } from '../formats/anthropic-messages/index.js';
 import type { AnthropicMessagesRequest } from '../formats/anthropic-messages/wire-types.js';
-import { UpstreamError } from '../http/api-error.js';
+import { UpstreamError } from '../core/api-error.js';
 import { errorBody } from '../http/error-handler.js';
-import { randomId } from '../http/random-id.js';
+import { randomId } from '../core/random-id.js';
 import type { Handlers } from '../http/operation-types.js';
 import type { SseEvent } from '../http/sse.js';
-import { answerCheck } from '../passthrough/answer-contract.js';
-import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
-import { readJsonBody } from '../providers/read-body.js';
+import { answerCheck } from '../calls/answer-contract.js';
+import { estimateInputTokens, forwardNative } from '../calls/forward-native.js';
+import { readJsonBody } from '../providers/upstream/read-body.js';
 import { countCallInputTokens } from '../tokens/tokenizer.js';
-import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
+import { prepareChatCall, sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
 
 /** The Anthropic `error` event for a failure after the stream started. */
 function errorEvent(error: Parameters<typeof errorBody>[0], requestId: string): SseEvent {

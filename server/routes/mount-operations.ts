@@ -4,7 +4,7 @@
  * from the spec, and `Handlers` makes a missing operation a compile error.
  */
 import type { Response, Router } from 'express';
-import type { CallRecord } from '../http/call-record.js';
+import type { CallRecord } from '../usage/call-record.js';
 import type { Handlers, OperationId } from '../http/operation-types.js';
 import type { OpenApiDocument } from '../spec/load-spec.js';
 

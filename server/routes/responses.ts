@@ -14,14 +14,14 @@ import {
   type ResponsesRequestBody,
   type ResponsesStream,
 } from '../formats/openai-responses/index.js';
-import { ApiError } from '../http/api-error.js';
-import { randomId } from '../http/random-id.js';
+import { ApiError } from '../core/api-error.js';
+import { randomId } from '../core/random-id.js';
 import type { Handlers } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
-import { answerCheck } from '../passthrough/answer-contract.js';
-import { estimateInputTokens, forwardNative } from '../passthrough/forward-native.js';
-import { prepareChatCall, sendGenerated, sendStreamed } from './run-text-call.js';
-import { quoteValue } from '../http/quote-value.js';
+import { answerCheck } from '../calls/answer-contract.js';
+import { estimateInputTokens, forwardNative } from '../calls/forward-native.js';
+import { prepareChatCall, sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
+import { quoteValue } from '../core/quote-value.js';
 
 function notFound(id: string): ApiError {
   return new ApiError(404, `No stored response ${quoteValue(id)} for this API key.`, { code: 'response_not_found', param: 'response_id' });

@@ -3,7 +3,7 @@
  * contract describes them completely; until their engines land they answer 503 `capability_unavailable`
  * in the family's envelope, naming the capability, rather than pretending to work.
  */
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../core/api-error.js';
 import type { Handlers } from '../http/operation-types.js';
 
 const CAPABILITIES = {

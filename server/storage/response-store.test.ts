@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { conversationAfterTurn } from '../formats/openai-responses/conversation.js';
 import { decodeResponsesRequest } from '../formats/openai-responses/decode-request.js';
 import { encodeResponse } from '../formats/openai-responses/encode-response.js';
-import { testMeta } from '../formats/openai-responses/test-meta.js';
+import { testMeta } from '../../test/helpers/responses-meta.js';
 import type { ResponseObject, ResponsesRequestBody } from '../formats/openai-responses/wire-types.js';
-import type { ChatMessage, ChatResult } from '../providers/types.js';
+import type { ChatMessage, ChatResult } from '../core/chat.js';
 import { openDatabase, type SqliteDatabase } from './database.js';
 import { createResponseStore, type ResponseStore } from './response-store.js';
 

@@ -7,7 +7,7 @@
  * key that created it: another key's ids read as absent, never as forbidden, so ids leak nothing.
  */
 import type { OutputItem, ResponseObject } from '../formats/openai-responses/wire-types.js';
-import type { ChatMessage } from '../providers/types.js';
+import type { ChatMessage } from '../core/chat.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface StoredResponse {

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { countTokens as rawCount, encode as rawEncode, decode as rawDecode } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import type { ChatCallOptions } from '../providers/types.js';
+import type { ChatCallOptions } from '../core/chat.js';
 import { EXACT_COUNT_BUDGET_CHARS } from './token-counter.js';
 import { countCallInputTokens, countTextTokens, splitIntoTokens } from './tokenizer.js';
 

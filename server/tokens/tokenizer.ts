@@ -9,7 +9,7 @@
  * are counted exactly up to a budget and extrapolated beyond it (see token-counter.ts).
  */
 import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
-import type { ChatCallOptions, ChatMessage } from '../providers/types.js';
+import type { ChatCallOptions, ChatMessage } from '../core/chat.js';
 import { jsonText } from './json-text.js';
 import { SliceClock } from './slice-clock.js';
 import { PLAIN_TEXT, TokenCounter } from './token-counter.js';

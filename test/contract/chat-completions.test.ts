@@ -6,7 +6,7 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { countCallInputTokens, countTextTokens, splitIntoTokens } from '../../server/tokens/tokenizer.js';
-import type { ChatCallOptions } from '../../server/providers/types.js';
+import type { ChatCallOptions } from '../../server/core/chat.js';
 import { expectOpenAIError, expectRequestId } from '../helpers/contract-assertions.js';
 import { createTestApp } from '../helpers/create-test-app.js';
 import { readSse } from '../helpers/read-sse.js';

@@ -5,7 +5,7 @@
  * scripted to answer too, so the expected far-end content is the same in every cell of the matrix.
  */
 import { createLocalChatModel } from '../../server/providers/local/chat.js';
-import type { ChatCallOptions, ChatMessage, ChatResult, ToolDefinition } from '../../server/providers/types.js';
+import type { ChatCallOptions, ChatMessage, ChatResult, ToolDefinition } from '../../server/core/chat.js';
 
 export type CallerDialect = 'chat' | 'responses' | 'anthropic';
 

@@ -5,7 +5,7 @@
  * itself.
  */
 import { expect } from 'vitest';
-import type { FinishReason } from '../../server/providers/types.js';
+import type { FinishReason } from '../../server/core/chat.js';
 import type { CallerDialect } from './conversation.js';
 
 type Json = Record<string, any>;

@@ -21,7 +21,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../server/config.js';
-import type { ChatResult, FinishReason } from '../../server/providers/types.js';
+import type { ChatResult, FinishReason } from '../../server/core/chat.js';
 import { fixture as anthropicFixture } from '../../server/providers/anthropic/fake-upstream.js';
 import { fixture as openaiFixture } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';

@@ -10,7 +10,7 @@ import type {
   TextPart,
   ToolCallPart,
   ToolResultPart,
-} from '../../providers/types.js';
+} from '../../core/chat.js';
 import { noteCacheControl, type Warn } from './decode-warnings.js';
 import { argumentsFromToolInput } from './tool-input.js';
 import type {

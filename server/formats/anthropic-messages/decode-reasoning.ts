@@ -2,7 +2,7 @@
  * Anthropic Messages `thinking` and `output_config` → canonical `reasoning` (budget, adaptive, effort) and
  * `responseFormat` (`output_config.format` json_schema); other `output_config` keys are dropped with a warning.
  */
-import type { ChatCallOptions } from '../../providers/types.js';
+import type { ChatCallOptions } from '../../core/chat.js';
 import { hasValue, type Warn } from './decode-warnings.js';
 import type { AnthropicMessagesRequest } from './wire-types.js';
 

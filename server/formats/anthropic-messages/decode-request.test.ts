@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CallWarning, ChatCallOptions } from '../../providers/types.js';
+import type { CallWarning, ChatCallOptions } from '../../core/chat.js';
 import { decodeMessagesRequest } from './decode-request.js';
 import type { AnthropicMessagesRequest } from './wire-types.js';
 

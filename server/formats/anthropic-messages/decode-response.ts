@@ -2,7 +2,7 @@
  * An Anthropic upstream's `Message` (non-streamed answer) → canonical `ChatResult`. Blocks the canonical core
  * cannot carry (server tool use and results, which need server tools we never send) are skipped.
  */
-import type { ChatResult, ReasoningPart } from '../../providers/types.js';
+import type { ChatResult, ReasoningPart } from '../../core/chat.js';
 import { fromAnthropicStopReason } from './map-stop-reason.js';
 import { fromAnthropicUsage } from './map-usage.js';
 import { argumentsFromToolInput } from './tool-input.js';

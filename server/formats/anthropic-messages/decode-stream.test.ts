@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../http/api-error.js';
-import type { ChatStreamPart } from '../../providers/types.js';
+import { UpstreamError } from '../../core/api-error.js';
+import type { ChatStreamPart } from '../../core/chat.js';
 import { decodeMessagesStream } from './decode-stream.js';
 import type { AnthropicUpstreamStreamEvent } from './wire-types.js';
 

@@ -13,8 +13,8 @@
  * - An `error` event throws `UpstreamError`: `overloaded_error` → 503, anything else → 502. A stream that ends
  *   before `message_delta` gave a stop reason throws 502: a truncated answer must not look complete.
  */
-import { UpstreamError } from '../../http/api-error.js';
-import type { ChatStreamPart } from '../../providers/types.js';
+import { UpstreamError } from '../../core/api-error.js';
+import type { ChatStreamPart } from '../../core/chat.js';
 import { fromAnthropicStopReason } from './map-stop-reason.js';
 import { mergeAnthropicUsage, usageFromCounters, type AnthropicUsageCounters } from './map-usage.js';
 import { argumentsFromToolInput } from './tool-input.js';

@@ -2,7 +2,7 @@
  * Anthropic Messages `tools` and `tool_choice` → canonical tool definitions and tool choice. Server tools are
  * dropped with a warning; `disable_parallel_tool_use` becomes `parallelToolCalls: false`.
  */
-import type { ToolChoice, ToolDefinition } from '../../providers/types.js';
+import type { ToolChoice, ToolDefinition } from '../../core/chat.js';
 import { hasValue, noteCacheControl, type Warn } from './decode-warnings.js';
 import type { AnthropicTool, AnthropicToolChoice, AnthropicToolUnion } from './wire-types.js';
 

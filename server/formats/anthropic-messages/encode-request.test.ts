@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CallWarning, ChatCallOptions } from '../../providers/types.js';
+import type { CallWarning, ChatCallOptions } from '../../core/chat.js';
 import { encodeCountTokensRequest, encodeMessagesRequest } from './encode-request.js';
 import type { AnthropicUpstreamRequest } from './wire-types.js';
 

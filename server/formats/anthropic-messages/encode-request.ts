@@ -27,7 +27,7 @@ import type {
   ImagePart,
   TextPart,
   ToolResultPart,
-} from '../../providers/types.js';
+} from '../../core/chat.js';
 import { toolInputFromArguments } from './tool-input.js';
 import type {
   AnthropicUpstreamContentBlockParam,

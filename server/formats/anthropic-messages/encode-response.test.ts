@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatResult } from '../../providers/types.js';
+import type { ChatResult } from '../../core/chat.js';
 import { encodeMessage } from './encode-response.js';
 import type { AnthropicMessage } from './wire-types.js';
 

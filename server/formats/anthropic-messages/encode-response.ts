@@ -4,7 +4,7 @@
  * data is known) and tool calls become `tool_use` with `input` parsed from the arguments (see `tool-input.ts`
  * for arguments that are not a JSON object).
  */
-import type { ChatResult } from '../../providers/types.js';
+import type { ChatResult } from '../../core/chat.js';
 import { toAnthropicStopReason } from './map-stop-reason.js';
 import { toAnthropicUsage } from './map-usage.js';
 import { toolInputFromArguments } from './tool-input.js';

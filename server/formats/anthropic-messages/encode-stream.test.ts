@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, UpstreamError } from '../../http/api-error.js';
-import type { ChatStreamPart } from '../../providers/types.js';
+import { ApiError, UpstreamError } from '../../core/api-error.js';
+import type { ChatStreamPart } from '../../core/chat.js';
 import { encodeMessagesStream } from './encode-stream.js';
 import type { AnthropicStreamEvent } from './wire-types.js';
 

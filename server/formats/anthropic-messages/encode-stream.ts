@@ -22,8 +22,8 @@
  * Keep-alive: when no event was produced for `pingIntervalMs` (default 10 s) while waiting for the next part,
  * a `ping` event is produced, as Anthropic does.
  */
-import { ApiError } from '../../http/api-error.js';
-import type { ChatStreamPart, FinishReason, Usage } from '../../providers/types.js';
+import { ApiError } from '../../core/api-error.js';
+import type { ChatStreamPart, FinishReason, Usage } from '../../core/chat.js';
 import { toAnthropicStopReason } from './map-stop-reason.js';
 import { toAnthropicUsage } from './map-usage.js';
 import type { AnthropicContentBlock, AnthropicContentBlockDelta, AnthropicStreamEvent } from './wire-types.js';

@@ -2,7 +2,7 @@
  * Canonical finish reasons ↔ Anthropic `stop_reason`, both directions. Anthropic has no `error` or `other`
  * stop reason: those become `end_turn`, the value clients treat as "the turn is over".
  */
-import type { FinishReason } from '../../providers/types.js';
+import type { FinishReason } from '../../core/chat.js';
 import type { AnthropicStopReason } from './wire-types.js';
 
 export function toAnthropicStopReason(finishReason: FinishReason, stopSequence: string | undefined): AnthropicStopReason {

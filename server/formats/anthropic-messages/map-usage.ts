@@ -7,7 +7,7 @@
  * `cacheReadTokens`/`cacheWriteTokens` as parts of it. So decoding adds the cache counters in and encoding takes
  * them out again; an Anthropic → canonical → Anthropic trip gives back the upstream's numbers unchanged.
  */
-import type { Usage } from '../../providers/types.js';
+import type { Usage } from '../../core/chat.js';
 import type { AnthropicUpstreamUsage, AnthropicUsage } from './wire-types.js';
 
 /** Cache counters the provider did not report are `null`, not 0: "unknown" is not "no cache hit". */

@@ -4,8 +4,8 @@
  * same canonical content.
  */
 import { describe, expect, it } from 'vitest';
-import { collectStream } from '../../providers/collect-stream.js';
-import type { CallWarning, ChatCallOptions, ChatResult, ChatStreamPart } from '../../providers/types.js';
+import { collectStream } from '../../core/collect-stream.js';
+import type { CallWarning, ChatCallOptions, ChatResult, ChatStreamPart } from '../../core/chat.js';
 import { decodeMessagesRequest } from './decode-request.js';
 import { decodeMessage } from './decode-response.js';
 import { decodeMessagesStream } from './decode-stream.js';

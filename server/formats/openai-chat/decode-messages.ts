@@ -7,8 +7,8 @@
  * `ToolMessage` with one result (consecutive ones are not merged). Content we cannot carry (audio, files, the
  * deprecated `function` role) is a 400 naming the exact element, never silently dropped.
  */
-import { ApiError } from '../../http/api-error.js';
-import type { AssistantMessage, ChatMessage, CallWarning, ImagePart, TextPart, ToolCallPart } from '../../providers/types.js';
+import { ApiError } from '../../core/api-error.js';
+import type { AssistantMessage, ChatMessage, CallWarning, ImagePart, TextPart, ToolCallPart } from '../../core/chat.js';
 import type { ChatContentPart, ChatImageContentPart, ChatRequestMessage } from './wire-types.js';
 
 function unsupportedPart(part: ChatContentPart, param: string, where: string): ApiError {

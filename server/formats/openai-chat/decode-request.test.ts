@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../http/api-error.js';
-import type { CallWarning, ChatCallOptions } from '../../providers/types.js';
+import { ApiError } from '../../core/api-error.js';
+import type { CallWarning, ChatCallOptions } from '../../core/chat.js';
 import { decodeChatRequest } from './decode-request.js';
 import type { ChatCompletionRequest } from './wire-types.js';
 

@@ -6,8 +6,8 @@
  * cannot carry are reported once each through `warn` and dropped; the only 400s are requests whose meaning
  * we cannot keep (`n` > 1, audio or file content, the deprecated `function` role).
  */
-import { ApiError } from '../../http/api-error.js';
-import type { CallWarning, ChatCallOptions, ResponseFormat, ToolChoice, ToolDefinition } from '../../providers/types.js';
+import { ApiError } from '../../core/api-error.js';
+import type { CallWarning, ChatCallOptions, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/chat.js';
 import { decodeMessages } from './decode-messages.js';
 import type { ChatCompletionRequest, ChatResponseFormat, ChatTool, ChatToolChoice } from './wire-types.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../http/api-error.js';
-import type { ChatResult } from '../../providers/types.js';
+import { UpstreamError } from '../../core/api-error.js';
+import type { ChatResult } from '../../core/chat.js';
 import { countTextTokens } from '../../tokens/tokenizer.js';
 import { decodeChatCompletion } from './decode-response.js';
 import type { UpstreamChatCompletion } from './wire-types.js';

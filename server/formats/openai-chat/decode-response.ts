@@ -5,8 +5,8 @@
  * vLLM) or `reasoning` (Ollama, OpenRouter, newer vLLM); tool-call arguments as a JSON string or, from some
  * servers, an object; tool calls without ids; `content` as a string or text parts; no usage at all.
  */
-import { UpstreamError } from '../../http/api-error.js';
-import type { ChatResult } from '../../providers/types.js';
+import { UpstreamError } from '../../core/api-error.js';
+import type { ChatResult } from '../../core/chat.js';
 import { decodeUpstreamError } from './decode-upstream-error.js';
 import { BoundedText } from '../../tokens/bounded-text.js';
 import { estimateUsage } from './estimate-usage.js';

@@ -15,8 +15,8 @@
  * - a stream that ends without any `finish_reason` was cut: thrown, never reported as a normal finish.
  * Every started call gets `tool-call-end` before the single `finish`.
  */
-import { UpstreamError } from '../../http/api-error.js';
-import type { ChatStreamPart, FinishReason, Usage } from '../../providers/types.js';
+import { UpstreamError } from '../../core/api-error.js';
+import type { ChatStreamPart, FinishReason, Usage } from '../../core/chat.js';
 import { reasoningText } from './decode-response.js';
 import { decodeUpstreamError } from './decode-upstream-error.js';
 import { BoundedText } from '../../tokens/bounded-text.js';

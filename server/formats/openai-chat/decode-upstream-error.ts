@@ -2,7 +2,7 @@
  * An `error` object inside an upstream body that arrived with a 2xx status (vLLM and OpenRouter report
  * failures mid-stream this way) → `UpstreamError`.
  */
-import { UpstreamError } from '../../http/api-error.js';
+import { UpstreamError } from '../../core/api-error.js';
 import type { UpstreamErrorBody } from './wire-types.js';
 
 export function decodeUpstreamError(provider: string, error: UpstreamErrorBody | string): UpstreamError {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CallWarning, ChatCallOptions } from '../../providers/types.js';
+import type { CallWarning, ChatCallOptions } from '../../core/chat.js';
 import { encodeChatRequest } from './encode-request.js';
 
 const USER = { role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatResult, FinishReason } from '../../providers/types.js';
+import type { ChatResult, FinishReason } from '../../core/chat.js';
 import { encodeChatCompletion } from './encode-response.js';
 
 const META = { id: 'chatcmpl-abc', model: 'my-model', created: 1767225600 };

@@ -4,7 +4,7 @@
  * `content` is null only when the answer is nothing but tool calls (what openai-node and the AI SDK expect
  * then); reasoning goes to `reasoning_content`, the field DeepSeek and vLLM made the de-facto standard.
  */
-import type { ChatResult } from '../../providers/types.js';
+import type { ChatResult } from '../../core/chat.js';
 import { encodeFinishReason } from './map-finish-reason.js';
 import { encodeUsage } from './map-usage.js';
 import type { ChatCompletion, ChatCompletionMessage, ChatMessageToolCall } from './wire-types.js';

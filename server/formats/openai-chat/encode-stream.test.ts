@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../http/api-error.js';
-import type { ChatStreamPart } from '../../providers/types.js';
+import { ApiError } from '../../core/api-error.js';
+import type { ChatStreamPart } from '../../core/chat.js';
 import { encodeChatStream } from './encode-stream.js';
 
 const META = { id: 'chatcmpl-1', model: 'm', created: 1767225600 };

@@ -14,8 +14,8 @@
  * to the route, which turns it into an error frame. `summary()` tells the route how the stream ended, for
  * usage records; it is `null` until the `finish` part has been seen (for example on client abort).
  */
-import { ApiError } from '../../http/api-error.js';
-import type { ChatStreamPart, FinishReason, Usage } from '../../providers/types.js';
+import { ApiError } from '../../core/api-error.js';
+import type { ChatStreamPart, FinishReason, Usage } from '../../core/chat.js';
 import { encodeFinishReason } from './map-finish-reason.js';
 import { encodeUsage } from './map-usage.js';
 import type { ChatCompletionChunk, ChatCompletionChunkDelta, ChatFinishReasonWire } from './wire-types.js';

@@ -3,7 +3,7 @@
  * `stream_options.include_usage`): input from the call's own token count, output by tokenizing what the
  * upstream produced with o200k_base. It is an estimate; a billing record from it is only approximately right.
  */
-import type { Usage } from '../../providers/types.js';
+import type { Usage } from '../../core/chat.js';
 import type { BoundedText } from '../../tokens/bounded-text.js';
 import type { UpstreamDecodeContext } from './upstream-decode-context.js';
 

@@ -1,7 +1,7 @@
 /**
  * Finish reasons between the canonical core and the chat-completions wire, both directions.
  */
-import type { FinishReason } from '../../providers/types.js';
+import type { FinishReason } from '../../core/chat.js';
 import type { ChatFinishReasonWire } from './wire-types.js';
 
 /**

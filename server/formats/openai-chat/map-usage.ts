@@ -4,7 +4,7 @@
  * Canonical `inputTokens` is the whole prompt, cached tokens included (OpenAI's `prompt_tokens`
  * semantics); `cacheReadTokens` says how much of it came from the cache.
  */
-import type { Usage } from '../../providers/types.js';
+import type { Usage } from '../../core/chat.js';
 import type { ChatCompletionUsage, UpstreamUsage } from './wire-types.js';
 
 export function encodeUsage(usage: Usage): ChatCompletionUsage {

@@ -2,7 +2,7 @@
  * What the upstream decoders need besides the upstream's own bytes: who the upstream is (for errors), how
  * to estimate input tokens when it reports no usage, and how to name tool calls that arrive without an id.
  */
-import { randomId } from '../../http/random-id.js';
+import { randomId } from '../../core/random-id.js';
 
 export interface UpstreamDecodeContext {
   /** The provider id, named in errors. */

@@ -5,7 +5,7 @@
  * the response's own output items (so the items keep the ids a later `item_reference` or replay uses, and
  * reasoning keeps its opaque state). `instructions` are not part of it: OpenAI does not carry them over.
  */
-import type { ChatMessage } from '../../providers/types.js';
+import type { ChatMessage } from '../../core/chat.js';
 import { decodeInputItems } from './decode-input-items.js';
 import type { ResponseObject } from './wire-types.js';
 

@@ -7,7 +7,7 @@
  * assistant turn, and consecutive `function_call_output`s one tool message, so a replayed tool round trip
  * reaches every provider in the shape it needs. Client-made item ids (`msg_<uuid>`, `fco_<uuid>`) are ignored.
  */
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../../core/api-error.js';
 import type {
   AssistantMessage,
   CallWarning,
@@ -17,7 +17,7 @@ import type {
   TextPart,
   ToolCallPart,
   ToolResultPart,
-} from '../../providers/types.js';
+} from '../../core/chat.js';
 import { opaqueReasoningFrom } from './encrypted-reasoning.js';
 import type {
   FunctionCallItem,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../http/api-error.js';
-import type { CallWarning, ChatCallOptions, ChatMessage } from '../../providers/types.js';
+import { ApiError } from '../../core/api-error.js';
+import type { CallWarning, ChatCallOptions, ChatMessage } from '../../core/chat.js';
 import { decodeResponsesRequest, type DecodedResponsesRequest } from './decode-request.js';
 import type { OutputItem, ResponsesRequestBody } from './wire-types.js';
 

@@ -7,8 +7,8 @@
  * Fields the body may carry but no provider here can honour are dropped with one warning each; fields whose
  * meaning we cannot deliver at all (`background`, `conversation`, `prompt`) are a 400.
  */
-import { ApiError } from '../../http/api-error.js';
-import type { CallWarning, ChatCallOptions, ChatMessage, ResponseFormat } from '../../providers/types.js';
+import { ApiError } from '../../core/api-error.js';
+import type { CallWarning, ChatCallOptions, ChatMessage, ResponseFormat } from '../../core/chat.js';
 import { decodeInputItems } from './decode-input-items.js';
 import { decodeToolChoice, decodeTools } from './decode-tools.js';
 import type { ResponseEcho } from './response-object.js';

@@ -11,8 +11,8 @@
  * warning, whether they are plain or namespaced. So when a namespaced and a plain function share a name, the
  * one listed first is offered, and a call of that name carries a namespace only if the first one had one.
  */
-import { ApiError } from '../../http/api-error.js';
-import type { CallWarning, ToolChoice, ToolDefinition } from '../../providers/types.js';
+import { ApiError } from '../../core/api-error.js';
+import type { CallWarning, ToolChoice, ToolDefinition } from '../../core/chat.js';
 import type { FunctionToolEcho, FunctionToolParam, NamespaceToolParam, ToolChoiceEcho, ToolChoiceParam, ToolParam } from './wire-types.js';
 
 /** What a function tool without `parameters` takes: nothing. */

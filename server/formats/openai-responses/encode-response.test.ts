@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatResult } from '../../providers/types.js';
+import type { ChatResult } from '../../core/chat.js';
 import { encodeResponse } from './encode-response.js';
-import { testMeta } from './test-meta.js';
+import { testMeta } from '../../../test/helpers/responses-meta.js';
 import type { OutputItem, ResponseObject } from './wire-types.js';
 
 const usage = { inputTokens: 1200, outputTokens: 80, cacheReadTokens: 1024, reasoningTokens: 30 };

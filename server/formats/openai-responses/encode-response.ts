@@ -6,7 +6,7 @@
  * tool call id (and whose `namespace` names the caller's `namespace` tool when the function came from one).
  * The streaming encoder produces the same items in the same order with the same ids.
  */
-import type { ChatResult, ReasoningPart, ToolCallPart } from '../../providers/types.js';
+import type { ChatResult, ReasoningPart, ToolCallPart } from '../../core/chat.js';
 import { encodeUsage } from './encode-usage.js';
 import { encryptedContentOf } from './encrypted-reasoning.js';
 import { mapFinishReason } from './map-finish-reason.js';

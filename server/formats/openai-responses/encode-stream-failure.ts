@@ -5,7 +5,7 @@
  * The failed response carries the output produced so far, with unfinished items marked `incomplete`. Only an
  * `ApiError`'s own message reaches the caller; anything else is reported generically (the route logs it).
  */
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../../core/api-error.js';
 import type { ResponsesStreamState } from './encode-stream.js';
 import { buildResponseObject } from './response-object.js';
 import type { OutputItem, ResponsesWireEvent } from './wire-types.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, UpstreamError } from '../../http/api-error.js';
-import type { ChatResult, ChatStreamPart, ReasoningPart, TextPart, ToolCallPart } from '../../providers/types.js';
+import { ApiError, UpstreamError } from '../../core/api-error.js';
+import type { ChatResult, ChatStreamPart, ReasoningPart, TextPart, ToolCallPart } from '../../core/chat.js';
 import { encodeResponse } from './encode-response.js';
 import { encodeResponsesStream, type ResponsesStream } from './encode-stream.js';
 import { encodeStreamFailure } from './encode-stream-failure.js';
-import { testMeta } from './test-meta.js';
+import { testMeta } from '../../../test/helpers/responses-meta.js';
 import type { ResponseStreamEvent, ResponsesWireEvent } from './wire-types.js';
 
 async function* fromArray(parts: ChatStreamPart[]): AsyncIterable<ChatStreamPart> {

@@ -17,8 +17,8 @@
  * that refuses the call fails the iteration before `response.created` and the route can still answer with a
  * plain HTTP error. Events are data only; SSE framing belongs to `http/sse.ts`.
  */
-import { ApiError } from '../../http/api-error.js';
-import type { ChatStreamPart, Usage } from '../../providers/types.js';
+import { ApiError } from '../../core/api-error.js';
+import type { ChatStreamPart, Usage } from '../../core/chat.js';
 import { messageItem, type TextMessageItem } from './encode-response.js';
 import { encodeUsage } from './encode-usage.js';
 import { encryptedContentOf } from './encrypted-reasoning.js';

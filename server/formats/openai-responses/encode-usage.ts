@@ -4,7 +4,7 @@
  * Assumes canonical counts follow OpenAI's convention (`inputTokens` includes cache reads, `outputTokens` includes
  * reasoning tokens), so they map one to one; absent detail counters are reported as 0, as OpenAI does.
  */
-import type { Usage } from '../../providers/types.js';
+import type { Usage } from '../../core/chat.js';
 import type { ResponseUsage } from './wire-types.js';
 
 export function encodeUsage(usage: Usage): ResponseUsage {

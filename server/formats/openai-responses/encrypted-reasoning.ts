@@ -7,7 +7,7 @@
  * them Anthropic rejects replayed thinking in a tool-use loop. A real Responses `encrypted_content` (from an
  * OpenAI upstream) goes through unchanged.
  */
-import type { ReasoningPart } from '../../providers/types.js';
+import type { ReasoningPart } from '../../core/chat.js';
 
 const SIGNATURE_PREFIX = 'omnigate.anthropic-signature:';
 const REDACTED_PREFIX = 'omnigate.anthropic-redacted:';

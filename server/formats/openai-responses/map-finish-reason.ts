@@ -4,7 +4,7 @@
  * Responses has no finish reason: a cut-off answer is `status: "incomplete"` with the reason, and a normal
  * stop or a tool call is `completed` (callers see tool calls as `function_call` output items).
  */
-import type { FinishReason } from '../../providers/types.js';
+import type { FinishReason } from '../../core/chat.js';
 import type { ResponseObject } from './wire-types.js';
 
 export interface ResponseOutcome {

@@ -5,10 +5,10 @@
  */
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import type { ChatStreamPart, CallWarning } from '../../providers/types.js';
+import type { ChatStreamPart, CallWarning } from '../../core/chat.js';
 import { decodeResponsesRequest } from './decode-request.js';
 import { encodeResponsesStream } from './encode-stream.js';
-import { testMeta } from './test-meta.js';
+import { testMeta } from '../../../test/helpers/responses-meta.js';
 import type { ResponsesRequestBody, ResponsesWireEvent } from './wire-types.js';
 
 function sseBody(events: ResponsesWireEvent[]): string {

@@ -8,11 +8,11 @@ import { decodeMessage } from '../../formats/anthropic-messages/decode-response.
 import { decodeMessagesStream } from '../../formats/anthropic-messages/decode-stream.js';
 import { encodeCountTokensRequest, encodeMessagesRequest } from '../../formats/anthropic-messages/encode-request.js';
 import type { AnthropicUpstreamMessage } from '../../formats/anthropic-messages/wire-types.js';
-import { UpstreamError } from '../../http/api-error.js';
-import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart } from '../types.js';
-import { forwardBody } from '../forward-body.js';
-import { readJsonBody } from '../read-body.js';
-import type { UpstreamHttpClient } from '../upstream-http-client.js';
+import { UpstreamError } from '../../core/api-error.js';
+import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart } from '../../core/chat.js';
+import { forwardBody } from '../upstream/forward-body.js';
+import { readJsonBody } from '../upstream/read-body.js';
+import type { UpstreamHttpClient } from '../upstream/http-client.js';
 import type { AnthropicConfig } from './http-client.js';
 import { readSseEvents } from './read-sse-events.js';
 

@@ -8,8 +8,8 @@
  * `{"error"}`/`{"message"}`. Anthropic's own `529 overloaded_error` becomes 503: the upstream is busy, not broken.
  */
 import type { ProviderConfig } from '../../config.js';
-import { UpstreamError } from '../../http/api-error.js';
-import { createUpstreamHttpClient, type UpstreamHttpClient } from '../upstream-http-client.js';
+import { UpstreamError } from '../../core/api-error.js';
+import { createUpstreamHttpClient, type UpstreamHttpClient } from '../upstream/http-client.js';
 
 export type AnthropicConfig = Extract<ProviderConfig, { type: 'anthropic' }>;
 

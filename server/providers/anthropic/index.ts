@@ -3,7 +3,7 @@
  * `anthropic_version` and headers. One connection pool per provider, shared by all its models. Besides chat
  * models it forwards native `count_tokens` calls, so Anthropic callers get exact counts.
  */
-import type { ChatModel } from '../types.js';
+import type { ChatModel } from '../../core/chat.js';
 import { createAnthropicChatModel, type ProviderLogger } from './chat.js';
 import { createAnthropicHttpClient, type AnthropicConfig } from './http-client.js';
 

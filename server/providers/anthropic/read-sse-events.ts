@@ -4,7 +4,7 @@
  * message_start` …) and repeats the name as `data.type`; both are kept for the decoder.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { UpstreamError } from '../../http/api-error.js';
+import { UpstreamError } from '../../core/api-error.js';
 import type { AnthropicUpstreamStreamEvent } from '../../formats/anthropic-messages/wire-types.js';
 
 export async function* readSseEvents(body: AsyncIterable<Uint8Array>, provider: string): AsyncGenerator<AnthropicUpstreamStreamEvent> {

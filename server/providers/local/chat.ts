@@ -3,10 +3,10 @@
  * a real BPE tokenizer, honours max tokens and stop sequences, and streams token by token. It works offline
  * and makes every dialect and every tool-calling client testable without an upstream.
  */
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../../core/api-error.js';
 import { countCallInputTokens, countTextTokens, splitIntoTokens } from '../../tokens/tokenizer.js';
-import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, FinishReason } from '../types.js';
-import { collectStream } from '../collect-stream.js';
+import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, FinishReason } from '../../core/chat.js';
+import { collectStream } from '../../core/collect-stream.js';
 import { referenceReply } from './reference-reply.js';
 
 export const LOCAL_CHAT_MODEL_ID = 'local:chat';

@@ -11,7 +11,7 @@
  * It reads at most the first MAX_ECHO_CHARS chars of a message or tool result: its reply stays small whatever
  * the caller sends (a 25 MiB prompt would otherwise come back as millions of streamed tokens).
  */
-import type { ChatCallOptions, ChatMessage, ToolCallPart } from '../types.js';
+import type { ChatCallOptions, ChatMessage, ToolCallPart } from '../../core/chat.js';
 
 export const MAX_ECHO_CHARS = 8192;
 

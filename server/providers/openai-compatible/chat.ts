@@ -8,12 +8,12 @@ import { decodeChatCompletion } from '../../formats/openai-chat/decode-response.
 import { decodeChatStream } from '../../formats/openai-chat/decode-stream.js';
 import { encodeChatRequest } from '../../formats/openai-chat/encode-request.js';
 import type { UpstreamChatCompletion } from '../../formats/openai-chat/wire-types.js';
-import { UpstreamError } from '../../http/api-error.js';
+import { UpstreamError } from '../../core/api-error.js';
 import { countCallInputTokens } from '../../tokens/tokenizer.js';
-import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Dialect, NativePassthrough } from '../types.js';
-import { forwardBody } from '../forward-body.js';
-import { readJsonBody } from '../read-body.js';
-import type { UpstreamHttpClient } from '../upstream-http-client.js';
+import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Dialect, NativePassthrough } from '../../core/chat.js';
+import { forwardBody } from '../upstream/forward-body.js';
+import { readJsonBody } from '../upstream/read-body.js';
+import type { UpstreamHttpClient } from '../upstream/http-client.js';
 import type { OpenAICompatibleConfig } from './http-client.js';
 import { readSseJson } from './read-sse-json.js';
 import { upstreamDialect } from './upstream-dialect.js';

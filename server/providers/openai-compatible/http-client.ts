@@ -4,7 +4,7 @@
  * use (`{"error":{"message"}}`, `{"error":"…"}`, `{"message"}`, FastAPI's `{"detail"}`).
  */
 import type { ProviderConfig } from '../../config.js';
-import { createUpstreamHttpClient, type UpstreamHttpClient, type UpstreamProtocol } from '../upstream-http-client.js';
+import { createUpstreamHttpClient, type UpstreamHttpClient, type UpstreamProtocol } from '../upstream/http-client.js';
 
 export type OpenAICompatibleConfig = Extract<ProviderConfig, { type: 'openai-compatible' }>;
 

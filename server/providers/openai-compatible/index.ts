@@ -3,7 +3,7 @@
  * llama.cpp, Ollama, LM Studio, OpenRouter, DeepSeek, …), configured by base URL, key and headers.
  * One connection pool per provider, shared by all its models.
  */
-import type { ChatModel } from '../types.js';
+import type { ChatModel } from '../../core/chat.js';
 import { createOpenAICompatibleChatModel, type ProviderLogger } from './chat.js';
 import { createOpenAICompatibleHttpClient, type OpenAICompatibleConfig } from './http-client.js';
 

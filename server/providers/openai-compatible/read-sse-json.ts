@@ -7,7 +7,7 @@
  * pool instead of being cut (a body that never ends is still cut by the body timeout).
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { UpstreamError } from '../../http/api-error.js';
+import { UpstreamError } from '../../core/api-error.js';
 
 async function drainInBackground(iterator: AsyncIterator<Uint8Array>): Promise<void> {
   try {

@@ -14,12 +14,12 @@
  */
 import type { Response } from 'express';
 import { createParser } from 'eventsource-parser';
-import { UpstreamError, type ApiError } from '../http/api-error.js';
-import type { CallRecord } from '../http/call-record.js';
+import { UpstreamError, type ApiError } from '../core/api-error.js';
+import type { CallRecord } from '../usage/call-record.js';
 import { openSse, type SseEvent } from '../http/sse.js';
-import { readAllBytes } from '../providers/read-body.js';
-import type { ChatCallOptions, Dialect, NativePassthrough } from '../providers/types.js';
-import { streamFailure, type ResolvedChat } from '../routes/run-text-call.js';
+import { readAllBytes } from '../providers/upstream/read-body.js';
+import type { ChatCallOptions, Dialect, NativePassthrough } from '../core/chat.js';
+import { streamFailure, type ResolvedChat } from './run-chat-call.js';
 import { countCallInputTokens } from '../tokens/tokenizer.js';
 import type { AnswerCheck } from './answer-contract.js';
 import { wireUsageReader } from './wire-usage.js';

@@ -2,7 +2,7 @@
  * Reading an upstream answer whole: the bytes (relayed as they are by passthrough), or its JSON, where
  * a body that is not JSON is the upstream's failure (502), not ours.
  */
-import { UpstreamError } from '../http/api-error.js';
+import { UpstreamError } from '../../core/api-error.js';
 
 export async function readAllBytes(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const pieces: Buffer[] = [];

@@ -4,8 +4,8 @@
  * after the last token, so a stream's record holds what was produced, also when the client went away.
  */
 import type { Response } from 'express';
-import type { Usage } from '../providers/types.js';
-import type { UsageRecorder } from '../usage/usage-recorder.js';
+import type { Usage } from '../core/chat.js';
+import type { UsageRecorder } from './usage-recorder.js';
 
 export interface CallRecord {
   operation: string;

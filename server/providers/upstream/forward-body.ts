@@ -2,8 +2,8 @@
  * Native passthrough over an upstream client: the caller's body goes to `path` untouched, with the caller's
  * query and allowed headers; a non-2xx answer is thrown by the client as a mapped `UpstreamError`.
  */
-import type { NativePassthrough, PassthroughResponse } from './types.js';
-import type { UpstreamHttpClient } from './upstream-http-client.js';
+import type { NativePassthrough, PassthroughResponse } from '../../core/chat.js';
+import type { UpstreamHttpClient } from './http-client.js';
 
 export async function forwardBody(
   client: UpstreamHttpClient,

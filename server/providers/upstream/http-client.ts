@@ -16,8 +16,8 @@
  */
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
-import type { ProviderConfig } from '../config.js';
-import { ApiError, UpstreamError } from '../http/api-error.js';
+import type { ProviderConfig } from '../../config.js';
+import { ApiError, UpstreamError } from '../../core/api-error.js';
 import { readJsonBody } from './read-body.js';
 
 /** The part of a provider's configuration that every provider type has. */

@@ -7,13 +7,13 @@
 import type { Response } from 'express';
 import type { AppDeps } from '../app.js';
 import { abortOnClose } from '../http/abort-on-close.js';
-import { ApiError } from '../http/api-error.js';
-import type { CallRecord } from '../http/call-record.js';
+import { ApiError } from '../core/api-error.js';
+import type { CallRecord } from '../usage/call-record.js';
 import { toApiError } from '../http/error-handler.js';
-import { boundedWarnings } from '../http/bounded-warnings.js';
+import { boundedWarnings } from './bounded-warnings.js';
 import { openSse, type SseEvent } from '../http/sse.js';
 import type { ResolvedModel } from '../providers/registry.js';
-import type { CallContext, CallWarning, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Usage } from '../providers/types.js';
+import type { CallContext, CallWarning, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Usage } from '../core/chat.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import { BoundedText } from '../tokens/bounded-text.js';
 import { countCallInputTokens } from '../tokens/tokenizer.js';

@@ -1,7 +1,7 @@
 /**
  * Deterministic `ResponseMeta` for this codec's tests: fixed clock, counting id generator, default echo.
  */
-import type { ResponseMeta } from './response-object.js';
+import type { ResponseMeta } from '../../server/formats/openai-responses/response-object.js';
 
 export function testMeta(overrides: Partial<ResponseMeta> = {}): ResponseMeta {
   let counter = 0;

@@ -10,7 +10,7 @@ import { mergeAnthropicUsage, usageFromCounters, type AnthropicUsageCounters } f
 import type { AnthropicUpstreamUsage } from '../formats/anthropic-messages/wire-types.js';
 import { decodeUsage } from '../formats/openai-chat/map-usage.js';
 import type { UpstreamUsage } from '../formats/openai-chat/wire-types.js';
-import type { Dialect, Usage } from '../providers/types.js';
+import type { Dialect, Usage } from '../core/chat.js';
 import { BoundedText } from '../tokens/bounded-text.js';
 import { jsonText } from '../tokens/json-text.js';
 

@@ -2,7 +2,7 @@
  * Folds a canonical stream into a whole result. Used by providers that only stream (the local model) and by
  * tests that compare a stream with its JSON twin.
  */
-import type { ChatResult, ChatStreamPart, ReasoningPart, TextPart, ToolCallPart } from './types.js';
+import type { ChatResult, ChatStreamPart, ReasoningPart, TextPart, ToolCallPart } from './chat.js';
 
 export async function collectStream(parts: AsyncIterable<ChatStreamPart>): Promise<ChatResult> {
   const content: Array<TextPart | ReasoningPart | ToolCallPart> = [];
