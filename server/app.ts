@@ -6,7 +6,6 @@
  */
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import type { Logger } from 'pino';
 import { authenticate, publicPaths } from './auth/authenticate.js';
 import { startCallRecord, UNKNOWN_OPERATION, type CallRecord } from './usage/call-record.js';
 import { accessLog } from './http/access-log.js';
@@ -17,32 +16,9 @@ import { checkJsonDepth } from './http/json-depth.js';
 import { multipartError } from './http/multipart-error.js';
 import { mcpBoundary, unknownPath } from './http/outside-the-contract.js';
 import { requestId } from './http/request-id.js';
-import type { ModelRegistry } from './providers/registry.js';
+import type { AppDeps } from './routes/app-deps.js';
 import { createHandlers } from './routes/index.js';
 import { mountOperations } from './routes/mount-operations.js';
-import type { LoadedSpec } from './spec/load-spec.js';
-import type { KeyStore } from './storage/key-store.js';
-import type { ResponseStore } from './storage/response-store.js';
-import type { UsageRecorder } from './usage/usage-recorder.js';
-
-export interface AppDeps {
-  spec: LoadedSpec;
-  keys: KeyStore;
-  usage: UsageRecorder;
-  responses: ResponseStore;
-  registry: ModelRegistry;
-  logger: Logger;
-  /** Largest JSON body accepted, in bytes. */
-  maxBodyBytes: number;
-  /** The built Redoc page, if `npm run docs` has produced it. */
-  docsPath?: string;
-  version?: string;
-  /** Fires when shutdown begins: health answers 503 so load balancers stop sending work. */
-  drainingSignal?: AbortSignal;
-  /** Fires when the shutdown grace period is over: running calls (long streams) stop. */
-  shutdownSignal?: AbortSignal;
-  now?: () => number;
-}
 
 export function createApp(deps: AppDeps): Express {
   const app = express();

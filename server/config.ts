@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { MODEL_TYPES } from './core/models.js';
 
 const providerBase = {
   base_url: z.string().url(),
@@ -31,7 +32,6 @@ const providerSchema = z.discriminatedUnion('type', [
   }).strict(),
 ]);
 
-const modelTypes = ['chat', 'image', 'video', 'speech', 'music', 'search', 'vision'] as const;
 
 const modelSchema = z.object({
   provider: z.string().min(1),
@@ -39,7 +39,7 @@ const modelSchema = z.object({
   model: z.string().min(1),
   /** The public id; defaults to `provider:model`. */
   id: z.string().min(1).optional(),
-  type: z.enum(modelTypes).default('chat'),
+  type: z.enum(MODEL_TYPES).default('chat'),
   aliases: z.array(z.string().min(1)).default([]),
   /** Whether the upstream model takes reasoning settings (default true); false drops them, with a warning, on translated calls. */
   reasoning: z.boolean().optional(),
@@ -69,7 +69,6 @@ const fileSchema = z.object({
 export type ProviderConfig = z.infer<typeof providerSchema> & { id: string };
 export type ModelConfig = z.infer<typeof modelSchema>;
 export type RouteConfig = z.infer<typeof routeSchema>;
-export type ModelType = (typeof modelTypes)[number];
 
 export interface Config {
   /** The YAML file read (`OMNIGATE_CONFIG`), to name it in errors found later (e.g. an alias to no model). */

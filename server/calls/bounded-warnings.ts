@@ -3,7 +3,7 @@
  * and reasons cut short, and at most MAX_WARNINGS lines per call, so a body with fifty thousand unknown
  * fields, or a field name of megabytes, costs a few log lines, not megabytes of log.
  */
-import type { CallWarning } from '../core/chat.js';
+import type { CallWarning } from '../core/call-context.js';
 
 const MAX_WARNINGS = 10;
 const MAX_FIELD_CHARS = 64;

@@ -1,60 +1,22 @@
 /**
- * Runs one text-generation call for any dialect: resolve the model, call the provider (whole or streamed),
- * hand the canonical result or parts to the dialect's encoder, and record usage exactly once — from the
+ * Runs one translated text-generation call for any dialect (prepared by `prepareCall(…, 'chat')`): call the
+ * provider (whole or streamed), hand the canonical result or parts to the dialect's encoder, and record usage
+ * exactly once — from the
  * provider's `finish` part, or, when the stream broke off (client gone, upstream failed), from what was
  * produced so far. The dialect-specific parts come in as functions; this file knows no wire format.
  */
 import type { Response } from 'express';
-import type { AppDeps } from '../app.js';
-import { abortOnClose } from '../http/abort-on-close.js';
 import { ApiError } from '../core/api-error.js';
 import type { CallRecord } from '../usage/call-record.js';
-import { toApiError } from '../http/error-handler.js';
-import { boundedWarnings } from './bounded-warnings.js';
 import { openSse, type SseEvent } from '../http/sse.js';
-import type { ResolvedModel } from '../providers/registry.js';
-import type { CallContext, CallWarning, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Usage } from '../core/chat.js';
-import type { ApiKeyRecord } from '../storage/key-store.js';
+import type { ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Usage } from '../core/chat.js';
+import type { PreparedCall } from './prepare-call.js';
+import { streamFailure } from './stream-failure.js';
 import { BoundedText } from '../tokens/bounded-text.js';
 import { countCallInputTokens } from '../tokens/tokenizer.js';
 
-export interface ResolvedChat {
-  resolved: ResolvedModel;
-  logger: AppDeps['logger'];
-  model: ChatModel;
-  context: CallContext;
-  /** Fires when the server shuts down; `context.signal` fires then too, and when the client goes away. */
-  shutdown?: AbortSignal;
-}
-
-/** How a failure after the stream started is reported and recorded: a shutdown is not the client leaving. */
-export function streamFailure(chat: ResolvedChat, error: unknown): { error: ApiError; status: number } {
-  if (chat.shutdown?.aborted) {
-    return { error: new ApiError(503, 'The server is shutting down.', { code: 'shutting_down', cause: error, expected: true }), status: 503 };
-  }
-  const apiError = toApiError(error);
-  return { error: apiError, status: chat.context.signal.aborted ? 499 : apiError.status };
-}
-
-/** Resolves the requested model for the caller's key and prepares the call context (abort, warnings). */
-export function prepareChatCall(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal'>, res: Response, requestedModel: string): ResolvedChat {
-  const call = res.locals.call as CallRecord;
-  call.modelRequested = requestedModel;
-  const resolved = deps.registry.resolve(requestedModel, 'chat', res.locals.apiKey as ApiKeyRecord);
-  call.model = resolved.entry.id;
-  call.provider = resolved.entry.provider;
-  const requestId = res.locals.requestId as string;
-  const warn = boundedWarnings((field, reason) =>
-    deps.logger.warn({ requestId, field, model: resolved.entry.id }, `accepted but not honoured: ${field} (${reason})`),
-  );
-  return {
-    resolved,
-    logger: deps.logger,
-    model: deps.registry.chatModel(resolved),
-    context: { signal: abortOnClose(res, deps.shutdownSignal), requestId, warn },
-    shutdown: deps.shutdownSignal,
-  };
-}
+/** A prepared chat call: the model, its context, and what a failure needs to know. */
+export type ResolvedChat = PreparedCall<'chat'>;
 
 /** Whole answer: generate, record usage, send the encoded JSON. */
 export async function sendGenerated(res: Response, chat: ResolvedChat, options: ChatCallOptions, encode: (result: ChatResult) => unknown): Promise<void> {

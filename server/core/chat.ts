@@ -8,6 +8,7 @@
  *
  * This file knows nothing about HTTP, Express, SSE framing or storage. Change it reluctantly.
  */
+import type { CallContext, CallWarning } from './call-context.js';
 
 /** The three wire dialects Omnigate speaks; also what an upstream may speak natively. */
 export type Dialect = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
@@ -96,12 +97,6 @@ export type ResponseFormat =
   | { type: 'json' }
   | { type: 'json-schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean };
 
-/** A request field the caller sent that the chosen provider cannot honour; logged once, then dropped. */
-export interface CallWarning {
-  field: string;
-  reason: string;
-}
-
 /** Everything a provider needs for one chat call, already validated by the spec and decoded by a codec. */
 export interface ChatCallOptions {
   messages: ChatMessage[];
@@ -162,15 +157,6 @@ export interface ChatResult {
   finishReason: FinishReason;
   stopSequence?: string;
   usage: Usage;
-}
-
-/** Per-call context every provider call gets. */
-export interface CallContext {
-  /** Aborted when our client disconnects or the server shuts down; providers must stop the upstream call. */
-  signal: AbortSignal;
-  requestId: string;
-  /** Collects fields the provider could not honour. */
-  warn: (warning: CallWarning) => void;
 }
 
 /**

@@ -8,23 +8,25 @@ import { agentRoutes } from './agent-routes.js';
 import { createAnthropicProvider } from './anthropic/index.js';
 import { createLocalChatModel, LOCAL_CHAT_MODEL_ID } from './local/chat.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
-import { createModelRegistry, type ChatProvider, type ModelEntry, type ModelRegistry } from './registry.js';
+import type { Provider } from '../core/models.js';
+import { createModelRegistry, type ModelEntry, type ModelRegistry } from './registry.js';
 
 /** The built-in models, always present. */
 export function builtInModels(): ModelEntry[] {
   return [{ id: LOCAL_CHAT_MODEL_ID, type: 'chat', provider: 'local', upstreamModel: 'chat', aliases: ['local-chat', 'reference'], created: 1767225600 }];
 }
 
-export function localChatProvider(): ChatProvider {
-  const model = createLocalChatModel();
-  return { id: 'local', chatModel: () => model };
+/** The built-in engines, offline: one model per capability, whatever name follows `local:`. */
+export function localProvider(): Provider {
+  const chat = createLocalChatModel();
+  return { id: 'local', models: { chat: () => chat } };
 }
 
 export function buildRegistry(
   config: Pick<Config, 'providers' | 'models' | 'aliases' | 'routes'> & Partial<Pick<Config, 'defaultChatModel' | 'agentRoutes'>>,
   logger?: Logger,
 ): ModelRegistry {
-  const providers: ChatProvider[] = [localChatProvider()];
+  const providers: Provider[] = [localProvider()];
   for (const provider of config.providers) {
     providers.push(provider.type === 'anthropic' ? createAnthropicProvider(provider, { logger }) : createOpenAICompatibleProvider(provider, { logger }));
   }
@@ -44,5 +46,5 @@ export function buildRegistry(
     ...config.routes,
     ...agentRoutes({ providers: config.providers, defaultChatModel: config.defaultChatModel, agentRoutes: config.agentRoutes ?? true }),
   ];
-  return createModelRegistry({ models, aliases: config.aliases, routes, chatProviders: providers });
+  return createModelRegistry({ models, aliases: config.aliases, routes, providers });
 }

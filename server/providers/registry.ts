@@ -5,7 +5,8 @@
  * some models gets a 403 for the others.
  */
 import { ApiError } from '../core/api-error.js';
-import { ConfigError, type ModelType, type RouteConfig } from '../config.js';
+import { ConfigError, type RouteConfig } from '../config.js';
+import type { ModelByType, ModelType, Provider } from '../core/models.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { ChatModel } from '../core/chat.js';
 import { withoutReasoning } from './without-reasoning.js';
@@ -24,12 +25,6 @@ export interface ModelEntry {
   reasoning?: boolean;
 }
 
-/** What a provider offers the registry: chat models by upstream name. */
-export interface ChatProvider {
-  id: string;
-  chatModel(upstreamModel: string): ChatModel;
-  close?(): Promise<void>;
-}
 
 export interface ResolvedModel {
   entry: ModelEntry;
@@ -38,7 +33,8 @@ export interface ResolvedModel {
 
 export interface ModelRegistry {
   resolve(requested: string, type: ModelType, key?: ApiKeyRecord): ResolvedModel;
-  chatModel(resolved: ResolvedModel): ChatModel;
+  /** The model behind a resolved entry, as the interface of its capability. */
+  model<T extends ModelType>(resolved: ResolvedModel, type: T): ModelByType[T];
   list(): ModelEntry[];
   routes(): Array<{ pattern: string; target: string }>;
   close(): Promise<void>;
@@ -53,7 +49,7 @@ export function createModelRegistry(input: {
   models: ModelEntry[];
   aliases?: Record<string, string>;
   routes?: RouteConfig[];
-  chatProviders: ChatProvider[];
+  providers: Provider[];
 }): ModelRegistry {
   const byId = new Map<string, ModelEntry>();
   const byAlias = new Map<string, ModelEntry>();
@@ -83,7 +79,7 @@ export function createModelRegistry(input: {
     }
     addAlias(alias, model);
   }
-  const providers = new Map(input.chatProviders.map((provider) => [provider.id, provider]));
+  const providers = new Map(input.providers.map((provider) => [provider.id, provider]));
   const routes = (input.routes ?? []).map((route) => {
     if (route.model !== undefined && !byId.has(route.model) && !byAlias.has(route.model)) {
       throw new ConfigError(`routes: '${route.pattern}' points at unknown model '${route.model}' (configured: ${[...byId.keys()].join(', ')})`);
@@ -93,7 +89,7 @@ export function createModelRegistry(input: {
     }
     return { route, pattern: globToRegExp(route.pattern) };
   });
-  const chatModels = new Map<string, ChatModel>();
+  const models = new Map<string, ModelByType[ModelType]>();
 
   function dynamicEntry(providerId: string, upstreamModel: string): ModelEntry {
     return { id: `${providerId}:${upstreamModel}`, type: 'chat', provider: providerId, upstreamModel, aliases: [], created: 0 };
@@ -139,22 +135,24 @@ export function createModelRegistry(input: {
       }
       return { entry, requested };
     },
-    chatModel({ entry }) {
-      let model = chatModels.get(entry.id);
-      if (!model) {
-        const provider = providers.get(entry.provider);
-        if (!provider) {
-          throw new ApiError(500, `No provider '${entry.provider}' is configured for model '${entry.id}'.`);
-        }
-        model = provider.chatModel(entry.upstreamModel);
-        if (entry.reasoning === false) {
-          model = withoutReasoning(model);
-        }
-        // Only configured models are cached: names reaching a provider through a route are caller-chosen,
-        // and caching them would let callers grow this map without bound.
-        if (byId.get(entry.id) === entry) {
-          chatModels.set(entry.id, model);
-        }
+    model<T extends ModelType>({ entry }: ResolvedModel, type: T): ModelByType[T] {
+      const cached = models.get(entry.id);
+      if (cached) {
+        return cached as ModelByType[T];
+      }
+      const provider = providers.get(entry.provider);
+      const factory = provider?.models[type];
+      if (!provider || !factory || entry.type !== type) {
+        throw new ApiError(500, `Provider '${entry.provider}' serves no ${type} model '${entry.id}'.`);
+      }
+      let model = factory(entry.upstreamModel);
+      if (type === 'chat' && entry.reasoning === false) {
+        model = withoutReasoning(model as ChatModel) as ModelByType[T];
+      }
+      // Only configured models are cached: names reaching a provider through a route are caller-chosen,
+      // and caching them would let callers grow this map without bound.
+      if (byId.get(entry.id) === entry) {
+        models.set(entry.id, model);
       }
       return model;
     },
@@ -165,7 +163,7 @@ export function createModelRegistry(input: {
       return routes.map(({ route }) => ({ pattern: route.pattern, target: route.provider ? `${route.provider}:*` : route.model! }));
     },
     async close() {
-      await Promise.all(input.chatProviders.map((provider) => provider.close?.()));
+      await Promise.all(input.providers.map((provider) => provider.close?.()));
     },
   };
 }

@@ -4,7 +4,8 @@
  * the usual warning, because models that do not reason (gpt-4o, most local models) refuse the call otherwise.
  * Native passthrough is untouched: there the caller speaks the upstream's own dialect and owns its fields.
  */
-import type { CallContext, ChatCallOptions, ChatModel } from '../core/chat.js';
+import type { ChatCallOptions, ChatModel } from '../core/chat.js';
+import type { CallContext } from '../core/call-context.js';
 
 function stripReasoning(options: ChatCallOptions, context: CallContext): ChatCallOptions {
   if (!options.reasoning) {

@@ -1,5 +1,5 @@
 /** `POST /v1/chat/completions`: the OpenAI chat dialect on the canonical core, JSON or SSE ending in `[DONE]`. */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from './app-deps.js';
 import { errorBody } from '../http/error-handler.js';
 import { randomId } from '../core/random-id.js';
 import type { OperationHandler } from '../http/operation-types.js';
@@ -7,7 +7,8 @@ import { decodeChatRequest, encodeChatCompletion, encodeChatStream } from '../fo
 import type { ChatCompletionRequest } from '../formats/openai-chat/wire-types.js';
 import { answerCheck } from '../calls/answer-contract.js';
 import { estimateInputTokens, forwardNative } from '../calls/forward-native.js';
-import { prepareChatCall, sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
+import { prepareCall } from '../calls/prepare-call.js';
+import { sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
 
 export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'spec'>): {
   createChatCompletion: OperationHandler<'createChatCompletion'>;
@@ -16,7 +17,7 @@ export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger'
   const checkAnswer = answerCheck(deps.spec.document, 'openai-chat');
   return {
     async createChatCompletion(req, res) {
-      const chat = prepareChatCall(deps, res, req.body.model);
+      const chat = prepareCall(deps, res, req.body.model, 'chat');
       const native = chat.model.passthrough?.['openai-chat'];
       if (native) {
         await forwardNative(res, chat, native, {

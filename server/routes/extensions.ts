@@ -3,7 +3,7 @@
  * (`/openapi.json`, `/openapi.yaml`, and the Redoc page at `/docs`, where `/` sends a browser).
  */
 import type { Response } from 'express';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from './app-deps.js';
 import { ApiError } from '../core/api-error.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';

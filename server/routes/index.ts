@@ -1,20 +1,52 @@
-/** All operation handlers, keyed by operationId; `Handlers` makes a missing operation a compile error. */
-import type { AppDeps } from '../app.js';
-import type { Handlers } from '../http/operation-types.js';
+/**
+ * All operation handlers, keyed by operationId. `Handlers` makes a missing operation a compile error, and
+ * `UNSERVED` must name exactly the operations without a real handler: serving one without removing it from
+ * `UNSERVED`, or removing it without serving it, does not compile.
+ */
+import type { Handlers, OperationId } from '../http/operation-types.js';
+import type { AppDeps } from './app-deps.js';
 import { chatCompletionHandlers } from './chat-completions.js';
 import { extensionHandlers } from './extensions.js';
+import { mcpSessionHandlers } from './mcp.js';
 import { messageHandlers } from './messages.js';
 import { modelHandlers } from './models.js';
 import { responseHandlers } from './responses.js';
 import { unavailableHandlers } from './unavailable.js';
 
-export function createHandlers(deps: AppDeps): Handlers {
+function servedHandlers(deps: AppDeps) {
   return {
     ...modelHandlers(deps),
     ...extensionHandlers(deps),
     ...chatCompletionHandlers(deps),
     ...responseHandlers(deps),
     ...messageHandlers(deps),
-    ...unavailableHandlers(),
+    ...mcpSessionHandlers(),
   };
+}
+
+type UnservedOperation = Exclude<OperationId, keyof ReturnType<typeof servedHandlers>>;
+
+/** The capability each unserved operation belongs to, as its 503 names it. */
+const UNSERVED = {
+  createImage: 'image generation',
+  createVideo: 'video generation',
+  listVideos: 'video generation',
+  retrieveVideo: 'video generation',
+  downloadVideoContent: 'video generation',
+  createSpeech: 'speech synthesis',
+  createMusic: 'music generation',
+  listFiles: 'file storage',
+  createFile: 'file storage',
+  retrieveFile: 'file storage',
+  deleteFile: 'file storage',
+  downloadFile: 'file storage',
+  webSearch: 'web search',
+  createSearchAnswer: 'search answers',
+  invokeWebSearchTool: 'the web_search tool',
+  invokeImageUnderstandingTool: 'the image_understanding tool',
+  mcpPost: 'the MCP endpoint',
+} satisfies Record<UnservedOperation, string>;
+
+export function createHandlers(deps: AppDeps): Handlers {
+  return { ...servedHandlers(deps), ...unavailableHandlers(UNSERVED) };
 }

@@ -3,7 +3,7 @@
  * Named SSE events, no `[DONE]`, `error` events on failure, pings on long streams. An Anthropic upstream
  * gets the caller's body natively (query and `anthropic-beta` included); other providers get a translation.
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from './app-deps.js';
 import { decodeMessagesRequest, encodeMessage, encodeMessagesStream } from '../formats/anthropic-messages/index.js';
 import type { AnthropicMessagesRequest } from '../formats/anthropic-messages/wire-types.js';
 import { UpstreamError } from '../core/api-error.js';
@@ -15,7 +15,8 @@ import { answerCheck } from '../calls/answer-contract.js';
 import { estimateInputTokens, forwardNative } from '../calls/forward-native.js';
 import { readJsonBody } from '../providers/upstream/read-body.js';
 import { countCallInputTokens } from '../tokens/tokenizer.js';
-import { prepareChatCall, sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
+import { prepareCall } from '../calls/prepare-call.js';
+import { sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
 
 /** The Anthropic `error` event for a failure after the stream started. */
 function errorEvent(error: Parameters<typeof errorBody>[0], requestId: string): SseEvent {
@@ -33,7 +34,7 @@ export function messageHandlers(
   const checkAnswer = answerCheck(deps.spec.document, 'anthropic-messages');
   return {
     async createMessage(req, res) {
-      const chat = prepareChatCall(deps, res, req.body.model);
+      const chat = prepareCall(deps, res, req.body.model, 'chat');
       const native = chat.model.passthrough?.['anthropic-messages'];
       if (native) {
         const beta = req.get('anthropic-beta');
@@ -63,7 +64,7 @@ export function messageHandlers(
       });
     },
     async countMessageTokens(req, res) {
-      const chat = prepareChatCall(deps, res, req.body.model);
+      const chat = prepareCall(deps, res, req.body.model, 'chat');
       const native = chat.model.passthrough?.['anthropic-messages']?.forwardCountTokens;
       if (native) {
         // An Anthropic upstream counts exactly, with the caller's own body, query and betas.

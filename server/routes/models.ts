@@ -1,5 +1,5 @@
 /** `GET /v1/models`: configured and built-in models with their type and stable aliases, and routing rules. */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from './app-deps.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 
 export function modelHandlers(deps: Pick<AppDeps, 'registry'>): { listModels: OperationHandler<'listModels'> } {

@@ -3,7 +3,7 @@
  * canonical core. Stored responses (store defaults to true) keep the canonical conversation so that
  * `previous_response_id` and `item_reference` continue it; they belong to the key that made them.
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from './app-deps.js';
 import {
   conversationAfterTurn,
   decodeResponsesRequest,
@@ -20,7 +20,8 @@ import type { Handlers } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import { answerCheck } from '../calls/answer-contract.js';
 import { estimateInputTokens, forwardNative } from '../calls/forward-native.js';
-import { prepareChatCall, sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
+import { prepareCall } from '../calls/prepare-call.js';
+import { sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
 import { quoteValue } from '../core/quote-value.js';
 
 function notFound(id: string): ApiError {
@@ -35,7 +36,7 @@ export function responseHandlers(
   return {
     async createResponse(req, res) {
       const key = res.locals.apiKey as ApiKeyRecord;
-      const chat = prepareChatCall(deps, res, req.body.model);
+      const chat = prepareCall(deps, res, req.body.model, 'chat');
       const body = req.body as unknown as ResponsesRequestBody;
       const native = chat.model.passthrough?.['openai-responses'];
       if (native) {

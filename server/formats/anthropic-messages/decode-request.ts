@@ -17,7 +17,8 @@
  * - `output_config.effort` (Claude Code sends `high`) → `reasoning.effort`, unless thinking is disabled.
  * - `output_config.format` (`json_schema`) → `responseFormat` `json-schema` named `output`.
  */
-import type { CallWarning, ChatCallOptions, ChatMessage } from '../../core/chat.js';
+import type { ChatCallOptions, ChatMessage } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import { decodeAssistantContent, decodeSystemContent, decodeUserContent } from './decode-content-blocks.js';
 import { decodeOutputConfig, decodeReasoning } from './decode-reasoning.js';
 import { decodeToolChoice, decodeTools } from './decode-tools.js';

@@ -3,7 +3,7 @@
  * name, built by `createWarnOnce`), the `hasValue` presence test, and the `cache_control` note that one warning
  * covers for the whole body.
  */
-import type { CallWarning } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 
 const CACHE_CONTROL_REASON = 'prompt caching hints are not forwarded; the provider caches on its own terms';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CallWarning, ChatCallOptions } from '../../core/chat.js';
+import type { ChatCallOptions } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import { encodeCountTokensRequest, encodeMessagesRequest } from './encode-request.js';
 import type { AnthropicUpstreamRequest } from './wire-types.js';
 

@@ -20,14 +20,8 @@
  * warning rather than failing the call. It also refuses a replayed tool-calling assistant turn without its
  * signed thinking block (a turn that came from another provider): thinking is then turned off, with a warning.
  */
-import type {
-  CallWarning,
-  ChatCallOptions,
-  ChatMessage,
-  ImagePart,
-  TextPart,
-  ToolResultPart,
-} from '../../core/chat.js';
+import type { ChatCallOptions, ChatMessage, ImagePart, TextPart, ToolResultPart } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import { toolInputFromArguments } from './tool-input.js';
 import type {
   AnthropicUpstreamContentBlockParam,

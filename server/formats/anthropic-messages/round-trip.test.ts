@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { collectStream } from '../../core/collect-stream.js';
-import type { CallWarning, ChatCallOptions, ChatResult, ChatStreamPart } from '../../core/chat.js';
+import type { ChatCallOptions, ChatResult, ChatStreamPart } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import { decodeMessagesRequest } from './decode-request.js';
 import { decodeMessage } from './decode-response.js';
 import { decodeMessagesStream } from './decode-stream.js';

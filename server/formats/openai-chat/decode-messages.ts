@@ -8,7 +8,8 @@
  * deprecated `function` role) is a 400 naming the exact element, never silently dropped.
  */
 import { ApiError } from '../../core/api-error.js';
-import type { AssistantMessage, ChatMessage, CallWarning, ImagePart, TextPart, ToolCallPart } from '../../core/chat.js';
+import type { AssistantMessage, ChatMessage, ImagePart, TextPart, ToolCallPart } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import type { ChatContentPart, ChatImageContentPart, ChatRequestMessage } from './wire-types.js';
 
 function unsupportedPart(part: ChatContentPart, param: string, where: string): ApiError {

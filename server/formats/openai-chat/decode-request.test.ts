@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../core/api-error.js';
-import type { CallWarning, ChatCallOptions } from '../../core/chat.js';
+import type { ChatCallOptions } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import { decodeChatRequest } from './decode-request.js';
 import type { ChatCompletionRequest } from './wire-types.js';
 

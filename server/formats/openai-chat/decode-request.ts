@@ -7,7 +7,8 @@
  * we cannot keep (`n` > 1, audio or file content, the deprecated `function` role).
  */
 import { ApiError } from '../../core/api-error.js';
-import type { CallWarning, ChatCallOptions, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/chat.js';
+import type { ChatCallOptions, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import { decodeMessages } from './decode-messages.js';
 import type { ChatCompletionRequest, ChatResponseFormat, ChatTool, ChatToolChoice } from './wire-types.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CallWarning, ChatCallOptions } from '../../core/chat.js';
+import type { ChatCallOptions } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import { encodeChatRequest } from './encode-request.js';
 
 const USER = { role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] };

@@ -11,7 +11,8 @@
  * - `tool_choice` and `parallel_tool_calls` are sent only with tools: OpenAI rejects them otherwise.
  * - Streaming asks for `stream_options.include_usage`, so the last chunk carries the usage we bill.
  */
-import type { CallWarning, ChatCallOptions, ChatMessage, ImagePart, ResponseFormat, TextPart, ToolChoice } from '../../core/chat.js';
+import type { ChatCallOptions, ChatMessage, ImagePart, ResponseFormat, TextPart, ToolChoice } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import type {
   UpstreamChatRequest,
   UpstreamContentPart,

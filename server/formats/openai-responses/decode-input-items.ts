@@ -8,16 +8,8 @@
  * reaches every provider in the shape it needs. Client-made item ids (`msg_<uuid>`, `fco_<uuid>`) are ignored.
  */
 import { ApiError } from '../../core/api-error.js';
-import type {
-  AssistantMessage,
-  CallWarning,
-  ChatMessage,
-  ImagePart,
-  ReasoningPart,
-  TextPart,
-  ToolCallPart,
-  ToolResultPart,
-} from '../../core/chat.js';
+import type { AssistantMessage, ChatMessage, ImagePart, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import { opaqueReasoningFrom } from './encrypted-reasoning.js';
 import type {
   FunctionCallItem,

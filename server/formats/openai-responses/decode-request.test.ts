@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../core/api-error.js';
-import type { CallWarning, ChatCallOptions, ChatMessage } from '../../core/chat.js';
+import type { ChatCallOptions, ChatMessage } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import { decodeResponsesRequest, type DecodedResponsesRequest } from './decode-request.js';
 import type { OutputItem, ResponsesRequestBody } from './wire-types.js';
 

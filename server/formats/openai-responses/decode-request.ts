@@ -8,7 +8,8 @@
  * meaning we cannot deliver at all (`background`, `conversation`, `prompt`) are a 400.
  */
 import { ApiError } from '../../core/api-error.js';
-import type { CallWarning, ChatCallOptions, ChatMessage, ResponseFormat } from '../../core/chat.js';
+import type { ChatCallOptions, ChatMessage, ResponseFormat } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import { decodeInputItems } from './decode-input-items.js';
 import { decodeToolChoice, decodeTools } from './decode-tools.js';
 import type { ResponseEcho } from './response-object.js';

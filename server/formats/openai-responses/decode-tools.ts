@@ -12,7 +12,8 @@
  * one listed first is offered, and a call of that name carries a namespace only if the first one had one.
  */
 import { ApiError } from '../../core/api-error.js';
-import type { CallWarning, ToolChoice, ToolDefinition } from '../../core/chat.js';
+import type { ToolChoice, ToolDefinition } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import type { FunctionToolEcho, FunctionToolParam, NamespaceToolParam, ToolChoiceEcho, ToolChoiceParam, ToolParam } from './wire-types.js';
 
 /** What a function tool without `parameters` takes: nothing. */

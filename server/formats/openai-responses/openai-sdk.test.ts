@@ -5,7 +5,8 @@
  */
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import type { ChatStreamPart, CallWarning } from '../../core/chat.js';
+import type { ChatStreamPart } from '../../core/chat.js';
+import type { CallWarning } from '../../core/call-context.js';
 import { decodeResponsesRequest } from './decode-request.js';
 import { encodeResponsesStream } from './encode-stream.js';
 import { testMeta } from '../../../test/helpers/responses-meta.js';

@@ -9,7 +9,8 @@ import { decodeMessagesStream } from '../../formats/anthropic-messages/decode-st
 import { encodeCountTokensRequest, encodeMessagesRequest } from '../../formats/anthropic-messages/encode-request.js';
 import type { AnthropicUpstreamMessage } from '../../formats/anthropic-messages/wire-types.js';
 import { UpstreamError } from '../../core/api-error.js';
-import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart } from '../../core/chat.js';
+import type { ChatCallOptions, ChatModel, ChatResult, ChatStreamPart } from '../../core/chat.js';
+import type { CallContext } from '../../core/call-context.js';
 import { forwardBody } from '../upstream/forward-body.js';
 import { readJsonBody } from '../upstream/read-body.js';
 import type { UpstreamHttpClient } from '../upstream/http-client.js';

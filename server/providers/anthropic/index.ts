@@ -4,6 +4,7 @@
  * models it forwards native `count_tokens` calls, so Anthropic callers get exact counts.
  */
 import type { ChatModel } from '../../core/chat.js';
+import type { Provider } from '../../core/models.js';
 import { createAnthropicChatModel, type ProviderLogger } from './chat.js';
 import { createAnthropicHttpClient, type AnthropicConfig } from './http-client.js';
 
@@ -11,18 +12,14 @@ export interface AnthropicProviderDeps {
   logger?: ProviderLogger;
 }
 
-export interface AnthropicProvider {
-  id: string;
+export interface AnthropicProvider extends Provider {
   chatModel(upstreamModelId: string): ChatModel;
   close(): Promise<void>;
 }
 
 export function createAnthropicProvider(config: AnthropicConfig, deps: AnthropicProviderDeps = {}): AnthropicProvider {
   const client = createAnthropicHttpClient(config);
-  return {
-    id: config.id,
-    // Not cached: routes pass caller-chosen model names through, and a model object is cheap to build.
-    chatModel: (upstreamModelId: string): ChatModel => createAnthropicChatModel({ config, client, modelId: upstreamModelId, logger: deps.logger }),
-    close: () => client.close(),
-  };
+  // Not cached: routes pass caller-chosen model names through, and a model object is cheap to build.
+  const chatModel = (upstreamModelId: string): ChatModel => createAnthropicChatModel({ config, client, modelId: upstreamModelId, logger: deps.logger });
+  return { id: config.id, chatModel, models: { chat: chatModel }, close: () => client.close() };
 }

@@ -5,7 +5,8 @@
  */
 import { ApiError } from '../../core/api-error.js';
 import { countCallInputTokens, countTextTokens, splitIntoTokens } from '../../tokens/tokenizer.js';
-import type { CallContext, ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, FinishReason } from '../../core/chat.js';
+import type { ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, FinishReason } from '../../core/chat.js';
+import type { CallContext } from '../../core/call-context.js';
 import { collectStream } from '../../core/collect-stream.js';
 import { referenceReply } from './reference-reply.js';
 

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, UpstreamError } from '../../core/api-error.js';
 import { countCallInputTokens, countTextTokens } from '../../tokens/tokenizer.js';
-import type { CallContext, CallWarning, ChatCallOptions, ChatStreamPart } from '../../core/chat.js';
+import type { ChatCallOptions, ChatStreamPart } from '../../core/chat.js';
+import type { CallContext, CallWarning } from '../../core/call-context.js';
 import { fixture, sseHead, startFakeUpstream, writeInPieces, type FakeUpstream } from './__fixtures__/fake-upstream.js';
 import type { OpenAICompatibleConfig } from './http-client.js';
 import { createOpenAICompatibleProvider, type OpenAICompatibleProvider } from './index.js';

@@ -4,22 +4,19 @@
  * One connection pool per provider, shared by all its models.
  */
 import type { ChatModel } from '../../core/chat.js';
+import type { Provider } from '../../core/models.js';
 import { createOpenAICompatibleChatModel, type ProviderLogger } from './chat.js';
 import { createOpenAICompatibleHttpClient, type OpenAICompatibleConfig } from './http-client.js';
 
-export interface OpenAICompatibleProvider {
-  id: string;
+export interface OpenAICompatibleProvider extends Provider {
   chatModel(upstreamModelId: string): ChatModel;
   close(): Promise<void>;
 }
 
 export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig, deps: { logger?: ProviderLogger } = {}): OpenAICompatibleProvider {
   const client = createOpenAICompatibleHttpClient(config);
-  return {
-    id: config.id,
-    // Not cached: routes pass caller-chosen model names through, and a model object is cheap to build.
-    chatModel: (upstreamModelId: string): ChatModel =>
-      createOpenAICompatibleChatModel({ config, client, modelId: upstreamModelId, logger: deps.logger }),
-    close: () => client.close(),
-  };
+  // Not cached: routes pass caller-chosen model names through, and a model object is cheap to build.
+  const chatModel = (upstreamModelId: string): ChatModel =>
+      createOpenAICompatibleChatModel({ config, client, modelId: upstreamModelId, logger: deps.logger });
+  return { id: config.id, chatModel, models: { chat: chatModel }, close: () => client.close() };
 }

@@ -1,0 +1,51 @@
+/**
+ * The first step of every call, whatever its capability: resolve the requested model for the caller's key as a
+ * model of the operation's type, name it in the call's usage record, and build the call context (abort when
+ * the client leaves or the server shuts down, bounded warnings). Routes call `prepareCall(deps, res, model,
+ * 'image')` and get the `ImageModel` to call; nothing here knows a wire format.
+ */
+import type { Response } from 'express';
+import type { Logger } from 'pino';
+import type { CallContext } from '../core/call-context.js';
+import type { ModelByType, ModelType } from '../core/models.js';
+import { abortOnClose } from '../http/abort-on-close.js';
+import type { ModelRegistry, ResolvedModel } from '../providers/registry.js';
+import type { ApiKeyRecord } from '../storage/key-store.js';
+import type { CallRecord } from '../usage/call-record.js';
+import { boundedWarnings } from './bounded-warnings.js';
+
+/** What preparing a call needs from the application. */
+export interface CallDeps {
+  registry: ModelRegistry;
+  logger: Logger;
+  /** Fires when the shutdown grace period is over: running calls stop. */
+  shutdownSignal?: AbortSignal;
+}
+
+export interface PreparedCall<T extends ModelType> {
+  resolved: ResolvedModel;
+  model: ModelByType[T];
+  context: CallContext;
+  logger: Logger;
+  /** Fires when the server shuts down; `context.signal` fires then too, and when the client goes away. */
+  shutdown?: AbortSignal;
+}
+
+export function prepareCall<T extends ModelType>(deps: CallDeps, res: Response, requestedModel: string, type: T): PreparedCall<T> {
+  const call = res.locals.call as CallRecord;
+  call.modelRequested = requestedModel;
+  const resolved = deps.registry.resolve(requestedModel, type, res.locals.apiKey as ApiKeyRecord);
+  call.model = resolved.entry.id;
+  call.provider = resolved.entry.provider;
+  const requestId = res.locals.requestId as string;
+  const warn = boundedWarnings((field, reason) =>
+    deps.logger.warn({ requestId, field, model: resolved.entry.id }, `accepted but not honoured: ${field} (${reason})`),
+  );
+  return {
+    resolved,
+    model: deps.registry.model(resolved, type),
+    context: { signal: abortOnClose(res, deps.shutdownSignal), requestId, warn },
+    logger: deps.logger,
+    shutdown: deps.shutdownSignal,
+  };
+}

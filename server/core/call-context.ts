@@ -1,0 +1,19 @@
+/**
+ * What every call of every capability carries besides its options: the abort signal, the request id, and
+ * the channel for fields the provider cannot honour.
+ */
+
+/** A request field the caller sent that the chosen provider cannot honour; logged once, then dropped. */
+export interface CallWarning {
+  field: string;
+  reason: string;
+}
+
+/** Per-call context every provider call gets. */
+export interface CallContext {
+  /** Aborted when our client disconnects or the server shuts down; providers must stop the upstream call. */
+  signal: AbortSignal;
+  requestId: string;
+  /** Collects fields the provider could not honour. */
+  warn: (warning: CallWarning) => void;
+}

@@ -1,0 +1,29 @@
+/**
+ * What the application is built from (`createApp(deps)` and every handler factory): stores, the registry,
+ * the logger, limits and the shutdown signals. Routes take the part they need with `Pick<AppDeps, …>`.
+ */
+import type { Logger } from 'pino';
+import type { ModelRegistry } from '../providers/registry.js';
+import type { LoadedSpec } from '../spec/load-spec.js';
+import type { KeyStore } from '../storage/key-store.js';
+import type { ResponseStore } from '../storage/response-store.js';
+import type { UsageRecorder } from '../usage/usage-recorder.js';
+
+export interface AppDeps {
+  spec: LoadedSpec;
+  keys: KeyStore;
+  usage: UsageRecorder;
+  responses: ResponseStore;
+  registry: ModelRegistry;
+  logger: Logger;
+  /** Largest JSON body accepted, in bytes. */
+  maxBodyBytes: number;
+  /** The built Redoc page, if `npm run docs` has produced it. */
+  docsPath?: string;
+  version?: string;
+  /** Fires when shutdown begins: health answers 503 so load balancers stop sending work. */
+  drainingSignal?: AbortSignal;
+  /** Fires when the shutdown grace period is over: running calls (long streams) stop. */
+  shutdownSignal?: AbortSignal;
+  now?: () => number;
+}
