@@ -1,5 +1,5 @@
 /** Which error envelope and request-id headers a path gets: each API family speaks its own wire format. */
-export type ApiFamily = 'openai' | 'anthropic' | 'mcp';
+import type { ApiFamily } from '../formats/error-envelopes.js';
 
 export function apiFamilyOf(path: string): ApiFamily {
   if (path === '/anthropic' || path.startsWith('/anthropic/')) {

@@ -6,7 +6,8 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiError } from '../core/api-error.js';
-import { apiFamilyOf, type ApiFamily } from './api-family.js';
+import { errorEnvelope } from '../formats/error-envelopes.js';
+import { apiFamilyOf } from './api-family.js';
 import { NESTING_TOO_DEEP } from './json-depth.js';
 
 interface ValidatorError {
@@ -89,48 +90,11 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError(500, 'Internal server error; quote the request id when reporting it.', { code: 'internal_error', cause: error });
 }
 
-const ANTHROPIC_TYPE_BY_STATUS: Record<number, string> = {
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  413: 'request_too_large',
-  429: 'rate_limit_error',
-  502: 'api_error',
-  503: 'overloaded_error',
-  504: 'timeout_error',
-};
-
-export function anthropicErrorType(status: number): string {
-  return ANTHROPIC_TYPE_BY_STATUS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
-}
-
-/** The JSON-RPC code for an HTTP failure on the MCP endpoint. */
-function jsonRpcCode(status: number): number {
-  if (status === 400) {
-    return -32600;
-  }
-  if (status === 404 || status === 405) {
-    return -32601;
-  }
-  return status >= 500 ? -32603 : -32000;
-}
-
 /** The id of a JSON-RPC request body, which its error answer must repeat; null when there is none. */
 function jsonRpcId(body: unknown): string | number | null {
   const id = (body as { id?: unknown } | null | undefined)?.id;
   // JSON-RPC ids are strings or integers; anything else cannot be repeated back.
   return typeof id === 'string' || Number.isSafeInteger(id) ? (id as string | number) : null;
-}
-
-/** The error body of a family, exported for stream error events; `rpcId` is the JSON-RPC id on `/v1/mcp`. */
-export function errorBody(error: ApiError, family: ApiFamily, requestId: string | null, rpcId: string | number | null = null): unknown {
-  if (family === 'anthropic') {
-    return { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message }, request_id: requestId };
-  }
-  if (family === 'mcp' && error.status !== 401) {
-    return { jsonrpc: '2.0', id: rpcId, error: { code: jsonRpcCode(error.status), message: error.message } };
-  }
-  return { error: { message: error.message, type: error.type, param: error.param, code: error.code } };
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -173,6 +137,6 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.setHeader('x-should-retry', 'false');
     }
     const family = apiFamilyOf(req.path);
-    res.status(apiError.status).json(errorBody(apiError, family, requestId, family === 'mcp' ? jsonRpcId(req.body) : null));
+    res.status(apiError.status).json(errorEnvelope(apiError, family, requestId, family === 'mcp' ? jsonRpcId(req.body) : null));
   };
 }

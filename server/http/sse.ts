@@ -5,10 +5,10 @@
  */
 import type { Response } from 'express';
 
-export interface SseEvent {
-  event?: string;
-  data: unknown;
-}
+import type { WireEvent } from '../core/wire-event.js';
+
+/** What `send` writes: a codec's event. */
+export type SseEvent = WireEvent;
 
 export interface SseWriter {
   send(event: SseEvent): void;

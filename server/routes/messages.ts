@@ -4,24 +4,18 @@
  * gets the caller's body natively (query and `anthropic-beta` included); other providers get a translation.
  */
 import type { AppDeps } from './app-deps.js';
-import { decodeMessagesRequest, encodeMessage, encodeMessagesStream } from '../formats/anthropic-messages/index.js';
+import { decodeMessagesRequest, encodeMessage, encodeMessagesStream, encodeMessagesStreamFailure } from '../formats/anthropic-messages/index.js';
 import type { AnthropicMessagesRequest } from '../formats/anthropic-messages/wire-types.js';
-import { UpstreamError } from '../core/api-error.js';
-import { errorBody } from '../http/error-handler.js';
+import { UpstreamError, type ApiError } from '../core/api-error.js';
 import { randomId } from '../core/random-id.js';
 import type { Handlers } from '../http/operation-types.js';
-import type { SseEvent } from '../http/sse.js';
 import { answerCheck } from '../calls/answer-contract.js';
-import { estimateInputTokens, forwardNative } from '../calls/forward-native.js';
+import { estimateInputTokens } from '../calls/forward-native.js';
+import { forwardOrTranslate } from '../calls/forward-or-translate.js';
 import { readJsonBody } from '../providers/upstream/read-body.js';
 import { countCallInputTokens } from '../tokens/tokenizer.js';
 import { prepareCall } from '../calls/prepare-call.js';
 import { sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
-
-/** The Anthropic `error` event for a failure after the stream started. */
-function errorEvent(error: Parameters<typeof errorBody>[0], requestId: string): SseEvent {
-  return { event: 'error', data: errorBody(error, 'anthropic', requestId) };
-}
 
 function forwardedQuery(req: { originalUrl: string }): string | undefined {
   const query = req.originalUrl.indexOf('?');
@@ -35,33 +29,39 @@ export function messageHandlers(
   return {
     async createMessage(req, res) {
       const chat = prepareCall(deps, res, req.body.model, 'chat');
-      const native = chat.model.passthrough?.['anthropic-messages'];
-      if (native) {
-        const beta = req.get('anthropic-beta');
-        await forwardNative(res, chat, native, {
-          dialect: 'anthropic-messages',
-          body: req.body as unknown as Record<string, unknown>,
-          query: forwardedQuery(req),
-          headers: beta ? { 'anthropic-beta': beta } : undefined,
-          failure: (error) => [errorEvent(error, chat.context.requestId)],
-          estimateInputTokens: () => estimateInputTokens(() => decodeMessagesRequest(req.body as unknown as AnthropicMessagesRequest, () => {}).options),
-          checkAnswer,
-        });
-        return;
-      }
-      const request = decodeMessagesRequest(req.body as unknown as AnthropicMessagesRequest, chat.context.warn);
-      const meta = { id: randomId('msg'), model: chat.resolved.entry.id };
-      if (!request.stream) {
-        await sendGenerated(res, chat, request.options, (result) => encodeMessage(result, meta));
-        return;
-      }
-      // message_start must carry input usage before any token exists: an estimate with the BPE tokenizer;
-      // message_delta at the end carries the provider's own counts.
-      const inputTokens = await countCallInputTokens(request.options);
-      await sendStreamed(res, chat, request.options, {
-        encode: (parts) => encodeMessagesStream(parts, { ...meta, inputTokens }, { pingIntervalMs: deps.pingIntervalMs }),
-        failure: (error) => [errorEvent(error, chat.context.requestId)],
-      });
+      const body = req.body as unknown as AnthropicMessagesRequest;
+      const failure = (error: ApiError) => encodeMessagesStreamFailure(error, chat.context.requestId);
+      await forwardOrTranslate(
+        res,
+        chat,
+        'anthropic-messages',
+        () => {
+          const beta = req.get('anthropic-beta');
+          return {
+            body: req.body as unknown as Record<string, unknown>,
+            query: forwardedQuery(req),
+            headers: beta ? { 'anthropic-beta': beta } : undefined,
+            failure,
+            estimateInputTokens: () => estimateInputTokens(() => decodeMessagesRequest(body, () => {}).options),
+            checkAnswer,
+          };
+        },
+        async () => {
+          const request = decodeMessagesRequest(body, chat.context.warn);
+          const meta = { id: randomId('msg'), model: chat.resolved.entry.id };
+          if (!request.stream) {
+            await sendGenerated(res, chat, request.options, (result) => encodeMessage(result, meta));
+            return;
+          }
+          // message_start must carry input usage before any token exists: an estimate with the BPE tokenizer;
+          // message_delta at the end carries the provider's own counts.
+          const inputTokens = await countCallInputTokens(request.options);
+          await sendStreamed(res, chat, request.options, {
+            encode: (parts) => encodeMessagesStream(parts, { ...meta, inputTokens }, { pingIntervalMs: deps.pingIntervalMs }),
+            failure,
+          });
+        },
+      );
     },
     async countMessageTokens(req, res) {
       const chat = prepareCall(deps, res, req.body.model, 'chat');

@@ -9,6 +9,7 @@ import {
   decodeResponsesRequest,
   encodeResponse,
   encodeResponsesStream,
+  encodePassthroughStreamFailure,
   encodeStreamFailure,
   type ResponseObject,
   type ResponsesRequestBody,
@@ -19,7 +20,8 @@ import { randomId } from '../core/random-id.js';
 import type { Handlers } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import { answerCheck } from '../calls/answer-contract.js';
-import { estimateInputTokens, forwardNative } from '../calls/forward-native.js';
+import { estimateInputTokens } from '../calls/forward-native.js';
+import { forwardOrTranslate } from '../calls/forward-or-translate.js';
 import { prepareCall } from '../calls/prepare-call.js';
 import { sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
 import { quoteValue } from '../core/quote-value.js';
@@ -38,72 +40,63 @@ export function responseHandlers(
       const key = res.locals.apiKey as ApiKeyRecord;
       const chat = prepareCall(deps, res, req.body.model, 'chat');
       const body = req.body as unknown as ResponsesRequestBody;
-      const native = chat.model.passthrough?.['openai-responses'];
-      if (native) {
+      await forwardOrTranslate(
+        res,
+        chat,
+        'openai-responses',
         // The upstream keeps its own state: previous_response_id and item_reference name its ids, not ours.
-        await forwardNative(res, chat, native, {
-          dialect: 'openai-responses',
+        () => ({
           body: req.body as unknown as Record<string, unknown>,
-          failure: (error, lastEvent) => [
-            {
-              event: 'error',
-              data: {
-                type: 'error',
-                sequence_number: (((lastEvent as { sequence_number?: number } | undefined)?.sequence_number) ?? -1) + 1,
-                code: error.code,
-                message: error.message,
-                param: error.param,
-              },
-            },
-          ],
+          failure: encodePassthroughStreamFailure,
           // The upstream holds the earlier turns of a chain, so only this request's own input is counted.
           estimateInputTokens: () =>
             estimateInputTokens(() => decodeResponsesRequest(body, { history: [], resolveItem: () => undefined }, () => {}).options),
           checkAnswer,
-        });
-        return;
-      }
-      const previousId = req.body.previous_response_id ?? undefined;
-      const previous = previousId ? deps.responses.get(previousId, key.id) : undefined;
-      if (previousId && !previous) {
-        throw new ApiError(404, `No stored response ${quoteValue(previousId)} for this API key.`, { code: 'response_not_found', param: 'previous_response_id' });
-      }
-      const decoded = decodeResponsesRequest(
-        body,
-        { history: previous?.conversation ?? [], resolveItem: (id) => deps.responses.getItem(id, key.id) },
-        chat.context.warn,
-      );
-      const createdAt = Math.floor(now() / 1000);
-      const meta = { id: randomId('resp'), model: chat.resolved.entry.id, createdAt, generateId: randomId, ...decoded.echo };
-      const store = (response: ResponseObject) => {
-        if (decoded.store) {
-          deps.responses.save({
-            id: response.id,
-            keyId: key.id,
-            createdAt,
-            response,
-            conversation: conversationAfterTurn(previous?.conversation ?? [], decoded.inputMessages, response),
-            inputItems: decoded.inputItems,
+        }),
+        async () => {
+          const previousId = req.body.previous_response_id ?? undefined;
+          const previous = previousId ? deps.responses.get(previousId, key.id) : undefined;
+          if (previousId && !previous) {
+            throw new ApiError(404, `No stored response ${quoteValue(previousId)} for this API key.`, { code: 'response_not_found', param: 'previous_response_id' });
+          }
+          const decoded = decodeResponsesRequest(
+            body,
+            { history: previous?.conversation ?? [], resolveItem: (id) => deps.responses.getItem(id, key.id) },
+            chat.context.warn,
+          );
+          const createdAt = Math.floor(now() / 1000);
+          const meta = { id: randomId('resp'), model: chat.resolved.entry.id, createdAt, generateId: randomId, ...decoded.echo };
+          const store = (response: ResponseObject) => {
+            if (decoded.store) {
+              deps.responses.save({
+                id: response.id,
+                keyId: key.id,
+                createdAt,
+                response,
+                conversation: conversationAfterTurn(previous?.conversation ?? [], decoded.inputMessages, response),
+                inputItems: decoded.inputItems,
+              });
+            }
+          };
+          if (!decoded.stream) {
+            await sendGenerated(res, chat, decoded.options, (result) => {
+              const response = encodeResponse(result, meta);
+              store(response);
+              return response;
+            });
+            return;
+          }
+          let encoder: ResponsesStream | undefined;
+          await sendStreamed(res, chat, decoded.options, {
+            encode: (parts) => (encoder = encodeResponsesStream(parts, meta)),
+            failure: (error) => (encoder ? encodeStreamFailure(error, encoder.state) : []),
           });
-        }
-      };
-      if (!decoded.stream) {
-        await sendGenerated(res, chat, decoded.options, (result) => {
-          const response = encodeResponse(result, meta);
-          store(response);
-          return response;
-        });
-        return;
-      }
-      let encoder: ResponsesStream | undefined;
-      await sendStreamed(res, chat, decoded.options, {
-        encode: (parts) => (encoder = encodeResponsesStream(parts, meta)),
-        failure: (error) => (encoder ? encodeStreamFailure(error, encoder.state) : []),
-      });
-      const final = encoder?.final();
-      if (final) {
-        store(final.response);
-      }
+          const final = encoder?.final();
+          if (final) {
+            store(final.response);
+          }
+        },
+      );
     },
     getResponse(req, res) {
       const stored = deps.responses.get(req.params.response_id, (res.locals.apiKey as ApiKeyRecord).id);

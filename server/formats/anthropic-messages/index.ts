@@ -21,6 +21,7 @@ export {
   type EncodeMessagesRequestOptions,
 } from './encode-request.js';
 export { decodeMessage } from './decode-response.js';
+export { encodeMessagesStreamFailure } from './encode-stream-failure.js';
 export { decodeMessagesStream, streamErrorFromEvent, type DecodeMessagesStreamOptions } from './decode-stream.js';
 export { fromAnthropicStopReason, toAnthropicStopReason } from './map-stop-reason.js';
 export { fromAnthropicUsage, toAnthropicUsage } from './map-usage.js';

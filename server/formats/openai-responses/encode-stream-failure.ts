@@ -1,5 +1,6 @@
 /**
- * A failure after the stream has started → `response.failed` then `error`, continuing the sequence numbers.
+ * A failure after the stream has started → `response.failed` then `error`, continuing the sequence numbers
+ * (a passed-through stream gets the `error` event only).
  *
  * The route calls this when the provider throws mid-stream (before that, it answers with a plain HTTP error).
  * The failed response carries the output produced so far, with unfinished items marked `incomplete`. Only an
@@ -23,17 +24,29 @@ export function encodeStreamFailure(error: unknown, state: ResponsesStreamState)
     event: 'response.failed',
     data: { type: 'response.failed', sequence_number: state.nextSequenceNumber++, response },
   };
-  const errorEvent: ResponsesWireEvent = {
+  return [failed, errorEvent(known, message, state.nextSequenceNumber++)];
+}
+
+/**
+ * A stream passed through from an upstream that serves Responses itself fails: the upstream owns the response
+ * object, so only the `error` event is added, numbered after the last event relayed.
+ */
+export function encodePassthroughStreamFailure(error: ApiError, lastEvent: unknown): ResponsesWireEvent[] {
+  const last = (lastEvent as { sequence_number?: unknown } | undefined)?.sequence_number;
+  return [errorEvent(error, error.message, typeof last === 'number' ? last + 1 : 0)];
+}
+
+function errorEvent(known: ApiError | undefined, message: string, sequenceNumber: number): ResponsesWireEvent {
+  return {
     event: 'error',
     data: {
       type: 'error',
-      sequence_number: state.nextSequenceNumber++,
+      sequence_number: sequenceNumber,
       code: known ? (known.code ?? known.type) : 'server_error',
       message,
       param: known?.param ?? null,
     },
   };
-  return [failed, errorEvent];
 }
 
 function unfinishedAsIncomplete(item: OutputItem): OutputItem {

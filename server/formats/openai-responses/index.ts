@@ -5,7 +5,7 @@
 export { decodeResponsesRequest, type DecodedResponsesRequest, type ResponsesDecodeContext } from './decode-request.js';
 export { encodeResponse } from './encode-response.js';
 export { encodeResponsesStream, type ResponsesStream, type ResponsesStreamResult, type ResponsesStreamState } from './encode-stream.js';
-export { encodeStreamFailure } from './encode-stream-failure.js';
+export { encodePassthroughStreamFailure, encodeStreamFailure } from './encode-stream-failure.js';
 export { conversationAfterTurn } from './conversation.js';
 export type { ResponseEcho, ResponseMeta } from './response-object.js';
 export type * from './wire-types.js';
