@@ -13,11 +13,11 @@
  * reaches the caller, who did not ask for it.
  */
 import type { Response } from 'express';
-import { createParser } from 'eventsource-parser';
 import { UpstreamError, type ApiError } from '../core/api-error.js';
 import type { CallRecord } from '../usage/call-record.js';
 import { openSse, type SseEvent } from '../http/sse.js';
 import { readAllBytes } from '../providers/upstream/read-body.js';
+import { readSse } from '../providers/upstream/read-sse.js';
 import type { ChatCallOptions, Dialect, NativePassthrough } from '../core/chat.js';
 import type { ResolvedChat } from './run-chat-call.js';
 import { streamFailure } from './stream-failure.js';
@@ -103,33 +103,27 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
     }
     const sse = openSse(res);
     let lastEvent: unknown;
-    const parser = createParser({
-      onEvent(event) {
+    try {
+      for await (const event of readSse(upstream.body)) {
         if (event.data === '[DONE]') {
           sse.sendRaw('[DONE]');
-          return;
+          continue;
         }
         let data: unknown;
         if (event.data.trim() !== '') {
           try {
             data = JSON.parse(event.data);
           } catch {
-            // Thrown out of `feed` into the read loop below, which ends the stream with the error event.
+            // Caught below, which ends the stream with the dialect's error event.
             throw invalidAnswer(chat, upstream.status, 'sent an event that is not JSON');
           }
         }
         lastEvent = data ?? lastEvent;
         reader.event(data);
         if (dropUsageChunk && isUsageOnlyChunk(data)) {
-          return;
+          continue;
         }
         sse.send({ event: event.event, data: event.data });
-      },
-    });
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of upstream.body) {
-        parser.feed(decoder.decode(chunk, { stream: true }));
       }
     } catch (error) {
       const failure = streamFailure(chat, error);

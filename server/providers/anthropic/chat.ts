@@ -12,6 +12,8 @@ import { UpstreamError } from '../../core/api-error.js';
 import type { ChatCallOptions, ChatModel, ChatResult, ChatStreamPart } from '../../core/chat.js';
 import type { CallContext } from '../../core/call-context.js';
 import { forwardBody } from '../upstream/forward-body.js';
+import { resultAsParts } from '../../core/result-as-parts.js';
+import type { ProviderLogger } from '../provider-logger.js';
 import { readJsonBody } from '../upstream/read-body.js';
 import type { UpstreamHttpClient } from '../upstream/http-client.js';
 import type { AnthropicConfig } from './http-client.js';
@@ -19,10 +21,6 @@ import { readSseEvents } from './read-sse-events.js';
 
 export const MESSAGES_PATH = '/v1/messages';
 export const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
-
-export interface ProviderLogger {
-  warn(object: Record<string, unknown>, message: string): void;
-}
 
 export interface AnthropicChatModelInput {
   config: AnthropicConfig;
@@ -38,26 +36,6 @@ function asMessage(json: unknown, provider: string): AnthropicUpstreamMessage {
   return json as AnthropicUpstreamMessage;
 }
 
-/** A whole result replayed as stream parts (for an upstream that answered a streamed call with JSON). */
-function* resultAsParts(result: ChatResult): Generator<ChatStreamPart> {
-  let index = 0;
-  for (const part of result.content) {
-    if (part.type === 'text') {
-      yield { type: 'text-delta', text: part.text };
-    } else if (part.type === 'reasoning') {
-      if (part.text !== '') {
-        yield { type: 'reasoning-delta', text: part.text };
-      }
-      yield { type: 'reasoning-end', signature: part.signature, redactedData: part.redactedData };
-    } else {
-      yield { type: 'tool-call-start', index, id: part.id, name: part.name };
-      yield { type: 'tool-call-delta', index, argumentsDelta: part.arguments };
-      yield { type: 'tool-call-end', index };
-      index += 1;
-    }
-  }
-  yield { type: 'finish', finishReason: result.finishReason, stopSequence: result.stopSequence, usage: result.usage };
-}
 
 export function createAnthropicChatModel(input: AnthropicChatModelInput): ChatModel {
   const { config, client, modelId, logger } = input;

@@ -5,7 +5,8 @@
  */
 import type { ChatModel } from '../../core/chat.js';
 import type { Provider } from '../../core/models.js';
-import { createAnthropicChatModel, type ProviderLogger } from './chat.js';
+import { createAnthropicChatModel } from './chat.js';
+import type { ProviderLogger } from '../provider-logger.js';
 import { createAnthropicHttpClient, type AnthropicConfig } from './http-client.js';
 
 export interface AnthropicProviderDeps {

@@ -13,15 +13,13 @@ import { countCallInputTokens } from '../../tokens/tokenizer.js';
 import type { ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Dialect, NativePassthrough } from '../../core/chat.js';
 import type { CallContext } from '../../core/call-context.js';
 import { forwardBody } from '../upstream/forward-body.js';
+import { resultAsParts } from '../../core/result-as-parts.js';
+import type { ProviderLogger } from '../provider-logger.js';
 import { readJsonBody } from '../upstream/read-body.js';
 import type { UpstreamHttpClient } from '../upstream/http-client.js';
 import type { OpenAICompatibleConfig } from './http-client.js';
 import { readSseJson } from './read-sse-json.js';
 import { upstreamDialect } from './upstream-dialect.js';
-
-export interface ProviderLogger {
-  warn(object: Record<string, unknown>, message: string): void;
-}
 
 export interface OpenAICompatibleChatModelInput {
   config: OpenAICompatibleConfig;
@@ -88,27 +86,3 @@ export function createOpenAICompatibleChatModel(input: OpenAICompatibleChatModel
   return model;
 }
 
-/** A whole result replayed as stream parts (for upstreams that answered a streamed call with JSON). */
-function* resultAsParts(result: ChatResult): Generator<ChatStreamPart> {
-  let index = 0;
-  for (const part of result.content) {
-    if (part.type === 'text') {
-      yield { type: 'text-delta', text: part.text };
-    } else if (part.type === 'reasoning') {
-      yield { type: 'reasoning-delta', text: part.text };
-      yield { type: 'reasoning-end' };
-    } else {
-      yield { type: 'tool-call-start', index, id: part.id, name: part.name };
-      if (part.arguments.length > 0) {
-        yield { type: 'tool-call-delta', index, argumentsDelta: part.arguments };
-      }
-      yield { type: 'tool-call-end', index };
-      index += 1;
-    }
-  }
-  const finish: ChatStreamPart = { type: 'finish', finishReason: result.finishReason, usage: result.usage };
-  if (result.stopSequence !== undefined) {
-    finish.stopSequence = result.stopSequence;
-  }
-  yield finish;
-}

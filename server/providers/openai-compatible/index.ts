@@ -5,7 +5,8 @@
  */
 import type { ChatModel } from '../../core/chat.js';
 import type { Provider } from '../../core/models.js';
-import { createOpenAICompatibleChatModel, type ProviderLogger } from './chat.js';
+import { createOpenAICompatibleChatModel } from './chat.js';
+import type { ProviderLogger } from '../provider-logger.js';
 import { createOpenAICompatibleHttpClient, type OpenAICompatibleConfig } from './http-client.js';
 
 export interface OpenAICompatibleProvider extends Provider {
