@@ -2,7 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, UpstreamError } from '../../core/api-error.js';
 import { countCallInputTokens, countTextTokens } from '../../tokens/tokenizer.js';
 import type { CallContext, CallWarning, ChatCallOptions, ChatStreamPart } from '../../core/chat.js';
-import { fixture, sseHead, startFakeUpstream, writeInPieces, type FakeUpstream } from './__fixtures__/fake-upstream.js';
+import { sseHead, writeInPieces } from '../../../test/fakes/answers.js';
+import { startFakeUpstream, type FakeUpstream } from '../../../test/fakes/fake-upstream.js';
+import { openAIFixture as fixture } from '../../../test/fakes/fixtures.js';
 import type { OpenAICompatibleConfig } from './http-client.js';
 import { createOpenAICompatibleProvider, type OpenAICompatibleProvider } from './index.js';
 
