@@ -96,7 +96,7 @@ describe.each(CASES)('Codex exec: $backend $model', ({ backend: backendName, mod
       // Codex keeps the reasoning as an encrypted item (store: false) and replays it; the gateway must hand
       // the signed thinking block back to Anthropic ahead of the tool_use, as Anthropic requires.
       const replayed = backend.fake!.requests.some((request) =>
-        (request.body.messages as Array<{ role: string; content: unknown }>).some(
+        (request.body as { messages: Array<{ role: string; content: unknown }> }).messages.some(
           (message) =>
             message.role === 'assistant' &&
             Array.isArray(message.content) &&

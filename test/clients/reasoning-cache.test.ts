@@ -16,15 +16,16 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, streamText, type LanguageModel } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../fakes/fake-upstream.js';
 import { sseJson } from '../helpers/read-sse.js';
-import { FAKE_CACHE, FAKE_REASONING, startAnthropicFake, startOpenAIFake, type ScriptedFake } from './support/fakes.js';
+import { FAKE_CACHE, FAKE_REASONING, startAnthropicFake, startOpenAIFake } from './support/fakes.js';
 import { fakeProviders, startGateway, type Gateway } from './support/gateway.js';
 
 const ANTHROPIC_THINKER = 'anth:claude-think-1';
 const OPENAI_THINKER = 'oai:gpt-think-1';
 
-let anthropic: ScriptedFake;
-let openai: ScriptedFake;
+let anthropic: FakeUpstream;
+let openai: FakeUpstream;
 let gateway: Gateway;
 
 beforeAll(async () => {

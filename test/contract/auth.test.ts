@@ -8,7 +8,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { SPEC_PATH } from '../../server/spec/load-spec.js';
 import { countTextTokens } from '../../server/tokens/tokenizer.js';
-import { startFakeUpstream } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
+import { startFakeUpstream } from '../fakes/fake-upstream.js';
 import { expectAnthropicError, expectOpenAIError, expectRequestId } from '../helpers/contract-assertions.js';
 import { createTestApp } from '../helpers/create-test-app.js';
 

@@ -6,7 +6,8 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import type { ModelConfig, ProviderConfig, RouteConfig } from '../../server/config.js';
-import { fixture, startFakeUpstream, type FakeUpstream } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.js';
+import { openAIFixture as fixture } from '../fakes/fixtures.js';
 import { expectOpenAIError, expectRequestId, usageOf } from '../helpers/contract-assertions.js';
 import { createTestApp } from '../helpers/create-test-app.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';

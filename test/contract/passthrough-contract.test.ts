@@ -9,8 +9,8 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../server/config.js';
-import { sendJson, startFakeUpstream as startAnthropicFake } from '../../server/providers/anthropic/fake-upstream.js';
-import { startFakeUpstream as startOpenAIFake } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
+import { sendAnthropicJson } from '../fakes/answers.js';
+import { startFakeUpstream } from '../fakes/fake-upstream.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { readSse } from '../helpers/read-sse.js';
 
@@ -39,17 +39,17 @@ const MESSAGE = {
 };
 
 async function openAIApp(answer: (res: import('node:http').ServerResponse) => void, responses: 'translate' | 'native' = 'translate'): Promise<TestApp> {
-  const upstream = await startOpenAIFake((_request, res) => answer(res));
+  const upstream = await startFakeUpstream((_request, res) => answer(res));
   fakes.push(upstream);
   const provider: ProviderConfig = { id: 'fake', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 5000, max_connections: 4, headers: {}, responses };
   return createTestApp({ providers: [provider] });
 }
 
 async function anthropicApp(body: unknown): Promise<TestApp> {
-  const upstream = await startAnthropicFake();
+  const upstream = await startFakeUpstream();
   fakes.push(upstream);
-  upstream.handle((_request, res) => sendJson(res, 200, JSON.stringify(body)));
-  const provider: ProviderConfig = { id: 'claude', type: 'anthropic', base_url: upstream.url, api_key: 'sk-ant-upstream', timeout_ms: 5000, max_connections: 4, headers: {}, anthropic_version: '2023-06-01' };
+  upstream.handle((_request, res) => sendAnthropicJson(res, 200, JSON.stringify(body)));
+  const provider: ProviderConfig = { id: 'claude', type: 'anthropic', base_url: upstream.origin, api_key: 'sk-ant-upstream', timeout_ms: 5000, max_connections: 4, headers: {}, anthropic_version: '2023-06-01' };
   return createTestApp({ providers: [provider] });
 }
 

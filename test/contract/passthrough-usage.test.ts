@@ -5,8 +5,8 @@
  */
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream as startOpenAIFake, type FakeUpstream } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
-import { startFakeUpstream as startAnthropicFake, sendJson } from '../../server/providers/anthropic/fake-upstream.js';
+import { sendAnthropicJson } from '../fakes/answers.js';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.js';
 import type { ProviderConfig } from '../../server/config.js';
 import { countTextTokens } from '../../server/tokens/tokenizer.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
@@ -29,7 +29,7 @@ async function usageOf(testApp: TestApp, requestId: string) {
 
 describe('passthrough usage when the upstream reports none', () => {
   it('counts a streamed chat answer with the tokenizer', async () => {
-    const upstream: FakeUpstream = await startOpenAIFake((_request, res) => {
+    const upstream: FakeUpstream = await startFakeUpstream((_request, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = (delta: object, finish: string | null) =>
         `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -51,7 +51,7 @@ describe('passthrough usage when the upstream reports none', () => {
   });
 
   it('counts a JSON chat answer without usage with the tokenizer', async () => {
-    const upstream = await startOpenAIFake((_request, res) => {
+    const upstream = await startFakeUpstream((_request, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Four.' }, finish_reason: 'stop' }] }));
     });
@@ -71,11 +71,11 @@ describe('passthrough usage when the upstream reports none', () => {
 
 describe('Anthropic count_tokens on an Anthropic upstream', () => {
   it('is forwarded natively with the caller query and betas, and answers the upstream count', async () => {
-    const upstream = await startAnthropicFake();
+    const upstream = await startFakeUpstream();
     fakes.push(upstream);
-    upstream.handle((_request, res) => sendJson(res, 200, JSON.stringify({ input_tokens: 2095 })));
+    upstream.handle((_request, res) => sendAnthropicJson(res, 200, JSON.stringify({ input_tokens: 2095 })));
     const testApp = createTestApp({
-      providers: [{ id: 'claude', type: 'anthropic', base_url: upstream.url, api_key: 'sk-ant-upstream', timeout_ms: 5000, max_connections: 4, headers: {}, anthropic_version: '2023-06-01' }],
+      providers: [{ id: 'claude', type: 'anthropic', base_url: upstream.origin, api_key: 'sk-ant-upstream', timeout_ms: 5000, max_connections: 4, headers: {}, anthropic_version: '2023-06-01' }],
     });
     const response = await request(testApp.app)
       .post('/anthropic/v1/messages/count_tokens?beta=true')
@@ -90,6 +90,6 @@ describe('Anthropic count_tokens on an Anthropic upstream', () => {
     expect(received.headers['anthropic-beta']).toBe('token-counting-2024-11-01');
     expect(received.headers['x-api-key']).toBe('sk-ant-upstream');
     // Untouched but for the model: the cache_control the canonical core would drop reaches the upstream.
-    expect(JSON.parse(received.body as string)).toEqual({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'Hi' }], system: [{ type: 'text', text: 'S', cache_control: { type: 'ephemeral' } }] });
+    expect(received.body).toEqual({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'Hi' }], system: [{ type: 'text', text: 'S', cache_control: { type: 'ephemeral' } }] });
   });
 });

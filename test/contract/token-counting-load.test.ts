@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
+import { startFakeUpstream } from '../fakes/fake-upstream.js';
 import { MAX_ECHO_CHARS } from '../../server/providers/local/reference-reply.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 

@@ -14,8 +14,7 @@ import type { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../server/config.js';
-import { startFakeUpstream as startFakeAnthropic, type FakeUpstream as AnthropicFake } from '../../server/providers/anthropic/fake-upstream.js';
-import { startFakeUpstream as startFakeOpenAI, type FakeUpstream as OpenAIFake } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { readSse } from '../helpers/read-sse.js';
 import { anthropicJson, anthropicSse, chatCompletionJson, chatCompletionSse, responsesJson, responsesSse, writeAnswer, type ScriptedAnswer, type ScriptedReply } from '../matrix/upstream-scripts.js';
@@ -121,8 +120,8 @@ function callerBody(dialect: Dialect, model: string, stream: boolean): Record<st
 }
 
 let testApp: TestApp;
-let openai: OpenAIFake;
-let anthropic: AnthropicFake;
+let openai: FakeUpstream;
+let anthropic: FakeUpstream;
 let mode: Failure | 'good' = 'good';
 const crashes: unknown[] = [];
 const onCrash = (error: unknown) => crashes.push(error);
@@ -130,22 +129,22 @@ const onCrash = (error: unknown) => crashes.push(error);
 beforeAll(async () => {
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
-  openai = await startFakeOpenAI();
-  anthropic = await startFakeAnthropic();
+  openai = await startFakeUpstream();
+  anthropic = await startFakeUpstream();
   openai.handle((recorded, res) => {
     const body = recorded.body as Record<string, unknown>;
     const upstream: UpstreamDialect = recorded.url.endsWith('/responses') ? 'responses' : 'chat';
     return mode === 'good' ? writeAnswer(res, goodAnswer(upstream, body)) : writeFailure(res, mode, upstream, body);
   });
   anthropic.handle((recorded, res) => {
-    const body = JSON.parse(recorded.body) as Record<string, unknown>;
+    const body = recorded.body as Record<string, unknown>;
     return mode === 'good' ? writeAnswer(res, goodAnswer('anthropic', body)) : writeFailure(res, mode, 'anthropic', body);
   });
   const common = { timeout_ms: TIMEOUT_MS, max_connections: 4, headers: {} };
   const providers: ProviderConfig[] = [
     { id: 'oai', type: 'openai-compatible', base_url: `${openai.origin}/v1`, responses: 'translate', ...common },
     { id: 'oain', type: 'openai-compatible', base_url: `${openai.origin}/v1`, responses: 'native', ...common },
-    { id: 'anth', type: 'anthropic', base_url: anthropic.url, api_key: 'sk-ant-upstream', anthropic_version: '2023-06-01', ...common },
+    { id: 'anth', type: 'anthropic', base_url: anthropic.origin, api_key: 'sk-ant-upstream', anthropic_version: '2023-06-01', ...common },
   ];
   testApp = createTestApp({ providers });
 });

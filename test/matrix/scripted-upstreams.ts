@@ -1,10 +1,10 @@
 /**
- * The matrix's upstreams: the project's fake OpenAI-compatible and fake Anthropic servers (which record every
- * request), scripted per test with an answer in the upstream's own wire format (see `upstream-scripts.ts`).
+ * The matrix's upstreams: the one fake upstream (which records every request), scripted per test with an
+ * answer in the upstream's own wire format (see `upstream-scripts.ts`). The two flavours differ only in the
+ * base URL the provider is configured with and the request-id header their answers carry.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { startFakeUpstream as startFakeOpenAI } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
-import { startFakeUpstream as startFakeAnthropic } from '../../server/providers/anthropic/fake-upstream.js';
+import { startFakeUpstream, type RecordedRequest } from '../fakes/fake-upstream.js';
 import { writeAnswer, type ScriptedAnswer } from './upstream-scripts.js';
 
 export interface ReceivedRequest {
@@ -26,45 +26,35 @@ export interface ScriptedUpstream {
   close(): Promise<void>;
 }
 
-export async function startScriptedOpenAI(): Promise<ScriptedUpstream> {
-  const fake = await startFakeOpenAI();
+function received(request: RecordedRequest): ReceivedRequest {
+  return { method: request.method, url: request.url, headers: request.headers, body: (request.body ?? {}) as Record<string, unknown> };
+}
+
+async function startScripted(basePath: string, headers: Record<string, string>): Promise<ScriptedUpstream> {
+  const fake = await startFakeUpstream();
   const answers: ScriptedAnswer[] = [];
-  const received = () => fake.requests.map((request) => ({ method: request.method, url: request.url, headers: request.headers, body: request.body as Record<string, unknown> }));
   return {
-    // OpenAI-compatible base URLs end in /v1; the provider appends /chat/completions or /responses.
-    baseUrl: `${fake.origin}/v1`,
-    received,
+    baseUrl: `${fake.origin}${basePath}`,
+    received: () => fake.requests.map(received),
     answers: () => answers,
     script(answer) {
       fake.requests.splice(0);
       answers.splice(0);
       fake.handle(async (request, res) => {
-        const scripted = answer({ method: request.method, url: request.url, headers: request.headers, body: request.body as Record<string, unknown> });
+        const scripted = answer(received(request));
         answers.push(scripted);
-        await writeAnswer(res, scripted, { 'x-request-id': 'req_fake_openai' });
+        await writeAnswer(res, scripted, headers);
       });
     },
     close: () => fake.close(),
   };
 }
 
-export async function startScriptedAnthropic(): Promise<ScriptedUpstream> {
-  const fake = await startFakeAnthropic();
-  const answers: ScriptedAnswer[] = [];
-  const parse = (text: string) => (text ? (JSON.parse(text) as Record<string, unknown>) : {});
-  return {
-    baseUrl: fake.url,
-    received: () => fake.requests.map((request) => ({ method: request.method, url: request.url, headers: request.headers, body: parse(request.body) })),
-    answers: () => answers,
-    script(answer) {
-      fake.requests.splice(0);
-      answers.splice(0);
-      fake.handle(async (request, res) => {
-        const scripted = answer({ method: request.method, url: request.url, headers: request.headers, body: parse(request.body) });
-        answers.push(scripted);
-        await writeAnswer(res, scripted, { 'request-id': 'req_fake_anthropic' });
-      });
-    },
-    close: () => fake.close(),
-  };
+/** OpenAI-compatible base URLs end in /v1; the provider appends /chat/completions or /responses. */
+export function startScriptedOpenAI(): Promise<ScriptedUpstream> {
+  return startScripted('/v1', { 'x-request-id': 'req_fake_openai' });
+}
+
+export function startScriptedAnthropic(): Promise<ScriptedUpstream> {
+  return startScripted('', { 'request-id': 'req_fake_anthropic' });
 }

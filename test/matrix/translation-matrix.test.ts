@@ -22,8 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../server/config.js';
 import type { ChatResult, FinishReason } from '../../server/core/chat.js';
-import { fixture as anthropicFixture } from '../../server/providers/anthropic/fake-upstream.js';
-import { fixture as openaiFixture } from '../../server/providers/openai-compatible/__fixtures__/fake-upstream.js';
+import { anthropicFixture, openAIFixture } from '../fakes/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { sseJson } from '../helpers/read-sse.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
@@ -420,14 +419,14 @@ describe.each(PROVIDERS.filter((provider) => provider.name !== 'openai-native'))
  * is a REAL recorded shape (the providers' fixtures) or the scripted equivalent, checked against the contract.
  */
 describe('the contract describes real upstream shapes that passthrough relays', () => {
-  const chatUsageChunk = sseJson(openaiFixture('tool-call-fragments.sse')).at(-1)!.data;
+  const chatUsageChunk = sseJson(openAIFixture('tool-call-fragments.sse')).at(-1)!.data;
   const anthropicEvents = sseJson(anthropicFixture('text.sse')).map((event) => event.data);
   const responsesReply: ScriptedReply = { text: 'Hi', finish: 'stop', usage: { input: 3, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, model: 'gpt-4.1-mini' };
   it.each([
     // ChatCompletionUsage.{prompt,completion}_tokens_details are closed: OpenAI sends audio_tokens, accepted/rejected_prediction_tokens.
     { name: 'chat chunk: usage details with audio_tokens', schema: 'ChatCompletionChunk', value: chatUsageChunk },
     // ChatCompletion message is closed: OpenAI sends `annotations: []`; usage details as above.
-    { name: 'chat JSON: message.annotations, usage details', schema: 'ChatCompletion', value: JSON.parse(openaiFixture('text.json')) as unknown },
+    { name: 'chat JSON: message.annotations, usage details', schema: 'ChatCompletion', value: JSON.parse(openAIFixture('text.json')) as unknown },
     // AnthropicUsage is closed: Anthropic sends `cache_creation` (and `service_tier`).
     { name: 'anthropic message_start: usage.cache_creation', schema: 'AnthropicStreamEvent', value: anthropicEvents.find((event) => event.type === 'message_start') },
     // The text block requires `citations`: Anthropic streams `{"type":"text","text":""}`.

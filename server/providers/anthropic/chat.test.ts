@@ -5,7 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, UpstreamError } from '../../core/api-error.js';
 import type { ChatCallOptions, ChatStreamPart } from '../../core/chat.js';
 import type { CallContext, CallWarning } from '../../core/call-context.js';
-import { fixture, sendJson, sendSse, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
+import { sendAnthropicJson as sendJson, sendAnthropicSse as sendSse } from '../../../test/fakes/answers.js';
+import { startFakeUpstream, type FakeUpstream } from '../../../test/fakes/fake-upstream.js';
+import { anthropicFixture as fixture } from '../../../test/fakes/fixtures.js';
 import type { AnthropicConfig } from './http-client.js';
 import { createAnthropicProvider, type AnthropicProvider } from './index.js';
 
@@ -19,7 +21,7 @@ function configFor(overrides: Partial<AnthropicConfig> = {}): AnthropicConfig {
   return {
     id: 'claude',
     type: 'anthropic',
-    base_url: upstream.url,
+    base_url: upstream.origin,
     api_key: API_KEY,
     timeout_ms: 5000,
     max_connections: 4,
@@ -84,7 +86,7 @@ describe('anthropic provider: generate', () => {
     expect(request.headers['x-team']).toBe('gateway');
     expect(request.headers['content-type']).toBe('application/json');
     expect(request.headers.authorization).toBeUndefined();
-    expect(JSON.parse(request.body)).toEqual({
+    expect(request.body).toEqual({
       model: 'claude-sonnet-4-5-20250929',
       max_tokens: 4096,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
@@ -95,7 +97,7 @@ describe('anthropic provider: generate', () => {
 
   it('appends request paths to a base URL with a path prefix', async () => {
     await provider.close();
-    provider = createAnthropicProvider(configFor({ base_url: `${upstream.url}/proxy/anthropic/` }));
+    provider = createAnthropicProvider(configFor({ base_url: `${upstream.origin}/proxy/anthropic/` }));
     upstream.handle((_request, res) => sendJson(res, 200, fixture('text.json')));
     await provider.chatModel('m').generate(HELLO, context());
     expect(upstream.requests[0].url).toBe('/proxy/anthropic/v1/messages');
@@ -112,7 +114,7 @@ describe('anthropic provider: stream', () => {
       { type: 'text-delta', text: ' Je suis là.' },
       { type: 'finish', finishReason: 'stop', usage: { inputTokens: 21, outputTokens: 15, cacheReadTokens: 0, cacheWriteTokens: 0 } },
     ]);
-    expect(JSON.parse(upstream.requests[0].body).stream).toBe(true);
+    expect((upstream.requests[0].body as { stream?: unknown }).stream).toBe(true);
     expect(upstream.requests[0].headers.accept).toBe('text/event-stream');
   });
 
@@ -143,7 +145,7 @@ describe('anthropic provider: stream', () => {
       { type: 'text-delta', text: 'The greatest common divisor of 1071 and 462 is **21**.' },
       { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3860, outputTokens: 140, cacheReadTokens: 1800, cacheWriteTokens: 2048 } },
     ]);
-    expect(JSON.parse(upstream.requests[0].body).thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    expect((upstream.requests[0].body as { thinking?: unknown }).thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
   });
 
   it('throws 503 on an overloaded error event mid-stream, after the parts before it', async () => {
@@ -315,7 +317,7 @@ describe('anthropic provider: count_tokens', () => {
     const [request] = upstream.requests;
     expect(request.url).toBe('/v1/messages/count_tokens');
     expect(request.headers['x-api-key']).toBe(API_KEY);
-    expect(JSON.parse(request.body)).toEqual({
+    expect(request.body).toEqual({
       model: 'claude-haiku-4-5',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
       system: [{ type: 'text', text: 'Be kind.' }],
@@ -332,7 +334,7 @@ describe('anthropic provider: count_tokens', () => {
     expect(await text(response.body)).toBe(fixture('count-tokens.json'));
     const [request] = upstream.requests;
     expect(request.url).toBe('/v1/messages/count_tokens?beta=true');
-    expect(request.body).toBe(JSON.stringify(body));
+    expect(request.text).toBe(JSON.stringify(body));
     expect(request.headers['anthropic-beta']).toBe('token-counting-2024-11-01');
     expect(request.headers['x-api-key']).toBe(API_KEY);
   });
@@ -361,7 +363,7 @@ describe('anthropic provider: native passthrough', () => {
     expect(await text(response.body)).toBe(fixture('tool-use.sse'));
     const [request] = upstream.requests;
     expect(request.url).toBe('/v1/messages?beta=true');
-    expect(request.body).toBe(JSON.stringify(body));
+    expect(request.text).toBe(JSON.stringify(body));
     expect(request.headers['anthropic-beta']).toBe('claude-code-20250219,interleaved-thinking-2025-05-14');
     expect(request.headers['x-api-key']).toBe(API_KEY);
     expect(request.headers.authorization).toBeUndefined();

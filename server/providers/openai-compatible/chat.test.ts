@@ -3,7 +3,9 @@ import { ApiError, UpstreamError } from '../../core/api-error.js';
 import { countCallInputTokens, countTextTokens } from '../../tokens/tokenizer.js';
 import type { ChatCallOptions, ChatStreamPart } from '../../core/chat.js';
 import type { CallContext, CallWarning } from '../../core/call-context.js';
-import { fixture, sseHead, startFakeUpstream, writeInPieces, type FakeUpstream } from './__fixtures__/fake-upstream.js';
+import { sseHead, writeInPieces } from '../../../test/fakes/answers.js';
+import { startFakeUpstream, type FakeUpstream } from '../../../test/fakes/fake-upstream.js';
+import { openAIFixture as fixture } from '../../../test/fakes/fixtures.js';
 import type { OpenAICompatibleConfig } from './http-client.js';
 import { createOpenAICompatibleProvider, type OpenAICompatibleProvider } from './index.js';
 

@@ -2,7 +2,8 @@
  * The backends every client is run against: the built-in reference model, and each scripted fake upstream
  * behind the gateway (so the client's dialect is either passed through natively or translated).
  */
-import { startAnthropicFake, startOpenAIFake, type ScriptedFake } from './fakes.js';
+import type { FakeUpstream } from '../../fakes/fake-upstream.js';
+import { startAnthropicFake, startOpenAIFake } from './fakes.js';
 import { fakeProviders, startGateway, type Gateway, type GatewayConfig } from './gateway.js';
 
 export type BackendName = 'local' | 'anthropic-fake' | 'openai-fake';
@@ -10,7 +11,7 @@ export type BackendName = 'local' | 'anthropic-fake' | 'openai-fake';
 export interface Backend {
   name: BackendName;
   gateway: Gateway;
-  fake?: ScriptedFake;
+  fake?: FakeUpstream;
   /** What the final answer of a tool loop starts with, before the tool's output. */
   toolReport(toolName: string): string;
   /** What a plain prompt's answer starts with, before the echoed prompt. */

@@ -9,24 +9,12 @@
  *
  * A model name containing `think` makes them reason first (Anthropic `thinking` + `signature_delta`,
  * OpenAI `reasoning_content`) and report cache tokens, so reasoning and cache accounting can be checked
- * through every dialect. Both answer JSON or SSE as asked, record every request, and stream in small pieces.
+ * through every dialect. Both answer JSON or SSE as asked and stream in small pieces; each is the one fake
+ * upstream of `test/fakes` (which records every request) with this scripted handler.
  */
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-export interface Recorded {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Record<string, unknown>;
-}
-
-export interface ScriptedFake {
-  /** `http://127.0.0.1:<port>` */
-  origin: string;
-  requests: Recorded[];
-  close(): Promise<void>;
-}
+import type { ServerResponse } from 'node:http';
+import { sendJson as sendJsonText, sseHead, writePieces } from '../../fakes/answers.js';
+import { startFakeUpstream, type FakeUpstream } from '../../fakes/fake-upstream.js';
 
 /** What a fake's reasoning says, so tests can check it never shows up as assistant text. */
 export const FAKE_REASONING = 'Fake reasoning: the user wants an answer, so I will give one.';
@@ -65,50 +53,15 @@ function pieces(text: string, size = 12): string[] {
   return out.length > 0 ? out : [''];
 }
 
-function serve(handler: (request: Recorded, res: ServerResponse) => Promise<void> | void): Promise<ScriptedFake> {
-  const requests: Recorded[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const request: Recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-      requests.push(request);
-      Promise.resolve(handler(request, res)).catch((error: unknown) => {
-        if (!res.headersSent) {
-          res.writeHead(500, { 'content-type': 'application/json' });
-        }
-        res.end(JSON.stringify({ error: { message: String(error) } }));
-      });
-    });
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      resolve({
-        origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        requests,
-        close: () =>
-          new Promise<void>((done) => {
-            server.closeAllConnections();
-            server.close(() => done());
-          }),
-      });
-    });
-  });
-}
-
+/** Every frame in its own write, so clients read a stream that arrives in pieces. */
 async function writeSse(res: ServerResponse, frames: string[]): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-  for (const frame of frames) {
-    res.write(frame);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  sseHead(res);
+  await writePieces(res, frames);
   res.end();
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+  sendJsonText(res, status, JSON.stringify(body));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -149,8 +102,8 @@ function lastAnthropicTurn(messages: Array<{ role: string; content: unknown }>):
   return { text: anthropicText(last.content).trim() };
 }
 
-export function startAnthropicFake(): Promise<ScriptedFake> {
-  return serve(async (request, res) => {
+export function startAnthropicFake(): Promise<FakeUpstream> {
+  return startFakeUpstream(async (request, res) => {
     if (!request.url.startsWith('/v1/messages')) {
       sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `no route ${request.url}` } });
       return;
@@ -219,8 +172,8 @@ function chatText(content: ChatMessage['content']): string {
   return (content ?? []).map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('');
 }
 
-export function startOpenAIFake(): Promise<ScriptedFake> {
-  return serve(async (request, res) => {
+export function startOpenAIFake(): Promise<FakeUpstream> {
+  return startFakeUpstream(async (request, res) => {
     if (!request.url.endsWith('/chat/completions')) {
       sendJson(res, 404, { error: { message: `no route ${request.url}`, type: 'invalid_request_error' } });
       return;
