@@ -12,7 +12,7 @@ import { accessLog } from './http/access-log.js';
 import { errorHandler } from './http/error-handler.js';
 import { headAsGet } from './http/head-as-get.js';
 import { finiteQueryNumbers } from './http/finite-query.js';
-import { checkJsonDepth } from './http/json-depth.js';
+import { jsonDepthLimit } from './http/json-depth.js';
 import { multipartError } from './http/multipart-error.js';
 import { mcpBoundary, unknownPath } from './http/outside-the-contract.js';
 import { requestId } from './http/request-id.js';
@@ -39,9 +39,9 @@ export function createApp(deps: AppDeps): Express {
     express.json({
       limit: deps.maxBodyBytes,
       type: ['application/json', 'application/*+json'],
-      verify: (_req, _res, body) => checkJsonDepth(body),
     }),
   );
+  app.use(jsonDepthLimit());
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(deps.spec.document) as never,

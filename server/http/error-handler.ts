@@ -8,7 +8,6 @@ import type { Logger } from 'pino';
 import { ApiError } from '../core/api-error.js';
 import { errorEnvelope } from '../formats/error-envelopes.js';
 import { apiFamilyOf } from './api-family.js';
-import { NESTING_TOO_DEEP } from './json-depth.js';
 
 interface ValidatorError {
   status?: number;
@@ -73,9 +72,6 @@ export function toApiError(error: unknown): ApiError {
     }
     if (bodyParser.type === 'encoding.unsupported' || bodyParser.type === 'charset.unsupported') {
       return new ApiError(415, bodyParser.message ?? 'Unsupported encoding', { code: 'unsupported_media_type' });
-    }
-    if (bodyParser.type === NESTING_TOO_DEEP) {
-      return new ApiError(400, bodyParser.message ?? 'The JSON body is nested too deeply.', { code: 'nesting_too_deep' });
     }
     if (bodyParser.status < 500) {
       return new ApiError(bodyParser.status, bodyParser.message ?? 'Invalid request');

@@ -51,7 +51,7 @@ describe('prototype member names as body keys (finding 4)', () => {
 });
 
 describe('nesting depth (finding 5)', () => {
-  it('refuses a tool schema nested 10,000 levels deep with 400 nesting_too_deep, before parsing', async () => {
+  it('refuses a tool schema nested 10,000 levels deep with 400 nesting_too_deep', async () => {
     const raw = `{"model":"local:chat","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${nested(10_000)}}}]}`;
     const res = await post('/v1/chat/completions').set('content-type', 'application/json').send(raw);
     expectOpenAiError(res, 400, 'nesting_too_deep');

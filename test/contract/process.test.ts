@@ -3,13 +3,11 @@
  * key, keys from the environment, a bad configuration, and graceful shutdown on SIGTERM with a stream in
  * flight — finished within the grace period, or cut after it — with its usage record in the SQLite file.
  */
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/storage/database.js';
@@ -19,91 +17,16 @@ import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.js'
 import { countTextTokens } from '../../server/tokens/tokenizer.js';
 import { GENERATED_KEY_NOTICE } from '../../server/welcome-message.js';
 import { readSse } from '../helpers/read-sse.js';
+import { dataDir, environment, killServers, ROOT, spawnServer, startServer } from '../helpers/spawn-server.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** Starting the server compiles TypeScript and checks the whole contract: allow for a slow, busy machine. */
-const START_TIMEOUT_MS = 90_000;
 const TEST_TIMEOUT_MS = 180_000;
-
-interface Started {
-  child: ChildProcessWithoutNullStreams;
-  port: number;
-  /** Everything written to stdout so far. */
-  stdout(): string;
-  stderr(): string;
-  /** JSON log lines written so far. */
-  logs(): Array<Record<string, unknown>>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const children: ChildProcessWithoutNullStreams[] = [];
 const upstreams: FakeUpstream[] = [];
 
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-    }
-  }
+  killServers();
   await Promise.all(upstreams.splice(0).map((upstream) => upstream.close()));
 });
-
-function dataDir(): string {
-  return mkdtempSync(path.join(tmpdir(), 'omnigate-process-'));
-}
-
-/** The parent's environment without any Omnigate setting, plus `overrides`. */
-function environment(overrides: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!/^(OMNIGATE_|PORT$|HOST$|LOG_LEVEL$)/.test(name)) {
-      env[name] = value;
-    }
-  }
-  return { ...env, PORT: '0', LOG_LEVEL: 'info', ...overrides };
-}
-
-function spawnServer(overrides: Record<string, string>): Omit<Started, 'port'> & { listening: Promise<number> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env: environment(overrides) });
-  children.push(child);
-  let out = '';
-  let err = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => resolve({ code, signal }));
-  });
-  const logs = () =>
-    out
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  const listening = new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no 'omnigate listening' line within ${START_TIMEOUT_MS} ms; stderr: ${err}`)), START_TIMEOUT_MS);
-    child.stdout.on('data', (piece: Buffer) => {
-      out += piece.toString('utf8');
-      const line = logs().find((entry) => entry.msg === 'omnigate listening');
-      if (line) {
-        clearTimeout(timer);
-        resolve(line.port as number);
-      }
-    });
-    child.stderr.on('data', (piece: Buffer) => {
-      err += piece.toString('utf8');
-    });
-    void exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before listening; stderr: ${err}`));
-    });
-  });
-  listening.catch(() => undefined);
-  return { child, stdout: () => out, stderr: () => err, logs, exited, listening };
-}
-
-async function startServer(overrides: Record<string, string>): Promise<Started> {
-  const spawned = spawnServer(overrides);
-  const port = await spawned.listening;
-  return { ...spawned, port };
-}
 
 interface Answer {
   status: number;
