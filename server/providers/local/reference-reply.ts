@@ -3,7 +3,8 @@
  * (and every test) gets the same output for the same input. It is not a language model.
  *
  * - After tool results: it reports them (`Tool get_weather returned: {"temp":21}`).
- * - When tools are offered and the last user message says `call <tool> {json args}`, it calls that tool.
+ * - When tools are offered and the last user message says `call` and names an offered tool anywhere, it calls
+ *   the first tool named, with the first JSON object anywhere in the message as arguments.
  * - `tool_choice: required` or a named tool forces a call (arguments from the message, else `{}`).
  * - Otherwise it echoes the last user message (`You said: …`), noting attached images.
  * - With a JSON response format it wraps the reply as `{"reply": "…"}`.
@@ -39,13 +40,34 @@ function findToolName(messages: ChatMessage[], toolCallId: string): string {
   return 'unknown';
 }
 
-/** `call get_weather {"city":"Paris"}` → name and the JSON object text, when the name is an offered tool. */
+/**
+ * A request to call an offered tool: the message says `call` and names an offered tool anywhere (the first one
+ * named is called), with the first JSON object anywhere in it as the arguments (`{}` without one):
+ * `call get_weather {"city":"Paris"}` and `Please call get_weather with {"city":"Paris"}` call the same.
+ */
 function parseCallCommand(text: string, toolNames: string[]): { name: string; arguments: string } | undefined {
-  const match = /\bcall\s+([A-Za-z0-9_.:-]+)(?:\s+(\{[\s\S]*\}))?/i.exec(text);
-  if (!match || !toolNames.includes(match[1])) {
+  if (!/\bcall\b/i.test(text)) {
     return undefined;
   }
-  return { name: match[1], arguments: normaliseArguments(match[2]) };
+  let first: { name: string; at: number } | undefined;
+  for (const name of toolNames) {
+    const at = indexOfWord(text, name);
+    if (at >= 0 && (first === undefined || at < first.at)) {
+      first = { name, at };
+    }
+  }
+  return first ? { name: first.name, arguments: normaliseArguments(firstJsonObject(text)) } : undefined;
+}
+
+/** Where `word` first stands on its own in `text` (not inside a longer identifier), or -1. */
+function indexOfWord(text: string, word: string): number {
+  const isNamePart = (char: string | undefined) => char !== undefined && /[A-Za-z0-9_]/.test(char);
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+    if (!isNamePart(text[at - 1]) && !isNamePart(text[at + word.length])) {
+      return at;
+    }
+  }
+  return -1;
 }
 
 function normaliseArguments(raw: string | undefined): string {
@@ -60,10 +82,36 @@ function normaliseArguments(raw: string | undefined): string {
   }
 }
 
+/** How many brace-balanced spans are tried as JSON before giving up (the text is at most MAX_ECHO_CHARS). */
+const MAX_JSON_CANDIDATES = 32;
+
+/**
+ * The first `{…}` span of `text` that is a JSON object, found in one pass over its braces: prose around it
+ * (quotes, a stray brace) does not matter, since each balanced span is confirmed by JSON.parse.
+ */
 function firstJsonObject(text: string): string | undefined {
-  const start = text.indexOf('{');
-  const end = text.lastIndexOf('}');
-  return start >= 0 && end > start ? text.slice(start, end + 1) : undefined;
+  const openings: number[] = [];
+  const spans: Array<[number, number]> = [];
+  for (let index = 0; index < text.length; index++) {
+    if (text[index] === '{') {
+      openings.push(index);
+    } else if (text[index] === '}' && openings.length > 0) {
+      spans.push([openings.pop()!, index + 1]);
+    }
+  }
+  spans.sort((a, b) => a[0] - b[0]);
+  for (const [start, end] of spans.slice(0, MAX_JSON_CANDIDATES)) {
+    const candidate = text.slice(start, end);
+    try {
+      const parsed: unknown = JSON.parse(candidate);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+        return candidate;
+      }
+    } catch {
+      // Not JSON (prose in braces): try the next span.
+    }
+  }
+  return undefined;
 }
 
 export function referenceReply(options: ChatCallOptions): ReferenceReply {
