@@ -9,7 +9,8 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { authenticate, publicPaths } from './auth/authenticate.js';
 import { startCallRecord, UNKNOWN_OPERATION, type CallRecord } from './usage/call-record.js';
 import { accessLog } from './http/access-log.js';
-import { errorHandler } from './http/error-handler.js';
+import { allowedValuesAt } from './http/allowed-values.js';
+import { errorHandler, nameAllowedValues } from './http/error-handler.js';
 import { headAsGet } from './http/head-as-get.js';
 import { finiteQueryNumbers } from './http/finite-query.js';
 import { jsonDepthLimit } from './http/json-depth.js';
@@ -61,10 +62,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(((error, req, res, next) => {
     const call = res.locals.call as CallRecord;
     const refusedBeforeHandler = call.operation === UNKNOWN_OPERATION;
-    const operationId = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
-    if (operationId) {
-      call.operation = operationId;
+    const operation = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema;
+    if (operation?.operationId) {
+      call.operation = operation.operationId;
     }
+    nameAllowedValues(error, (path) => allowedValuesAt(deps.spec.document, operation, path));
     next((refusedBeforeHandler && req.is('multipart/form-data') && multipartError(error)) || error);
   }) satisfies ErrorRequestHandler);
   app.use(mcpBoundary(deps.spec.document));

@@ -32,6 +32,20 @@ function cut(param: string | null): string | null {
   return param && param.length > MAX_PARAM_CHARS ? `${param.slice(0, MAX_PARAM_CHARS)}…` : param;
 }
 
+/**
+ * Completes the validator's "must be equal to constant" (a value outside a set of `const` branches, which
+ * it reports without the set) with the values the contract allows there.
+ */
+export function nameAllowedValues(error: unknown, allowedAt: (path: string) => unknown[]): void {
+  const first = isValidatorError(error) ? error.errors?.[0] : undefined;
+  if (first?.path && first.message === 'must be equal to constant') {
+    const allowed = allowedAt(first.path);
+    if (allowed.length > 0) {
+      first.message = `must be one of: ${allowed.map((value) => JSON.stringify(value)).join(', ')}`;
+    }
+  }
+}
+
 function isValidatorError(error: unknown): error is ValidatorError & { status: number } {
   return typeof error === 'object' && error !== null && Array.isArray((error as ValidatorError).errors) && typeof (error as ValidatorError).status === 'number';
 }

@@ -91,3 +91,23 @@ describe('access log', () => {
     expect(JSON.stringify(lines)).not.toContain(t.key);
   });
 });
+
+describe('messages that say what is allowed', () => {
+  it('a role outside the allowed set names the allowed roles', async () => {
+    const res = await request(t.app).post('/v1/chat/completions').set('authorization', `Bearer ${t.key}`).send({ model: 'local:chat', messages: [{ role: 'bogus', content: 'hi' }] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe('messages.0.role');
+    for (const role of ['system', 'developer', 'user', 'assistant', 'tool']) {
+      expect(res.body.error.message).toContain(`"${role}"`);
+    }
+  });
+
+  it('an enum value outside the list names the list', async () => {
+    const res = await request(t.app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${t.key}`)
+      .send({ model: 'local:chat', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'huge' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/allowed values: .*low, medium, high/);
+  });
+});
