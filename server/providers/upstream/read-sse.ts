@@ -10,6 +10,7 @@
  * blank line is still dispatched.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { UpstreamError } from '../../core/api-error.js';
 
 export interface UpstreamSseEvent {
   /** The `event:` name, when the upstream sent one. */
@@ -64,5 +65,29 @@ export async function* readSse(body: AsyncIterable<Uint8Array>, options: { endAt
       // Our consumer stopped early or something failed: release (and so close) the upstream body.
       await iterator.return?.();
     }
+  }
+}
+
+/**
+ * The events of a provider's stream with their data parsed as JSON (events without data are skipped). Data
+ * that is not JSON is the upstream's failure: a 502 naming `provider`.
+ */
+export async function* readSseJsonEvents(
+  body: AsyncIterable<Uint8Array>,
+  provider: string,
+  options: { endAt?: string } = {},
+): AsyncGenerator<{ event?: string; data: unknown }> {
+  for await (const { event, data } of readSse(body, options)) {
+    const text = data.trim();
+    if (text.length === 0) {
+      continue;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new UpstreamError(provider, 502, null, `Upstream ${provider} sent an event that is not JSON`, { cause: error });
+    }
+    yield { event, data: parsed };
   }
 }
