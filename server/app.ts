@@ -17,6 +17,7 @@ import { jsonDepthLimit } from './http/json-depth.js';
 import { multipartError } from './http/multipart-error.js';
 import { mcpBoundary, unknownPath } from './http/outside-the-contract.js';
 import { requestId } from './http/request-id.js';
+import { cacheValidatorRouteRegexps } from './http/validator-route-cache.js';
 import type { AppDeps } from './routes/app-deps.js';
 import { createHandlers } from './routes/index.js';
 import { mountOperations } from './routes/mount-operations.js';
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(jsonDepthLimit());
+  cacheValidatorRouteRegexps();
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(deps.spec.document) as never,
