@@ -13,7 +13,7 @@ const providerBase = {
   base_url: z.string().url(),
   api_key: z.string().min(1).optional(),
   timeout_ms: z.number().int().positive().default(60_000),
-  max_connections: z.number().int().positive().max(1024).default(32),
+  max_connections: z.number().int().positive().max(1024).default(256),
   headers: z.record(z.string(), z.string()).default({}),
 };
 
