@@ -4,26 +4,23 @@
  * fields, or a field name of megabytes, costs a few log lines, not megabytes of log.
  */
 import type { CallWarning } from '../core/call-context.js';
+import { cutText } from '../core/quote-value.js';
 
 const MAX_WARNINGS = 10;
 const MAX_FIELD_CHARS = 64;
 const MAX_REASON_CHARS = 300;
 
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
-}
-
 export function boundedWarnings(log: (field: string, reason: string) => void): (warning: CallWarning) => void {
   const warned = new Set<string>();
   let suppressed = 0;
   return (warning) => {
-    const field = cut(warning.field, MAX_FIELD_CHARS);
+    const field = cutText(warning.field, MAX_FIELD_CHARS);
     if (warned.has(field)) {
       return;
     }
     if (warned.size < MAX_WARNINGS) {
       warned.add(field);
-      log(field, cut(warning.reason, MAX_REASON_CHARS));
+      log(field, cutText(warning.reason, MAX_REASON_CHARS));
     } else if (++suppressed === 1) {
       // One line says that more were dropped; the decoders already summarise unknown fields as one warning.
       log('(further fields)', `more than ${MAX_WARNINGS} warnings for this call; the rest are not logged`);

@@ -4,6 +4,11 @@
  */
 const MAX_QUOTED_CHARS = 80;
 
+/** `text` cut to `max` characters, an ellipsis marking the cut. */
+export function cutText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
 export function quoteValue(value: string, max = MAX_QUOTED_CHARS): string {
   return value.length <= max ? `'${value}'` : `'${value.slice(0, max)}…' (${value.length} characters)`;
 }

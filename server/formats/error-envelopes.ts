@@ -24,7 +24,7 @@ const ANTHROPIC_TYPE_BY_STATUS = new Map<number, string>([
   [504, 'timeout_error'],
 ]);
 
-export function anthropicErrorType(status: number): string {
+function anthropicErrorType(status: number): string {
   return ANTHROPIC_TYPE_BY_STATUS.get(status) ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 }
 
@@ -44,7 +44,7 @@ function jsonRpcCode(status: number): number {
 }
 
 /** `rpcId` is the id of the request being answered (null when it could not be read). */
-export function jsonRpcErrorEnvelope(error: ApiError, rpcId: string | number | null) {
+function jsonRpcErrorEnvelope(error: ApiError, rpcId: string | number | null) {
   return { jsonrpc: '2.0' as const, id: rpcId, error: { code: jsonRpcCode(error.status), message: error.message } };
 }
 

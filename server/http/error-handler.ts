@@ -6,8 +6,10 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiError } from '../core/api-error.js';
+import { cutText } from '../core/quote-value.js';
 import { errorEnvelope } from '../formats/error-envelopes.js';
 import { apiFamilyOf } from './api-family.js';
+import { UNKNOWN_PATH_MESSAGE } from './outside-the-contract.js';
 
 interface ValidatorError {
   status?: number;
@@ -28,9 +30,10 @@ function paramFromPath(path: string | undefined): string | null {
 const MAX_MESSAGE_CHARS = 500;
 const MAX_PARAM_CHARS = 200;
 
-function cut(param: string | null): string | null {
-  return param && param.length > MAX_PARAM_CHARS ? `${param.slice(0, MAX_PARAM_CHARS)}…` : param;
+function cutParam(param: string | null): string | null {
+  return param === null ? null : cutText(param, MAX_PARAM_CHARS);
 }
+
 
 /**
  * Completes the validator's "must be equal to constant" (a value outside a set of `const` branches, which
@@ -63,15 +66,15 @@ export function toApiError(error: unknown): ApiError {
       return new ApiError(500, 'Internal server error; quote the request id when reporting it.', { code: 'internal_error', cause: error });
     }
     const message = status === 405 ? `Method not allowed: ${error.message ?? ''}`.trim()
-      : status === 404 ? 'Unknown path. The API is described at GET /openapi.json.'
+      : status === 404 ? UNKNOWN_PATH_MESSAGE
       : first ? `${first.path ?? ''} ${first.message ?? ''}`.trim() : (error.message ?? 'Invalid request');
     // The path names the caller's own keys, which can be megabytes long: the message stays readable.
-    const bounded = message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message;
+    const bounded = cutText(message, MAX_MESSAGE_CHARS);
     const code = status === 415 ? 'unsupported_media_type' : status === 404 ? 'unknown_path' : status === 405 ? 'method_not_allowed' : null;
     // A 405 must say which methods the path has (RFC 9110); the validator computed them from the spec.
     const allow = status === 405 ? error.headers?.Allow : undefined;
     return new ApiError(status, bounded, {
-      param: status === 404 || status === 405 ? null : cut(paramFromPath(first?.path)),
+      param: status === 404 || status === 405 ? null : cutParam(paramFromPath(first?.path)),
       code,
       headers: allow ? { allow } : undefined,
     });

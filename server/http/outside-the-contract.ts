@@ -11,7 +11,8 @@ import { ApiError } from '../core/api-error.js';
 import type { OpenApiDocument } from '../spec/load-spec.js';
 
 const MCP_PATH = '/v1/mcp';
-const UNKNOWN_PATH = 'Unknown path. The API is described at GET /openapi.json.';
+/** What an unknown path answers, here and for the paths the validator refuses. */
+export const UNKNOWN_PATH_MESSAGE = 'Unknown path. The API is described at GET /openapi.json.';
 
 export function mcpBoundary(document: OpenApiDocument): RequestHandler {
   const item = (document.paths?.[MCP_PATH] ?? {}) as Record<string, unknown>;
@@ -23,7 +24,7 @@ export function mcpBoundary(document: OpenApiDocument): RequestHandler {
     if (req.path !== MCP_PATH && !req.path.startsWith(`${MCP_PATH}/`)) {
       next();
     } else if (req.path !== MCP_PATH) {
-      next(new ApiError(404, UNKNOWN_PATH, { code: 'unknown_path' }));
+      next(new ApiError(404, UNKNOWN_PATH_MESSAGE, { code: 'unknown_path' }));
     } else if (!methods.includes(req.method.toLowerCase())) {
       next(new ApiError(405, `Method not allowed: send JSON-RPC messages to ${MCP_PATH} with POST.`, { code: 'method_not_allowed', headers: { allow } }));
     } else {
@@ -34,5 +35,5 @@ export function mcpBoundary(document: OpenApiDocument): RequestHandler {
 
 /** The last stop before the error handler: nothing answered, so the path is not in the contract. */
 export function unknownPath(): RequestHandler {
-  return (_req, _res, next) => next(new ApiError(404, UNKNOWN_PATH, { code: 'unknown_path' }));
+  return (_req, _res, next) => next(new ApiError(404, UNKNOWN_PATH_MESSAGE, { code: 'unknown_path' }));
 }

@@ -7,6 +7,7 @@
  * we cannot keep (`n` > 1, audio or file content, the deprecated `function` role).
  */
 import { ApiError } from '../../core/api-error.js';
+import { cutText } from '../../core/quote-value.js';
 import type { ChatCallOptions, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/chat.js';
 import type { CallWarning } from '../../core/call-context.js';
 import { decodeMessages } from './decode-messages.js';
@@ -228,7 +229,7 @@ export function decodeChatRequest(body: ChatCompletionRequest, warn: (warning: C
   if (unknown.length === 1) {
     warn({ field: unknown[0], reason: 'unknown field; ignored' });
   } else if (unknown.length > 1) {
-    const named = unknown.slice(0, UNKNOWN_FIELDS_NAMED).map((name) => (name.length > 40 ? `${name.slice(0, 40)}…` : name));
+    const named = unknown.slice(0, UNKNOWN_FIELDS_NAMED).map((name) => cutText(name, 40));
     const more = unknown.length > UNKNOWN_FIELDS_NAMED ? `, and ${unknown.length - UNKNOWN_FIELDS_NAMED} more` : '';
     warn({ field: `${unknown.length} unknown fields`, reason: `${named.join(', ')}${more}; ignored` });
   }
