@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { MODEL_TYPES } from './core/models.js';
+import { DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from './engines/media-pool.js';
 
 const providerBase = {
   base_url: z.string().url(),
@@ -93,6 +94,8 @@ export interface Config {
   models: ModelConfig[];
   aliases: Record<string, string>;
   routes: RouteConfig[];
+  /** The built-in media engines' worker pool. */
+  media: MediaPoolSettings;
   /** Where agents' own model names go when no upstream of theirs is configured; default `local:chat`. */
   defaultChatModel?: string;
   agentRoutes: boolean;
@@ -207,6 +210,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     requestTimeoutMs: integerVariable(env, 'OMNIGATE_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     headersTimeoutMs: integerVariable(env, 'OMNIGATE_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),
     responseRetentionDays: integerVariable(env, 'OMNIGATE_RESPONSE_RETENTION_DAYS', 30, 1, 36_500),
+    media: {
+      workers: integerVariable(env, 'OMNIGATE_MEDIA_WORKERS', DEFAULT_MEDIA_SETTINGS.workers, 1, 64),
+      queueLimit: integerVariable(env, 'OMNIGATE_MEDIA_QUEUE', DEFAULT_MEDIA_SETTINGS.queueLimit, 0, 10_000),
+      jobTimeoutMs: integerVariable(env, 'OMNIGATE_MEDIA_TIMEOUT_MS', DEFAULT_MEDIA_SETTINGS.jobTimeoutMs, 1_000, 3_600_000),
+    },
     providers: Object.entries(file.providers).map(([id, provider]) => ({ ...provider, id })),
     models: file.models,
     aliases: file.aliases,

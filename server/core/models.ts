@@ -21,28 +21,58 @@ export interface GeneratedMedia {
   mediaType: string;
 }
 
+export type ImageFormat = 'png' | 'jpeg' | 'webp';
+
 export interface ImageCallOptions {
   prompt: string;
   /** How many images, each distinct. */
   n: number;
+  /** The pixel size; both undefined lets the model pick its default. */
   width?: number;
   height?: number;
   seed?: number;
-  outputFormat?: 'png' | 'jpeg' | 'webp';
+  outputFormat: ImageFormat;
+  /** 0–100 for jpeg and webp (100 = best). */
+  outputCompression?: number;
+  /** OpenAI's settings, passed to upstreams that take them; the built-in engine has no use for them. */
+  quality?: string;
+  style?: string;
+  background?: string;
+  moderation?: string;
+  user?: string;
+}
+
+export interface ImageResult {
+  images: GeneratedMedia[];
+  width: number;
+  height: number;
+  /** The prompt the model really used, when it rewrote the caller's. */
+  revisedPrompt?: string;
+  usage: { images: number; pixels: number };
 }
 
 export interface ImageModel {
   readonly provider: string;
   readonly modelId: string;
-  generate(options: ImageCallOptions, context: CallContext): Promise<{ images: GeneratedMedia[]; usage: { images: number; pixels: number } }>;
+  generate(options: ImageCallOptions, context: CallContext): Promise<ImageResult>;
 }
+
+export const SPEECH_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const;
+export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
 
 export interface SpeechCallOptions {
   input: string;
   voice: string;
-  format: string;
-  speed?: number;
-  language?: string;
+  format: SpeechFormat;
+  /** Speaking rate, 0.25–4 (1 is normal). */
+  speed: number;
+  /** Gain factor (1 unchanged); output that would clip is limited. */
+  volume: number;
+  /** Semitones, -12–12. */
+  pitch: number;
+  /** A BCP 47 tag, or `auto` to take the language from the voice. */
+  language: string;
+  instructions?: string;
 }
 
 export interface SpeechModel {
@@ -51,17 +81,22 @@ export interface SpeechModel {
   synthesize(options: SpeechCallOptions, context: CallContext): Promise<{ audio: GeneratedMedia; usage: { characters: number; seconds: number } }>;
 }
 
+export const MUSIC_FORMATS = ['mp3', 'wav', 'flac'] as const;
+export type MusicFormat = (typeof MUSIC_FORMATS)[number];
+
 export interface MusicCallOptions {
   prompt: string;
-  durationSeconds?: number;
+  lyrics?: string;
+  instrumental: boolean;
+  durationSeconds: number;
   seed?: number;
-  format: string;
+  format: MusicFormat;
 }
 
 export interface MusicModel {
   readonly provider: string;
   readonly modelId: string;
-  compose(options: MusicCallOptions, context: CallContext): Promise<{ audio: GeneratedMedia; usage: { seconds: number } }>;
+  compose(options: MusicCallOptions, context: CallContext): Promise<{ audio: GeneratedMedia; durationSeconds: number; usage: { seconds: number } }>;
 }
 
 export interface VideoCallOptions {

@@ -9,6 +9,7 @@ import { createAnthropicProvider } from './anthropic/index.js';
 import { createLocalChatModel, LOCAL_CHAT_MODEL_ID } from './local/chat.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
 import type { Provider } from '../core/models.js';
+import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from '../engines/media-pool.js';
 import { createModelRegistry, type ModelEntry, type ModelRegistry } from './registry.js';
 
 /** The built-in models, always present. */
@@ -16,17 +17,26 @@ export function builtInModels(): ModelEntry[] {
   return [{ id: LOCAL_CHAT_MODEL_ID, type: 'chat', provider: 'local', upstreamModel: 'chat', aliases: ['local-chat', 'reference'], created: 1767225600 }];
 }
 
-/** The built-in engines, offline: one model per capability, whatever name follows `local:`. */
-export function localProvider(): Provider {
+/**
+ * The built-in engines, offline: one model per capability, whatever name follows `local:`. The media engines
+ * share one worker pool, started lazily (no thread exists until the first generation) and closed with the
+ * registry.
+ */
+export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS): Provider {
   const chat = createLocalChatModel();
-  return { id: 'local', models: { chat: () => chat } };
+  const pool = createMediaPool(media);
+  return {
+    id: 'local',
+    models: { chat: () => chat },
+    close: () => pool.close(),
+  };
 }
 
 export function buildRegistry(
-  config: Pick<Config, 'providers' | 'models' | 'aliases' | 'routes'> & Partial<Pick<Config, 'defaultChatModel' | 'agentRoutes'>>,
+  config: Pick<Config, 'providers' | 'models' | 'aliases' | 'routes'> & Partial<Pick<Config, 'defaultChatModel' | 'agentRoutes' | 'media'>>,
   logger?: Logger,
 ): ModelRegistry {
-  const providers: Provider[] = [localProvider()];
+  const providers: Provider[] = [localProvider(config.media)];
   for (const provider of config.providers) {
     providers.push(provider.type === 'anthropic' ? createAnthropicProvider(provider, { logger }) : createOpenAICompatibleProvider(provider, { logger }));
   }

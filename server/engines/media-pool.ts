@@ -1,0 +1,36 @@
+/** The one pool the built-in media engines share (images, speech, music), sized from configuration. */
+import { availableParallelism } from 'node:os';
+import { mediaJobs, type MediaJobs } from './media-jobs.js';
+import { createWorkerPool, type PoolSlot, type WorkerPool } from './pool/worker-pool.js';
+
+export type MediaPool = WorkerPool<MediaJobs>;
+/** What one generation holds: its worker (`run`) and the signal that stops it. */
+export type MediaSlot = PoolSlot<MediaJobs>;
+
+export interface MediaPoolSettings {
+  /** Generations at once (worker threads). */
+  workers: number;
+  /** Generations that may wait for a worker; the next is a 429. */
+  queueLimit: number;
+  /** Longest one generation may take before it is stopped with 504. */
+  jobTimeoutMs: number;
+}
+
+/** Two workers at most (the engines are single-threaded, and chat must keep a core), 16 waiting, 2 minutes each. */
+export const DEFAULT_MEDIA_SETTINGS: MediaPoolSettings = {
+  workers: Math.max(1, Math.min(2, availableParallelism() - 1)),
+  queueLimit: 16,
+  jobTimeoutMs: 120_000,
+};
+
+export function createMediaPool(settings: MediaPoolSettings): MediaPool {
+  void mediaJobs; // the table's type is the pool's; the workers load the table themselves
+  return createWorkerPool<MediaJobs>({
+    name: 'media',
+    entry: new URL('./media-worker.ts', import.meta.url),
+    size: settings.workers,
+    queueLimit: settings.queueLimit,
+    jobTimeoutMs: settings.jobTimeoutMs,
+    maxHeapMb: 1024,
+  });
+}

@@ -1,0 +1,26 @@
+/**
+ * The worker side of the pool: answers each job message by running the named job from the table it was given.
+ * One job at a time per worker; the pool never sends a second before the first is answered.
+ */
+import { parentPort } from 'node:worker_threads';
+import { failureOf, transferablesOf, type JobReply, type JobRequest, type JobTable } from './job-protocol.js';
+
+export function serveJobs(jobs: JobTable): void {
+  const port = parentPort;
+  if (!port) {
+    throw new Error('serveJobs runs inside a worker thread');
+  }
+  port.on('message', async (request: JobRequest) => {
+    let reply: JobReply;
+    try {
+      const job = Object.hasOwn(jobs, request.kind) ? jobs[request.kind] : undefined;
+      if (!job) {
+        throw new Error(`no job named ${request.kind}`);
+      }
+      reply = { id: request.id, ok: true, output: await job(request.input as never) };
+    } catch (error) {
+      reply = { id: request.id, ok: false, failure: failureOf(error) };
+    }
+    port.postMessage(reply, reply.ok ? transferablesOf(reply.output) : []);
+  });
+}

@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../core/api-error.js';
+import type { poolTestJobs } from '../../../test/fakes/pool-jobs-worker.js';
+import { createWorkerPool, type WorkerPool } from './worker-pool.js';
+
+const entry = new URL('../../../test/fakes/pool-jobs-worker.ts', import.meta.url);
+let pool: WorkerPool<typeof poolTestJobs> | undefined;
+
+function makePool(overrides: Partial<Parameters<typeof createWorkerPool>[0]> = {}) {
+  pool = createWorkerPool<typeof poolTestJobs>({ name: 'test', entry, size: 1, queueLimit: 1, jobTimeoutMs: 10_000, ...overrides });
+  return pool;
+}
+
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+});
+
+const never = () => new AbortController().signal;
+
+describe('worker pool', () => {
+  it('runs a job in a worker and hands its bytes back', async () => {
+    const result = await makePool().use(never(), (slot) => slot.run('echo', { text: 'héllo' }));
+    expect(result.text).toBe('héllo');
+    expect(new TextDecoder().decode(result.bytes)).toBe('héllo');
+  });
+
+  it('keeps the event loop free while a job spins the CPU', async () => {
+    const job = makePool().use(never(), (slot) => slot.run('spin', { ms: 600 }));
+    let ticks = 0;
+    let longest = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      ticks += 1;
+    }, 10);
+    await job;
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(20);
+    expect(longest).toBeLessThan(200);
+  });
+
+  it('refuses a caller beyond the queue with 429 and a Retry-After', async () => {
+    const pool = makePool({ size: 1, queueLimit: 1 });
+    const first = pool.use(never(), (slot) => slot.run('spin', { ms: 400 }));
+    const second = pool.use(never(), (slot) => slot.run('echo', { text: 'queued' }));
+    const third = pool.use(never(), (slot) => slot.run('echo', { text: 'refused' }));
+    await expect(third).rejects.toMatchObject({ status: 429, code: 'engine_busy' });
+    const refusal = (await third.catch((error: ApiError) => error)) as ApiError;
+    expect(Number(refusal.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(pool.stats().queued).toBe(1);
+    await expect(first).resolves.toEqual({ spun: 400 });
+    await expect(second).resolves.toMatchObject({ text: 'queued' });
+  });
+
+  it('stops a job that outlives the timeout with 504 and serves the next one on a fresh worker', async () => {
+    const pool = makePool({ jobTimeoutMs: 200 });
+    const started = Date.now();
+    await expect(pool.use(never(), (slot) => slot.run('spin', { ms: 5_000 }))).rejects.toMatchObject({ status: 504, code: 'generation_timeout' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'after' }))).resolves.toMatchObject({ text: 'after' });
+  });
+
+  it('stops a running job when its caller goes away, and drops a queued one', async () => {
+    const pool = makePool({ size: 1, queueLimit: 4 });
+    const running = new AbortController();
+    const waiting = new AbortController();
+    const first = pool.use(running.signal, (slot) => slot.run('spin', { ms: 5_000 }));
+    const second = pool.use(waiting.signal, (slot) => slot.run('echo', { text: 'never' }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    waiting.abort(new Error('left the queue'));
+    await expect(second).rejects.toThrow('left the queue');
+    expect(pool.stats().queued).toBe(0);
+    const started = Date.now();
+    running.abort(new Error('client disconnected'));
+    await expect(first).rejects.toThrow('client disconnected');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(pool.stats().busy).toBe(0);
+    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'next' }))).resolves.toMatchObject({ text: 'next' });
+  });
+
+  it('passes a job’s own 4xx through and turns a dead worker into a 500, then recovers', async () => {
+    const pool = makePool();
+    await expect(pool.use(never(), (slot) => slot.run('refuse', { param: 'voice' }))).rejects.toMatchObject({ status: 400, code: 'bad_value', param: 'voice' });
+    await expect(pool.use(never(), (slot) => slot.run('crash', undefined as never))).rejects.toMatchObject({ status: 500, code: 'engine_failed' });
+    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'alive' }))).resolves.toMatchObject({ text: 'alive' });
+  });
+
+  it('lets idle workers exit and refuses new work after close', async () => {
+    const pool = makePool({ idleMs: 50 });
+    await pool.use(never(), (slot) => slot.run('echo', { text: 'x' }));
+    expect(pool.stats().workers).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(pool.stats().workers).toBe(0);
+    await pool.close();
+    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'x' }))).rejects.toMatchObject({ status: 503 });
+  });
+});

@@ -1,0 +1,24 @@
+/** A worker for the pool's own tests: jobs that answer, spin the CPU, fail or kill their thread. */
+import { ApiError } from '../../server/core/api-error.js';
+import { serveJobs } from '../../server/engines/pool/serve-jobs.js';
+
+export const poolTestJobs = {
+  async echo(input: { text: string }) {
+    return { text: input.text, bytes: new TextEncoder().encode(input.text) };
+  },
+  async spin(input: { ms: number }) {
+    const end = Date.now() + input.ms;
+    while (Date.now() < end) {
+      // Busy on purpose: a synchronous engine that cannot be interrupted except by terminating its thread.
+    }
+    return { spun: input.ms };
+  },
+  async refuse(input: { param: string }) {
+    throw new ApiError(400, `bad ${input.param}`, { code: 'bad_value', param: input.param });
+  },
+  async crash() {
+    process.exit(3);
+  },
+};
+
+serveJobs(poolTestJobs);
