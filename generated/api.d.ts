@@ -356,15 +356,42 @@ export interface paths {
          *     Give the shape with **either** `size` or `aspect_ratio`, not both: a body with both is rejected with
          *     400 (`invalid_request_error`). With neither, the model picks its default size.
          *
-         *     With `response_format: url` (the default) each image is stored as a file and its `url` is the absolute
-         *     URL of that file's `GET /v1/files/{id}/content`, which needs an API key to download; with `b64_json`
-         *     the image bytes are inlined as base64.
+         *     With `response_format: url` (the default) each image is stored by Omnigate and its `url` is a signed,
+         *     expiring link under Omnigate's own base URL (`GET /v1/media/{id}?expires=…&signature=…`) that loads
+         *     without an API key, so an `<img>` tag can show it; it stops working when it expires (one hour by
+         *     default) and the bytes are deleted then. With `b64_json` the image bytes are inlined as base64. Images
+         *     of upstream models are always re-served this way: upstream URLs never reach the caller.
          *
          *     The built-in engine draws a deterministic procedural scene from the words of the prompt (sky, land,
          *     colours): the same prompt, seed and size give the same image. It renders PNG natively and encodes
          *     JPEG and WebP on request. Upstream models produce real generated images.
          */
         post: operations["createImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download generated media by signed link
+         * @description Serves an image or audio file that a generation stored for `response_format: url`. The link is the
+         *     `url` of that answer: it carries `expires` and `signature` and needs **no API key**, so a browser
+         *     `<img src>` or `<audio src>` loads it. A link whose signature does not match is 403
+         *     (`code: invalid_signature`); one past `expires` is 410 (`code: link_expired`) — its bytes are deleted
+         *     then. Links are signed with a key derived from the server's secret pepper file, so they survive a
+         *     restart of the same data directory and cannot be forged without it.
+         */
+        get: operations["downloadMedia"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -500,8 +527,8 @@ export interface paths {
          * Generate music
          * @description Generates a piece of music from a style `prompt`, `lyrics`, or both, synchronously. With
          *     `response_format` `mp3` (default), `wav` or `flac` the answer is the audio file itself; with `url` or
-         *     `b64_json` it is JSON (`MusicGenerationResponse`) whose audio is MP3, stored as a file (`url` is the
-         *     absolute URL of its `GET /v1/files/{id}/content`) or inlined as base64.
+         *     `b64_json` it is JSON (`MusicGenerationResponse`) whose audio is MP3, stored by Omnigate (`url` is a
+         *     signed, expiring `GET /v1/media/{id}` link that needs no API key) or inlined as base64.
          *
          *     The built-in engine composes a General MIDI arrangement (tempo, key, progression and instruments
          *     follow the prompt's words; `seed` makes it repeatable) and renders it with a General MIDI
@@ -1367,12 +1394,25 @@ export interface components {
             reasoning_tokens: number;
             /** @description Media amount, for media operations: seconds of audio/video/music, number of images, or characters of speech input; null otherwise. */
             units: number | null;
+            /** @description What a media call produced, in each modality's own units; null for text operations. */
+            media: null | components["schemas"]["MediaUsage"];
             /** @description The HTTP status Omnigate answered. 499 (never sent) marks a stream the client abandoned before it ended. */
             status: number;
             /** @description Time from receiving the request to the last byte of the answer. */
             latency_ms: number;
             /** @description When the call was received (unix seconds). */
             created_at: number;
+        };
+        /** @description What a media call produced. Only the units of its modality are present. */
+        MediaUsage: {
+            /** @description Images generated. */
+            images?: number;
+            /** @description Pixels over all images (width × height × count). */
+            pixels?: number;
+            /** @description Characters of text spoken. */
+            characters?: number;
+            /** @description Seconds of audio (speech or music) or video produced. */
+            seconds?: number;
         };
         /** @description Liveness information. */
         HealthStatus: {
@@ -2882,8 +2922,8 @@ export interface components {
         ImageData: {
             /**
              * Format: uri
-             * @description Absolute URL of `GET /v1/files/{id}/content` for the stored image; downloading it needs an API key.
-             * @example https://omnigate.example.com/v1/files/file_01JD8Z3M4N5P6Q7R8S9T0V1W2X/content
+             * @description A signed, expiring link to the stored image (`GET /v1/media/{id}`); it needs no API key.
+             * @example https://omnigate.example.com/v1/media/media_01JD8Z3M4N5P6Q7R8S9T0V1W2X?expires=1763782800&signature=q3Jx0m8hYk2v0b6Yw1cQ3sXgPpYb8nqk2mJtJvJYc1E
              */
             url?: string;
             /** @description The image file, base64-encoded. */
@@ -3026,7 +3066,7 @@ export interface components {
         SpeechRequest: {
             /**
              * @description A speech model id or alias (`GET /v1/models`).
-             * @example local:tts
+             * @example local:speech
              * @example tts-1
              * @example gpt-4o-mini-tts
              */
@@ -3153,8 +3193,8 @@ export interface components {
         MusicData: {
             /**
              * Format: uri
-             * @description Absolute URL of `GET /v1/files/{id}/content` for the stored audio; downloading it needs an API key.
-             * @example https://omnigate.example.com/v1/files/file_01JD9B7C8D9E0F1G2H3J4K5M6N/content
+             * @description A signed, expiring link to the stored MP3 (`GET /v1/media/{id}`); it needs no API key.
+             * @example https://omnigate.example.com/v1/media/media_01JD9B7C8D9E0F1G2H3J4K5M6N?expires=1763782800&signature=Zk9xM2p1c0V4YW1wbGVTaWduYXR1cmVPbmx5MDEyMzQ
              */
             url?: string;
             /** @description The audio file, base64-encoded. */
@@ -3689,6 +3729,27 @@ export interface components {
                  *         "type": "conflict_error",
                  *         "param": null,
                  *         "code": "video_not_ready"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The resource existed but has expired. */
+        Gone: {
+            headers: {
+                "x-svc-request-id": components["headers"]["RequestId"];
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "This media link expired at 2025-11-22T03:00:00Z; its file has been deleted.",
+                 *         "type": "invalid_request_error",
+                 *         "param": null,
+                 *         "code": "link_expired"
                  *       }
                  *     }
                  */
@@ -4573,6 +4634,7 @@ export interface operations {
                      *           "cache_write_tokens": 0,
                      *           "reasoning_tokens": 0,
                      *           "units": null,
+                     *           "media": null,
                      *           "status": 200,
                      *           "latency_ms": 412,
                      *           "created_at": 1732240000
@@ -4592,6 +4654,10 @@ export interface operations {
                      *           "cache_write_tokens": 0,
                      *           "reasoning_tokens": 0,
                      *           "units": 57,
+                     *           "media": {
+                     *             "characters": 57,
+                     *             "seconds": 3.42
+                     *           },
                      *           "status": 200,
                      *           "latency_ms": 1380,
                      *           "created_at": 1732239950
@@ -5186,6 +5252,56 @@ export interface operations {
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    downloadMedia: {
+        parameters: {
+            query: {
+                /**
+                 * @description When the link stops working (unix seconds).
+                 * @example 1763782800
+                 */
+                expires: number;
+                /**
+                 * @description The link's signature (base64url HMAC-SHA256 of the id and `expires`).
+                 * @example q3Jx0m8hYk2v0b6Yw1cQ3sXgPpYb8nqk2mJtJvJYc1E
+                 */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The stored medium's id.
+                 * @example media_01JD8Z3M4N5P6Q7R8S9T0V1W2X
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored bytes, with the media type they were generated in; cacheable until the link expires. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    /** @description `private, max-age=` the seconds left until the link expires. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "image/gif": string;
+                    "audio/mpeg": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            500: components["responses"]["InternalServerError"];
         };
     };
     listVideos: {

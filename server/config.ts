@@ -96,6 +96,10 @@ export interface Config {
   routes: RouteConfig[];
   /** The built-in media engines' worker pool. */
   media: MediaPoolSettings;
+  /** How long signed media links (and the bytes behind them) live. */
+  mediaLinkTtlSeconds: number;
+  /** The base URL media links start with, when clients reach the server under another address (a proxy). */
+  publicUrl?: string;
   /** Where agents' own model names go when no upstream of theirs is configured; default `local:chat`. */
   defaultChatModel?: string;
   agentRoutes: boolean;
@@ -138,6 +142,23 @@ function integerVariable(env: NodeJS.ProcessEnv, name: string, fallback: number,
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   }
   return value;
+}
+
+function publicUrlVariable(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.OMNIGATE_PUBLIC_URL;
+  if (!raw) {
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`OMNIGATE_PUBLIC_URL must be an absolute http(s) URL, got '${raw}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`OMNIGATE_PUBLIC_URL must be an absolute http(s) URL, got '${raw}'`);
+  }
+  return raw.replace(/\/+$/, '');
 }
 
 /**
@@ -215,6 +236,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
       queueLimit: integerVariable(env, 'OMNIGATE_MEDIA_QUEUE', DEFAULT_MEDIA_SETTINGS.queueLimit, 0, 10_000),
       jobTimeoutMs: integerVariable(env, 'OMNIGATE_MEDIA_TIMEOUT_MS', DEFAULT_MEDIA_SETTINGS.jobTimeoutMs, 1_000, 3_600_000),
     },
+    mediaLinkTtlSeconds: integerVariable(env, 'OMNIGATE_MEDIA_URL_TTL_SECONDS', 3600, 60, 7 * 86_400),
+    publicUrl: publicUrlVariable(env),
     providers: Object.entries(file.providers).map(([id, provider]) => ({ ...provider, id })),
     models: file.models,
     aliases: file.aliases,

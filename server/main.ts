@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { keyWeaknesses } from './auth/key-strength.js';
@@ -17,6 +18,9 @@ import { openDatabase } from './storage/database.js';
 import { createKeyStore } from './storage/key-store.js';
 import { loadPepper } from './storage/pepper.js';
 import { startResponsePurge } from './storage/response-retention.js';
+import { startBlobPurge } from './storage/blob-expiry.js';
+import { createBlobStore } from './storage/blob-store.js';
+import { createMediaLinks } from './storage/media-links.js';
 import { createResponseStore } from './storage/response-store.js';
 import { createUsageStore } from './storage/usage-store.js';
 import { createUsageRecorder } from './usage/usage-recorder.js';
@@ -49,7 +53,8 @@ async function main(): Promise<void> {
   // Everything this process writes (database, -wal/-shm, pepper) is readable by its owner only.
   process.umask(0o077);
   const db = openDatabase(config.databasePath);
-  const keys = createKeyStore(db, { pepper: loadPepper(config.dataDir) });
+  const pepper = loadPepper(config.dataDir);
+  const keys = createKeyStore(db, { pepper });
   config.apiKeys.forEach((secret, index) => {
     const name = `env-${index + 1}`;
     const weaknesses = keyWeaknesses(secret);
@@ -78,6 +83,11 @@ async function main(): Promise<void> {
     retentionDays: config.responseRetentionDays,
     onPurge: (count) => logger.info({ count, retentionDays: config.responseRetentionDays }, 'purged expired stored responses'),
   });
+  const blobs = createBlobStore(db, path.join(config.dataDir, 'blobs'));
+  const stopBlobPurge = startBlobPurge(blobs, {
+    onPurge: (count) => logger.info({ count }, 'deleted expired media'),
+    onError: (error) => logger.error({ err: error }, 'deleting expired media failed; will retry'),
+  });
   const draining = new AbortController();
   const shutdown = new AbortController();
   const app = createApp({
@@ -86,6 +96,7 @@ async function main(): Promise<void> {
     usage,
     responses,
     registry,
+    media: { blobs, links: createMediaLinks(pepper), linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl },
     logger,
     maxBodyBytes: config.maxBodyBytes,
     docsPath: existsSync(DOCS_PATH) ? DOCS_PATH : undefined,
@@ -134,6 +145,7 @@ async function main(): Promise<void> {
       usage.close();
       await registry.close();
       stopPurge();
+      stopBlobPurge();
       db.close();
       logger.info('stopped');
       process.exit(0);

@@ -23,8 +23,14 @@ function presentedKey(authorization: string | undefined, apiKeyHeader: string | 
   return undefined;
 }
 
-/** The paths whose every operation the contract marks `security: []` (health, docs, the contract itself). */
-export function publicPaths(document: OpenApiDocument): Set<string> {
+/** Which request paths need no key. */
+export type PublicPaths = (path: string) => boolean;
+
+/**
+ * The paths whose every operation the contract marks `security: []` (health, docs, the contract itself, signed
+ * media links). A templated segment (`{id}`) matches one path segment.
+ */
+export function publicPaths(document: OpenApiDocument): PublicPaths {
   const paths = new Set<string>();
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     const operations = Object.values(item ?? {}).filter((value): value is { security?: unknown[] } => typeof value === 'object' && value !== null && 'responses' in value);
@@ -32,12 +38,16 @@ export function publicPaths(document: OpenApiDocument): Set<string> {
       paths.add(path);
     }
   }
-  return paths;
+  const exact = new Set([...paths].filter((path) => !path.includes('{')));
+  const templated = [...paths]
+    .filter((path) => path.includes('{'))
+    .map((path) => new RegExp(`^${path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}$`));
+  return (path) => exact.has(path) || templated.some((pattern) => pattern.test(path));
 }
 
-export function authenticate(keys: KeyStore, publicPathSet: ReadonlySet<string>): RequestHandler {
+export function authenticate(keys: KeyStore, isPublic: PublicPaths): RequestHandler {
   return (req, res, next) => {
-    if (publicPathSet.has(req.path)) {
+    if (isPublic(req.path)) {
       next();
       return;
     }

@@ -15,6 +15,14 @@ import type { ChatModel } from './chat.js';
 export const MODEL_TYPES = ['chat', 'image', 'video', 'speech', 'music', 'search', 'vision'] as const;
 export type ModelType = (typeof MODEL_TYPES)[number];
 
+/** What a media call produced, in its modality's own units (recorded per call, shown by `GET /v1/usage`). */
+export interface MediaUsage {
+  images?: number;
+  pixels?: number;
+  characters?: number;
+  seconds?: number;
+}
+
 /** Bytes of one generated medium, with the media type that names their format. */
 export interface GeneratedMedia {
   data: Uint8Array;

@@ -14,7 +14,13 @@ import { createModelRegistry, type ModelEntry, type ModelRegistry } from './regi
 
 /** The built-in models, always present. */
 export function builtInModels(): ModelEntry[] {
-  return [{ id: LOCAL_CHAT_MODEL_ID, type: 'chat', provider: 'local', upstreamModel: 'chat', aliases: ['local-chat', 'reference'], created: 1767225600 }];
+  const created = 1767225600;
+  return [
+    { id: LOCAL_CHAT_MODEL_ID, type: 'chat', provider: 'local', upstreamModel: 'chat', aliases: ['local-chat', 'reference'], created },
+    { id: 'local:image', type: 'image', provider: 'local', upstreamModel: 'image', aliases: ['local-image'], created },
+    { id: 'local:speech', type: 'speech', provider: 'local', upstreamModel: 'speech', aliases: ['local:tts', 'local-speech'], created },
+    { id: 'local:music', type: 'music', provider: 'local', upstreamModel: 'music', aliases: ['local-music'], created },
+  ];
 }
 
 /**

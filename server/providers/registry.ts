@@ -91,22 +91,27 @@ export function createModelRegistry(input: {
   });
   const models = new Map<string, ModelByType[ModelType]>();
 
-  function dynamicEntry(providerId: string, upstreamModel: string): ModelEntry {
-    return { id: `${providerId}:${upstreamModel}`, type: 'chat', provider: providerId, upstreamModel, aliases: [], created: 0 };
+  /**
+   * A model named through its provider (`openai:dall-e-3`) or a route is of the type the operation asks for
+   * when the provider offers that capability, so an upstream's image or speech models need no configuration.
+   */
+  function dynamicEntry(providerId: string, upstreamModel: string, wanted: ModelType): ModelEntry {
+    const type = providers.get(providerId)?.models[wanted] ? wanted : 'chat';
+    return { id: `${providerId}:${upstreamModel}`, type, provider: providerId, upstreamModel, aliases: [], created: 0 };
   }
 
-  function lookup(requested: string): ModelEntry | undefined {
+  function lookup(requested: string, wanted: ModelType): ModelEntry | undefined {
     const direct = byId.get(requested) ?? byAlias.get(requested);
     if (direct) {
       return direct;
     }
     const colon = requested.indexOf(':');
     if (colon > 0 && providers.has(requested.slice(0, colon)) && requested.length > colon + 1) {
-      return dynamicEntry(requested.slice(0, colon), requested.slice(colon + 1));
+      return dynamicEntry(requested.slice(0, colon), requested.slice(colon + 1), wanted);
     }
     for (const { route, pattern } of routes) {
       if (pattern.test(requested)) {
-        return route.provider ? dynamicEntry(route.provider, requested) : (byId.get(route.model!) ?? byAlias.get(route.model!));
+        return route.provider ? dynamicEntry(route.provider, requested, wanted) : (byId.get(route.model!) ?? byAlias.get(route.model!));
       }
     }
     return undefined;
@@ -114,7 +119,7 @@ export function createModelRegistry(input: {
 
   return {
     resolve(requested, type, key) {
-      const entry = lookup(requested);
+      const entry = lookup(requested, type);
       if (!entry) {
         throw new ApiError(404, `The model ${quoteValue(requested)} does not exist. List the available models with GET /v1/models.`, {
           code: 'model_not_found',

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { ModelRegistry } from '../providers/registry.js';
 import type { LoadedSpec } from '../spec/load-spec.js';
+import type { MediaDeps } from '../calls/link-media.js';
 import type { KeyStore } from '../storage/key-store.js';
 import type { ResponseStore } from '../storage/response-store.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
@@ -15,6 +16,7 @@ export interface AppDeps {
   usage: UsageRecorder;
   responses: ResponseStore;
   registry: ModelRegistry;
+  media: MediaDeps;
   logger: Logger;
   /** Largest JSON body accepted, in bytes. */
   maxBodyBytes: number;

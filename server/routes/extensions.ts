@@ -44,6 +44,7 @@ export function extensionHandlers(deps: Pick<AppDeps, 'usage' | 'spec' | 'docsPa
         cache_write_tokens: record.cacheWriteTokens,
         reasoning_tokens: record.reasoningTokens,
         units: record.units,
+        media: record.media,
         status: record.status,
         latency_ms: record.latencyMs,
         created_at: record.createdAt,

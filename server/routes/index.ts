@@ -7,6 +7,10 @@ import type { Handlers, OperationId } from '../http/operation-types.js';
 import type { AppDeps } from './app-deps.js';
 import { chatCompletionHandlers } from './chat-completions.js';
 import { extensionHandlers } from './extensions.js';
+import { imageHandlers } from './images.js';
+import { mediaHandlers } from './media.js';
+import { musicHandlers } from './music.js';
+import { speechHandlers } from './speech.js';
 import { mcpSessionHandlers } from './mcp.js';
 import { messageHandlers } from './messages.js';
 import { modelHandlers } from './models.js';
@@ -21,6 +25,10 @@ function servedHandlers(deps: AppDeps) {
     ...responseHandlers(deps),
     ...messageHandlers(deps),
     ...mcpSessionHandlers(),
+    ...imageHandlers(deps),
+    ...speechHandlers(deps),
+    ...musicHandlers(deps),
+    ...mediaHandlers(deps),
   };
 }
 
@@ -28,13 +36,10 @@ type UnservedOperation = Exclude<OperationId, keyof ReturnType<typeof servedHand
 
 /** The capability each unserved operation belongs to, as its 503 names it. */
 const UNSERVED = {
-  createImage: 'image generation',
   createVideo: 'video generation',
   listVideos: 'video generation',
   retrieveVideo: 'video generation',
   downloadVideoContent: 'video generation',
-  createSpeech: 'speech synthesis',
-  createMusic: 'music generation',
   listFiles: 'file storage',
   createFile: 'file storage',
   retrieveFile: 'file storage',

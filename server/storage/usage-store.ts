@@ -2,6 +2,7 @@
  * Usage records: one row per API call, keyed by the request id the caller saw in `x-svc-request-id`.
  * Rows are written in batches by `usage/usage-recorder.ts`, never on the request path.
  */
+import type { MediaUsage } from '../core/models.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface UsageEntry {
@@ -18,6 +19,8 @@ export interface UsageEntry {
   reasoningTokens: number;
   /** Media units (seconds, images, characters) for non-text operations. */
   units: number | null;
+  /** What a media call produced, per modality; null for text operations. */
+  media: MediaUsage | null;
   status: number;
   latencyMs: number;
   /** Unix seconds. */
@@ -59,6 +62,7 @@ interface UsageRow {
   cache_write_tokens: number;
   reasoning_tokens: number;
   units: number | null;
+  media: string | null;
   status: number;
   latency_ms: number;
   created_at: number;
@@ -81,6 +85,7 @@ function toRecord(row: UsageRow): UsageRecord {
     cacheWriteTokens: row.cache_write_tokens,
     reasoningTokens: row.reasoning_tokens,
     units: row.units,
+    media: row.media === null ? null : (JSON.parse(row.media) as MediaUsage),
     status: row.status,
     latencyMs: row.latency_ms,
     createdAt: row.created_at,
@@ -113,14 +118,19 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
   );
   CREATE INDEX IF NOT EXISTS usage_by_key ON usage_records (key_id, seq);
   CREATE INDEX IF NOT EXISTS usage_by_request ON usage_records (request_id)`);
+  // Databases made before media usage existed gain the column; their old rows read as null.
+  const columns = db.prepare('PRAGMA table_info(usage_records)').all() as Array<{ name: string }>;
+  if (!columns.some((column) => column.name === 'media')) {
+    db.exec('ALTER TABLE usage_records ADD COLUMN media TEXT');
+  }
 
   const insert = db.prepare(`INSERT INTO usage_records (request_id, key_id, operation, model_requested, model, provider,
-    input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, units, status, latency_ms, created_at)
+    input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at)
     VALUES (@requestId, @keyId, @operation, @modelRequested, @model, @provider, @inputTokens, @outputTokens,
-    @cachedInputTokens, @cacheWriteTokens, @reasoningTokens, @units, @status, @latencyMs, @createdAt)`);
+    @cachedInputTokens, @cacheWriteTokens, @reasoningTokens, @units, @media, @status, @latencyMs, @createdAt)`);
   const insertAll = db.transaction((entries: UsageEntry[]) => {
     for (const entry of entries) {
-      insert.run(entry);
+      insert.run({ ...entry, media: entry.media ? JSON.stringify(entry.media) : null });
     }
   });
 

@@ -5,6 +5,7 @@
  */
 import type { Response } from 'express';
 import type { Usage } from '../core/chat.js';
+import type { MediaUsage } from '../core/models.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
 export interface CallRecord {
@@ -14,6 +15,8 @@ export interface CallRecord {
   provider: string | null;
   usage: Usage | null;
   units: number | null;
+  /** What a media call produced; `units` holds its headline amount. */
+  media: MediaUsage | null;
   /** The route will call `complete` itself (streams). */
   defer(): void;
   /** Writes the usage record once; later calls do nothing. */
@@ -34,6 +37,7 @@ export function startCallRecord(res: Response, recorder: UsageRecorder, now: () 
     provider: null,
     usage: null,
     units: null,
+    media: null,
     defer() {
       deferred = true;
     },
@@ -60,6 +64,7 @@ export function startCallRecord(res: Response, recorder: UsageRecorder, now: () 
         cacheWriteTokens: record.usage?.cacheWriteTokens ?? 0,
         reasoningTokens: record.usage?.reasoningTokens ?? 0,
         units: record.units,
+        media: record.media,
         status,
         latencyMs: Math.max(0, Math.round(now() - startedAt)),
         createdAt: Math.floor(startedAt / 1000),

@@ -2,6 +2,10 @@
  * Builds a real app for tests: the real contract, in-memory SQLite, the built-in local model plus any
  * providers a test configures, and a logger whose lines the test can read. Nothing is shared between apps.
  */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { Express } from 'express';
 import { createApp } from '../../server/app.js';
@@ -11,7 +15,9 @@ import { buildRegistry } from '../../server/providers/build-registry.js';
 import type { ModelRegistry } from '../../server/providers/registry.js';
 import { loadSpec, type LoadedSpec } from '../../server/spec/load-spec.js';
 import { openDatabase, type SqliteDatabase } from '../../server/storage/database.js';
+import { createBlobStore, type BlobStore } from '../../server/storage/blob-store.js';
 import { createKeyStore, type KeyStore } from '../../server/storage/key-store.js';
+import { createMediaLinks } from '../../server/storage/media-links.js';
 import { createResponseStore } from '../../server/storage/response-store.js';
 import { createUsageStore } from '../../server/storage/usage-store.js';
 import { createUsageRecorder, type UsageRecorder } from '../../server/usage/usage-recorder.js';
@@ -26,6 +32,8 @@ export interface TestApp {
   usage: UsageRecorder;
   registry: ModelRegistry;
   db: SqliteDatabase;
+  /** Where media answered by URL is kept (a fresh temporary directory). */
+  blobs: BlobStore;
   /** Parsed JSON log lines written so far. */
   logs: Array<Record<string, unknown>>;
   shutdown: AbortController;
@@ -34,7 +42,7 @@ export interface TestApp {
 }
 
 export function createTestApp(
-  config: Partial<Pick<Config, 'providers' | 'models' | 'aliases' | 'routes' | 'maxBodyBytes'>> & {
+  config: Partial<Pick<Config, 'providers' | 'models' | 'aliases' | 'routes' | 'maxBodyBytes' | 'media' | 'mediaLinkTtlSeconds' | 'publicUrl'>> & {
     /** The app's clock (ms since the epoch), for usage timestamps and latencies; defaults to Date.now. */
     now?: () => number;
   } = {},
@@ -56,7 +64,11 @@ export function createTestApp(
   const keys = createKeyStore(db);
   const { key } = keys.create({ name: 'test' });
   const usage = createUsageRecorder(createUsageStore(db), { flushIntervalMs: 10 });
-  const registry = buildRegistry({ providers: config.providers ?? [], models: config.models ?? [], aliases: config.aliases ?? {}, routes: config.routes ?? [] }, logger);
+  const registry = buildRegistry(
+    { providers: config.providers ?? [], models: config.models ?? [], aliases: config.aliases ?? {}, routes: config.routes ?? [], media: config.media },
+    logger,
+  );
+  const blobs = createBlobStore(db, mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-')));
   const shutdown = new AbortController();
   const draining = new AbortController();
   const app = createApp({
@@ -65,11 +77,12 @@ export function createTestApp(
     usage,
     responses: createResponseStore(db),
     registry,
+    media: { blobs, links: createMediaLinks(randomBytes(32)), linkTtlSeconds: config.mediaLinkTtlSeconds ?? 3600, publicUrl: config.publicUrl },
     logger,
     maxBodyBytes: config.maxBodyBytes ?? 1024 * 1024,
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
     now: config.now,
   });
-  return { app, key, keys, usage, registry, db, logs, shutdown, draining };
+  return { app, key, keys, usage, registry, db, blobs, logs, shutdown, draining };
 }

@@ -1,0 +1,133 @@
+/**
+ * Stored bytes that outlive one answer (generated images and music behind signed links; next, uploaded files):
+ * each blob is one file in a directory under the data directory, its metadata one SQLite row. A blob is written
+ * to a temporary name and renamed into place before its row is inserted, so a reader never sees a half-written
+ * file; files left without a row by a crash are swept at start. Blobs with an expiry are deleted by `purge()`.
+ */
+import { randomBytes } from 'node:crypto';
+import { createReadStream, mkdirSync, readdirSync, type ReadStream } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { SqliteDatabase } from './database.js';
+
+export interface BlobMeta {
+  id: string;
+  mediaType: string;
+  size: number;
+  /** Unix seconds. */
+  createdAt: number;
+  /** Unix seconds; null keeps the blob until it is deleted. */
+  expiresAt: number | null;
+}
+
+export interface BlobStore {
+  put(bytes: Uint8Array, options: { prefix: string; mediaType: string; expiresAt: number | null; now?: number }): Promise<BlobMeta>;
+  get(id: string): BlobMeta | undefined;
+  /** The blob's bytes as a stream; undefined when it does not exist. */
+  open(id: string): ReadStream | undefined;
+  delete(id: string): Promise<boolean>;
+  /** Deletes every blob expired at `now` (unix seconds); returns how many. */
+  purge(now: number): Promise<number>;
+}
+
+interface BlobRow {
+  id: string;
+  media_type: string;
+  size: number;
+  created_at: number;
+  expires_at: number | null;
+}
+
+/** Ids are `<prefix>_` + 26 base62 characters: 150 random bits, and only characters safe in a file name and a URL. */
+function newId(prefix: string): string {
+  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const bytes = randomBytes(26);
+  let text = '';
+  for (const byte of bytes) {
+    text += alphabet[byte % 62];
+  }
+  return `${prefix}_${text}`;
+}
+
+const ID_PATTERN = /^[a-z]+_[0-9A-Za-z]{8,64}$/;
+
+function toMeta(row: BlobRow): BlobMeta {
+  return { id: row.id, mediaType: row.media_type, size: row.size, createdAt: row.created_at, expiresAt: row.expires_at };
+}
+
+export function createBlobStore(db: SqliteDatabase, directory: string): BlobStore {
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  db.exec(`CREATE TABLE IF NOT EXISTS blobs (
+    id TEXT PRIMARY KEY,
+    media_type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS blobs_by_expiry ON blobs (expires_at) WHERE expires_at IS NOT NULL`);
+  const insert = db.prepare('INSERT INTO blobs (id, media_type, size, created_at, expires_at) VALUES (@id, @mediaType, @size, @createdAt, @expiresAt)');
+  const select = db.prepare<[string], BlobRow>('SELECT * FROM blobs WHERE id = ?');
+  const remove = db.prepare('DELETE FROM blobs WHERE id = ?');
+  const expired = db.prepare<[number], { id: string }>('SELECT id FROM blobs WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000');
+  const fileOf = (id: string) => path.join(directory, id);
+
+  // Files without a row: a crash between the rename and the insert, or rows removed by hand.
+  const known = new Set((db.prepare('SELECT id FROM blobs').all() as Array<{ id: string }>).map((row) => row.id));
+  for (const name of readdirSync(directory)) {
+    if (!known.has(name)) {
+      void rm(path.join(directory, name), { force: true });
+    }
+  }
+
+  async function deleteIds(ids: string[]): Promise<void> {
+    for (const id of ids) {
+      remove.run(id); // the row first: once it is gone nobody is handed the file
+      await rm(fileOf(id), { force: true });
+    }
+  }
+
+  return {
+    async put(bytes, options) {
+      const meta: BlobMeta = {
+        id: newId(options.prefix),
+        mediaType: options.mediaType,
+        size: bytes.byteLength,
+        createdAt: Math.floor((options.now ?? Date.now()) / 1000),
+        expiresAt: options.expiresAt,
+      };
+      const temporary = path.join(directory, `.${meta.id}.partial`);
+      await writeFile(temporary, bytes, { mode: 0o600, flag: 'wx' });
+      await rename(temporary, fileOf(meta.id));
+      insert.run(meta);
+      return meta;
+    },
+    get(id) {
+      if (!ID_PATTERN.test(id)) {
+        return undefined;
+      }
+      const row = select.get(id);
+      return row ? toMeta(row) : undefined;
+    },
+    open(id) {
+      return this.get(id) ? createReadStream(fileOf(id)) : undefined;
+    },
+    async delete(id) {
+      if (!this.get(id)) {
+        return false;
+      }
+      await deleteIds([id]);
+      return true;
+    },
+    async purge(now) {
+      let total = 0;
+      for (;;) {
+        const ids = expired.all(now).map((row) => row.id);
+        if (ids.length === 0) {
+          return total;
+        }
+        await deleteIds(ids);
+        total += ids.length;
+      }
+    },
+  };
+}
