@@ -9,8 +9,8 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { authenticate, publicPaths } from './auth/authenticate.js';
 import { startCallRecord, UNKNOWN_OPERATION, type CallRecord } from './usage/call-record.js';
 import { accessLog } from './http/access-log.js';
-import { allowedValuesAt } from './http/allowed-values.js';
-import { errorHandler, nameAllowedValues } from './http/error-handler.js';
+import { allowedValuesAt, exclusiveFieldsAt } from './http/allowed-values.js';
+import { errorHandler, nameAllowedValues, nameExclusiveFields } from './http/error-handler.js';
 import { headAsGet } from './http/head-as-get.js';
 import { finiteQueryNumbers } from './http/finite-query.js';
 import { jsonDepthLimit } from './http/json-depth.js';
@@ -69,6 +69,7 @@ export function createApp(deps: AppDeps): Express {
       call.operation = operation.operationId;
     }
     nameAllowedValues(error, (path) => allowedValuesAt(deps.spec.document, operation, path));
+    nameExclusiveFields(error, (path) => exclusiveFieldsAt(deps.spec.document, operation, path));
     next((refusedBeforeHandler && req.is('multipart/form-data') && multipartError(error)) || error);
   }) satisfies ErrorRequestHandler);
   app.use(mcpBoundary(deps.spec.document));

@@ -38,8 +38,8 @@ function alternatives(document: OpenApiDocument, schema: unknown): Schema[] {
   return found;
 }
 
-/** `path` as the validator reports it (`/body/messages/0/role`); [] when the place cannot be found. */
-export function allowedValuesAt(document: OpenApiDocument, operation: unknown, path: string): unknown[] {
+/** The schemas that may apply at `path` as the validator reports it (`/body/messages/0/role`). */
+function schemasAt(document: OpenApiDocument, operation: unknown, path: string): Schema[] {
   const [where, ...segments] = path.split('/').filter(Boolean);
   const content = (operation as { requestBody?: { content?: Record<string, { schema?: unknown }> } } | undefined)?.requestBody?.content;
   if (where !== 'body' || !content) {
@@ -58,6 +58,26 @@ export function allowedValuesAt(document: OpenApiDocument, operation: unknown, p
     }
     schemas = next.flatMap((schema) => alternatives(document, schema));
   }
+  return schemas;
+}
+
+/** The values the contract allows at `path`; [] when the place cannot be found. */
+export function allowedValuesAt(document: OpenApiDocument, operation: unknown, path: string): unknown[] {
+  const schemas = schemasAt(document, operation, path);
   const values = schemas.flatMap((schema) => ('const' in schema ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : []));
   return [...new Set(values)];
+}
+
+/**
+ * The fields that may not be sent together at `path`: a schema's `not: { required: [a, b] }`, which the
+ * validator reports only as "must NOT be valid". [] when there is no such rule there.
+ */
+export function exclusiveFieldsAt(document: OpenApiDocument, operation: unknown, path: string): string[] {
+  for (const schema of schemasAt(document, operation, path)) {
+    const required = (schema.not as Schema | undefined)?.required;
+    if (Array.isArray(required) && required.length > 1 && required.every((name) => typeof name === 'string')) {
+      return required as string[];
+    }
+  }
+  return [];
 }

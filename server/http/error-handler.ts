@@ -49,6 +49,22 @@ export function nameAllowedValues(error: unknown, allowedAt: (path: string) => u
   }
 }
 
+/**
+ * Turns the validator's "must NOT be valid" for fields that exclude each other into a message naming them,
+ * with the last one as the error's `param`.
+ */
+export function nameExclusiveFields(error: unknown, exclusiveAt: (path: string) => string[]): void {
+  const first = isValidatorError(error) ? error.errors?.[0] : undefined;
+  if (first?.path && first.message === 'must NOT be valid') {
+    const fields = exclusiveAt(first.path);
+    if (fields.length > 1) {
+      const last = fields[fields.length - 1];
+      first.path = `${first.path}/${last}`;
+      first.message = `cannot be sent together with ${fields.slice(0, -1).map((name) => `\`${name}\``).join(', ')}: send only one of ${fields.map((name) => `\`${name}\``).join(', ')}`;
+    }
+  }
+}
+
 function isValidatorError(error: unknown): error is ValidatorError & { status: number } {
   return typeof error === 'object' && error !== null && Array.isArray((error as ValidatorError).errors) && typeof (error as ValidatorError).status === 'number';
 }

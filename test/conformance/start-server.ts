@@ -34,6 +34,7 @@ export async function startServer(config: Parameters<typeof createTestApp>[0] = 
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
       testApp.usage.close();
+      await testApp.registry.close();
       testApp.db.close();
     },
   };
