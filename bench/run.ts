@@ -6,7 +6,8 @@
  * a fixed concurrency and we read the gateway's own CPU time from /proc, so the numbers are the gateway's
  * CPU per request, not the load generator's. Scenarios: the upstream directly (baseline); a bare Express app
  * in its own process (the floor any Express service pays on this machine, so the gateway's cost can be read as
- * a multiple of it); chat JSON and SSE through the gateway (native passthrough); the built-in local model.
+ * a multiple of it); chat JSON and SSE through the gateway (native passthrough); the built-in local model; and
+ * the built-in media engines (bench/media.ts; BENCH_MEDIA=0 skips them).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { benchMedia } from './media.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -172,6 +174,12 @@ async function main(): Promise<void> {
   }
   console.log(`\n${DURATION_S}s per scenario, ${CONNECTIONS} connections, loopback, gateway in its own process\n`);
   console.table(rows);
+  if (process.env.BENCH_MEDIA !== '0') {
+    const sequential = Number(process.env.BENCH_MEDIA_CALLS ?? 10);
+    const concurrent = Number(process.env.BENCH_MEDIA_CONCURRENT ?? 8);
+    console.log(`\nbuilt-in media engines: ${sequential} calls one at a time, then ${concurrent} at once (pool: OMNIGATE_MEDIA_WORKERS, default 1 on 2 cores)\n`);
+    console.table(await benchMedia(base, KEY, { sequential, concurrent }));
+  }
   await gateway.stop();
   await floor.stop();
   upstream.close();
