@@ -2,9 +2,9 @@
  * Calls whose 2xx body is bytes (audio, video, stored files). openapi-fetch parses JSON unless told
  * otherwise, so each passes `parseAs: 'arrayBuffer'` and returns the bytes with their `Content-Type`.
  */
-import { REQUEST_ID_HEADER } from './omnigate-error.js';
+import { OmnigateError, REQUEST_ID_HEADER } from './omnigate-error.js';
 import type { CallOptions, RawClient } from './raw-client.js';
-import type { MusicGenerationRequest, SpeechRequest } from './types.js';
+import type { ImageGenerationRequest, MusicGenerationRequest, SpeechRequest } from './types.js';
 import { unwrap, type FetchResult } from './unwrap.js';
 
 export interface BinaryBody {
@@ -57,4 +57,52 @@ export async function downloadVideoContent(
       signal: options.signal,
     }),
   );
+}
+
+export interface GeneratedImages {
+  /** The image files, decoded from base64, in request order. */
+  images: Uint8Array[];
+  /** `png`, `jpeg` or `webp`. */
+  format: string;
+  /** `WIDTHxHEIGHT`. */
+  size: string;
+  revisedPrompts: Array<string | null>;
+  requestId: string | null;
+}
+
+/** Images as bytes: asks for `b64_json` and decodes it (for links, call `client.POST('/v1/images/generations', …)`). */
+export async function generateImages(
+  raw: RawClient,
+  body: Omit<ImageGenerationRequest, 'response_format'>,
+  options: CallOptions = {},
+): Promise<GeneratedImages> {
+  const result = await raw.POST('/v1/images/generations', { body: { ...body, response_format: 'b64_json' }, signal: options.signal });
+  const answer = unwrap(result);
+  return {
+    // atob rather than Buffer: the client also runs in browsers.
+    images: answer.data.map((item) => Uint8Array.from(atob(item.b64_json ?? ''), (char) => char.charCodeAt(0))),
+    format: answer.output_format ?? 'png',
+    size: answer.size ?? '',
+    revisedPrompts: answer.data.map((item) => item.revised_prompt),
+    requestId: result.response.headers.get(REQUEST_ID_HEADER),
+  };
+}
+
+/**
+ * The bytes behind a signed media link (`url` of an image or music answer). The link is its own credential, so
+ * no key is sent; an expired or tampered link throws `OmnigateError` (410 / 403).
+ */
+export async function downloadMedia(url: string, options: CallOptions & { fetch?: (request: Request) => Promise<Response> } = {}): Promise<BinaryBody> {
+  const response = await (options.fetch ?? fetch)(new Request(url, { signal: options.signal }));
+  const data = await response.arrayBuffer();
+  if (!response.ok) {
+    let body: unknown;
+    try {
+      body = JSON.parse(new TextDecoder().decode(data));
+    } catch {
+      body = undefined;
+    }
+    throw OmnigateError.fromResponse(response, body);
+  }
+  return { data, contentType: response.headers.get('content-type') ?? 'application/octet-stream', requestId: response.headers.get(REQUEST_ID_HEADER) };
 }

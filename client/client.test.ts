@@ -393,6 +393,32 @@ describe('binary helpers', () => {
     expect(received[0].url).toBe('/v1/music/generations');
   });
 
+  it('generateImages asks for base64 and hands back the decoded bytes', async () => {
+    handler = (_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-svc-request-id': REQUEST_ID });
+      res.end(JSON.stringify({ created: 1, data: [{ b64_json: bytes.toString('base64'), revised_prompt: null }], output_format: 'webp', size: '64x64' }));
+    };
+    const result = await client().generateImages({ prompt: 'a fox', size: '64x64' });
+    expect(JSON.parse(received[0].body.toString('utf8'))).toMatchObject({ prompt: 'a fox', response_format: 'b64_json' });
+    expect(Buffer.from(result.images[0]).equals(bytes)).toBe(true);
+    expect(result).toMatchObject({ format: 'webp', size: '64x64', revisedPrompts: [null], requestId: REQUEST_ID });
+  });
+
+  it('downloadMedia loads a signed link without sending the key, and throws the 410 of an expired one', async () => {
+    handler = (_request, res) => sendBytes(res, 'image/png');
+    const media = await client().downloadMedia(`${baseUrl}/v1/media/media_abcdefgh?expires=9&signature=abcdefghijklmnop`);
+    expect(Buffer.from(media.data).equals(bytes)).toBe(true);
+    expect(media.contentType).toBe('image/png');
+    expect(received[0].headers.authorization).toBeUndefined();
+    handler = (_request, res) => {
+      res.writeHead(410, { 'content-type': 'application/json', 'x-svc-request-id': REQUEST_ID });
+      res.end(JSON.stringify({ error: { message: 'This media link expired', type: 'invalid_request_error', param: null, code: 'link_expired' } }));
+    };
+    const failure = await client().downloadMedia(`${baseUrl}/v1/media/media_abcdefgh?expires=9&signature=abcdefghijklmnop`).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OmnigateError);
+    expect(failure).toMatchObject({ status: 410, code: 'link_expired', requestId: REQUEST_ID });
+  });
+
   it('downloadFile fetches /v1/files/{id}/content', async () => {
     handler = (_request, res) => sendBytes(res, 'application/pdf');
     const file = await client().downloadFile('file-01 A/B');

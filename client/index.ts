@@ -11,9 +11,9 @@
  */
 import createFetchClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
-import { createMusic, createSpeech, downloadFile, downloadVideoContent } from './binary.js';
+import { createMusic, createSpeech, downloadFile, downloadMedia, downloadVideoContent, generateImages } from './binary.js';
 import { countMessageTokens, createChatCompletion, createMessage, createResponse } from './json-calls.js';
-import type { RawClient } from './raw-client.js';
+import type { CallOptions, RawClient } from './raw-client.js';
 import { streamChatCompletion, streamMessage, streamResponse, streamSearchAnswer } from './streams.js';
 import { uploadFile } from './upload-file.js';
 import { waitForVideo } from './wait-for-video.js';
@@ -45,6 +45,9 @@ export interface OmnigateClient {
   streamResponse: Bound<typeof streamResponse>;
   streamMessage: Bound<typeof streamMessage>;
   streamSearchAnswer: Bound<typeof streamSearchAnswer>;
+  generateImages: Bound<typeof generateImages>;
+  /** The bytes behind a signed media link; sends no key (the link is its own credential). */
+  downloadMedia: (url: string, options?: CallOptions) => ReturnType<typeof downloadMedia>;
   createSpeech: Bound<typeof createSpeech>;
   createMusic: Bound<typeof createMusic>;
   downloadFile: Bound<typeof downloadFile>;
@@ -83,6 +86,8 @@ export function createClient(options: ClientOptions): OmnigateClient {
     streamResponse: (body, callOptions) => streamResponse(raw, body, callOptions),
     streamMessage: (body, callOptions) => streamMessage(raw, body, callOptions),
     streamSearchAnswer: (body, callOptions) => streamSearchAnswer(raw, body, callOptions),
+    generateImages: (body, callOptions) => generateImages(raw, body, callOptions),
+    downloadMedia: (url, callOptions) => downloadMedia(url, { ...callOptions, fetch: options.fetch }),
     createSpeech: (body, callOptions) => createSpeech(raw, body, callOptions),
     createMusic: (body, callOptions) => createMusic(raw, body, callOptions),
     downloadFile: (id, callOptions) => downloadFile(raw, id, callOptions),
@@ -95,7 +100,7 @@ export function createClient(options: ClientOptions): OmnigateClient {
 export { OmnigateError, REQUEST_ID_HEADER, type OmnigateErrorFields } from './omnigate-error.js';
 export { parseSse, type SseEvent } from './sse.js';
 export type { CallOptions, RawClient } from './raw-client.js';
-export type { BinaryBody, MusicAudioRequest, VideoContentVariant } from './binary.js';
+export type { BinaryBody, GeneratedImages, MusicAudioRequest, VideoContentVariant } from './binary.js';
 export type { NonStreamRequest } from './json-calls.js';
 export type { StreamRequest } from './streams.js';
 export type { UploadFileInput } from './upload-file.js';
