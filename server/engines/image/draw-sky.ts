@@ -1,8 +1,12 @@
 /** The sky layers of a scene, back to front: gradient, nebulae, stars, sun or moon, planet, clouds, birds. */
+import { mixColours } from './colour-mix.js';
 import { num, type SceneCanvas } from './scene-canvas.js';
 
 export function drawSkyGradient(canvas: SceneCanvas): string {
-  const [top, middle, bottom] = canvas.palette.stops;
+  const [top, ...lower] = canvas.palette.stops;
+  // The first colour named tints the lower sky, so "a red sky" or "purple dusk" shows at a glance.
+  const tint = canvas.reading.accents[0];
+  const [middle, bottom] = tint ? lower.map((stop) => mixColours(stop, tint, 0.4)) : lower;
   // The gradient ends at the horizon, so the brightest band sits where the land begins, as in a real sky.
   const end = Math.min(1, canvas.horizon / canvas.height);
   canvas.defs.push(

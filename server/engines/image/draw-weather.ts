@@ -53,9 +53,9 @@ export function drawSnowfall(canvas: SceneCanvas): string {
 export function drawAccentDiscs(canvas: SceneCanvas): string {
   const { random, unit, width, height, reading } = canvas;
   const parts: string[] = [];
-  for (let i = random.integer(5, 9); i > 0; i--) {
+  for (let i = random.integer(6, 10); i > 0; i--) {
     parts.push(
-      `<circle cx="${num(random.between(0, width))}" cy="${num(random.between(0, height))}" r="${num(unit * random.between(0.02, 0.06))}" fill="${random.pick(reading.accents)}" fill-opacity="${num(random.between(0.35, 0.6))}"/>`,
+      `<circle cx="${num(random.between(0, width))}" cy="${num(random.between(0, height))}" r="${num(unit * random.between(0.025, 0.07))}" fill="${random.pick(reading.accents)}" fill-opacity="${num(random.between(0.35, 0.6))}"/>`,
     );
   }
   return `<g id="accents">${parts.join('')}</g>`;
