@@ -85,8 +85,10 @@ function rollingBands(canvas: SceneCanvas, top: number, colours: readonly string
     const y = top + ((height - top) * index) / colours.length;
     const swell = (height - top) * random.between(0.05, 0.15);
     const rise = random.between(0.2, 0.8) * width;
+    // The back band meets the horizon at both edges, so no sliver of sky shows under the land.
+    const sag = index === 0 ? 0 : swell;
     parts.push(
-      `<path d="M0 ${num(y + swell * random.between(0, 1))}Q${num(rise)} ${num(y - swell)} ${width} ${num(y + swell * random.between(0, 1))}L${width} ${height}L0 ${height}Z" fill="${canvas.lit(colour)}"/>`,
+      `<path d="M0 ${num(y + sag * random.between(0, 1))}Q${num(rise)} ${num(y - swell)} ${width} ${num(y + sag * random.between(0, 1))}L${width} ${height}L0 ${height}Z" fill="${canvas.lit(colour)}"/>`,
     );
   });
   return `<g id="${id}">${parts.join('')}</g>`;

@@ -60,7 +60,9 @@ export function drawSun(canvas: SceneCanvas): string {
   const x = canvas.width * random.between(0.2, 0.8);
   // A sun sets and rises on the horizon; at midday it stands high.
   const low = canvas.reading.sky === 'sunset' || canvas.reading.sky === 'dawn';
-  const y = low ? horizon - radius * random.between(0.2, 1.6) : horizon * random.between(0.18, 0.4);
+  // Mountains would hide a low sun, so it sets above their peaks instead.
+  const ridge = canvas.reading.land.some((theme) => theme === 'mountain' || theme === 'snow') ? canvas.height * 0.3 : 0;
+  const y = low ? horizon - ridge - radius * random.between(0.2, 1.6) : horizon * random.between(0.18, 0.4);
   const glow = glowDefinition(canvas);
   return `<g id="sun"><circle cx="${num(x)}" cy="${num(y)}" r="${num(radius * 4)}" fill="${glow}"/><circle cx="${num(x)}" cy="${num(y)}" r="${num(radius)}" fill="${canvas.palette.body}"/></g>`;
 }
