@@ -3,7 +3,10 @@
  * ever renders images never loads the speech synthesiser or the 15 MB soundfont; the engine module keeps what it
  * loaded (compiled WebAssembly, the sound bank) for the worker's next job.
  */
+import type { RenderImageInput } from './image/render-image.js';
+
 export const mediaJobs = {
+  image: async (input: RenderImageInput) => (await import('./image/render-image.js')).renderImage(input),
 };
 
 export type MediaJobs = typeof mediaJobs;

@@ -1,0 +1,44 @@
+/**
+ * A small deterministic random source for drawing scenes: xorshift128 seeded from SHA-256 of a key, so the same
+ * key gives the same scene on every machine and Node version (Math.random cannot be seeded).
+ */
+import { createHash } from 'node:crypto';
+
+export interface SeededRandom {
+  /** A number in [0, 1). */
+  next(): number;
+  between(min: number, max: number): number;
+  /** An integer in [min, max], both included. */
+  integer(min: number, max: number): number;
+  pick<T>(items: readonly T[]): T;
+  chance(probability: number): boolean;
+}
+
+export function seededRandom(key: string): SeededRandom {
+  const digest = createHash('sha256').update(key).digest();
+  let a = digest.readUInt32LE(0);
+  let b = digest.readUInt32LE(4);
+  let c = digest.readUInt32LE(8);
+  let d = digest.readUInt32LE(12);
+  if ((a | b | c | d) === 0) {
+    a = 1; // xorshift's one fixed point: an all-zero state would only ever give zeros
+  }
+  const next = () => {
+    let t = d;
+    const s = a;
+    d = c;
+    c = b;
+    b = s;
+    t ^= t << 11;
+    t ^= t >>> 8;
+    a = (t ^ s ^ (s >>> 19)) >>> 0;
+    return a / 4_294_967_296;
+  };
+  return {
+    next,
+    between: (min, max) => min + (max - min) * next(),
+    integer: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    pick: (items) => items[Math.floor(next() * items.length)],
+    chance: (probability) => next() < probability,
+  };
+}
