@@ -4,6 +4,9 @@
  * adapters return, so the samples must be real files, not magic bytes.
  */
 import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import sharp from 'sharp';
 
@@ -26,8 +29,29 @@ const AUDIO_ARGUMENTS = {
 
 export type SampleAudioFormat = keyof typeof AUDIO_ARGUMENTS;
 
-export function sampleAudio(format: SampleAudioFormat, seconds: number): Promise<Uint8Array> {
-  const args = ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=24000:duration=${seconds}`, '-ac', '1', '-ar', format === 'opus' ? '48000' : '24000', ...AUDIO_ARGUMENTS[format], 'pipe:1'];
+/**
+ * Written to a pipe, as servers that stream their encoder's output do; `toFile` writes a seekable file
+ * instead, where ffmpeg goes back to fill in totals (FLAC's STREAMINFO sample count, WAV's sizes).
+ */
+export async function sampleAudio(format: SampleAudioFormat, seconds: number, toFile = false): Promise<Uint8Array> {
+  if (toFile) {
+    const directory = await mkdtemp(path.join(tmpdir(), 'omnigate-sample-'));
+    const file = path.join(directory, `sample.${format}`);
+    try {
+      await runFfmpeg(audioArguments(format, seconds, file));
+      return new Uint8Array(await readFile(file));
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  }
+  return runFfmpeg(audioArguments(format, seconds, 'pipe:1'));
+}
+
+function audioArguments(format: SampleAudioFormat, seconds: number, output: string): string[] {
+  return ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=24000:duration=${seconds}`, '-ac', '1', '-ar', format === 'opus' ? '48000' : '24000', ...AUDIO_ARGUMENTS[format], output];
+}
+
+function runFfmpeg(args: string[]): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     execFile(ffmpeg.path, args, { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
       if (error) {

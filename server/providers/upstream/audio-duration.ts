@@ -73,8 +73,11 @@ function wavSeconds(bytes: Uint8Array): number | undefined {
   return undefined;
 }
 
+/**
+ * STREAMINFO is always the first metadata block: 20 bits of sample rate, then 36 bits of total samples. A FLAC
+ * written to a pipe leaves the total at 0 (unknown): then the length is estimated by the caller.
+ */
 function flacSeconds(bytes: Uint8Array): number | undefined {
-  // STREAMINFO is always the first metadata block: 20 bits of sample rate, then 36 bits of total samples.
   if (bytes.length < 26 || (bytes[4]! & 0x7f) !== 0) {
     return undefined;
   }
@@ -124,7 +127,11 @@ function mp3Seconds(bytes: Uint8Array): number | undefined {
     const bitrate = (version === 3 ? MP3_BITRATES_V1 : MP3_BITRATES_V2)[bitrateIndex]! * 1000;
     const samples = version === 3 ? 1152 : 576;
     const padding = (b2 >> 1) & 0x01;
-    seconds += samples / sampleRate;
+    // LAME's first frame is a Xing/Info tag, silent metadata rather than audio.
+    const tag = frames === 0 ? ascii(bytes, at + 4, 40) : '';
+    if (!tag.includes('Xing') && !tag.includes('Info')) {
+      seconds += samples / sampleRate;
+    }
     frames += 1;
     at += Math.floor((samples / 8) * bitrate / sampleRate) + padding;
   }
