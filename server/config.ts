@@ -18,12 +18,47 @@ const providerBase = {
   headers: z.record(z.string(), z.string()).default({}),
 };
 
+/** A body field name, or `false` to leave that value out of the request. */
+const musicField = (name: string) => z.union([z.string().min(1), z.literal(false)]).default(name);
+
+/**
+ * Music from an OpenAI-compatible upstream (OpenAI has no music endpoint, so each server names things its own
+ * way): where to post, which body fields carry the call's values, and where the audio is in the answer —
+ * the body itself (`bytes`), base64 text at a JSON pointer (`base64`), or a URL at a JSON pointer (`url`,
+ * fetched by the gateway through its SSRF guard). See `providers/openai-compatible/music.ts`.
+ */
+const musicSchema = z.object({
+  path: z.string().startsWith('/').default('/music/generations'),
+  fields: z.object({
+    model: musicField('model'),
+    prompt: musicField('prompt'),
+    lyrics: musicField('lyrics'),
+    instrumental: musicField('instrumental'),
+    duration: musicField('duration'),
+    seed: musicField('seed'),
+    format: musicField('response_format'),
+  }).strict().default({
+    model: 'model', prompt: 'prompt', lyrics: 'lyrics', instrumental: 'instrumental', duration: 'duration', seed: 'seed', format: 'response_format',
+  }),
+  /** Constant fields sent with every call (e.g. `task: text2music`); the mapped fields win. */
+  body: z.record(z.string(), z.unknown()).default({}),
+  answer: z.enum(['bytes', 'base64', 'url']).default('bytes'),
+  /** RFC 6901 JSON pointer to the base64 text or the URL, e.g. `/data/0/b64_json`; required unless `answer: bytes`. */
+  pointer: z.string().regex(/^\//, 'a JSON pointer starts with /').optional(),
+  /** Where a JSON answer says how many seconds it made; otherwise they are read from the audio. */
+  duration_pointer: z.string().regex(/^\//, 'a JSON pointer starts with /').optional(),
+}).strict().refine((music) => music.answer === 'bytes' || music.pointer !== undefined, {
+  message: 'answer base64 and url need a pointer', path: ['pointer'],
+});
+
 const providerSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('openai-compatible'),
     ...providerBase,
     /** Whether the upstream serves `/responses` itself (OpenAI does; most local servers do not). */
     responses: z.enum(['native', 'translate']).default('translate'),
+    /** Set only for upstreams that offer music; without it the provider has no music models. */
+    music: musicSchema.optional(),
   }).strict(),
   z.object({
     type: z.literal('anthropic'),

@@ -46,3 +46,15 @@ export async function sendAnthropicSse(res: ServerResponse, text: string, pieceB
   await writeInPieces(res, text, pieceBytes > 0 ? pieceBytes : Math.max(1, Buffer.byteLength(text)));
   res.end();
 }
+
+/** A binary answer (images and audio an upstream serves), written in two pieces. */
+export async function sendBytes(res: ServerResponse, bytes: Uint8Array, contentType: string, status = 200): Promise<void> {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': String(bytes.length) });
+  const half = Math.floor(bytes.length / 2);
+  await writePieces(res, [bytes.subarray(0, half), bytes.subarray(half)]);
+  res.end();
+}
+
+export function sendRedirect(res: ServerResponse, location: string, status = 302): void {
+  res.writeHead(status, { location }).end();
+}

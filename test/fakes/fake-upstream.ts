@@ -34,6 +34,21 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
+/**
+ * A handler that answers by path (the query left out), as a server with several endpoints does: the media
+ * endpoints beside the files their answers point at. Unknown paths get a 404 with an OpenAI error body.
+ */
+export function byPath(routes: Record<string, FakeHandler>): FakeHandler {
+  return (request, res, req) => {
+    const route = routes[request.url.split('?')[0]!];
+    if (!route) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${request.url}` } }));
+      return;
+    }
+    return route(request, res, req);
+  };
+}
+
 function parseJson(text: string): unknown {
   try {
     return text ? (JSON.parse(text) as unknown) : undefined;
