@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,6 +36,8 @@ describe('loadConfig: environment', () => {
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 15_000,
       responseRetentionDays: 30,
+      media: { workers: Math.max(1, Math.min(2, availableParallelism() - 1)), queueLimit: 16, jobTimeoutMs: 120_000 },
+      mediaLinkTtlSeconds: 3600,
       providers: [],
       models: [],
       aliases: {},
@@ -43,6 +46,23 @@ describe('loadConfig: environment', () => {
       agentRoutes: true,
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads the media pool, link lifetime and public URL, and refuses bad values naming the variable', () => {
+    const config = loadConfig({
+      OMNIGATE_MEDIA_WORKERS: '3',
+      OMNIGATE_MEDIA_QUEUE: '0',
+      OMNIGATE_MEDIA_TIMEOUT_MS: '5000',
+      OMNIGATE_MEDIA_URL_TTL_SECONDS: '120',
+      OMNIGATE_PUBLIC_URL: 'https://gateway.example.com/',
+    });
+    expect(config.media).toEqual({ workers: 3, queueLimit: 0, jobTimeoutMs: 5000 });
+    expect(config.mediaLinkTtlSeconds).toBe(120);
+    expect(config.publicUrl).toBe('https://gateway.example.com');
+    expect(() => loadConfig({ OMNIGATE_MEDIA_WORKERS: '0' })).toThrow(/OMNIGATE_MEDIA_WORKERS/);
+    expect(() => loadConfig({ OMNIGATE_MEDIA_URL_TTL_SECONDS: '10' })).toThrow(/OMNIGATE_MEDIA_URL_TTL_SECONDS/);
+    expect(() => loadConfig({ OMNIGATE_PUBLIC_URL: 'ftp://x' })).toThrow(/OMNIGATE_PUBLIC_URL/);
+    expect(() => loadConfig({ OMNIGATE_PUBLIC_URL: 'not a url' })).toThrow(/OMNIGATE_PUBLIC_URL/);
   });
 
   it('reads PORT, HOST, OMNIGATE_DATA_DIR, LOG_LEVEL and the limits', () => {
