@@ -4,6 +4,9 @@
  * loaded (compiled WebAssembly, the sound bank) for the worker's next job.
  */
 export const mediaJobs = {
+  async music(input: import('./music/render-music.js').MusicJobInput) {
+    return (await import('./music/render-music.js')).renderMusic(input);
+  },
 };
 
 export type MediaJobs = typeof mediaJobs;

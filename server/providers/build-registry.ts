@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { agentRoutes } from './agent-routes.js';
 import { createAnthropicProvider } from './anthropic/index.js';
 import { createLocalChatModel, LOCAL_CHAT_MODEL_ID } from './local/chat.js';
+import { createLocalMusicModel } from './local/music.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
 import type { Provider } from '../core/models.js';
 import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from '../engines/media-pool.js';
@@ -25,9 +26,10 @@ export function builtInModels(): ModelEntry[] {
 export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS): Provider {
   const chat = createLocalChatModel();
   const pool = createMediaPool(media);
+  const music = createLocalMusicModel(pool);
   return {
     id: 'local',
-    models: { chat: () => chat },
+    models: { chat: () => chat, music: () => music },
     close: () => pool.close(),
   };
 }
