@@ -68,7 +68,7 @@ const GENRE_TRAITS: Record<Genre, GenreTraits> = {
 const GENRE_ORDER: Genre[] = ['lofi', 'edm', 'hiphop', 'rock', 'jazz', 'folk', 'classical', 'cinematic', 'ambient', 'pop'];
 
 const MOOD_WORDS: [Mood, RegExp][] = [
-  ['dark', /\b(dark|sinister|ominous|horror|creepy|eerie|menacing|night)\b/],
+  ['dark', /\b(dark|sinister|ominous|horror|creepy|eerie|menacing|haunted)\b/],
   ['sad', /\b(sad|melanchol\w*|sorrow\w*|grief|lonely|loneliness|heartbr\w*|tears?|cry\w*|mourn\w*|blue|longing|goodbye|lost)\b/],
   ['epic', /\b(epic|heroic|triumph\w*|majestic|battle|grand|anthem\w*)\b/],
   ['energetic', /\b(energetic|upbeat|fast|driving|intense|powerful|hype|party|exciting|aggressive)\b/],

@@ -1,8 +1,8 @@
 /**
  * `local:music`: the built-in composer. One generation holds one pool slot from the composition to the encoded
  * file: the worker composes and renders the PCM, then the audio encoder runs under the same slot. There is no
- * singing voice, so the piece is always instrumental and the lyrics only tip the mood (`instrumental` changes
- * nothing here).
+ * singing voice, so the piece is always instrumental and the lyrics only tip the mood; a caller who asked for
+ * a sung piece is told so through a call warning rather than refused.
  */
 import type { CallContext } from '../../core/call-context.js';
 import type { MusicCallOptions, MusicModel } from '../../core/models.js';
@@ -15,6 +15,9 @@ export function createLocalMusicModel(pool: MediaPool): MusicModel {
     provider: 'local',
     modelId: 'music',
     compose(options: MusicCallOptions, context: CallContext) {
+      if (options.lyrics && !options.instrumental) {
+        context.warn({ field: 'lyrics', reason: 'local:music has no singing voice: the piece is instrumental and the lyrics only set its mood' });
+      }
       return pool.use(context.signal, async (slot) => {
         const pcm = await slot.run('music', {
           prompt: options.prompt,
