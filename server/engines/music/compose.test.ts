@@ -126,3 +126,14 @@ describe('formOf', () => {
     expect(sections.reduce((sum, section) => sum + section.bars, 0)).toBe(bars);
   });
 });
+
+describe('the longest piece', () => {
+  it('fills 300 s at a fast tempo with sections and ends on time', () => {
+    const plan = planFromWords('fast edm, 176 bpm');
+    const song = composeSong(plan, 300, 99);
+    expect(song.endTick).toBe(300 * 176 * 8);
+    expect(song.sections.length).toBeGreaterThan(20);
+    const drums = notesOf(song, 'drums');
+    expect(drums[drums.length - 1].tick).toBeGreaterThan(song.endTick - 4 * 4 * TICKS_PER_BEAT);
+  });
+});

@@ -5,7 +5,7 @@ describe('planFromWords', () => {
   it.each<[string, string | undefined, Partial<MusicPlan>]>([
     ['Upbeat piano pop with strings, 128 BPM, bright and hopeful', undefined, { genre: 'pop', tempo: 128, mode: 'major', lead: 'piano', harmony: 'strings', drums: true, bass: true }],
     ['solo piano, slow and melancholic', undefined, { lead: 'piano', harmony: 'piano', drums: false, bass: false, mode: 'minor' }],
-    ['ambient drone for meditation', undefined, { genre: 'ambient', lead: 'pad', drums: false }],
+    ['ambient drone for meditation', undefined, { genre: 'ambient', lead: 'piano', harmony: 'pad', drums: false }],
     ['dark synthwave at 100 bpm', undefined, { genre: 'edm', tempo: 100, mode: 'minor', mood: 'dark', lead: 'synth', drums: true }],
     ['lofi hip hop beats to study to', undefined, { genre: 'lofi', lead: 'electric-piano', drums: true }],
     ['energetic rock anthem with electric guitar', undefined, { genre: 'rock', lead: 'electric-guitar', drums: true, mode: 'major' }],
@@ -13,6 +13,7 @@ describe('planFromWords', () => {
     ['acoustic folk song in D major', undefined, { genre: 'folk', keyRoot: 2, mode: 'major', lead: 'guitar' }],
     ['classical string quartet in F# minor', undefined, { genre: 'classical', keyRoot: 6, mode: 'minor', lead: 'strings', drums: false }],
     ['pop song, no drums, flute', undefined, { lead: 'flute', drums: false }],
+    ['rock anthem with a guitar solo', undefined, { genre: 'rock', drums: true, bass: true }],
     ['', '[Verse]\nTears on my pillow, lonely night', { mode: 'minor', mood: 'sad' }],
     ['', '[Chorus]\nSunny days, we smile and dance', { mood: 'happy', mode: 'major' }],
   ])('%s / %s', (prompt, lyrics, expected) => {

@@ -51,7 +51,10 @@ interface GenreTraits {
   drums: boolean;
 }
 
-/** In order of precedence: the first genre whose words appear wins ("ambient lofi" is lofi). */
+/**
+ * What each genre brings when the prompt names no instruments or tempo. Ambient's tune is a sparse piano over
+ * the pad: a slow-attack pad cannot carry a melody.
+ */
 const GENRE_TRAITS: Record<Genre, GenreTraits> = {
   lofi: { words: /\b(lo-?fi|chillhop|study beats?)\b/, tempo: 80, lead: 'electric-piano', harmony: 'electric-piano', drums: true },
   edm: { words: /\b(edm|house|techno|trance|dance|club|electronic|synthwave|dubstep|rave)\b/, tempo: 128, lead: 'synth', harmony: 'pad', drums: true },
@@ -61,10 +64,11 @@ const GENRE_TRAITS: Record<Genre, GenreTraits> = {
   folk: { words: /\b(folk|country|acoustic|bluegrass|campfire)\b/, tempo: 100, lead: 'guitar', harmony: 'guitar', drums: true },
   classical: { words: /\b(classical|baroque|orchestral|orchestra|symphon\w*|sonata|chamber|waltz|nocturne)\b/, tempo: 92, lead: 'strings', harmony: 'strings', drums: false },
   cinematic: { words: /\b(cinematic|film score|soundtrack|trailer|epic)\b/, tempo: 96, lead: 'strings', harmony: 'strings', drums: true },
-  ambient: { words: /\b(ambient|drone|meditat\w*|atmospheric|new age|spa)\b/, tempo: 68, lead: 'pad', harmony: 'pad', drums: false },
+  ambient: { words: /\b(ambient|drone|meditat\w*|atmospheric|new age|spa)\b/, tempo: 68, lead: 'piano', harmony: 'pad', drums: false },
   pop: { words: /\bpop\b/, tempo: 108, lead: 'piano', harmony: 'strings', drums: true },
 };
 
+/** In order of precedence: the first genre whose words appear wins ("ambient lofi" is lofi). */
 const GENRE_ORDER: Genre[] = ['lofi', 'edm', 'hiphop', 'rock', 'jazz', 'folk', 'classical', 'cinematic', 'ambient', 'pop'];
 
 const MOOD_WORDS: [Mood, RegExp][] = [
@@ -139,7 +143,8 @@ export function planFromWords(prompt: string, lyrics?: string): MusicPlan {
   const lead = instruments[0] ?? traits.lead;
   const harmony = instruments[1] ?? traits.harmony;
 
-  const solo = /\bsolo\b/.test(text);
+  // "solo piano" is one instrument alone; "a guitar solo" is a band with a solo in it.
+  const solo = /\bsolo (piano|guitar|violin|cello|flute|organ|harp|strings)\b|\bunaccompanied\b|\b(piano|guitar) only\b/.test(text);
   const noDrums = /\b(no drums|without drums|drumless|no percussion|a cappella)\b/.test(text);
   const wantsDrums = /\b(drums?|beats?|percussion|groove)\b/.test(text) && !noDrums;
   // A calm pop prompt ("gentle piano and strings") reads as a ballad without a kit unless it asks for one.

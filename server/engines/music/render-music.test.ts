@@ -68,6 +68,11 @@ describe('renderMusic', () => {
     expect(sha256(await renderMusic({ ...unseeded, lyrics: 'tears' }))).not.toBe(sha256(await renderMusic(unseeded)));
   });
 
+  it('composes from lyrics alone, as a mood hint', async () => {
+    const pcm = await renderMusic({ prompt: '', lyrics: '[Verse]\nSunny days, we smile and dance', durationSeconds: 2 });
+    expect(levels(pcm.samples).rms).toBeGreaterThan(-32);
+  });
+
   it.each([
     [{ prompt: 'pop', durationSeconds: 0.5 }, 'duration'],
     [{ prompt: 'pop', durationSeconds: 301 }, 'duration'],

@@ -78,6 +78,9 @@ export async function renderMusic(input: MusicJobInput): Promise<Pcm> {
   synth.soundBankManager.addSoundBank(await loadSoundBank(), 'main');
   await synth.processorInitialized;
   const sequencer = new SpessaSynthSequencer(synth);
+  // Play the song as composed: from tick 0 (not from its first note) and once.
+  sequencer.skipToFirstNoteOn = false;
+  sequencer.loopCount = 0;
   sequencer.loadNewSongList([midi]);
   sequencer.play();
 
