@@ -189,7 +189,7 @@ function rhythmPool(plan: MusicPlan): readonly (readonly number[])[] {
 function makeMotif(plan: MusicPlan, random: Random): Motif {
   const pool = rhythmPool(plan);
   const rhythms = [random.pick(pool), random.pick(pool)];
-  const moves = Array.from({ length: 16 }, () => random.pick([-2, -1, -1, 0, 1, 1, 2, 3]));
+  const moves = Array.from({ length: 16 }, () => random.pick([-2, -1, -1, 0, 1, 1, 2]));
   return { rhythms, moves };
 }
 
@@ -275,7 +275,7 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
     const intensity = intensityOf(section.name);
     const loud = section.name === 'chorus' ? 1 : section.name === 'bridge' ? 0.9 : section.name === 'intro' ? 0.75 : 0.85;
     // The chorus sits higher; the bridge lower; the intro leaves the tune to the chords.
-    const register = section.name === 'chorus' ? 4 : section.name === 'bridge' ? 1 : 2;
+    const register = section.name === 'chorus' ? 5 : section.name === 'bridge' ? 1 : 2;
     melodyIndex = register;
 
     for (let bar = 0; bar < section.bars; bar += 1) {
@@ -315,9 +315,10 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
             }
             target = best;
           }
-          // Keep the tune in about an octave and a half around its register.
-          while (target > register + 7) target -= 2;
-          while (target < register - 4) target += 2;
+          // Keep the tune within an octave or so of its register, moving by octaves so a chord tone
+          // stays a chord tone.
+          while (target > register + 5) target -= 7;
+          while (target < register - 3) target += 7;
           melodyIndex = target;
           const phraseEnd = lastOfSection && noteIndex === rhythm.length - 1;
           if (phraseEnd) {
