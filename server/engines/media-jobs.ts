@@ -4,9 +4,11 @@
  * loaded (compiled WebAssembly, the sound bank) for the worker's next job.
  */
 import type { RenderImageInput } from './image/render-image.js';
+import type { MusicJobInput } from './music/render-music.js';
 
 export const mediaJobs = {
   image: async (input: RenderImageInput) => (await import('./image/render-image.js')).renderImage(input),
+  music: async (input: MusicJobInput) => (await import('./music/render-music.js')).renderMusic(input),
 };
 
 export type MediaJobs = typeof mediaJobs;

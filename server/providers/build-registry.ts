@@ -8,6 +8,7 @@ import { agentRoutes } from './agent-routes.js';
 import { createAnthropicProvider } from './anthropic/index.js';
 import { createLocalChatModel, LOCAL_CHAT_MODEL_ID } from './local/chat.js';
 import { createLocalImageModel } from './local/image.js';
+import { createLocalMusicModel } from './local/music.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
 import type { Provider } from '../core/models.js';
 import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from '../engines/media-pool.js';
@@ -33,9 +34,10 @@ export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS)
   const chat = createLocalChatModel();
   const pool = createMediaPool(media);
   const image = createLocalImageModel(pool);
+  const music = createLocalMusicModel(pool);
   return {
     id: 'local',
-    models: { chat: () => chat, image: () => image },
+    models: { chat: () => chat, image: () => image, music: () => music },
     close: () => pool.close(),
   };
 }
