@@ -21,6 +21,12 @@ const LOCAL_CHAT = {
   aliases: ['local-chat', 'reference'],
   provider: 'local',
 };
+/** The built-in media models, listed after local:chat. */
+const LOCAL_MEDIA = [
+  { id: 'local:image', object: 'model', created: 1767225600, owned_by: 'local', type: 'image', aliases: ['local-image'], provider: 'local' },
+  { id: 'local:speech', object: 'model', created: 1767225600, owned_by: 'local', type: 'speech', aliases: ['local:tts', 'local-speech'], provider: 'local' },
+  { id: 'local:music', object: 'model', created: 1767225600, owned_by: 'local', type: 'music', aliases: ['local-music'], provider: 'local' },
+];
 
 /** The routes Omnigate adds for coding agents' own model names when no other rule matched (agent_routes). */
 const AGENT_ROUTES = [
@@ -49,13 +55,13 @@ async function withUpstream(run: (upstream: FakeUpstream) => Promise<void>): Pro
 }
 
 describe('GET /v1/models', () => {
-  it('lists the built-in reference model local:chat with its aliases', async () => {
+  it('lists the built-in reference model local:chat and the built-in media models with their aliases', async () => {
     const { app, key } = createTestApp();
     const res = await request(app).get('/v1/models').set('authorization', `Bearer ${key}`);
     expect(res.status).toBe(200);
     expectRequestId(res);
     assertMatchesSchema('ModelList', res.body);
-    expect(res.body).toEqual({ object: 'list', data: [LOCAL_CHAT], routes: AGENT_ROUTES });
+    expect(res.body).toEqual({ object: 'list', data: [LOCAL_CHAT, ...LOCAL_MEDIA], routes: AGENT_ROUTES });
   });
 
   it('lists configured models, aliases and routing rules, user rules first', async () => {
@@ -74,6 +80,7 @@ describe('GET /v1/models', () => {
         object: 'list',
         data: [
           LOCAL_CHAT,
+          ...LOCAL_MEDIA,
           { id: 'fake:gpt-4o-mini', object: 'model', created: 0, owned_by: 'fake', type: 'chat', aliases: ['fast', 'mini'], provider: 'fake' },
           { id: 'house-model', object: 'model', created: 0, owned_by: 'fake', type: 'chat', aliases: [], provider: 'fake' },
         ],
