@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { agentRoutes } from './agent-routes.js';
 import { createAnthropicProvider } from './anthropic/index.js';
 import { createLocalChatModel, LOCAL_CHAT_MODEL_ID } from './local/chat.js';
+import { createLocalSpeechModel, LOCAL_SPEECH_MODEL_ID } from './local/speech.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
 import type { Provider } from '../core/models.js';
 import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from '../engines/media-pool.js';
@@ -14,7 +15,10 @@ import { createModelRegistry, type ModelEntry, type ModelRegistry } from './regi
 
 /** The built-in models, always present. */
 export function builtInModels(): ModelEntry[] {
-  return [{ id: LOCAL_CHAT_MODEL_ID, type: 'chat', provider: 'local', upstreamModel: 'chat', aliases: ['local-chat', 'reference'], created: 1767225600 }];
+  return [
+    { id: LOCAL_CHAT_MODEL_ID, type: 'chat', provider: 'local', upstreamModel: 'chat', aliases: ['local-chat', 'reference'], created: 1767225600 },
+    { id: LOCAL_SPEECH_MODEL_ID, type: 'speech', provider: 'local', upstreamModel: 'speech', aliases: ['local:tts'], created: 1767225600 },
+  ];
 }
 
 /**
@@ -25,10 +29,14 @@ export function builtInModels(): ModelEntry[] {
 export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS): Provider {
   const chat = createLocalChatModel();
   const pool = createMediaPool(media);
+  const speech = createLocalSpeechModel(pool);
   return {
     id: 'local',
-    models: { chat: () => chat },
-    close: () => pool.close(),
+    models: { chat: () => chat, speech: () => speech },
+    close: () => {
+      speech.close();
+      return pool.close();
+    },
   };
 }
 
