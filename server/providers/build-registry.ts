@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { agentRoutes } from './agent-routes.js';
 import { createAnthropicProvider } from './anthropic/index.js';
 import { createLocalChatModel, LOCAL_CHAT_MODEL_ID } from './local/chat.js';
-import { createLocalSpeechModel, LOCAL_SPEECH_MODEL_ID } from './local/speech.js';
+import { createLocalSpeechModel } from './local/speech.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
 import type { Provider } from '../core/models.js';
 import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from '../engines/media-pool.js';
@@ -15,10 +15,7 @@ import { createModelRegistry, type ModelEntry, type ModelRegistry } from './regi
 
 /** The built-in models, always present. */
 export function builtInModels(): ModelEntry[] {
-  return [
-    { id: LOCAL_CHAT_MODEL_ID, type: 'chat', provider: 'local', upstreamModel: 'chat', aliases: ['local-chat', 'reference'], created: 1767225600 },
-    { id: LOCAL_SPEECH_MODEL_ID, type: 'speech', provider: 'local', upstreamModel: 'speech', aliases: ['local:tts'], created: 1767225600 },
-  ];
+  return [{ id: LOCAL_CHAT_MODEL_ID, type: 'chat', provider: 'local', upstreamModel: 'chat', aliases: ['local-chat', 'reference'], created: 1767225600 }];
 }
 
 /**
