@@ -96,12 +96,19 @@ export function createEspeakProcess(options: { idleMs?: number } = {}): EspeakPr
     };
     child.on('error', (error) => exited(`failed to start (${error.message})`));
     child.on('exit', (code, signal) => exited(`exited (${signal ?? `code ${code}`})`));
-    // An idle warm child must not keep the server (or a test run) alive; the call in flight holds the loop anyway.
-    child.unref();
-    (child.stdout as unknown as Socket).unref();
-    (child.stderr as unknown as Socket).unref();
-    (child.stdin as unknown as Socket).unref();
+    hold(running, false);
     return running;
+  }
+
+  /** A warm child waiting for work must not keep the process alive; one with a call in flight must. */
+  function hold(running: Running, busy: boolean): void {
+    for (const handle of [running.child, running.child.stdout, running.child.stderr, running.child.stdin] as unknown as Socket[]) {
+      if (busy) {
+        handle.ref();
+      } else {
+        handle.unref();
+      }
+    }
   }
 
   function stop(running: Running | undefined): void {
@@ -116,6 +123,7 @@ export function createEspeakProcess(options: { idleMs?: number } = {}): EspeakPr
     clearTimeout(idleTimer);
     const running = (current ??= start());
     const id = nextId++;
+    hold(running, true);
     try {
       return await new Promise<Pcm>((resolve, reject) => {
         const onAbort = () => {
@@ -153,6 +161,7 @@ export function createEspeakProcess(options: { idleMs?: number } = {}): EspeakPr
         );
       });
     } finally {
+      hold(running, false);
       if (current) {
         const idle = current;
         idleTimer = setTimeout(() => {
