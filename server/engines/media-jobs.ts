@@ -3,12 +3,19 @@
  * ever renders images never loads the speech synthesiser or the 15 MB soundfont; the engine module keeps what it
  * loaded (compiled WebAssembly, the sound bank) for the worker's next job.
  */
+import type { Pcm } from './audio/pcm.js';
 import type { RenderImageInput } from './image/render-image.js';
 import type { MusicJobInput } from './music/render-music.js';
+import type { FliteInput } from './speech/flite.js';
 
 export const mediaJobs = {
   image: async (input: RenderImageInput) => (await import('./image/render-image.js')).renderImage(input),
   music: async (input: MusicJobInput) => (await import('./music/render-music.js')).renderMusic(input),
+  speech: async (input: FliteInput): Promise<Pcm> => (await import('./speech/flite.js')).synthesizeWithFlite(input),
+  /** The pure-JS MP3 encoder, for platforms without the ffmpeg binary. */
+  mp3: async (input: { pcm: Pcm; kbps: number }): Promise<{ mp3: Uint8Array }> => ({
+    mp3: (await import('./audio/mp3-lame.js')).encodeMp3WithLame(input.pcm, input.kbps),
+  }),
 };
 
 export type MediaJobs = typeof mediaJobs;

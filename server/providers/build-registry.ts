@@ -9,6 +9,7 @@ import { createAnthropicProvider } from './anthropic/index.js';
 import { createLocalChatModel, LOCAL_CHAT_MODEL_ID } from './local/chat.js';
 import { createLocalImageModel } from './local/image.js';
 import { createLocalMusicModel } from './local/music.js';
+import { createLocalSpeechModel } from './local/speech.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
 import type { Provider } from '../core/models.js';
 import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from '../engines/media-pool.js';
@@ -35,10 +36,14 @@ export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS)
   const pool = createMediaPool(media);
   const image = createLocalImageModel(pool);
   const music = createLocalMusicModel(pool);
+  const speech = createLocalSpeechModel(pool);
   return {
     id: 'local',
-    models: { chat: () => chat, image: () => image, music: () => music },
-    close: () => pool.close(),
+    models: { chat: () => chat, image: () => image, music: () => music, speech: () => speech },
+    close: () => {
+      speech.close();
+      return pool.close();
+    },
   };
 }
 
