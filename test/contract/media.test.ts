@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectRequestId } from '../helpers/contract-assertions.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
-import { imageKind, pngSize, probeAudio, wavInfo } from '../helpers/probe-media.js';
+import { probeAudio } from '../helpers/probe-audio.js';
+import { imageKind, pngSize, wavInfo } from '../helpers/probe-media.js';
 import { startServer } from '../conformance/start-server.js';
 
 const T0 = 1_767_225_600_000;
@@ -155,10 +156,10 @@ describe('POST /v1/audio/speech', () => {
     );
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe(types[format]);
-    const probe = await probeAudio(res.body, { rawPcm: format === 'pcm' });
+    const probe = await probeAudio(res.body, format);
     expect(probe.codec).toBe(codecs[format]);
-    expect(probe.seconds).toBeGreaterThan(0.8);
-    expect(probe.seconds).toBeLessThan(4);
+    expect(probe.decodedSeconds).toBeGreaterThan(0.8);
+    expect(probe.decodedSeconds).toBeLessThan(4);
     if (format === 'pcm') {
       expect(res.body.length % 2).toBe(0);
     }
@@ -194,10 +195,10 @@ describe('POST /v1/music/generations', () => {
       );
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe(type);
-      const probe = await probeAudio(res.body);
+      const probe = await probeAudio(res.body, format);
       expect(probe.codec).toBe(codec);
-      expect(probe.seconds).toBeGreaterThan(2.9);
-      expect(probe.seconds).toBeLessThan(3.2);
+      expect(probe.decodedSeconds).toBeGreaterThan(2.9);
+      expect(probe.decodedSeconds).toBeLessThan(3.2);
     }
   });
 
@@ -206,14 +207,14 @@ describe('POST /v1/music/generations', () => {
     const b64 = await request(made.app).post('/v1/music/generations').set('authorization', `Bearer ${made.key}`).send({ prompt: 'upbeat rock', duration: 2, response_format: 'b64_json' });
     expect(b64.status).toBe(200);
     expect(b64.body.data[0]).toMatchObject({ format: 'mp3', duration: 2 });
-    expect((await probeAudio(Buffer.from(b64.body.data[0].b64_json, 'base64'))).codec).toBe('mp3');
+    expect((await probeAudio(Buffer.from(b64.body.data[0].b64_json, 'base64'), 'mp3')).codec).toBe('mp3');
     const record = await usageOf(made, expectRequestId(b64));
     expect(record).toMatchObject({ operation: 'createMusic', model: 'local:music', units: 2, media: { seconds: 2 } });
     const linked = await request(made.app).post('/v1/music/generations').set('authorization', `Bearer ${made.key}`).send({ lyrics: '[Verse]\nsad rain at night', duration: 2, response_format: 'url' });
     const url = new URL(linked.body.data[0].url);
     const audio = await binary(request(made.app).get(url.pathname + url.search));
     expect(audio.headers['content-type']).toBe('audio/mpeg');
-    expect((await probeAudio(audio.body)).seconds).toBeGreaterThan(1.9);
+    expect((await probeAudio(audio.body, 'mp3')).decodedSeconds).toBeGreaterThan(1.9);
   });
 });
 

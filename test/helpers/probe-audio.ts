@@ -19,6 +19,7 @@ export interface AudioProbe {
   decodedSeconds: number;
 }
 
+/** `extension` names the container for ffmpeg; `pcm` is read as OpenAI's raw format (s16le mono 24 kHz). */
 export async function probeAudio(file: Uint8Array, extension: string): Promise<AudioProbe> {
   const ffmpeg = ffmpegPath();
   if (!ffmpeg) {
@@ -29,7 +30,8 @@ export async function probeAudio(file: Uint8Array, extension: string): Promise<A
     const path = join(directory, `audio.${extension}`);
     await writeFile(path, file);
     const { stdout, stderr } = await new Promise<{ stdout: Buffer; stderr: string }>((resolve, reject) => {
-      execFile(ffmpeg, ['-hide_banner', '-i', path, '-f', 's16le', '-ac', '1', '-ar', '8000', 'pipe:1'], { encoding: 'buffer', maxBuffer: 64 << 20 }, (error, out, err) =>
+      const raw = extension === 'pcm' ? ['-f', 's16le', '-ar', '24000', '-ac', '1'] : [];
+      execFile(ffmpeg, ['-hide_banner', ...raw, '-i', path, '-f', 's16le', '-ac', '1', '-ar', '8000', 'pipe:1'], { encoding: 'buffer', maxBuffer: 64 << 20 }, (error, out, err) =>
         error ? reject(new Error(`${error.message}\n${err.toString()}`)) : resolve({ stdout: out, stderr: err.toString() }),
       );
     });

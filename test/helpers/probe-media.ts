@@ -1,17 +1,7 @@
 /**
- * Decodes what a media answer holds instead of counting its bytes: PNG/JPEG/WebP dimensions from their headers,
- * WAV from its RIFF header, and any audio through the ffmpeg binary the server itself ships (`-i` decodes the
- * whole stream to nowhere and reports duration, codec and sample rate).
+ * Reads what an image or WAV answer holds instead of counting its bytes: PNG/JPEG/WebP kind and PNG dimensions
+ * from their headers, WAV from its RIFF header. Other audio is decoded by `probe-audio.ts`.
  */
-import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { promisify } from 'node:util';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-
-const ffmpegPath = (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
-const run = promisify(execFile);
 
 export function pngSize(bytes: Uint8Array): { width: number; height: number } {
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -64,26 +54,4 @@ export function wavInfo(bytes: Uint8Array): WavInfo {
     offset += 8 + size + (size % 2);
   }
   throw new Error('WAV without fmt/data chunks');
-}
-
-export interface AudioProbe {
-  seconds: number;
-  codec: string;
-  sampleRate: number;
-}
-
-/** Decodes the whole file with ffmpeg; throws when ffmpeg cannot. `rawPcm` reads bytes as s16le mono 24 kHz. */
-export async function probeAudio(bytes: Uint8Array, options: { rawPcm?: boolean } = {}): Promise<AudioProbe> {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'omnigate-probe-')), 'audio');
-  writeFileSync(file, bytes);
-  const input = options.rawPcm ? ['-f', 's16le', '-ar', '24000', '-ac', '1'] : [];
-  const { stderr } = await run(ffmpegPath, ['-hide_banner', '-nostdin', ...input, '-i', file, '-f', 'null', '-'], { maxBuffer: 8 * 1024 * 1024 });
-  const stream = /Stream #0:0[^:]*: Audio: (\w+)[^,]*, (\d+) Hz/.exec(stderr);
-  // The decoded length (`time=` of the last progress line) is exact; the header's Duration can be an estimate.
-  const times = [...stderr.matchAll(/time=(\d+):(\d+):(\d+\.\d+)/g)];
-  const last = times[times.length - 1];
-  if (!stream || !last) {
-    throw new Error(`ffmpeg could not decode the audio:\n${stderr.slice(-2000)}`);
-  }
-  return { codec: stream[1], sampleRate: Number(stream[2]), seconds: Number(last[1]) * 3600 + Number(last[2]) * 60 + Number(last[3]) };
 }
