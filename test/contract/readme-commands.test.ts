@@ -10,6 +10,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfigFile } from '../../server/config.js';
+import { probeAudio } from '../helpers/probe-audio.js';
 import { dataDir, killServers, ROOT, startServer, type Started } from '../helpers/spawn-server.js';
 
 const NOT_RUN_HERE: Record<string, string> = {
@@ -51,11 +53,13 @@ function readmeCommands(): Command[] {
 
 let server: Started;
 let configFile: string;
+let outputDir: string;
 const state = { lastKeyId: '' };
 
 beforeAll(async () => {
   const dir = dataDir();
   configFile = path.join(dir, 'omnigate.yaml');
+  outputDir = dir;
   writeFileSync(configFile, 'aliases:\n  fast: local:chat\n');
   server = await startServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: KEY });
 }, 120_000);
@@ -69,6 +73,8 @@ function PLACEHOLDERS(text: string): string {
     .replaceAll('og-…', KEY)
     .replaceAll('key_3f9a…', state.lastKeyId)
     .replaceAll(' omnigate.yaml', ` ${configFile}`)
+    // Files a command writes (`-o hello.mp3`) go to the test's own directory, not the checkout.
+    .replace(/ -o (?!\/)(\S+)/, (_match, file: string) => ` -o ${path.join(outputDir, file)}`)
     .replace(/^curl /, 'curl --fail-with-body --max-time 30 ');
 }
 
@@ -79,6 +85,17 @@ function run(text: string, env: NodeJS.ProcessEnv): Promise<{ code: number; outp
     });
   });
 }
+
+describe('README configuration examples', () => {
+  it('parses every YAML example as a configuration file', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const examples = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]);
+    expect(examples.length).toBeGreaterThanOrEqual(2);
+    for (const example of examples) {
+      expect(() => parseConfigFile(example, { OPENAI_API_KEY: 'x', ANTHROPIC_API_KEY: 'y' }, 'README'), example).not.toThrow();
+    }
+  });
+});
 
 describe('README commands', () => {
   const commands = readmeCommands();
@@ -112,5 +129,13 @@ describe('README commands', () => {
       ran.push(text);
     }
     expect(ran.length).toBeGreaterThanOrEqual(10);
+    // What the media commands wrote is real audio, not an error page saved under a .mp3 name.
+    const written = ran.flatMap((text) => [...text.matchAll(/ -o (\S+\.mp3)/g)].map((match) => match[1]));
+    expect(written.length).toBeGreaterThanOrEqual(2);
+    for (const file of written) {
+      const probe = await probeAudio(readFileSync(file), 'mp3');
+      expect(probe.codec, file).toBe('mp3');
+      expect(probe.decodedSeconds, file).toBeGreaterThan(0.5);
+    }
   });
 });
