@@ -242,15 +242,15 @@ describe('error envelopes by API family', () => {
   it('renders capability_unavailable in the OpenAI envelope on /v1', async () => {
     const { app, key } = createTestApp();
     const res = await request(app)
-      .post('/v1/images/generations')
+      .post('/v1/videos')
       .set('authorization', `Bearer ${key}`)
-      .send({ model: 'gpt-image-1', prompt: 'a lighthouse' });
+      .send({ model: 'sora-2', prompt: 'a lighthouse' });
     expect(res.status).toBe(503);
     expectRequestId(res);
     // Retrying cannot make this build serve it: the SDKs are told not to wait for two retries.
     expect(res.headers['x-should-retry']).toBe('false');
     expectOpenAIError(res.body, {
-      message: 'This Omnigate build does not serve image generation yet.',
+      message: 'This Omnigate build does not serve video generation yet.',
       type: 'service_unavailable_error',
       param: null,
       code: 'capability_unavailable',
@@ -264,7 +264,7 @@ describe('error envelopes by API family', () => {
     try {
       const port = (server.address() as AddressInfo).port;
       const client = new OpenAI({ apiKey: key, baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 2 });
-      await expect(client.images.generate({ model: 'gpt-image-1', prompt: 'a lighthouse' })).rejects.toMatchObject({ status: 503 });
+      await expect(client.files.list()).rejects.toMatchObject({ status: 503 });
       const lines = logs.filter((line) => line.code === 'capability_unavailable');
       expect(lines).toHaveLength(1); // one request: no retry
       expect(lines[0]).toMatchObject({ level: 30 });

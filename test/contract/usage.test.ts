@@ -99,6 +99,7 @@ describe('usage records', () => {
           cache_write_tokens: 0,
           reasoning_tokens: 0,
           units: null,
+          media: null,
           status: 200,
           latency_ms: 0,
           created_at: T0 / 1000,
