@@ -112,21 +112,42 @@ export interface VideoCallOptions {
   seconds: number;
   width: number;
   height: number;
+  /** An image to start from (`input_reference`), already read and checked to be png, jpeg or webp. */
   inputImage?: GeneratedMedia;
 }
 
-/** Where a started video job stands; `progress` is 0–100. */
-export type VideoJobStatus =
-  | { state: 'queued' | 'processing'; progress: number }
-  | { state: 'completed'; video: GeneratedMedia; usage: { seconds: number } }
-  | { state: 'failed'; error: { code: string; message: string }; retryable: boolean };
+/**
+ * What a video generation gets besides the call context: a way to report progress (0–100, shown to pollers) and
+ * a checkpoint kept in the task's row. An upstream model stores its own job id there, so a generation taken over
+ * after a crash resumes polling that job instead of paying for a second one.
+ */
+export interface VideoTaskContext extends CallContext {
+  progress(percent: number): void;
+  checkpoint: {
+    get(): string | undefined;
+    set(value: string): void;
+  };
+}
 
-/** Video is asynchronous: start a job, then ask how it stands until it completed or failed. */
+export interface VideoResult {
+  /** An MP4 (H.264), `moov` before `mdat`. */
+  video: GeneratedMedia;
+  /** A PNG of the first frame, when the model made one. */
+  thumbnail?: GeneratedMedia;
+  usage: { seconds: number };
+}
+
+/**
+ * Video is asynchronous for the caller, but a model's job is one call: the task queue runs `generate` from a
+ * claimed task and keeps the caller polling the task. A failure the model marks retryable (an upstream 5xx, a
+ * timeout) is retried with backoff; others fail the task.
+ */
 export interface VideoModel {
   readonly provider: string;
   readonly modelId: string;
-  start(options: VideoCallOptions, context: CallContext): Promise<{ jobId: string }>;
-  status(jobId: string, context: CallContext): Promise<VideoJobStatus>;
+  /** Refuses, with a 400 naming the parameter, what this model cannot render — before the task is queued. */
+  check?(options: VideoCallOptions): void;
+  generate(options: VideoCallOptions, context: VideoTaskContext): Promise<VideoResult>;
 }
 
 export interface SearchCallOptions {

@@ -13,6 +13,12 @@ export const poolTestJobs = {
     }
     return { spun: input.ms };
   },
+  async count(input: { to: number }, reporter: { progress(percent: number): void }) {
+    for (let step = 1; step <= input.to; step += 1) {
+      reporter.progress(Math.round((step / input.to) * 100));
+    }
+    return { counted: input.to };
+  },
   async refuse(input: { param: string }) {
     throw new ApiError(400, `bad ${input.param}`, { code: 'bad_value', param: input.param });
   },

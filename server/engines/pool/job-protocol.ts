@@ -4,8 +4,14 @@
  */
 import { ApiError } from '../../core/api-error.js';
 
+/** What a running job may tell the pool besides its result. */
+export interface JobReporter {
+  /** How far the job is, 0–100; the pool hands it to the generation's `onProgress`. */
+  progress(percent: number): void;
+}
+
 /** A table of jobs a worker can run: each takes one structured-cloneable input and resolves one output. */
-export type JobTable = Record<string, (input: never) => Promise<unknown>>;
+export type JobTable = Record<string, (input: never, reporter: JobReporter) => Promise<unknown>>;
 
 export interface JobRequest {
   id: number;
@@ -20,7 +26,10 @@ export interface JobFailure {
   param: string | null;
 }
 
-export type JobReply = { id: number; ok: true; output: unknown } | { id: number; ok: false; failure: JobFailure };
+export type JobReply =
+  | { id: number; ok: true; output: unknown }
+  | { id: number; ok: false; failure: JobFailure }
+  | { id: number; progress: number };
 
 /** A job's error as it crosses threads: an `ApiError` keeps its status, anything else becomes a 500. */
 export function failureOf(error: unknown): JobFailure {

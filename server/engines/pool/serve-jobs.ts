@@ -17,7 +17,8 @@ export function serveJobs(jobs: JobTable): void {
       if (!job) {
         throw new Error(`no job named ${request.kind}`);
       }
-      reply = { id: request.id, ok: true, output: await job(request.input as never) };
+      const reporter = { progress: (percent: number) => port.postMessage({ id: request.id, progress: percent } satisfies JobReply) };
+      reply = { id: request.id, ok: true, output: await job(request.input as never, reporter) };
     } catch (error) {
       reply = { id: request.id, ok: false, failure: failureOf(error) };
     }

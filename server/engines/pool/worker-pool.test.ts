@@ -25,6 +25,13 @@ describe('worker pool', () => {
     expect(new TextDecoder().decode(result.bytes)).toBe('héllo');
   });
 
+  it('hands the job’s progress reports to the caller, in order, before the result', async () => {
+    const seen: number[] = [];
+    const result = await makePool().use(never(), (slot) => slot.run('count', { to: 4 }, { onProgress: (percent) => seen.push(percent) }));
+    expect(seen).toEqual([25, 50, 75, 100]);
+    expect(result).toEqual({ counted: 4 });
+  });
+
   it('keeps the event loop free while a job spins the CPU', async () => {
     const job = makePool().use(never(), (slot) => slot.run('spin', { ms: 600 }));
     let ticks = 0;

@@ -29,8 +29,13 @@ export interface WorkerPoolOptions {
 }
 
 /** What a generation can do while it holds a slot. */
+export interface RunOptions {
+  /** Called with 0–100 as the job reports how far it is. */
+  onProgress?: (percent: number) => void;
+}
+
 export interface PoolSlot<J extends JobTable> {
-  run<K extends keyof J & string>(kind: K, input: Parameters<J[K]>[0]): Promise<Awaited<ReturnType<J[K]>>>;
+  run<K extends keyof J & string>(kind: K, input: Parameters<J[K]>[0], options?: RunOptions): Promise<Awaited<ReturnType<J[K]>>>;
   /** Fires when the generation must stop: caller gone, timeout or shutdown. Pass it to child processes. */
   signal: AbortSignal;
 }
@@ -146,7 +151,7 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
     });
   }
 
-  function runOn<K extends keyof J & string>(slot: Slot, kind: K, input: unknown, signal: AbortSignal): Promise<Awaited<ReturnType<J[K]>>> {
+  function runOn<K extends keyof J & string>(slot: Slot, kind: K, input: unknown, signal: AbortSignal, runOptions: RunOptions = {}): Promise<Awaited<ReturnType<J[K]>>> {
     signal.throwIfAborted();
     const worker = slot.worker ?? startWorker(slot);
     const id = nextJobId++;
@@ -159,6 +164,10 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
       };
       const onMessage = (reply: JobReply) => {
         if (reply.id !== id) {
+          return;
+        }
+        if ('progress' in reply) {
+          runOptions.onProgress?.(reply.progress);
           return;
         }
         finish();
@@ -205,7 +214,7 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
       const signal = AbortSignal.any([callerSignal, timeout.signal]);
       const started = performance.now();
       try {
-        return await steps({ signal, run: (kind, input) => runOn(slot, kind, input, signal) });
+        return await steps({ signal, run: (kind, input, runOptions) => runOn(slot, kind, input, signal, runOptions) });
       } catch (error) {
         // A child process killed by the signal reports its own error; the reason the signal fired is the truth.
         throw signal.aborted ? signal.reason : error;
