@@ -466,7 +466,10 @@ export interface paths {
          * @description Returns the bytes of a `completed` video task: the MP4 (`variant=video`, the default) or a PNG still
          *     of its first frame (`variant=thumbnail`). A task that is `queued`, `processing` or `failed` has no
          *     content yet and answers 409 (`code: video_not_ready`); a task whose content has expired
-         *     (`expires_at` passed) answers 404.
+         *     (`expires_at` passed) answers 404 (`code: video_expired`), as does another key's task.
+         *
+         *     Byte ranges are served (`Accept-Ranges: bytes`): a `Range: bytes=start-end` header answers 206 with
+         *     `Content-Range`, so a browser's `<video>` element can seek; a range outside the file is 416.
          */
         get: operations["downloadVideoContent"];
         put?: never;
@@ -3735,6 +3738,29 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description The asked-for byte range lies outside the file. */
+        RangeNotSatisfiable: {
+            headers: {
+                "x-svc-request-id": components["headers"]["RequestId"];
+                "x-request-id": components["headers"]["XRequestId"];
+                /** @description `bytes *\/size`: the file's size. */
+                "Content-Range"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "The range bytes=900000- lies outside the 182311-byte file.",
+                 *         "type": "invalid_request_error",
+                 *         "param": null,
+                 *         "code": "range_not_satisfiable"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The resource existed but has expired. */
         Gone: {
             headers: {
@@ -5287,6 +5313,8 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     /** @description `private, max-age=` the seconds left until the link expires. */
                     "Cache-Control"?: string;
+                    /** @description `bytes`: a `Range` header answers 206 with that range, so `<audio>` can seek. */
+                    "Accept-Ranges"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5297,10 +5325,25 @@ export interface operations {
                     "audio/mpeg": string;
                 };
             };
+            /** @description The asked-for byte range (`Content-Range` names it). */
+            206: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    /** @description `bytes start-end/size`. */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "audio/mpeg": string;
+                };
+            };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            416: components["responses"]["RangeNotSatisfiable"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -5511,6 +5554,22 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    /** @description `bytes`: ranges may be asked for. */
+                    "Accept-Ranges"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                    "image/png": string;
+                };
+            };
+            /** @description The asked-for byte range of the asset (`Content-Range` names it). */
+            206: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    /** @description `bytes start-end/size`. */
+                    "Content-Range"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5522,6 +5581,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            416: components["responses"]["RangeNotSatisfiable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

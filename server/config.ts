@@ -106,6 +106,28 @@ export type ProviderConfig = z.infer<typeof providerSchema> & { id: string };
 export type ModelConfig = z.infer<typeof modelSchema>;
 export type RouteConfig = z.infer<typeof routeSchema>;
 
+/** How this process works the video task queue (calls/video-runner.ts). */
+export interface VideoRunnerSettings {
+  /** Tasks running at once in this process. */
+  concurrency: number;
+  /** How long a claim holds without renewal; a dead runner's task is taken over after it. */
+  leaseMs: number;
+  /** How often the queue is checked when nothing woke the runner. */
+  pollMs: number;
+  /** Runs of one task before a transient failure becomes `failed`. */
+  maxAttempts: number;
+  /** How long a finished video's content is kept. */
+  retentionSeconds: number;
+}
+
+export const DEFAULT_VIDEO_RUNNER_SETTINGS: VideoRunnerSettings = {
+  concurrency: 1,
+  leaseMs: 30_000,
+  pollMs: 1_000,
+  maxAttempts: 3,
+  retentionSeconds: 24 * 3600,
+};
+
 export interface Config {
   /** The YAML file read (`OMNIGATE_CONFIG`), to name it in errors found later (e.g. an alias to no model). */
   configPath?: string;
@@ -131,6 +153,8 @@ export interface Config {
   routes: RouteConfig[];
   /** The built-in media engines' worker pool. */
   media: MediaPoolSettings;
+  /** The video task queue of this process. */
+  videos: VideoRunnerSettings;
   /** How long signed media links (and the bytes behind them) live. */
   mediaLinkTtlSeconds: number;
   /** The base URL media links start with, when clients reach the server under another address (a proxy). */
@@ -270,6 +294,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
       workers: integerVariable(env, 'OMNIGATE_MEDIA_WORKERS', DEFAULT_MEDIA_SETTINGS.workers, 1, 64),
       queueLimit: integerVariable(env, 'OMNIGATE_MEDIA_QUEUE', DEFAULT_MEDIA_SETTINGS.queueLimit, 0, 10_000),
       jobTimeoutMs: integerVariable(env, 'OMNIGATE_MEDIA_TIMEOUT_MS', DEFAULT_MEDIA_SETTINGS.jobTimeoutMs, 1_000, 3_600_000),
+    },
+    videos: {
+      ...DEFAULT_VIDEO_RUNNER_SETTINGS,
+      concurrency: integerVariable(env, 'OMNIGATE_VIDEO_CONCURRENCY', DEFAULT_VIDEO_RUNNER_SETTINGS.concurrency, 1, 64),
+      leaseMs: integerVariable(env, 'OMNIGATE_VIDEO_LEASE_MS', DEFAULT_VIDEO_RUNNER_SETTINGS.leaseMs, 1_000, 3_600_000),
+      retentionSeconds: integerVariable(env, 'OMNIGATE_VIDEO_RETENTION_HOURS', DEFAULT_VIDEO_RUNNER_SETTINGS.retentionSeconds / 3600, 1, 24 * 365) * 3600,
     },
     mediaLinkTtlSeconds: integerVariable(env, 'OMNIGATE_MEDIA_URL_TTL_SECONDS', 3600, 60, 7 * 86_400),
     publicUrl: publicUrlVariable(env),

@@ -21,6 +21,8 @@ import { startResponsePurge } from './storage/response-retention.js';
 import { startBlobPurge } from './storage/blob-expiry.js';
 import { createBlobStore } from './storage/blob-store.js';
 import { createMediaLinks } from './storage/media-links.js';
+import { createVideoTaskStore } from './storage/video-task-store.js';
+import { startVideoRunner } from './calls/video-runner.js';
 import { createResponseStore } from './storage/response-store.js';
 import { createUsageStore } from './storage/usage-store.js';
 import { createUsageRecorder } from './usage/usage-recorder.js';
@@ -88,6 +90,8 @@ async function main(): Promise<void> {
     onPurge: (count) => logger.info({ count }, 'deleted expired media'),
     onError: (error) => logger.error({ err: error }, 'deleting expired media failed; will retry'),
   });
+  const videoTasks = createVideoTaskStore(db);
+  const videoRunner = startVideoRunner({ tasks: videoTasks, blobs, registry, usage, logger, settings: config.videos });
   const draining = new AbortController();
   const shutdown = new AbortController();
   const app = createApp({
@@ -97,6 +101,7 @@ async function main(): Promise<void> {
     responses,
     registry,
     media: { blobs, links: createMediaLinks(pepper), linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl },
+    videos: { tasks: videoTasks, runner: videoRunner },
     logger,
     maxBodyBytes: config.maxBodyBytes,
     docsPath: existsSync(DOCS_PATH) ? DOCS_PATH : undefined,
@@ -141,7 +146,10 @@ async function main(): Promise<void> {
     stopping = true;
     draining.abort();
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    // Running video tasks get the same grace period; those still running then go back to the queue.
+    const videosStopped = videoRunner.stop(config.shutdownGraceMs);
     server.close(async () => {
+      await videosStopped;
       usage.close();
       await registry.close();
       stopPurge();

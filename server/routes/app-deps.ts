@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import type { ModelRegistry } from '../providers/registry.js';
 import type { LoadedSpec } from '../spec/load-spec.js';
 import type { MediaDeps } from '../calls/link-media.js';
+import type { VideoRunner } from '../calls/video-runner.js';
+import type { VideoTaskStore } from '../storage/video-task-store.js';
 import type { KeyStore } from '../storage/key-store.js';
 import type { ResponseStore } from '../storage/response-store.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
@@ -17,6 +19,8 @@ export interface AppDeps {
   responses: ResponseStore;
   registry: ModelRegistry;
   media: MediaDeps;
+  /** Video tasks: the durable queue and the runner that works it. */
+  videos: { tasks: VideoTaskStore; runner: VideoRunner };
   logger: Logger;
   /** Largest JSON body accepted, in bytes. */
   maxBodyBytes: number;

@@ -11,6 +11,7 @@ import { imageHandlers } from './images.js';
 import { mediaHandlers } from './media.js';
 import { musicHandlers } from './music.js';
 import { speechHandlers } from './speech.js';
+import { videoHandlers } from './videos.js';
 import { mcpSessionHandlers } from './mcp.js';
 import { messageHandlers } from './messages.js';
 import { modelHandlers } from './models.js';
@@ -29,6 +30,7 @@ function servedHandlers(deps: AppDeps) {
     ...speechHandlers(deps),
     ...musicHandlers(deps),
     ...mediaHandlers(deps),
+    ...videoHandlers(deps),
   };
 }
 
@@ -36,10 +38,6 @@ type UnservedOperation = Exclude<OperationId, keyof ReturnType<typeof servedHand
 
 /** The capability each unserved operation belongs to, as its 503 names it. */
 const UNSERVED = {
-  createVideo: 'video generation',
-  listVideos: 'video generation',
-  retrieveVideo: 'video generation',
-  downloadVideoContent: 'video generation',
   listFiles: 'file storage',
   createFile: 'file storage',
   retrieveFile: 'file storage',

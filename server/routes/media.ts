@@ -2,10 +2,10 @@
  * `GET /v1/media/{id}`: the bytes behind a signed link, for anyone holding the link (no API key: an `<img>` or
  * `<audio>` tag loads it). The signature is checked before anything is looked up, so a guessed id learns nothing.
  */
-import { pipeline } from 'node:stream/promises';
 import type { AppDeps } from './app-deps.js';
 import { ApiError } from '../core/api-error.js';
 import type { OperationHandler } from '../http/operation-types.js';
+import { sendStoredBytes } from '../calls/send-stored-bytes.js';
 
 export function mediaHandlers(deps: Pick<AppDeps, 'media' | 'now'>): { downloadMedia: OperationHandler<'downloadMedia'> } {
   const now = deps.now ?? Date.now;
@@ -21,17 +21,10 @@ export function mediaHandlers(deps: Pick<AppDeps, 'media' | 'now'>): { downloadM
       if (verdict === 'expired') {
         throw new ApiError(410, `This media link expired at ${new Date(expires * 1000).toISOString()}; its file has been deleted.`, { code: 'link_expired' });
       }
-      const meta = deps.media.blobs.get(id);
-      const stream = meta && deps.media.blobs.open(id);
-      if (!meta || !stream) {
+      if (!deps.media.blobs.get(id)) {
         throw new ApiError(404, 'This medium no longer exists.', { code: 'media_not_found' });
       }
-      res.status(200);
-      res.setHeader('Content-Type', meta.mediaType);
-      res.setHeader('Content-Length', String(meta.size));
-      res.setHeader('Cache-Control', `private, max-age=${Math.max(0, expires - nowSeconds)}`);
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      await pipeline(stream, res);
+      await sendStoredBytes(req, res, deps.media.blobs, id, { 'Cache-Control': `private, max-age=${Math.max(0, expires - nowSeconds)}` });
     },
   };
 }

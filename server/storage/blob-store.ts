@@ -23,8 +23,8 @@ export interface BlobMeta {
 export interface BlobStore {
   put(bytes: Uint8Array, options: { prefix: string; mediaType: string; expiresAt: number | null; now?: number }): Promise<BlobMeta>;
   get(id: string): BlobMeta | undefined;
-  /** The blob's bytes as a stream; undefined when it does not exist. */
-  open(id: string): ReadStream | undefined;
+  /** The blob's bytes (or the inclusive byte range) as a stream; undefined when it does not exist. */
+  open(id: string, range?: { start: number; end: number }): ReadStream | undefined;
   delete(id: string): Promise<boolean>;
   /** Deletes every blob expired at `now` (unix seconds); returns how many. */
   purge(now: number): Promise<number>;
@@ -108,8 +108,8 @@ export function createBlobStore(db: SqliteDatabase, directory: string): BlobStor
       const row = select.get(id);
       return row ? toMeta(row) : undefined;
     },
-    open(id) {
-      return this.get(id) ? createReadStream(fileOf(id)) : undefined;
+    open(id, range) {
+      return this.get(id) ? createReadStream(fileOf(id), range ? { start: range.start, end: range.end } : undefined) : undefined;
     },
     async delete(id) {
       if (!this.get(id)) {

@@ -44,6 +44,8 @@ export interface UsageQuery {
 
 export interface UsageStore {
   insertMany(entries: UsageEntry[]): void;
+  /** Sets what a call produced after it answered (a video task that completed later); false if no record. */
+  amendMedia(requestId: string, amount: { units: number; media: MediaUsage }): boolean;
   /** One page of the key's own records and whether more follow. */
   list(query: UsageQuery): { records: UsageRecord[]; hasMore: boolean };
 }
@@ -134,7 +136,12 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
     }
   });
 
+  const amend = db.prepare('UPDATE usage_records SET units = @units, media = @media WHERE request_id = @requestId');
+
   return {
+    amendMedia(requestId, amount) {
+      return amend.run({ requestId, units: amount.units, media: JSON.stringify(amount.media) }).changes > 0;
+    },
     insertMany(entries) {
       if (entries.length > 0) {
         insertAll(entries);

@@ -3,10 +3,16 @@
  * transaction every `flushIntervalMs` (or as soon as `maxBatch` entries wait). `close()` writes whatever is
  * left, so a graceful shutdown loses nothing. Reads flush first, so a record is visible right after its call.
  */
+import type { MediaUsage } from '../core/models.js';
 import type { UsageEntry, UsageQuery, UsageRecord, UsageStore } from '../storage/usage-store.js';
 
 export interface UsageRecorder {
   record(entry: UsageEntry): void;
+  /**
+   * Adds what a call produced after it answered (a video task completing later), to the record of its request
+   * id. Pending records are written first, so the record exists; called off the request path.
+   */
+  amend(requestId: string, amount: { units: number; media: MediaUsage }): void;
   flush(): void;
   list(query: UsageQuery): { records: UsageRecord[]; hasMore: boolean };
   close(): void;
@@ -61,6 +67,14 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
       }
     },
     flush,
+    amend(requestId, amount) {
+      flush();
+      try {
+        store.amendMedia(requestId, amount);
+      } catch (error) {
+        options.onError?.(error, 1);
+      }
+    },
     list(query) {
       flush();
       return store.list(query);

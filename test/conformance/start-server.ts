@@ -33,6 +33,7 @@ export async function startServer(config: Parameters<typeof createTestApp>[0] = 
       testApp.shutdown.abort();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      await testApp.videoRunner.stop(0);
       testApp.usage.close();
       await testApp.registry.close();
       testApp.db.close();

@@ -18,6 +18,9 @@ import { openDatabase, type SqliteDatabase } from '../../server/storage/database
 import { createBlobStore, type BlobStore } from '../../server/storage/blob-store.js';
 import { createKeyStore, type KeyStore } from '../../server/storage/key-store.js';
 import { createMediaLinks } from '../../server/storage/media-links.js';
+import { createVideoTaskStore, type VideoTaskStore } from '../../server/storage/video-task-store.js';
+import { startVideoRunner, type VideoRunner } from '../../server/calls/video-runner.js';
+import { DEFAULT_VIDEO_RUNNER_SETTINGS, type VideoRunnerSettings } from '../../server/config.js';
 import { createResponseStore } from '../../server/storage/response-store.js';
 import { createUsageStore } from '../../server/storage/usage-store.js';
 import { createUsageRecorder, type UsageRecorder } from '../../server/usage/usage-recorder.js';
@@ -34,6 +37,8 @@ export interface TestApp {
   db: SqliteDatabase;
   /** Where media answered by URL is kept (a fresh temporary directory). */
   blobs: BlobStore;
+  videoTasks: VideoTaskStore;
+  videoRunner: VideoRunner;
   /** Parsed JSON log lines written so far. */
   logs: Array<Record<string, unknown>>;
   shutdown: AbortController;
@@ -45,6 +50,8 @@ export function createTestApp(
   config: Partial<Pick<Config, 'providers' | 'models' | 'aliases' | 'routes' | 'maxBodyBytes' | 'media' | 'mediaLinkTtlSeconds' | 'publicUrl'>> & {
     /** The app's clock (ms since the epoch), for usage timestamps and latencies; defaults to Date.now. */
     now?: () => number;
+    /** The video queue's settings (a create wakes the runner at once; the poll finds retries and lost leases). */
+    videos?: Partial<VideoRunnerSettings>;
   } = {},
 ): TestApp {
   cachedSpec ??= loadSpec();
@@ -69,6 +76,16 @@ export function createTestApp(
     logger,
   );
   const blobs = createBlobStore(db, mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-')));
+  const videoTasks = createVideoTaskStore(db);
+  const videoRunner = startVideoRunner({
+    tasks: videoTasks,
+    blobs,
+    registry,
+    usage,
+    logger,
+    settings: { ...DEFAULT_VIDEO_RUNNER_SETTINGS, ...config.videos },
+    now: config.now,
+  });
   const shutdown = new AbortController();
   const draining = new AbortController();
   const app = createApp({
@@ -78,11 +95,12 @@ export function createTestApp(
     responses: createResponseStore(db),
     registry,
     media: { blobs, links: createMediaLinks(randomBytes(32)), linkTtlSeconds: config.mediaLinkTtlSeconds ?? 3600, publicUrl: config.publicUrl },
+    videos: { tasks: videoTasks, runner: videoRunner },
     logger,
     maxBodyBytes: config.maxBodyBytes ?? 1024 * 1024,
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
     now: config.now,
   });
-  return { app, key, keys, usage, registry, db, blobs, logs, shutdown, draining };
+  return { app, key, keys, usage, registry, db, blobs, videoTasks, videoRunner, logs, shutdown, draining };
 }

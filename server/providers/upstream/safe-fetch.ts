@@ -29,8 +29,8 @@ export interface ResolvedAddress {
 export interface SafeFetchSettings {
   /** The provider whose answer held the URL; named in errors. */
   provider: string;
-  /** The provider's `base_url`: URLs on its origin are trusted. */
-  baseUrl: string;
+  /** The provider's `base_url`: URLs on its origin are trusted. Absent for URLs a caller gave: nothing is trusted. */
+  baseUrl?: string;
   /** For the whole fetch, redirects included. */
   timeoutMs: number;
   /** Default 20 MiB. */
@@ -85,7 +85,7 @@ async function systemResolve(hostname: string): Promise<ResolvedAddress[]> {
 
 export function createSafeFetcher(settings: SafeFetchSettings): SafeFetcher {
   const { provider, timeoutMs } = settings;
-  const trustedOrigin = new URL(settings.baseUrl).origin;
+  const trustedOrigin = settings.baseUrl ? new URL(settings.baseUrl).origin : undefined;
   const maxBytes = settings.maxBytes ?? DEFAULT_MAX_FETCH_BYTES;
   const maxRedirects = settings.maxRedirects ?? 3;
   const resolve = settings.resolve ?? systemResolve;

@@ -1,0 +1,190 @@
+/**
+ * Runs video tasks from the durable queue (storage/video-task-store.ts): claims up to `concurrency` tasks with
+ * a lease, renews the lease while the model works, writes progress and the model's checkpoint to the row, and
+ * ends each task as `completed` (bytes in the blob store, written whole before the row points at them, so a
+ * partial file is never served) or `failed` (the contract's error object). A transient failure (an upstream
+ * 429/5xx, a timeout, a crashed engine) goes back to the queue with exponential backoff, `maxAttempts` times.
+ *
+ * Stopping (SIGTERM) stops claiming and gives running tasks until `graceMs` to finish; the rest are handed back
+ * to the queue at once, so the next start (or another process) takes them without waiting for the lease.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { ApiError } from '../core/api-error.js';
+import type { GeneratedMedia, VideoTaskContext } from '../core/models.js';
+import type { VideoRunnerSettings } from '../config.js';
+import type { ModelRegistry } from '../providers/registry.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import type { VideoTask, VideoTaskStore } from '../storage/video-task-store.js';
+import type { UsageRecorder } from '../usage/usage-recorder.js';
+
+export interface VideoRunnerDeps {
+  tasks: VideoTaskStore;
+  blobs: BlobStore;
+  registry: ModelRegistry;
+  usage: UsageRecorder;
+  logger: Logger;
+  settings: VideoRunnerSettings;
+  now?: () => number;
+}
+
+export interface VideoRunner {
+  /** Looks for work now (after a create) rather than at the next poll. */
+  wake(): void;
+  /** Stops claiming; waits up to `graceMs` for running tasks, then hands the rest back to the queue. */
+  stop(graceMs: number): Promise<void>;
+}
+
+/** Statuses worth another attempt: the upstream was busy, down or slow, or our engine died under the task. */
+function isTransient(error: unknown): boolean {
+  if (error instanceof ApiError) {
+    return error.retryable !== false && (error.status === 429 || error.status === 500 || error.status === 502 || error.status === 503 || error.status === 504);
+  }
+  return true; // an unexpected throw (a dropped connection) is worth retrying; the attempt limit bounds it
+}
+
+export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
+  const { tasks, blobs, settings, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const runnerId = `runner_${randomUUID().slice(0, 8)}_${process.pid}`;
+  const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function keep(media: GeneratedMedia, expiresAt: number): Promise<string> {
+    return (await blobs.put(media.data, { prefix: 'video', mediaType: media.mediaType, expiresAt, now: now() })).id;
+  }
+
+  async function run(task: VideoTask, controller: AbortController): Promise<void> {
+    const log = logger.child({ videoId: task.id, requestId: task.requestId, attempt: task.attempts });
+    const lease = setInterval(() => {
+      if (!tasks.renew(task.id, runnerId, now(), settings.leaseMs)) {
+        controller.abort(new Error('the task is no longer ours'));
+      }
+    }, Math.max(100, Math.floor(settings.leaseMs / 3)));
+    lease.unref();
+    let checkpoint = task.checkpoint ?? undefined;
+    let lastProgressAt = 0;
+    const context: VideoTaskContext = {
+      signal: controller.signal,
+      requestId: task.requestId,
+      warn: ({ field, reason }) => log.warn({ field }, `accepted but not honoured: ${field} (${reason})`),
+      progress(percent) {
+        // Pollers want movement, not every frame: a write at most every 250 ms.
+        if (now() - lastProgressAt >= 250) {
+          lastProgressAt = now();
+          tasks.setProgress(task.id, runnerId, percent);
+        }
+      },
+      checkpoint: {
+        get: () => checkpoint,
+        set(value) {
+          checkpoint = value;
+          tasks.setCheckpoint(task.id, runnerId, value);
+        },
+      },
+    };
+    try {
+      const resolved = deps.registry.resolve(task.model, 'video');
+      const model = deps.registry.model(resolved, 'video');
+      const input = task.inputBlob ? await readBlob(blobs, task.inputBlob) : undefined;
+      const result = await model.generate({ prompt: task.prompt, seconds: task.seconds, width: task.width, height: task.height, inputImage: input }, context);
+      const expiresAt = Math.floor(now() / 1000) + settings.retentionSeconds;
+      const videoBlob = await keep(result.video, expiresAt);
+      const thumbnailBlob = result.thumbnail ? await keep(result.thumbnail, expiresAt) : null;
+      if (!tasks.complete(task.id, runnerId, { videoBlob, thumbnailBlob, now: Math.floor(now() / 1000), expiresAt })) {
+        // Taken over meanwhile: the other runner's result wins; ours is not referenced by anything.
+        await blobs.delete(videoBlob);
+        if (thumbnailBlob) {
+          await blobs.delete(thumbnailBlob);
+        }
+        return;
+      }
+      deps.usage.amend(task.requestId, { units: result.usage.seconds, media: { seconds: result.usage.seconds } });
+      log.info({ seconds: result.usage.seconds }, 'video completed');
+    } catch (error) {
+      if (stopping && controller.signal.aborted) {
+        tasks.release(task.id, runnerId, now(), { refundAttempt: true });
+        log.info('video handed back to the queue at shutdown');
+        return;
+      }
+      if (isTransient(error) && task.attempts < settings.maxAttempts) {
+        const delay = Math.min(60_000, 1_000 * 2 ** (task.attempts - 1));
+        tasks.release(task.id, runnerId, now() + delay);
+        log.warn({ err: error, retryInMs: delay }, 'video attempt failed; retrying');
+        return;
+      }
+      const apiError = error instanceof ApiError ? error : undefined;
+      tasks.fail(task.id, runnerId, {
+        code: apiError?.code ?? 'render_failed',
+        message: (error instanceof Error ? error.message : String(error)).slice(0, 1000),
+        now: Math.floor(now() / 1000),
+      });
+      log[apiError && apiError.status < 500 ? 'info' : 'error']({ err: error }, 'video failed');
+    } finally {
+      clearInterval(lease);
+    }
+  }
+
+  function fill(): void {
+    while (!stopping && running.size < settings.concurrency) {
+      let task: VideoTask | undefined;
+      try {
+        task = tasks.claim(runnerId, now(), settings.leaseMs);
+      } catch (error) {
+        logger.error({ err: error }, 'claiming a video task failed');
+        return;
+      }
+      if (!task) {
+        return;
+      }
+      const controller = new AbortController();
+      const claimed = task;
+      const done = run(claimed, controller).finally(() => {
+        running.delete(claimed.id);
+        setImmediate(fill);
+      });
+      running.set(claimed.id, { controller, done });
+    }
+  }
+
+  const schedule = () => {
+    timer = setTimeout(() => {
+      fill();
+      schedule();
+    }, settings.pollMs);
+    timer.unref();
+  };
+  setImmediate(fill);
+  schedule();
+
+  return {
+    wake() {
+      setImmediate(fill);
+    },
+    async stop(graceMs) {
+      stopping = true;
+      clearTimeout(timer);
+      const all = Promise.all([...running.values()].map((entry) => entry.done));
+      const graceTimer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([all, graceTimer]);
+      for (const entry of running.values()) {
+        entry.controller.abort(new Error('shutting down'));
+      }
+      await all;
+    },
+  };
+}
+
+async function readBlob(blobs: BlobStore, id: string): Promise<GeneratedMedia | undefined> {
+  const meta = blobs.get(id);
+  const stream = blobs.open(id);
+  if (!meta || !stream) {
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) {
+    chunks.push(chunk as Buffer);
+  }
+  return { data: new Uint8Array(Buffer.concat(chunks)), mediaType: meta.mediaType };
+}

@@ -1,0 +1,226 @@
+/**
+ * Video tasks as rows: the durable queue behind `POST /v1/videos`. A runner claims a task with a lease
+ * (`claimed_by`, `lease_until`) and renews it while it works; a task whose runner died (kill -9, a crash) is
+ * claimable again once its lease has run out, so nothing is lost with the process. Claiming is one statement:
+ * on SQLite, where one writer at a time holds the database, `UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING`
+ * is atomic; the same table and statement work on PostgreSQL with `FOR UPDATE SKIP LOCKED` in the subquery.
+ *
+ * Times are milliseconds since the epoch (leases and backoff need better than seconds); the contract's seconds
+ * are derived when a task is shown.
+ */
+import { randomId } from '../core/random-id.js';
+import type { SqliteDatabase } from './database.js';
+
+export type VideoStatus = 'queued' | 'processing' | 'completed' | 'failed';
+
+export interface VideoTask {
+  id: string;
+  keyId: string;
+  /** The `x-svc-request-id` of the create call, whose usage record gets the seconds when the task completes. */
+  requestId: string;
+  model: string;
+  prompt: string;
+  seconds: number;
+  width: number;
+  height: number;
+  /** A blob holding the input reference image, if one was given. */
+  inputBlob: string | null;
+  status: VideoStatus;
+  progress: number;
+  attempts: number;
+  /** Not claimable before this time (backoff after a transient failure). */
+  runAfter: number;
+  claimedBy: string | null;
+  leaseUntil: number | null;
+  /** The model's own resume point (an upstream job id). */
+  checkpoint: string | null;
+  videoBlob: string | null;
+  thumbnailBlob: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  createdAt: number;
+  completedAt: number | null;
+  expiresAt: number | null;
+  seq: number;
+}
+
+export type NewVideoTask = Pick<VideoTask, 'keyId' | 'requestId' | 'model' | 'prompt' | 'seconds' | 'width' | 'height' | 'inputBlob'>;
+
+export interface VideoTaskPage {
+  tasks: VideoTask[];
+  hasMore: boolean;
+}
+
+export interface VideoTaskStore {
+  create(task: NewVideoTask, now: number): VideoTask;
+  /** The key's own task; another key's id reads as unknown. */
+  get(id: string, keyId: string): VideoTask | undefined;
+  list(query: { keyId: string; after?: string; limit: number; order: 'asc' | 'desc' }): VideoTaskPage;
+  /** Claims the oldest runnable task: queued and due, or processing with an expired lease. */
+  claim(runner: string, now: number, leaseMs: number): VideoTask | undefined;
+  /** Extends the lease; false when the task is no longer this runner's (taken over, or finished). */
+  renew(id: string, runner: string, now: number, leaseMs: number): boolean;
+  setProgress(id: string, runner: string, progress: number): void;
+  setCheckpoint(id: string, runner: string, checkpoint: string): void;
+  complete(id: string, runner: string, result: { videoBlob: string; thumbnailBlob: string | null; now: number; expiresAt: number }): boolean;
+  fail(id: string, runner: string, error: { code: string; message: string; now: number }): boolean;
+  /** Back to the queue (a transient failure, or a shutdown), claimable from `runAfter`. */
+  release(id: string, runner: string, runAfter: number, options?: { refundAttempt?: boolean }): boolean;
+}
+
+interface TaskRow {
+  id: string;
+  key_id: string;
+  request_id: string;
+  model: string;
+  prompt: string;
+  seconds: number;
+  width: number;
+  height: number;
+  input_blob: string | null;
+  status: VideoStatus;
+  progress: number;
+  attempts: number;
+  run_after: number;
+  claimed_by: string | null;
+  lease_until: number | null;
+  checkpoint: string | null;
+  video_blob: string | null;
+  thumbnail_blob: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: number;
+  completed_at: number | null;
+  expires_at: number | null;
+  seq: number;
+}
+
+function toTask(row: TaskRow): VideoTask {
+  return {
+    id: row.id,
+    keyId: row.key_id,
+    requestId: row.request_id,
+    model: row.model,
+    prompt: row.prompt,
+    seconds: row.seconds,
+    width: row.width,
+    height: row.height,
+    inputBlob: row.input_blob,
+    status: row.status,
+    progress: row.progress,
+    attempts: row.attempts,
+    runAfter: row.run_after,
+    claimedBy: row.claimed_by,
+    leaseUntil: row.lease_until,
+    checkpoint: row.checkpoint,
+    videoBlob: row.video_blob,
+    thumbnailBlob: row.thumbnail_blob,
+    errorCode: row.error_code,
+    errorMessage: row.error_message,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+    expiresAt: row.expires_at,
+    seq: row.seq,
+  };
+}
+
+export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
+  db.exec(`CREATE TABLE IF NOT EXISTS video_tasks (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    key_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    seconds INTEGER NOT NULL,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    input_blob TEXT,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'processing', 'completed', 'failed')),
+    progress INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    run_after INTEGER NOT NULL,
+    claimed_by TEXT,
+    lease_until INTEGER,
+    checkpoint TEXT,
+    video_blob TEXT,
+    thumbnail_blob TEXT,
+    error_code TEXT,
+    error_message TEXT,
+    created_at INTEGER NOT NULL,
+    completed_at INTEGER,
+    expires_at INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS video_tasks_by_key ON video_tasks (key_id, seq);
+  CREATE INDEX IF NOT EXISTS video_tasks_runnable ON video_tasks (status, run_after) WHERE status IN ('queued', 'processing')`);
+
+  const insert = db.prepare(`INSERT INTO video_tasks (id, key_id, request_id, model, prompt, seconds, width, height, input_blob, status, run_after, created_at)
+    VALUES (@id, @keyId, @requestId, @model, @prompt, @seconds, @width, @height, @inputBlob, 'queued', @now, @now) RETURNING *`);
+  const byId = db.prepare<[string, string], TaskRow>('SELECT * FROM video_tasks WHERE id = ? AND key_id = ?');
+  const claim = db.prepare<{ runner: string; now: number; leaseUntil: number }, TaskRow>(`UPDATE video_tasks
+    SET status = 'processing', claimed_by = @runner, lease_until = @leaseUntil, attempts = attempts + 1
+    WHERE id = (
+      SELECT id FROM video_tasks
+      WHERE (status = 'queued' AND run_after <= @now) OR (status = 'processing' AND lease_until < @now)
+      ORDER BY seq LIMIT 1
+    )
+    RETURNING *`);
+  const renew = db.prepare(`UPDATE video_tasks SET lease_until = @leaseUntil WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
+  const progress = db.prepare(`UPDATE video_tasks SET progress = @progress WHERE id = @id AND claimed_by = @runner AND status = 'processing' AND progress < @progress`);
+  const checkpoint = db.prepare(`UPDATE video_tasks SET checkpoint = @checkpoint WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
+  const complete = db.prepare(`UPDATE video_tasks SET status = 'completed', progress = 100, video_blob = @videoBlob, thumbnail_blob = @thumbnailBlob,
+    completed_at = @now, expires_at = @expiresAt, claimed_by = NULL, lease_until = NULL
+    WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
+  const fail = db.prepare(`UPDATE video_tasks SET status = 'failed', error_code = @code, error_message = @message, completed_at = @now,
+    claimed_by = NULL, lease_until = NULL
+    WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
+  const release = db.prepare(`UPDATE video_tasks SET status = 'queued', claimed_by = NULL, lease_until = NULL, run_after = @runAfter,
+    attempts = attempts - @refund
+    WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
+
+  return {
+    create(task, now) {
+      return toTask(insert.get({ ...task, id: randomId('video'), now }) as TaskRow);
+    },
+    get(id, keyId) {
+      const row = byId.get(id, keyId);
+      return row ? toTask(row) : undefined;
+    },
+    list({ keyId, after, limit, order }) {
+      const cursor = after === undefined ? undefined : (db.prepare<[string, string], { seq: number }>('SELECT seq FROM video_tasks WHERE id = ? AND key_id = ?').get(after, keyId)?.seq ?? null);
+      if (cursor === null) {
+        return { tasks: [], hasMore: false }; // an unknown cursor continues nothing
+      }
+      const direction = order === 'asc' ? 'ASC' : 'DESC';
+      const comparison = order === 'asc' ? '>' : '<';
+      const rows = db
+        .prepare<unknown[], TaskRow>(
+          `SELECT * FROM video_tasks WHERE key_id = ?${cursor === undefined ? '' : ` AND seq ${comparison} ?`} ORDER BY seq ${direction} LIMIT ?`,
+        )
+        .all(...(cursor === undefined ? [keyId, limit + 1] : [keyId, cursor, limit + 1]));
+      return { tasks: rows.slice(0, limit).map(toTask), hasMore: rows.length > limit };
+    },
+    claim(runner, now, leaseMs) {
+      const row = claim.get({ runner, now, leaseUntil: now + leaseMs });
+      return row ? toTask(row) : undefined;
+    },
+    renew(id, runner, now, leaseMs) {
+      return renew.run({ id, runner, leaseUntil: now + leaseMs }).changes === 1;
+    },
+    setProgress(id, runner, value) {
+      progress.run({ id, runner, progress: Math.max(0, Math.min(99, Math.round(value))) });
+    },
+    setCheckpoint(id, runner, value) {
+      checkpoint.run({ id, runner, checkpoint: value });
+    },
+    complete(id, runner, result) {
+      return complete.run({ id, runner, ...result }).changes === 1;
+    },
+    fail(id, runner, error) {
+      return fail.run({ id, runner, code: error.code, message: error.message, now: error.now }).changes === 1;
+    },
+    release(id, runner, runAfter, options = {}) {
+      return release.run({ id, runner, runAfter, refund: options.refundAttempt ? 1 : 0 }).changes === 1;
+    },
+  };
+}
