@@ -1,0 +1,151 @@
+/**
+ * Video tasks through the HTTP contract with the built-in engine: create (JSON and multipart with an input
+ * image) answers 202 with Location and the queued task; bad shapes are refused before queueing; the task goes
+ * queued → processing → completed with progress; content is 409 before, then an MP4 with byte ranges and a PNG
+ * thumbnail; list pages only the caller's tasks; usage gets the seconds of video on the create call's record.
+ */
+import request from 'supertest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sampleImage } from '../fakes/media-samples.js';
+import { expectRequestId } from '../helpers/contract-assertions.js';
+import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
+import { mp4Summary } from '../helpers/mp4-boxes.js';
+import { pngSize } from '../helpers/probe-media.js';
+import { assertMatchesSchema } from '../helpers/spec-schemas.js';
+
+const made: TestApp = createTestApp();
+const auth = { authorization: `Bearer ${made.key}` };
+
+afterAll(async () => {
+  await made.videoRunner.stop(0);
+  await made.registry.close();
+});
+
+function binary(req: request.Test) {
+  return req.buffer(true).parse((response, callback) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.on('end', () => callback(null, Buffer.concat(chunks)));
+  });
+}
+
+async function finished(id: string, seen: number[] = []): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 300; i += 1) {
+    const res = await request(made.app).get(`/v1/videos/${id}`).set(auth);
+    assertMatchesSchema('Video', res.body);
+    seen.push(res.body.progress as number);
+    if (res.body.status === 'completed' || res.body.status === 'failed') {
+      return res.body;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the task did not finish');
+}
+
+describe('POST /v1/videos', () => {
+  it('answers 202 with Location and the queued task, then completes it with progress, an MP4 and a thumbnail', async () => {
+    const res = await request(made.app).post('/v1/videos').set(auth).send({ model: 'local:video', prompt: 'snow falling on a quiet forest at dusk', seconds: '4', size: '320x240' });
+    expect(res.status).toBe(202);
+    assertMatchesSchema('Video', res.body);
+    expect(res.headers.location).toBe(`/v1/videos/${res.body.id}`);
+    expect(res.body).toMatchObject({ object: 'video', model: 'local:video', status: 'queued', progress: 0, seconds: '4', size: '320x240', error: null, completed_at: null });
+    const createRequestId = expectRequestId(res);
+    const early = await request(made.app).get(`/v1/videos/${res.body.id}/content`).set(auth);
+    if (early.status !== 200) {
+      expect(early.status).toBe(409);
+      expect(early.body.error.code).toBe('video_not_ready');
+    }
+    const seen: number[] = [];
+    const done = await finished(res.body.id, seen);
+    expect(done).toMatchObject({ status: 'completed', progress: 100, error: null });
+    expect(done.expires_at as number).toBeGreaterThan(done.completed_at as number);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+
+    const video = await binary(request(made.app).get(`/v1/videos/${res.body.id}/content`).set(auth));
+    expect(video.status).toBe(200);
+    expect(video.headers['content-type']).toBe('video/mp4');
+    expect(video.headers['accept-ranges']).toBe('bytes');
+    const summary = mp4Summary(video.body);
+    expect(summary.moovBeforeMdat).toBe(true);
+    expect(summary.seconds).toBeCloseTo(4, 0);
+    expect(summary.video).toMatchObject({ codec: 'avc1', width: 320, height: 240 });
+
+    const part = await binary(request(made.app).get(`/v1/videos/${res.body.id}/content`).set(auth).set('range', 'bytes=0-99'));
+    expect(part.status).toBe(206);
+    expect(part.headers['content-range']).toBe(`bytes 0-99/${video.body.length}`);
+    expect(Buffer.compare(part.body, video.body.subarray(0, 100))).toBe(0);
+    const outside = await request(made.app).get(`/v1/videos/${res.body.id}/content`).set(auth).set('range', `bytes=${video.body.length + 10}-`);
+    expect(outside.status).toBe(416);
+    expect(outside.headers['content-range']).toBe(`bytes */${video.body.length}`);
+
+    const thumbnail = await binary(request(made.app).get(`/v1/videos/${res.body.id}/content?variant=thumbnail`).set(auth));
+    expect(thumbnail.headers['content-type']).toBe('image/png');
+    expect(pngSize(thumbnail.body)).toEqual({ width: 320, height: 240 });
+
+    made.usage.flush();
+    const usage = await request(made.app).get(`/v1/usage?request_id=${createRequestId}`).set(auth);
+    expect(usage.body.data[0]).toMatchObject({ operation: 'createVideo', model: 'local:video', status: 202, units: 4, media: { seconds: 4 } });
+  });
+
+  it('takes multipart like the SDK, with an input image; a file that is not an image is 422', async () => {
+    const png = await sampleImage('png', 64, 64);
+    const res = await request(made.app)
+      .post('/v1/videos')
+      .set(auth)
+      .field('model', 'local:video')
+      .field('prompt', 'a red balloon rising')
+      .field('seconds', '4')
+      .field('size', '160x120')
+      .attach('input_reference', Buffer.from(png), { filename: 'start.png', contentType: 'image/png' });
+    expect(res.status).toBe(202);
+    expect((await finished(res.body.id)).status).toBe('completed');
+    const bad = await request(made.app)
+      .post('/v1/videos')
+      .set(auth)
+      .field('prompt', 'x')
+      .attach('input_reference', Buffer.from('%PDF-1.4 not an image'), { filename: 'doc.png', contentType: 'image/png' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.param).toBe('input_reference');
+  });
+
+  it('refuses bad shapes before queueing, naming the parameter', async () => {
+    const ask = (body: object) => request(made.app).post('/v1/videos').set(auth).send({ prompt: 'x', ...body });
+    const odd = await ask({ size: '321x240' });
+    expect([odd.status, odd.body.error.param]).toEqual([400, 'size']);
+    const huge = await ask({ size: '4000x4000' });
+    expect([huge.status, huge.body.error.param]).toEqual([400, 'size']);
+    const seconds = await ask({ seconds: '7' });
+    expect(seconds.status).toBe(400);
+    expect(JSON.stringify(seconds.body.error)).toMatch(/seconds/);
+    const both = await ask({ input_reference: { image_url: 'data:image/png;base64,AAAA', file_id: 'file_x' } });
+    expect(both.status).toBe(400);
+    const private_ = await ask({ input_reference: { image_url: 'http://127.0.0.1:1/x.png' } });
+    expect(private_.status).toBe(502);
+    expect(private_.body.error.code).toBe('upstream_url_refused');
+    expect(made.videoTasks.list({ keyId: made.keys.list()[0].id, limit: 100, order: 'asc' }).tasks.every((task) => task.prompt !== 'x')).toBe(true);
+  });
+});
+
+describe('GET /v1/videos and /v1/videos/{id}', () => {
+  it('pages the caller’s own tasks, and another key sees none of them', async () => {
+    for (const n of [1, 2, 3]) {
+      await request(made.app).post('/v1/videos').set(auth).send({ prompt: `page ${n}`, seconds: '4', size: '64x64' });
+    }
+    const first = await request(made.app).get('/v1/videos?limit=2').set(auth);
+    assertMatchesSchema('VideoList', first.body);
+    expect(first.body.data.map((video: { prompt: string }) => video.prompt)).toEqual(['page 3', 'page 2']);
+    expect(first.body.has_more).toBe(true);
+    const next = await request(made.app).get(`/v1/videos?limit=2&after=${first.body.last_id}`).set(auth);
+    expect(next.body.data[0].prompt).toBe('page 1');
+    const { key: other } = made.keys.create({ name: 'other' });
+    const theirs = await request(made.app).get(`/v1/videos/${first.body.data[0].id}`).set('authorization', `Bearer ${other}`);
+    expect(theirs.status).toBe(404);
+    const unknown = await request(made.app).get('/v1/videos/video_00000000000000000000000000000000').set('authorization', `Bearer ${other}`);
+    expect(unknown.body).toEqual({ error: { ...theirs.body.error, message: expect.any(String) } });
+    const list = await request(made.app).get('/v1/videos').set('authorization', `Bearer ${other}`);
+    expect(list.body.data).toEqual([]);
+    for (const video of first.body.data) {
+      await finished(video.id);
+    }
+  });
+});
