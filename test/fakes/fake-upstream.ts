@@ -13,6 +13,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The body as received, for byte-for-byte checks of what was forwarded. */
   text: string;
+  /** The same bytes undecoded: binary uploads (multipart file parts) do not survive UTF-8 decoding. */
+  raw: Buffer;
   /** The body parsed as JSON; undefined when empty or not JSON. */
   body: unknown;
   /** The client's port: equal for two requests when the connection was kept alive and reused. */
@@ -69,8 +71,9 @@ export async function startFakeUpstream(initial?: FakeHandler): Promise<FakeUpst
     const pieces: Buffer[] = [];
     req.on('data', (piece: Buffer) => pieces.push(piece));
     req.on('end', () => {
-      const text = Buffer.concat(pieces).toString('utf8');
-      const request: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, text, body: parseJson(text), remotePort: req.socket.remotePort };
+      const raw = Buffer.concat(pieces);
+      const text = raw.toString('utf8');
+      const request: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, text, raw, body: parseJson(text), remotePort: req.socket.remotePort };
       requests.push(request);
       // A handler that throws answers 500 with its message instead of crashing the test run from a server callback.
       const fail = (error: unknown) => {

@@ -1,6 +1,6 @@
 /**
  * Real media for fake upstreams to answer with, made here by the engines the project ships: images by sharp,
- * audio by the ffmpeg binary of `@ffmpeg-installer` (a sine tone of a given length). Tests decode what the
+ * audio and video by the ffmpeg binary of `@ffmpeg-installer` (a sine tone, a test pattern, of a given length). Tests decode what the
  * adapters return, so the samples must be real files, not magic bytes.
  */
 import { execFile } from 'node:child_process';
@@ -45,6 +45,19 @@ export async function sampleAudio(format: SampleAudioFormat, seconds: number, to
     }
   }
   return runFfmpeg(audioArguments(format, seconds, 'pipe:1'));
+}
+
+/** An H.264 MP4 of ffmpeg's test pattern, `moov` first (written to a file: faststart rewrites it). */
+export async function sampleVideo(seconds: number, width = 64, height = 48): Promise<Uint8Array> {
+  const directory = await mkdtemp(path.join(tmpdir(), 'omnigate-sample-'));
+  const file = path.join(directory, 'sample.mp4');
+  try {
+    const pattern = `testsrc=size=${width}x${height}:rate=8:duration=${seconds}`;
+    await runFfmpeg(['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', pattern, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', file]);
+    return new Uint8Array(await readFile(file));
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
 }
 
 function audioArguments(format: SampleAudioFormat, seconds: number, output: string): string[] {

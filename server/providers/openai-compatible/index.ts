@@ -1,7 +1,7 @@
 /**
  * The OpenAI-compatible provider: any upstream that serves OpenAI's `/chat/completions` (OpenAI, vLLM,
  * llama.cpp, Ollama, LM Studio, OpenRouter, DeepSeek, …), configured by base URL, key and headers, and its
- * `/images/generations` and `/audio/speech`; music only when the provider's `music` setting says how.
+ * `/images/generations`, `/audio/speech` and `/videos`; music only when the provider's `music` setting says how.
  * One connection pool per provider, shared by all its models, and one guarded fetcher for the URLs its
  * answers hold.
  */
@@ -14,13 +14,14 @@ import { createOpenAICompatibleHttpClient, type OpenAICompatibleConfig } from '.
 import { createOpenAICompatibleImageModel } from './images.js';
 import { createOpenAICompatibleMusicModel } from './music.js';
 import { createOpenAICompatibleSpeechModel } from './speech.js';
+import { createOpenAICompatibleVideoModel, type VideoPolling } from './videos.js';
 
 export interface OpenAICompatibleProvider extends Provider {
   chatModel(upstreamModelId: string): ChatModel;
   close(): Promise<void>;
 }
 
-export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig, deps: { logger?: ProviderLogger } = {}): OpenAICompatibleProvider {
+export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig, deps: { logger?: ProviderLogger; videoPolling?: Partial<VideoPolling> } = {}): OpenAICompatibleProvider {
   const client = createOpenAICompatibleHttpClient(config);
   const fetcher = createSafeFetcher({ provider: config.id, baseUrl: config.base_url, timeoutMs: config.timeout_ms });
   // Not cached: routes pass caller-chosen model names through, and a model object is cheap to build.
@@ -31,6 +32,7 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig, d
     chat: chatModel,
     image: (modelId) => createOpenAICompatibleImageModel({ config, client, fetcher, modelId }),
     speech: (modelId) => createOpenAICompatibleSpeechModel({ config, client, modelId }),
+    video: (modelId) => createOpenAICompatibleVideoModel({ config, client, modelId, polling: deps.videoPolling }),
     ...(music ? { music: (modelId: string) => createOpenAICompatibleMusicModel({ config, music, client, fetcher, modelId }) } : {}),
   };
   return {

@@ -15,6 +15,7 @@ models:
   - { provider: studio, model: gpt-image-1, type: image, id: pictures }
   - { provider: studio, model: tts-1, type: speech, id: voice }
   - { provider: studio, model: musicgen, type: music, id: songs }
+  - { provider: plain, model: sora-2, type: video, id: clips }
   - { provider: plain, model: musicgen, type: music, id: no-songs }
 `;
 
@@ -34,6 +35,11 @@ describe('configured upstream media models', () => {
       expect([speech.provider, speech.modelId, typeof speech.synthesize]).toEqual(['studio', 'tts-1', 'function']);
       const music = registry.model(registry.resolve('songs', 'music'), 'music');
       expect([music.provider, music.modelId, typeof music.compose]).toEqual(['studio', 'musicgen', 'function']);
+      // Every OpenAI-compatible provider offers videos: configured ones and `provider:model` names alike.
+      const video = registry.model(registry.resolve('clips', 'video'), 'video');
+      expect([video.provider, video.modelId, typeof video.generate]).toEqual(['plain', 'sora-2', 'function']);
+      const named = registry.model(registry.resolve('studio:sora-2-pro', 'video'), 'video');
+      expect([named.provider, named.modelId]).toEqual(['studio', 'sora-2-pro']);
       expect(() => registry.model(registry.resolve('no-songs', 'music'), 'music')).toThrow("Provider 'plain' serves no music model 'no-songs'.");
     } finally {
       await registry.close();

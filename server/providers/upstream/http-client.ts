@@ -1,6 +1,7 @@
 /**
  * HTTP to one upstream provider: an undici `Pool` per provider (keep-alive, `max_connections` connections),
- * JSON requests with streamed answers, and every failure mapped to `UpstreamError`. What differs from one
+ * JSON requests with streamed answers (and, through `send`, GETs and raw bodies such as multipart uploads),
+ * and every failure mapped to `UpstreamError`. What differs from one
  * provider's API to another's is an `UpstreamProtocol` (see `openai-compatible/http-client.ts`,
  * `anthropic/http-client.ts`).
  *
@@ -54,6 +55,16 @@ export interface UpstreamRequest {
   headers?: Record<string, string>;
 }
 
+/**
+ * A request that is not a JSON post: a GET (polling a job, downloading its result) or a body already encoded
+ * (multipart). Same headers, errors and abort handling as `post`.
+ */
+export interface UpstreamSendRequest extends Omit<UpstreamRequest, 'body'> {
+  method: 'GET' | 'POST';
+  /** The encoded body and its content type; none for a GET. */
+  body?: { data: Uint8Array; contentType: string };
+}
+
 /** A 2xx upstream answer whose body has not been read yet. */
 export interface UpstreamResponse {
   status: number;
@@ -73,6 +84,8 @@ export interface UpstreamHttpClient {
   post(request: UpstreamRequest): Promise<UpstreamResponse>;
   /** Sends the request and parses the JSON answer. */
   postJson(request: Omit<UpstreamRequest, 'accept'>): Promise<unknown>;
+  /** Any method with a body already encoded, or none; throws like `post`. */
+  send(request: UpstreamSendRequest): Promise<UpstreamResponse>;
   close(): Promise<void>;
 }
 
@@ -188,7 +201,7 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
     return `${prefix}${path}${text ? `?${text}` : ''}`;
   }
 
-  function requestHeaders(request: UpstreamRequest): Record<string, string> {
+  function requestHeaders(request: Pick<UpstreamRequest, 'headers' | 'accept'>, contentType: string | undefined): Record<string, string> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers ?? {})) {
       const lower = name.toLowerCase();
@@ -196,7 +209,7 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
         headers[lower] = value;
       }
     }
-    return Object.assign(headers, configuredHeaders, { 'content-type': 'application/json', accept: request.accept });
+    return Object.assign(headers, configuredHeaders, contentType ? { 'content-type': contentType } : {}, { accept: request.accept });
   }
 
   function keptHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
@@ -234,14 +247,14 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
     }
   }
 
-  async function post(request: UpstreamRequest): Promise<UpstreamResponse> {
+  async function send(request: UpstreamSendRequest): Promise<UpstreamResponse> {
     let response: Dispatcher.ResponseData;
     try {
       response = await pool.request({
-        method: 'POST',
+        method: request.method,
         path: requestPath(request.path, request.query),
-        headers: requestHeaders(request),
-        body: JSON.stringify(request.body),
+        headers: requestHeaders(request, request.body?.contentType),
+        body: request.body?.data ?? null,
         signal: request.signal,
       });
     } catch (error) {
@@ -268,9 +281,14 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
     };
   }
 
+  function post(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const data = Buffer.from(JSON.stringify(request.body), 'utf8');
+    return send({ ...request, method: 'POST', body: { data, contentType: 'application/json' } });
+  }
+
   async function postJson(request: Omit<UpstreamRequest, 'accept'>): Promise<unknown> {
     return readJsonBody(config.id, await post({ ...request, accept: 'application/json' }));
   }
 
-  return { post, postJson, close: () => pool.close() };
+  return { post, postJson, send, close: () => pool.close() };
 }
