@@ -118,6 +118,8 @@ export interface VideoRunnerSettings {
   maxAttempts: number;
   /** How long a finished video's content is kept. */
   retentionSeconds: number;
+  /** Longest one attempt may run (an upstream job stuck in `queued` forever); then it counts as a transient failure. */
+  attemptTimeoutMs: number;
 }
 
 export const DEFAULT_VIDEO_RUNNER_SETTINGS: VideoRunnerSettings = {
@@ -126,6 +128,7 @@ export const DEFAULT_VIDEO_RUNNER_SETTINGS: VideoRunnerSettings = {
   pollMs: 1_000,
   maxAttempts: 3,
   retentionSeconds: 24 * 3600,
+  attemptTimeoutMs: 30 * 60_000,
 };
 
 export interface Config {
@@ -299,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
       ...DEFAULT_VIDEO_RUNNER_SETTINGS,
       concurrency: integerVariable(env, 'OMNIGATE_VIDEO_CONCURRENCY', DEFAULT_VIDEO_RUNNER_SETTINGS.concurrency, 1, 64),
       leaseMs: integerVariable(env, 'OMNIGATE_VIDEO_LEASE_MS', DEFAULT_VIDEO_RUNNER_SETTINGS.leaseMs, 1_000, 3_600_000),
+      attemptTimeoutMs: integerVariable(env, 'OMNIGATE_VIDEO_TIMEOUT_MS', DEFAULT_VIDEO_RUNNER_SETTINGS.attemptTimeoutMs, 1_000, 24 * 3_600_000),
       retentionSeconds: integerVariable(env, 'OMNIGATE_VIDEO_RETENTION_HOURS', DEFAULT_VIDEO_RUNNER_SETTINGS.retentionSeconds / 3600, 1, 24 * 365) * 3600,
     },
     mediaLinkTtlSeconds: integerVariable(env, 'OMNIGATE_MEDIA_URL_TTL_SECONDS', 3600, 60, 7 * 86_400),

@@ -63,6 +63,10 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
       }
     }, Math.max(100, Math.floor(settings.leaseMs / 3)));
     lease.unref();
+    const deadline = setTimeout(() => {
+      controller.abort(new ApiError(504, `The video attempt ran longer than ${settings.attemptTimeoutMs} ms and was stopped.`, { code: 'video_timeout' }));
+    }, settings.attemptTimeoutMs);
+    deadline.unref();
     let checkpoint = task.checkpoint ?? undefined;
     let lastProgressAt = 0;
     const context: VideoTaskContext = {
@@ -102,7 +106,9 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
       }
       deps.usage.amend(task.requestId, { units: result.usage.seconds, media: { seconds: result.usage.seconds } });
       log.info({ seconds: result.usage.seconds }, 'video completed');
-    } catch (error) {
+    } catch (thrown) {
+      // A stopped attempt reports whatever its model threw on abort; why it was stopped is the signal's reason.
+      const error: unknown = controller.signal.aborted ? controller.signal.reason : thrown;
       if (stopping && controller.signal.aborted) {
         tasks.release(task.id, runnerId, now(), { refundAttempt: true });
         log.info('video handed back to the queue at shutdown');
@@ -123,6 +129,7 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
       log[apiError && apiError.status < 500 ? 'info' : 'error']({ err: error }, 'video failed');
     } finally {
       clearInterval(lease);
+      clearTimeout(deadline);
     }
   }
 

@@ -159,6 +159,8 @@ describe('OpenAI-compatible videos', () => {
     await model().generate({ ...OPTIONS, inputImage: image }, task().context);
     const create = upstream.requests[0]!;
     expect(create.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    // The same key on every attempt of the task: an upstream that honours it never makes the job twice.
+    expect(create.headers['idempotency-key']).toBe('omnigate-req_video_1');
     const fields = await form(create);
     expect([...fields.keys()]).toEqual(['model', 'prompt', 'seconds', 'size', 'input_reference']);
     expect([fields.get('model'), fields.get('prompt'), fields.get('seconds'), fields.get('size')]).toEqual(['sora-2', OPTIONS.prompt, '6', '1280x720']);

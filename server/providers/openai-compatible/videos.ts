@@ -83,10 +83,14 @@ export function createOpenAICompatibleVideoModel(input: OpenAICompatibleVideoMod
     }
   }
 
-  function create(options: VideoCallOptions, signal: AbortSignal): Promise<VideoJob> {
+  /**
+   * `idempotencyKey` is the task's create request id, the same on every attempt: a create that timed out after
+   * the upstream made the job is not paid for twice where the upstream honours `Idempotency-Key` (OpenAI does).
+   */
+  function create(options: VideoCallOptions, signal: AbortSignal, idempotencyKey: string): Promise<VideoJob> {
     return upstream(async () => {
       const body = encodeMultipart(videoCreateParts(options, modelId));
-      const response = await client.send({ method: 'POST', path: '/videos', body, signal, accept: 'application/json' });
+      const response = await client.send({ method: 'POST', path: '/videos', body, signal, accept: 'application/json', headers: { 'idempotency-key': idempotencyKey } });
       return readVideoJob(provider, await readJsonBody(provider, response));
     });
   }
@@ -185,7 +189,7 @@ export function createOpenAICompatibleVideoModel(input: OpenAICompatibleVideoMod
     const { signal } = context;
     let first: VideoJob | undefined;
     if (!ids.job) {
-      first = await create(options, signal);
+      first = await create(options, signal, `omnigate-${context.requestId}`);
       ids.job = first.id;
       // Before anything else can fail: from here on, a retry resumes this job instead of paying for another.
       context.checkpoint.set(first.id);
