@@ -5,6 +5,7 @@
 import type { Response } from 'express';
 import type { AppDeps } from './app-deps.js';
 import { ApiError } from '../core/api-error.js';
+import { listPage } from '../http/list-page.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 
@@ -49,14 +50,7 @@ export function extensionHandlers(deps: Pick<AppDeps, 'usage' | 'spec' | 'docsPa
         latency_ms: record.latencyMs,
         created_at: record.createdAt,
       }));
-      const body = {
-        object: 'list',
-        data,
-        first_id: data[0]?.id ?? null,
-        last_id: data[data.length - 1]?.id ?? null,
-        has_more: page.hasMore,
-      } satisfies ResponseBody<'listUsage', 200>;
-      res.json(body);
+      res.json(listPage(data, page.hasMore) satisfies ResponseBody<'listUsage', 200>);
     },
     getHealth(_req, res) {
       if (deps.drainingSignal?.aborted || deps.shutdownSignal?.aborted) {

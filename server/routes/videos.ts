@@ -8,6 +8,7 @@ import type { Request, Response } from 'express';
 import type { AppDeps } from './app-deps.js';
 import { ApiError } from '../core/api-error.js';
 import type { GeneratedMedia } from '../core/models.js';
+import { listPage } from '../http/list-page.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import { readInputImage, type UploadedFile } from '../calls/input-image.js';
 import { prepareCall } from '../calls/prepare-call.js';
@@ -95,15 +96,7 @@ export function videoHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
     listVideos(req, res) {
       const { after, limit, order } = req.query;
       const page = deps.videos.tasks.list({ keyId: (res.locals.apiKey as ApiKeyRecord).id, after, limit: limit ?? 20, order: order ?? 'desc' });
-      const data = page.tasks.map(videoObject);
-      const body = {
-        object: 'list',
-        data,
-        first_id: data[0]?.id ?? null,
-        last_id: data[data.length - 1]?.id ?? null,
-        has_more: page.hasMore,
-      } satisfies ResponseBody<'listVideos', 200>;
-      res.json(body);
+      res.json(listPage(page.tasks.map(videoObject), page.hasMore) satisfies ResponseBody<'listVideos', 200>);
     },
 
     retrieveVideo(req, res) {

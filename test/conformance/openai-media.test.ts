@@ -3,29 +3,19 @@
  * media engines: `images.generate` by URL (the signed link loads with a plain fetch, no key) and by base64, and
  * `audio.speech.create` in each of the six formats, every answer decoded rather than byte-counted.
  */
-import OpenAI, { BadRequestError } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BadRequestError } from 'openai';
+import { describe, expect, it } from 'vitest';
 import { probeAudio } from '../helpers/probe-audio.js';
 import { imageKind, pngSize, wavInfo } from '../helpers/probe-media.js';
-import { startServer, type StartedServer } from './start-server.js';
+import { openAIServer } from './start-server.js';
 
-let started: StartedServer;
-let client: OpenAI;
-
-beforeAll(async () => {
-  started = await startServer();
-  client = new OpenAI({ apiKey: started.key, baseURL: `${started.baseURL}/v1`, maxRetries: 0 });
-});
-
-afterAll(async () => {
-  await started?.close();
-});
+const ctx = openAIServer();
 
 describe('images.generate', () => {
   it('url: a signed link on our base URL that loads without a key', async () => {
-    const result = await client.images.generate({ model: 'local:image', prompt: 'a lighthouse on a cliff at night', size: '512x512' as never });
+    const result = await ctx.client.images.generate({ model: 'local:image', prompt: 'a lighthouse on a cliff at night', size: '512x512' as never });
     const url = result.data?.[0]?.url;
-    expect(url?.startsWith(`${started.baseURL}/v1/media/`)).toBe(true);
+    expect(url?.startsWith(`${ctx.started.baseURL}/v1/media/`)).toBe(true);
     const response = await fetch(url!);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('image/png');
@@ -33,7 +23,7 @@ describe('images.generate', () => {
   });
 
   it('b64_json: n images, decodable, in the asked format', async () => {
-    const result = await client.images.generate({ model: 'local:image', prompt: 'autumn forest by a lake', n: 2, size: '256x256' as never, response_format: 'b64_json', output_format: 'jpeg' });
+    const result = await ctx.client.images.generate({ model: 'local:image', prompt: 'autumn forest by a lake', n: 2, size: '256x256' as never, response_format: 'b64_json', output_format: 'jpeg' });
     expect(result.data).toHaveLength(2);
     expect(result.output_format).toBe('jpeg');
     for (const item of result.data ?? []) {
@@ -42,7 +32,7 @@ describe('images.generate', () => {
   });
 
   it('a bad request is the SDK’s BadRequestError', async () => {
-    const error = await client.images.generate({ model: 'local:image', prompt: 'x', size: '9999x9999' as never }).catch((caught: unknown) => caught);
+    const error = await ctx.client.images.generate({ model: 'local:image', prompt: 'x', size: '9999x9999' as never }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(BadRequestError);
   });
 });
@@ -51,7 +41,7 @@ describe('audio.speech.create', () => {
   const expected = { mp3: 'mp3', opus: 'opus', aac: 'aac', flac: 'flac', wav: 'pcm_s16le', pcm: 'pcm_s16le' } as const;
 
   it.each(Object.keys(expected) as Array<keyof typeof expected>)('%s', async (format) => {
-    const response = await client.audio.speech.create({ model: 'local:speech', voice: 'alloy', input: 'Omnigate speaks every format.', response_format: format });
+    const response = await ctx.client.audio.speech.create({ model: 'local:speech', voice: 'alloy', input: 'Omnigate speaks every format.', response_format: format });
     const bytes = new Uint8Array(await response.arrayBuffer());
     const probe = await probeAudio(bytes, format);
     expect(probe.codec).toBe(expected[format]);

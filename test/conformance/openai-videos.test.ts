@@ -4,55 +4,45 @@
  * `downloadContent` of the video and its thumbnail — the MP4 parsed by its boxes. The SDK has no poll helper;
  * our own client's `waitForVideo` reports progress on the way.
  */
-import OpenAI, { NotFoundError } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NotFoundError } from 'openai';
+import { describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
 import { mp4Summary } from '../helpers/mp4-boxes.js';
 import { pngSize } from '../helpers/probe-media.js';
-import { startServer, type StartedServer } from './start-server.js';
+import { openAIServer } from './start-server.js';
 
-let started: StartedServer;
-let client: OpenAI;
-
-beforeAll(async () => {
-  started = await startServer();
-  client = new OpenAI({ apiKey: started.key, baseURL: `${started.baseURL}/v1`, maxRetries: 0 });
-});
-
-afterAll(async () => {
-  await started?.close();
-});
+const ctx = openAIServer();
 
 describe('videos', () => {
   it('create → retrieve until completed → downloadContent (video and thumbnail) → list', async () => {
-    const created = await client.videos.create({ model: 'local:video' as never, prompt: 'a lighthouse beam sweeping through fog at night', seconds: '4', size: '720x1280' });
+    const created = await ctx.client.videos.create({ model: 'local:video' as never, prompt: 'a lighthouse beam sweeping through fog at night', seconds: '4', size: '720x1280' });
     expect(created).toMatchObject({ object: 'video', status: 'queued', seconds: '4', size: '720x1280' });
     let video = created;
     for (let i = 0; i < 600 && video.status !== 'completed' && video.status !== 'failed'; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      video = await client.videos.retrieve(created.id);
+      video = await ctx.client.videos.retrieve(created.id);
     }
     expect(video.status).toBe('completed');
-    const content = await client.videos.downloadContent(created.id);
+    const content = await ctx.client.videos.downloadContent(created.id);
     expect(content.headers.get('content-type')).toBe('video/mp4');
     const summary = mp4Summary(new Uint8Array(await content.arrayBuffer()));
     expect(summary).toMatchObject({ moovBeforeMdat: true, video: { codec: 'avc1', width: 720, height: 1280 } });
     expect(summary.seconds).toBeCloseTo(4, 0);
-    const thumbnail = await client.videos.downloadContent(created.id, { variant: 'thumbnail' });
+    const thumbnail = await ctx.client.videos.downloadContent(created.id, { variant: 'thumbnail' });
     expect(pngSize(new Uint8Array(await thumbnail.arrayBuffer()))).toEqual({ width: 720, height: 1280 });
     const ids: string[] = [];
-    for await (const item of client.videos.list({ limit: 1 })) {
+    for await (const item of ctx.client.videos.list({ limit: 1 })) {
       ids.push(item.id);
     }
     expect(ids).toContain(created.id);
   });
 
   it('an unknown id is the SDK’s NotFoundError', async () => {
-    await expect(client.videos.retrieve('video_00000000000000000000000000000000')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(ctx.client.videos.retrieve('video_00000000000000000000000000000000')).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('our client’s waitForVideo reports progress and resolves with the completed task', async () => {
-    const omnigate = createClient({ baseUrl: started.baseURL, apiKey: started.key });
+    const omnigate = createClient({ baseUrl: ctx.started.baseURL, apiKey: ctx.started.key });
     const { data } = await omnigate.POST('/v1/videos', { body: { model: 'local:video', prompt: 'rain on a city street', seconds: '4', size: '320x240' } });
     const seen: number[] = [];
     const done = await omnigate.waitForVideo(data!.id, { intervalMs: 100, onProgress: (video) => seen.push(video.progress) });

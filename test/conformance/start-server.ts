@@ -3,6 +3,8 @@
  * on 127.0.0.1 with an ephemeral port, for conformance tests that drive it with real clients over HTTP.
  */
 import type { Server } from 'node:http';
+import OpenAI from 'openai';
+import { afterAll, beforeAll } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 
@@ -39,4 +41,20 @@ export async function startServer(config: Parameters<typeof createTestApp>[0] = 
       testApp.db.close();
     },
   };
+}
+
+/**
+ * A server for the whole file and the official OpenAI SDK pointed at it (no retries, so a wrong status shows
+ * at once): `const ctx = openAIServer();` then `ctx.client` and `ctx.started` inside the tests.
+ */
+export function openAIServer(config: Parameters<typeof createTestApp>[0] = {}): { started: StartedServer; client: OpenAI } {
+  const context = {} as { started: StartedServer; client: OpenAI };
+  beforeAll(async () => {
+    context.started = await startServer(config);
+    context.client = new OpenAI({ apiKey: context.started.key, baseURL: `${context.started.baseURL}/v1`, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await context.started?.close();
+  });
+  return context;
 }
