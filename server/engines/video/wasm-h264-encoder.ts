@@ -10,7 +10,7 @@ import type { FrameEncoder, FrameEncoderOptions } from './frame-encoder.js';
 import { moveMoovFirst } from './moov-first.js';
 
 /** minih264's quantiser (10–51) and speed (0 best – 10 fastest): about the size ffmpeg's CRF 23 gives, twice as fast as speed 0. */
-const QUANTIZER = 28;
+const QUANTIZER = 30;
 const SPEED = 8;
 
 export async function startWasmH264(options: FrameEncoderOptions): Promise<FrameEncoder> {
