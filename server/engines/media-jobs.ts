@@ -7,10 +7,14 @@ import type { Pcm } from './audio/pcm.js';
 import type { RenderImageInput } from './image/render-image.js';
 import type { MusicJobInput } from './music/render-music.js';
 import type { FliteInput } from './speech/flite.js';
+import type { RenderVideoInput } from './video/render-video.js';
+import type { JobReporter } from './pool/job-protocol.js';
 
 export const mediaJobs = {
   image: async (input: RenderImageInput) => (await import('./image/render-image.js')).renderImage(input),
   music: async (input: MusicJobInput) => (await import('./music/render-music.js')).renderMusic(input),
+  /** Draws and encodes a whole video; reports progress per frame and names its ffmpeg child to the pool. */
+  video: async (input: RenderVideoInput, reporter: JobReporter) => (await import('./video/render-video.js')).renderVideo(input, reporter),
   speech: async (input: FliteInput): Promise<Pcm> => (await import('./speech/flite.js')).synthesizeWithFlite(input),
   /** The pure-JS MP3 encoder, for platforms without the ffmpeg binary. */
   mp3: async (input: { pcm: Pcm; kbps: number }): Promise<{ mp3: Uint8Array }> => ({

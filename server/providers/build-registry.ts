@@ -10,6 +10,7 @@ import { createLocalChatModel, LOCAL_CHAT_MODEL_ID } from './local/chat.js';
 import { createLocalImageModel } from './local/image.js';
 import { createLocalMusicModel } from './local/music.js';
 import { createLocalSpeechModel } from './local/speech.js';
+import { createLocalVideoModel } from './local/video.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
 import type { Provider } from '../core/models.js';
 import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from '../engines/media-pool.js';
@@ -23,6 +24,7 @@ export function builtInModels(): ModelEntry[] {
     { id: 'local:image', type: 'image', provider: 'local', upstreamModel: 'image', aliases: ['local-image'], created },
     { id: 'local:speech', type: 'speech', provider: 'local', upstreamModel: 'speech', aliases: ['local:tts', 'local-speech'], created },
     { id: 'local:music', type: 'music', provider: 'local', upstreamModel: 'music', aliases: ['local-music'], created },
+    { id: 'local:video', type: 'video', provider: 'local', upstreamModel: 'video', aliases: ['local-video'], created },
   ];
 }
 
@@ -37,9 +39,10 @@ export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS)
   const image = createLocalImageModel(pool);
   const music = createLocalMusicModel(pool);
   const speech = createLocalSpeechModel(pool);
+  const video = createLocalVideoModel(pool);
   return {
     id: 'local',
-    models: { chat: () => chat, image: () => image, music: () => music, speech: () => speech },
+    models: { chat: () => chat, image: () => image, music: () => music, speech: () => speech, video: () => video },
     close: () => {
       speech.close();
       return pool.close();

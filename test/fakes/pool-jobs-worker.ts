@@ -1,4 +1,5 @@
 /** A worker for the pool's own tests: jobs that answer, spin the CPU, fail or kill their thread. */
+import { spawn } from 'node:child_process';
 import { ApiError } from '../../server/core/api-error.js';
 import { serveJobs } from '../../server/engines/pool/serve-jobs.js';
 
@@ -18,6 +19,18 @@ export const poolTestJobs = {
       reporter.progress(Math.round((step / input.to) * 100));
     }
     return { counted: input.to };
+  },
+  /** Starts a long `sleep` child, names it to the pool, answers its pid, then spins until stopped. */
+  async child(input: { ms: number }, reporter: { childProcess(pid: number, running: boolean): void; progress(percent: number): void }) {
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    reporter.childProcess(child.pid!, true);
+    reporter.progress(child.pid!);
+    const end = Date.now() + input.ms;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    while (Date.now() < end) {
+      // Busy, as a drawing engine is while its encoder runs.
+    }
+    return { pid: child.pid };
   },
   async refuse(input: { param: string }) {
     throw new ApiError(400, `bad ${input.param}`, { code: 'bad_value', param: input.param });

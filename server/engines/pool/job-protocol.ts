@@ -8,6 +8,12 @@ import { ApiError } from '../../core/api-error.js';
 export interface JobReporter {
   /** How far the job is, 0–100; the pool hands it to the generation's `onProgress`. */
   progress(percent: number): void;
+  /**
+   * Names a child process the job started (`running: true`) and, later, one that has ended. Terminating a
+   * worker thread does not end the processes it spawned, so the pool kills the ones still named when it has to
+   * stop the job (caller gone, timeout, shutdown) or when the worker dies.
+   */
+  childProcess(pid: number, running: boolean): void;
 }
 
 /** A table of jobs a worker can run: each takes one structured-cloneable input and resolves one output. */
@@ -29,7 +35,8 @@ export interface JobFailure {
 export type JobReply =
   | { id: number; ok: true; output: unknown }
   | { id: number; ok: false; failure: JobFailure }
-  | { id: number; progress: number };
+  | { id: number; progress: number }
+  | { id: number; childPid: number; running: boolean };
 
 /** A job's error as it crosses threads: an `ApiError` keeps its status, anything else becomes a 500. */
 export function failureOf(error: unknown): JobFailure {

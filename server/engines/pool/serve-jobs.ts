@@ -3,7 +3,7 @@
  * One job at a time per worker; the pool never sends a second before the first is answered.
  */
 import { parentPort } from 'node:worker_threads';
-import { failureOf, transferablesOf, type JobReply, type JobRequest, type JobTable } from './job-protocol.js';
+import { failureOf, transferablesOf, type JobReply, type JobReporter, type JobRequest, type JobTable } from './job-protocol.js';
 
 export function serveJobs(jobs: JobTable): void {
   const port = parentPort;
@@ -17,7 +17,10 @@ export function serveJobs(jobs: JobTable): void {
       if (!job) {
         throw new Error(`no job named ${request.kind}`);
       }
-      const reporter = { progress: (percent: number) => port.postMessage({ id: request.id, progress: percent } satisfies JobReply) };
+      const reporter: JobReporter = {
+        progress: (percent) => port.postMessage({ id: request.id, progress: percent } satisfies JobReply),
+        childProcess: (pid, running) => port.postMessage({ id: request.id, childPid: pid, running } satisfies JobReply),
+      };
       reply = { id: request.id, ok: true, output: await job(request.input as never, reporter) };
     } catch (error) {
       reply = { id: request.id, ok: false, failure: failureOf(error) };

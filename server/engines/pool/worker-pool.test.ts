@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../core/api-error.js';
 import type { poolTestJobs } from '../../../test/fakes/pool-jobs-worker.js';
@@ -15,6 +16,18 @@ afterEach(async () => {
   await pool?.close();
   pool = undefined;
 });
+
+/** Whether a process runs (a zombie, killed but not yet reaped, counts as gone). */
+function isAlive(pid: number): boolean {
+  const stat = (() => {
+    try {
+      return readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return '';
+    }
+  })();
+  return stat !== '' && !/^\d+ \(.*\) Z/.test(stat);
+}
 
 const never = () => new AbortController().signal;
 
@@ -87,6 +100,22 @@ describe('worker pool', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(pool.stats().busy).toBe(0);
     await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'next' }))).resolves.toMatchObject({ text: 'next' });
+  });
+
+  it('kills the child processes a stopped job named, which terminating its worker would leave running', async () => {
+    const pool = makePool();
+    const controller = new AbortController();
+    let pid = 0;
+    const job = pool.use(controller.signal, (slot) => slot.run('child', { ms: 5_000 }, { onProgress: (reported) => (pid = reported) }));
+    const deadline = Date.now() + 5_000;
+    while (pid === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(isAlive(pid)).toBe(true);
+    controller.abort(new Error('caller left'));
+    await expect(job).rejects.toThrow('caller left');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(isAlive(pid)).toBe(false);
   });
 
   it('passes a job’s own 4xx through and turns a dead worker into a 500, then recovers', async () => {

@@ -55,6 +55,8 @@ export interface WorkerPool<J extends JobTable> {
 
 interface Slot {
   worker?: Worker;
+  /** Child processes the running job named, which must not outlive it (see `JobReporter.childProcess`). */
+  children: Set<number>;
   busy: boolean;
   idleTimer?: NodeJS.Timeout;
 }
@@ -65,7 +67,7 @@ interface Waiter {
 }
 
 export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions): WorkerPool<J> {
-  const slots: Slot[] = Array.from({ length: options.size }, () => ({ busy: false }));
+  const slots: Slot[] = Array.from({ length: options.size }, () => ({ busy: false, children: new Set<number>() }));
   const queue: Waiter[] = [];
   const idleMs = options.idleMs ?? 60_000;
   let closed = false;
@@ -97,7 +99,19 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
     return worker;
   }
 
+  function killChildren(slot: Slot): void {
+    for (const pid of slot.children) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone: it ended between its exit and the worker's report of it.
+      }
+    }
+    slot.children.clear();
+  }
+
   function stopWorker(slot: Slot): void {
+    killChildren(slot);
     const worker = slot.worker;
     slot.worker = undefined;
     void worker?.terminate();
@@ -170,6 +184,14 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
           runOptions.onProgress?.(reply.progress);
           return;
         }
+        if ('childPid' in reply) {
+          if (reply.running) {
+            slot.children.add(reply.childPid);
+          } else {
+            slot.children.delete(reply.childPid);
+          }
+          return;
+        }
         finish();
         if (reply.ok) {
           resolve(reply.output as Awaited<ReturnType<J[K]>>);
@@ -179,10 +201,12 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
       };
       const onError = (error: Error) => {
         finish();
+        killChildren(slot);
         reject(new ApiError(500, `The ${options.name} engine stopped: ${error.message}`, { code: 'engine_failed', cause: error }));
       };
       const onExit = (code: number) => {
         finish();
+        killChildren(slot);
         reject(new ApiError(500, `The ${options.name} engine exited (code ${code}) during the job`, { code: 'engine_failed' }));
       };
       const onAbort = () => {
@@ -243,6 +267,7 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
       await Promise.all(
         slots.map(async (slot) => {
           clearTimeout(slot.idleTimer);
+          killChildren(slot);
           const worker = slot.worker;
           slot.worker = undefined;
           await worker?.terminate();
