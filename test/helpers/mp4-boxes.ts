@@ -90,3 +90,16 @@ export function readMp4(bytes: Uint8Array): Mp4Info {
     tracks: moov.filter((box) => box.type === 'trak').map(readTrack),
   };
 }
+
+/** What a caller of the API cares about: does it stream (moov first), how long, and its video track. */
+export function mp4Summary(bytes: Uint8Array): { moovBeforeMdat: boolean; seconds: number; video?: { codec: string; width: number; height: number; profile?: number } } {
+  const info = readMp4(bytes);
+  const moov = info.topLevel.indexOf('moov');
+  const mdat = info.topLevel.indexOf('mdat');
+  const track = info.tracks.find((candidate) => candidate.sampleEntry === 'avc1');
+  return {
+    moovBeforeMdat: moov >= 0 && mdat >= 0 && moov < mdat,
+    seconds: info.seconds,
+    video: track && { codec: track.sampleEntry, width: track.width, height: track.height, profile: track.avcProfile },
+  };
+}
