@@ -58,3 +58,38 @@ export async function benchMedia(base: string, key: string, options: { sequentia
   }
   return rows;
 }
+
+/**
+ * Seconds of rendering per second of video for `local:video` at the contract's default size (720×1280), from
+ * create to completed through the task queue, one task at a time.
+ */
+export async function benchVideo(base: string, key: string, options: { tasks: number; seconds: number }) {
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+  const ratios: number[] = [];
+  for (let i = 0; i < options.tasks; i += 1) {
+    const started = performance.now();
+    const created = await fetch(`${base}/v1/videos`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: 'local:video', prompt: `waves under a night sky ${i}`, seconds: String(options.seconds), size: '720x1280' }),
+    });
+    const { id } = (await created.json()) as { id: string };
+    for (;;) {
+      const task = (await (await fetch(`${base}/v1/videos/${id}`, { headers })).json()) as { status: string };
+      if (task.status === 'completed' || task.status === 'failed') {
+        if (task.status === 'failed') {
+          throw new Error(`video task ${id} failed`);
+        }
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    ratios.push((performance.now() - started) / 1000 / options.seconds);
+  }
+  ratios.sort((a, b) => a - b);
+  return {
+    scenario: `video ${options.seconds} s 720×1280 (local:video), ${options.tasks} tasks`,
+    'render s per video s (p50)': Number(percentile(ratios, 50).toFixed(2)),
+    'render s per video s (max)': Number(ratios[ratios.length - 1].toFixed(2)),
+  };
+}

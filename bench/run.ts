@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { benchMedia } from './media.js';
+import { benchMedia, benchVideo } from './media.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -179,6 +179,7 @@ async function main(): Promise<void> {
     const concurrent = Number(process.env.BENCH_MEDIA_CONCURRENT ?? 8);
     console.log(`\nbuilt-in media engines: ${sequential} calls one at a time, then ${concurrent} at once (pool: OMNIGATE_MEDIA_WORKERS, default 1 on 2 cores)\n`);
     console.table(await benchMedia(base, KEY, { sequential, concurrent }));
+    console.table([await benchVideo(base, KEY, { tasks: Number(process.env.BENCH_VIDEO_TASKS ?? 3), seconds: 4 })]);
   }
   await gateway.stop();
   await floor.stop();
