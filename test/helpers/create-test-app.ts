@@ -40,6 +40,8 @@ export interface TestApp {
   db: SqliteDatabase;
   /** Where media answered by URL is kept (a fresh temporary directory). */
   blobs: BlobStore;
+  /** The directory behind `blobs`. */
+  blobDirectory: string;
   videoTasks: VideoTaskStore;
   videoRunner: VideoRunner;
   files: FileStore;
@@ -81,7 +83,8 @@ export function createTestApp(
     { providers: config.providers ?? [], models: config.models ?? [], aliases: config.aliases ?? {}, routes: config.routes ?? [], media: config.media },
     logger,
   );
-  const blobs = createBlobStore(db, mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-')));
+  const blobDirectory = mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-'));
+  const blobs = createBlobStore(db, blobDirectory);
   const videoTasks = createVideoTaskStore(db);
   const videoRunner = startVideoRunner({
     tasks: videoTasks,
@@ -110,5 +113,5 @@ export function createTestApp(
     shutdownSignal: shutdown.signal,
     now: config.now,
   });
-  return { app, key, keys, usage, registry, db, blobs, videoTasks, videoRunner, files, logs, shutdown, draining };
+  return { app, key, keys, usage, registry, db, blobs, blobDirectory, videoTasks, videoRunner, files, logs, shutdown, draining };
 }
