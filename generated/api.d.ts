@@ -569,10 +569,19 @@ export interface paths {
          *     expiry is sent as the two fields `expires_after[anchor]` and `expires_after[seconds]`, which is how
          *     the OpenAI SDKs encode the `expires_after` object in a form; a file is deleted once it expires.
          *
+         *     The file is streamed to disk as it arrives, never held whole in memory. Its `content_type` is
+         *     recognised from its bytes (magic numbers for PNG, JPEG, WebP, GIF, PDF, ZIP and other common formats;
+         *     text such as `.txt`, `.md`, `.csv`, `.json` or `.html` when the bytes are valid UTF-8), not taken from
+         *     the part's `Content-Type`. A path in the part's filename is dropped: `filename` is the last segment.
+         *     An upload cut off before its end stores nothing.
+         *
          *     Errors: 400 when a field is missing or out of range (`param` names it, for example
-         *     `expires_after.seconds`); 413 when the file exceeds the configured upload limit
-         *     (`OMNIGATE_MAX_BODY_BYTES`, 25 MiB by default); 415 when the body is not `multipart/form-data`; 422
-         *     when the file is empty; 503 when the file store is unavailable (for example the disk is full).
+         *     `expires_after.seconds`); 413 when the file exceeds the upload limit (`OMNIGATE_MAX_FILE_BYTES`,
+         *     512 MiB by default) or would take the key's stored bytes past its quota
+         *     (`OMNIGATE_FILE_QUOTA_BYTES`; code `file_quota_bytes_exceeded`); 429 with `x-should-retry: false` when
+         *     the key already holds as many files as its quota allows (`OMNIGATE_FILE_QUOTA_COUNT`; code
+         *     `file_quota_count_exceeded`), until it deletes some; 415 when the body is not `multipart/form-data`;
+         *     422 when the file is empty; 503 when the file store is unavailable (for example the disk is full).
          */
         post: operations["createFile"];
         delete?: never;
@@ -622,7 +631,10 @@ export interface paths {
          * Download a file's bytes
          * @description Returns the stored bytes of one file of the calling API key, unchanged. The response `Content-Type`
          *     is the type stored with the file (its `content_type`, for example `image/png` or `application/pdf`),
-         *     or `application/octet-stream` when none is known; `Content-Disposition` carries the original filename.
+         *     or `application/octet-stream` when none is known; `Content-Disposition` carries the original filename
+         *     (`attachment; filename="…"; filename*=UTF-8''…`, RFC 6266). Byte ranges are served
+         *     (`Accept-Ranges: bytes`): a `Range: bytes=start-end` header answers 206 with `Content-Range`; a range
+         *     outside the file is 416.
          */
         get: operations["downloadFile"];
         put?: never;
@@ -1416,6 +1428,8 @@ export interface components {
             characters?: number;
             /** @description Seconds of audio (speech or music) or video produced. */
             seconds?: number;
+            /** @description Bytes uploaded and stored (file uploads). */
+            bytes?: number;
         };
         /** @description Liveness information. */
         HealthStatus: {
@@ -3220,7 +3234,7 @@ export interface components {
         FileCreateRequest: {
             /**
              * Format: binary
-             * @description The file. Its part's filename and `Content-Type` are stored as `filename` and `content_type`.
+             * @description The file. Its part's filename (without any path) is stored as `filename`; `content_type` is recognised from the bytes.
              */
             file: string;
             /**
@@ -3288,10 +3302,15 @@ export interface components {
             /** @description Why `status` is `error`; otherwise null. */
             status_details: string | null;
             /**
-             * @description The media type given with the upload, when there was one.
+             * @description The media type recognised from the file's bytes (not the one the client sent), for example `image/png`, `application/pdf`, `text/plain`; `application/octet-stream` when unknown.
              * @example application/pdf
              */
             content_type?: string;
+            /**
+             * @description The SHA-256 of the stored bytes, lowercase hex.
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            sha256?: string;
         };
         /** @description One page of files. */
         FileList: {
@@ -5904,9 +5923,23 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
+            /** @description The asked-for byte range of the file (`Content-Range` names it). */
+            206: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    /** @description `bytes start-end/size`. */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

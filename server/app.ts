@@ -17,8 +17,10 @@ import { jsonDepthLimit } from './http/json-depth.js';
 import { multipartError } from './http/multipart-error.js';
 import { mcpBoundary, unknownPath } from './http/outside-the-contract.js';
 import { requestId } from './http/request-id.js';
+import { uploadOptions, uploadRefusal } from './http/upload-storage.js';
 import { cacheValidatorRouteRegexps } from './http/validator-route-cache.js';
 import type { AppDeps } from './routes/app-deps.js';
+import { fileUploadLimit, FILE_BLOB_PREFIX } from './routes/files.js';
 import { createHandlers } from './routes/index.js';
 import { mountOperations } from './routes/mount-operations.js';
 
@@ -52,7 +54,13 @@ export function createApp(deps: AppDeps): Express {
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: true,
       validateSecurity: false, // authenticate() above is the enforcement; the spec's schemes document it
-      fileUploader: { limits: { fileSize: deps.maxBodyBytes, files: 4, fields: 32 } },
+      // createFile streams its file to a staged blob; other multipart operations keep small files in memory.
+      fileUploader: uploadOptions({
+        blobs: deps.media.blobs,
+        maxBodyBytes: deps.maxBodyBytes,
+        prefix: FILE_BLOB_PREFIX,
+        streamed: { createFile: fileUploadLimit(deps) },
+      }) as never, // multer 2.5 takes `limits` as a function of the request; @types/multer does not know it
       // JSON-RPC bodies and SSE answers of the MCP transport are not the validator's to judge.
       ignorePaths: /^\/v1\/mcp(\/|$)/,
       $refParser: { mode: 'bundle' },
@@ -70,7 +78,7 @@ export function createApp(deps: AppDeps): Express {
     }
     nameAllowedValues(error, (path) => allowedValuesAt(deps.spec.document, operation, path));
     nameExclusiveFields(error, (path) => exclusiveFieldsAt(deps.spec.document, operation, path));
-    next((refusedBeforeHandler && req.is('multipart/form-data') && multipartError(error)) || error);
+    next((refusedBeforeHandler && req.is('multipart/form-data') && (uploadRefusal(req) ?? multipartError(error))) || error);
   }) satisfies ErrorRequestHandler);
   app.use(mcpBoundary(deps.spec.document));
   const router = express.Router();

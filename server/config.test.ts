@@ -32,6 +32,7 @@ describe('loadConfig: environment', () => {
       apiKeys: [],
       logLevel: 'info',
       maxBodyBytes: 25 * 1024 * 1024,
+      files: { maxFileBytes: 512 * 1024 * 1024, quotaBytes: 10 * 1024 * 1024 * 1024, quotaCount: 10_000 },
       shutdownGraceMs: 10_000,
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 15_000,
@@ -119,6 +120,9 @@ describe('loadConfig: environment', () => {
     ['OMNIGATE_MAX_BODY_BYTES', '100', "OMNIGATE_MAX_BODY_BYTES must be an integer from 1024 to 1073741824, got '100'"],
     ['OMNIGATE_SHUTDOWN_GRACE_MS', '-1', "OMNIGATE_SHUTDOWN_GRACE_MS must be an integer from 0 to 600000, got '-1'"],
     ['OMNIGATE_RESPONSE_RETENTION_DAYS', '0', "OMNIGATE_RESPONSE_RETENTION_DAYS must be an integer from 1 to 36500, got '0'"],
+    ['OMNIGATE_MAX_FILE_BYTES', '0', "OMNIGATE_MAX_FILE_BYTES must be an integer from 1 to 68719476736, got '0'"],
+    ['OMNIGATE_FILE_QUOTA_BYTES', 'lots', "OMNIGATE_FILE_QUOTA_BYTES must be an integer from 0 to 1125899906842624, got 'lots'"],
+    ['OMNIGATE_FILE_QUOTA_COUNT', '-1', "OMNIGATE_FILE_QUOTA_COUNT must be an integer from 0 to 10000000, got '-1'"],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value, message) => {
     expect(configError(() => loadConfig({ [name]: value })).message).toBe(message);
   });

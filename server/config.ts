@@ -131,6 +131,18 @@ export const DEFAULT_VIDEO_RUNNER_SETTINGS: VideoRunnerSettings = {
   attemptTimeoutMs: 30 * 60_000,
 };
 
+export interface FileSettings {
+  maxFileBytes: number;
+  quotaBytes: number;
+  quotaCount: number;
+}
+
+export const DEFAULT_FILE_SETTINGS: FileSettings = {
+  maxFileBytes: 512 * 1024 * 1024,
+  quotaBytes: 10 * 1024 * 1024 * 1024,
+  quotaCount: 10_000,
+};
+
 export interface Config {
   /** The YAML file read (`OMNIGATE_CONFIG`), to name it in errors found later (e.g. an alias to no model). */
   configPath?: string;
@@ -142,6 +154,8 @@ export interface Config {
   logLevel: string;
   /** Largest accepted JSON body, in bytes. */
   maxBodyBytes: number;
+  /** Uploaded files (`/v1/files`): the largest upload, and each key's quota of stored bytes and files. */
+  files: FileSettings;
   /** How long a graceful shutdown waits for in-flight requests before closing them. */
   shutdownGraceMs: number;
   /** How long a client may take to send a whole request (headers and body); the connection is closed after. */
@@ -289,6 +303,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     apiKeys: (env.OMNIGATE_API_KEYS ?? '').split(',').map((key) => key.trim()).filter(Boolean),
     logLevel: env.LOG_LEVEL || 'info',
     maxBodyBytes: integerVariable(env, 'OMNIGATE_MAX_BODY_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    files: {
+      maxFileBytes: integerVariable(env, 'OMNIGATE_MAX_FILE_BYTES', DEFAULT_FILE_SETTINGS.maxFileBytes, 1, 64 * 1024 ** 3),
+      quotaBytes: integerVariable(env, 'OMNIGATE_FILE_QUOTA_BYTES', DEFAULT_FILE_SETTINGS.quotaBytes, 0, 1024 ** 5),
+      quotaCount: integerVariable(env, 'OMNIGATE_FILE_QUOTA_COUNT', DEFAULT_FILE_SETTINGS.quotaCount, 0, 10_000_000),
+    },
     shutdownGraceMs: integerVariable(env, 'OMNIGATE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     requestTimeoutMs: integerVariable(env, 'OMNIGATE_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     headersTimeoutMs: integerVariable(env, 'OMNIGATE_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),

@@ -22,6 +22,7 @@ import { startBlobPurge } from './storage/blob-expiry.js';
 import { createBlobStore } from './storage/blob-store.js';
 import { createMediaLinks } from './storage/media-links.js';
 import { createVideoTaskStore } from './storage/video-task-store.js';
+import { createFileStore } from './storage/file-store.js';
 import { startVideoRunner } from './calls/video-runner.js';
 import { createResponseStore } from './storage/response-store.js';
 import { createUsageStore } from './storage/usage-store.js';
@@ -102,6 +103,7 @@ async function main(): Promise<void> {
     registry,
     media: { blobs, links: createMediaLinks(pepper), linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl },
     videos: { tasks: videoTasks, runner: videoRunner },
+    files: { store: createFileStore(db), ...config.files },
     logger,
     maxBodyBytes: config.maxBodyBytes,
     docsPath: existsSync(DOCS_PATH) ? DOCS_PATH : undefined,

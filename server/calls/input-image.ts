@@ -1,6 +1,7 @@
 /**
  * The input image of a generation (a video's `input_reference`): an uploaded multipart file, a `data:` URL, an
- * http(s) URL (fetched through the SSRF guard: a caller's URL may not reach our network), or a stored file.
+ * http(s) URL (fetched through the SSRF guard: a caller's URL may not reach our network), or a file the same
+ * key stored with `POST /v1/files` (another key's file id is unknown, as on every files route).
  * Whatever the source, the bytes must be a PNG, JPEG or WebP image, recognised by their magic, else 422.
  */
 import { ApiError } from '../core/api-error.js';
@@ -29,6 +30,8 @@ function asImage(bytes: Uint8Array): GeneratedMedia {
 export async function readInputImage(input: {
   upload?: UploadedFile;
   reference?: { image_url?: string; file_id?: string };
+  /** The caller's own stored file's bytes, undefined when the key has no such file. */
+  storedFile?: (id: string) => Promise<Uint8Array | undefined>;
   signal: AbortSignal;
 }): Promise<GeneratedMedia | undefined> {
   if (input.upload) {
@@ -51,8 +54,11 @@ export async function readInputImage(input: {
     }
   }
   if (input.reference?.file_id !== undefined) {
-    // Stored files are not served by this build yet (see the file storage issue): no id can be known.
-    throw new ApiError(404, `No file '${input.reference.file_id.slice(0, 128)}'.`, { param: 'input_reference.file_id', code: 'file_not_found' });
+    const bytes = await input.storedFile?.(input.reference.file_id);
+    if (!bytes) {
+      throw new ApiError(404, `No file '${input.reference.file_id.slice(0, 128)}'.`, { param: 'input_reference.file_id', code: 'file_not_found' });
+    }
+    return asImage(bytes);
   }
   return undefined;
 }

@@ -21,6 +21,8 @@ export interface MediaUsage {
   pixels?: number;
   characters?: number;
   seconds?: number;
+  /** Bytes uploaded and stored (file uploads). */
+  bytes?: number;
 }
 
 /** Bytes of one generated medium, with the media type that names their format. */

@@ -9,6 +9,8 @@ import type { MediaDeps } from '../calls/link-media.js';
 import type { VideoRunner } from '../calls/video-runner.js';
 import type { VideoTaskStore } from '../storage/video-task-store.js';
 import type { KeyStore } from '../storage/key-store.js';
+import type { FileStore } from '../storage/file-store.js';
+import type { FileIndex } from '../core/file-index.js';
 import type { ResponseStore } from '../storage/response-store.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 
@@ -21,6 +23,8 @@ export interface AppDeps {
   media: MediaDeps;
   /** Video tasks: the durable queue and the runner that works it. */
   videos: { tasks: VideoTaskStore; runner: VideoRunner };
+  /** Uploaded files: rows here, bytes in `media.blobs`; `index` (search) is told of each file, when present. */
+  files: { store: FileStore; index?: FileIndex; maxFileBytes: number; quotaBytes: number; quotaCount: number };
   logger: Logger;
   /** Largest JSON body accepted, in bytes. */
   maxBodyBytes: number;

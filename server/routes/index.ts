@@ -12,6 +12,7 @@ import { mediaHandlers } from './media.js';
 import { musicHandlers } from './music.js';
 import { speechHandlers } from './speech.js';
 import { videoHandlers } from './videos.js';
+import { fileHandlers } from './files.js';
 import { mcpSessionHandlers } from './mcp.js';
 import { messageHandlers } from './messages.js';
 import { modelHandlers } from './models.js';
@@ -31,6 +32,7 @@ function servedHandlers(deps: AppDeps) {
     ...musicHandlers(deps),
     ...mediaHandlers(deps),
     ...videoHandlers(deps),
+    ...fileHandlers(deps),
   };
 }
 
@@ -38,11 +40,6 @@ type UnservedOperation = Exclude<OperationId, keyof ReturnType<typeof servedHand
 
 /** The capability each unserved operation belongs to, as its 503 names it. */
 const UNSERVED = {
-  listFiles: 'file storage',
-  createFile: 'file storage',
-  retrieveFile: 'file storage',
-  deleteFile: 'file storage',
-  downloadFile: 'file storage',
   webSearch: 'web search',
   createSearchAnswer: 'search answers',
   invokeWebSearchTool: 'the web_search tool',

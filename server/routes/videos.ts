@@ -12,6 +12,7 @@ import { listPage } from '../http/list-page.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import { readInputImage, type UploadedFile } from '../calls/input-image.js';
 import { prepareCall } from '../calls/prepare-call.js';
+import { readStoredFile } from '../calls/read-stored-file.js';
 import { sendStoredBytes } from '../calls/send-stored-bytes.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { VideoTask } from '../storage/video-task-store.js';
@@ -19,6 +20,8 @@ import type { VideoTask } from '../storage/video-task-store.js';
 export const DEFAULT_VIDEO_MODEL = 'local:video';
 const DEFAULT_SIZE = '720x1280';
 const DEFAULT_SECONDS = '4';
+/** The largest stored file taken as an input image by `file_id`. */
+const MAX_INPUT_FILE_BYTES = 50 * 1024 * 1024;
 /** How long the input image of a task is kept: past any retry of the task. */
 const INPUT_IMAGE_SECONDS = 7 * 86_400;
 
@@ -51,7 +54,7 @@ function sizeOf(size: string): { width: number; height: number } {
   return { width, height };
 }
 
-export function videoHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos'>): { [O in VideoOperations]: OperationHandler<O> } {
+export function videoHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files'>): { [O in VideoOperations]: OperationHandler<O> } {
   const now = deps.now ?? Date.now;
   const ownTask = (res: Response, id: string): VideoTask => {
     const task = deps.videos.tasks.get(id, (res.locals.apiKey as ApiKeyRecord).id);
@@ -69,7 +72,14 @@ export function videoHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
       const seconds = Number(body.seconds ?? DEFAULT_SECONDS);
       const upload = ((req as Request & { files?: UploadedFile[] }).files ?? []).find((file) => file.fieldname === 'input_reference');
       const reference = typeof body.input_reference === 'object' ? body.input_reference : undefined;
-      const inputImage: GeneratedMedia | undefined = await readInputImage({ upload, reference, signal: call.context.signal });
+      const keyId = (res.locals.apiKey as ApiKeyRecord).id;
+      const storedFile = (id: string) =>
+        readStoredFile({ store: deps.files.store, blobs: deps.media.blobs }, keyId, id, {
+          maxBytes: MAX_INPUT_FILE_BYTES,
+          param: 'input_reference.file_id',
+          nowSeconds: Math.floor(now() / 1000),
+        });
+      const inputImage: GeneratedMedia | undefined = await readInputImage({ upload, reference, storedFile, signal: call.context.signal });
       call.model.check?.({ prompt: body.prompt, seconds, width, height, inputImage });
       const created = now();
       const inputBlob = inputImage

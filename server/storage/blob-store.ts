@@ -1,13 +1,19 @@
 /**
- * Stored bytes that outlive one answer (generated images and music behind signed links; next, uploaded files):
+ * Stored bytes that outlive one answer (generated images and music behind signed links, uploaded files):
  * each blob is one file in a directory under the data directory, its metadata one SQLite row. A blob is written
  * to a temporary name and renamed into place before its row is inserted, so a reader never sees a half-written
  * file; files left without a row by a crash are swept at start. Blobs with an expiry are deleted by `purge()`.
+ *
+ * Large bytes arriving over time (an upload) are `stage`d instead: streamed to the temporary name while their
+ * SHA-256 and size are taken, and only `commit`ted (renamed, row inserted) once the caller has checked what it
+ * must; `discard` removes a staged file that was not committed, so a refused or cut-off upload leaves nothing.
  */
-import { randomBytes } from 'node:crypto';
-import { createReadStream, mkdirSync, readdirSync, type ReadStream } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync, readdirSync, type ReadStream } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { SqliteDatabase } from './database.js';
 
 export interface BlobMeta {
@@ -20,7 +26,29 @@ export interface BlobMeta {
   expiresAt: number | null;
 }
 
+/** Bytes streamed to a temporary file, not yet a blob: nobody can read them until `commit`. */
+export interface StagedBlob {
+  /** The id the blob will have once committed. */
+  id: string;
+  size: number;
+  /** Lowercase hex. */
+  sha256: string;
+  commit(options: { mediaType: string; expiresAt: number | null; now?: number }): Promise<BlobMeta>;
+  /** Removes the temporary file; does nothing once committed or already discarded. */
+  discard(): Promise<void>;
+}
+
+export interface StageOptions {
+  prefix: string;
+  /** Sees every chunk as it passes (media type sniffing), before it is written. */
+  observe?(chunk: Uint8Array): void;
+  /** Called with the running size after each chunk; throwing stops the write (a size limit) and is rethrown. */
+  check?(size: number): void;
+}
+
 export interface BlobStore {
+  /** Streams `source` to a temporary file; rejects (with nothing left on disk) when the source fails or `check` throws. */
+  stage(source: Readable, options: StageOptions): Promise<StagedBlob>;
   put(bytes: Uint8Array, options: { prefix: string; mediaType: string; expiresAt: number | null; now?: number }): Promise<BlobMeta>;
   get(id: string): BlobMeta | undefined;
   /** The blob's bytes (or the inclusive byte range) as a stream; undefined when it does not exist. */
@@ -87,6 +115,59 @@ export function createBlobStore(db: SqliteDatabase, directory: string): BlobStor
   }
 
   return {
+    async stage(source, options) {
+      const id = newId(options.prefix);
+      const temporary = path.join(directory, `.${id}.partial`);
+      const hash = createHash('sha256');
+      let size = 0;
+      const meter = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          try {
+            size += chunk.length;
+            options.check?.(size);
+            options.observe?.(chunk);
+            hash.update(chunk);
+            callback(null, chunk);
+          } catch (error) {
+            callback(error as Error);
+          }
+        },
+      });
+      try {
+        await pipeline(source, meter, createWriteStream(temporary, { mode: 0o600, flags: 'wx' }));
+      } catch (error) {
+        await rm(temporary, { force: true });
+        throw error;
+      }
+      let state: 'staged' | 'committed' | 'discarded' = 'staged';
+      return {
+        id,
+        size,
+        sha256: hash.digest('hex'),
+        async commit(commitOptions) {
+          if (state !== 'staged') {
+            throw new Error(`staged blob ${id} is already ${state}`);
+          }
+          const meta: BlobMeta = {
+            id,
+            mediaType: commitOptions.mediaType,
+            size,
+            createdAt: Math.floor((commitOptions.now ?? Date.now()) / 1000),
+            expiresAt: commitOptions.expiresAt,
+          };
+          await rename(temporary, fileOf(id));
+          state = 'committed';
+          insert.run(meta);
+          return meta;
+        },
+        async discard() {
+          if (state === 'staged') {
+            state = 'discarded';
+            await rm(temporary, { force: true });
+          }
+        },
+      };
+    },
     async put(bytes, options) {
       const meta: BlobMeta = {
         id: newId(options.prefix),

@@ -124,14 +124,15 @@ describe('multipart bodies (finding 7)', () => {
   });
 
   it('a file over the size limit is a 413 request_too_large', async () => {
-    const small = createTestApp({ maxBodyBytes: 2048 });
+    // Uploads have their own limit (OMNIGATE_MAX_FILE_BYTES), separate from the JSON body limit.
+    const small = createTestApp({ files: { maxFileBytes: 2048 } });
     const res = await request(small.app)
       .post('/v1/files')
       .set('authorization', `Bearer ${small.key}`)
       .set('content-type', `multipart/form-data; boundary=${boundary}`)
       .send(`${part('purpose', 'assistants')}${part('file', 'x'.repeat(5000), 'big.txt')}--${boundary}--\r\n`);
     expect(res.status).toBe(413);
-    expect(res.body.error).toMatchObject({ code: 'request_too_large', type: 'request_too_large' });
+    expect(res.body.error).toMatchObject({ code: 'file_too_large', type: 'request_too_large' });
   });
 });
 

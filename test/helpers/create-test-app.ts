@@ -19,6 +19,9 @@ import { createBlobStore, type BlobStore } from '../../server/storage/blob-store
 import { createKeyStore, type KeyStore } from '../../server/storage/key-store.js';
 import { createMediaLinks } from '../../server/storage/media-links.js';
 import { createVideoTaskStore, type VideoTaskStore } from '../../server/storage/video-task-store.js';
+import { createFileStore, type FileStore } from '../../server/storage/file-store.js';
+import type { FileIndex } from '../../server/core/file-index.js';
+import { DEFAULT_FILE_SETTINGS, type FileSettings } from '../../server/config.js';
 import { startVideoRunner, type VideoRunner } from '../../server/calls/video-runner.js';
 import { DEFAULT_VIDEO_RUNNER_SETTINGS, type VideoRunnerSettings } from '../../server/config.js';
 import { createResponseStore } from '../../server/storage/response-store.js';
@@ -37,8 +40,11 @@ export interface TestApp {
   db: SqliteDatabase;
   /** Where media answered by URL is kept (a fresh temporary directory). */
   blobs: BlobStore;
+  /** The directory behind `blobs`. */
+  blobDirectory: string;
   videoTasks: VideoTaskStore;
   videoRunner: VideoRunner;
+  files: FileStore;
   /** Parsed JSON log lines written so far. */
   logs: Array<Record<string, unknown>>;
   shutdown: AbortController;
@@ -52,6 +58,8 @@ export function createTestApp(
     now?: () => number;
     /** The video queue's settings (a create wakes the runner at once; the poll finds retries and lost leases). */
     videos?: Partial<VideoRunnerSettings>;
+    /** Upload limit and per-key quotas of `/v1/files`, and the search index it tells (none by default). */
+    files?: Partial<FileSettings> & { index?: FileIndex };
   } = {},
 ): TestApp {
   cachedSpec ??= loadSpec();
@@ -75,7 +83,8 @@ export function createTestApp(
     { providers: config.providers ?? [], models: config.models ?? [], aliases: config.aliases ?? {}, routes: config.routes ?? [], media: config.media },
     logger,
   );
-  const blobs = createBlobStore(db, mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-')));
+  const blobDirectory = mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-'));
+  const blobs = createBlobStore(db, blobDirectory);
   const videoTasks = createVideoTaskStore(db);
   const videoRunner = startVideoRunner({
     tasks: videoTasks,
@@ -86,6 +95,7 @@ export function createTestApp(
     settings: { ...DEFAULT_VIDEO_RUNNER_SETTINGS, ...config.videos },
     now: config.now,
   });
+  const files = createFileStore(db);
   const shutdown = new AbortController();
   const draining = new AbortController();
   const app = createApp({
@@ -96,11 +106,12 @@ export function createTestApp(
     registry,
     media: { blobs, links: createMediaLinks(randomBytes(32)), linkTtlSeconds: config.mediaLinkTtlSeconds ?? 3600, publicUrl: config.publicUrl },
     videos: { tasks: videoTasks, runner: videoRunner },
+    files: { store: files, ...DEFAULT_FILE_SETTINGS, ...config.files },
     logger,
     maxBodyBytes: config.maxBodyBytes ?? 1024 * 1024,
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
     now: config.now,
   });
-  return { app, key, keys, usage, registry, db, blobs, videoTasks, videoRunner, logs, shutdown, draining };
+  return { app, key, keys, usage, registry, db, blobs, blobDirectory, videoTasks, videoRunner, files, logs, shutdown, draining };
 }

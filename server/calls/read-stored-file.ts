@@ -1,0 +1,25 @@
+/**
+ * The bytes of a key's own stored file, for a call that takes a `file_id` as input (a video's reference image).
+ * Input files are read whole, so they are capped: a file past `maxBytes` is refused rather than loaded.
+ */
+import { buffer } from 'node:stream/consumers';
+import { ApiError } from '../core/api-error.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import type { FileStore } from '../storage/file-store.js';
+
+export async function readStoredFile(
+  deps: { store: FileStore; blobs: BlobStore },
+  keyId: string,
+  id: string,
+  options: { maxBytes: number; param: string; nowSeconds: number },
+): Promise<Uint8Array | undefined> {
+  const file = deps.store.get(id, keyId, options.nowSeconds);
+  if (!file) {
+    return undefined;
+  }
+  if (file.bytes > options.maxBytes) {
+    throw new ApiError(422, `The file ${id} is ${file.bytes} bytes; an input file may have at most ${options.maxBytes}.`, { param: options.param, code: 'file_too_large' });
+  }
+  const stream = deps.blobs.open(file.blobId);
+  return stream ? new Uint8Array(await buffer(stream)) : undefined;
+}

@@ -1,0 +1,253 @@
+/**
+ * `/v1/files`: file storage per API key. The upload's bytes were streamed to a staged blob while the validator
+ * read the form (http/upload-storage.ts, with the limit `fileUploadLimit` sets); the handler checks the fields,
+ * commits the blob, inserts the row under the key's quota and tells the search index off the request path.
+ * Every route sees only the caller's own files: another key's id is a 404 exactly like an unknown one.
+ */
+import type { Request, Response } from 'express';
+import type { AppDeps } from './app-deps.js';
+import { ApiError } from '../core/api-error.js';
+import type { FileIndex } from '../core/file-index.js';
+import { contentDisposition } from '../http/content-disposition.js';
+import { listPage } from '../http/list-page.js';
+import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
+import type { StreamedFile, StreamedLimit } from '../http/upload-storage.js';
+import { sendStoredBytes } from '../calls/send-stored-bytes.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import type { ApiKeyRecord } from '../storage/key-store.js';
+import type { FileStore, StoredFile } from '../storage/file-store.js';
+import type { CallRecord } from '../usage/call-record.js';
+
+export const FILE_BLOB_PREFIX = 'upload';
+const MIN_EXPIRY_SECONDS = 3600;
+const MAX_EXPIRY_SECONDS = 2_592_000;
+const MAX_FILENAME_CHARS = 255;
+/** Expired rows removed per sweep; a sweep runs after a create or a list, off the response. */
+const EXPIRED_SWEEP = 100;
+
+type FileObject = ResponseBody<'retrieveFile', 200>;
+type FileOperations = 'listFiles' | 'createFile' | 'retrieveFile' | 'deleteFile' | 'downloadFile';
+type FileDeps = Pick<AppDeps, 'files' | 'media' | 'logger' | 'now'>;
+
+const MIB = 1024 * 1024;
+const describeBytes = (bytes: number) => (bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`);
+
+function fileObject(file: StoredFile): FileObject {
+  return {
+    id: file.id,
+    object: 'file',
+    bytes: file.bytes,
+    created_at: file.createdAt,
+    expires_at: file.expiresAt,
+    filename: file.filename,
+    purpose: file.purpose,
+    status: 'processed',
+    status_details: null,
+    content_type: file.mediaType,
+    sha256: file.sha256,
+  };
+}
+
+/**
+ * The name to keep: the last segment of whatever path the client sent (`C:\tmp\a.pdf`, `../../a.pdf` → `a.pdf`),
+ * without control characters, at most 255 characters. It is only ever shown, never used as a path.
+ */
+export function uploadedFilename(original: string | undefined): string {
+  const segment = (original ?? '').split(/[\\/]/).pop() ?? '';
+  const clean = segment.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return (clean === '.' || clean === '..' || clean === '' ? 'file' : clean).slice(0, MAX_FILENAME_CHARS);
+}
+
+function keyOf(res: Response): string {
+  return (res.locals.apiKey as ApiKeyRecord).id;
+}
+
+function quotaBytesError(quota: number, held: number): ApiError {
+  return new ApiError(413, `This file would take this key's stored files past its quota of ${describeBytes(quota)} (${describeBytes(held)} used). Delete files to make room.`, {
+    code: 'file_quota_bytes_exceeded',
+    param: 'file',
+  });
+}
+
+function quotaCountError(quota: number): ApiError {
+  return new ApiError(429, `This key already holds ${quota} files, its quota. Delete files (DELETE /v1/files/{id}) before uploading more.`, {
+    code: 'file_quota_count_exceeded',
+    retryable: false,
+  });
+}
+
+/**
+ * The limit of one upload, decided before its first byte is read: the smaller of the upload limit and the room
+ * left in the key's byte quota; a key already at its file count is refused at once.
+ */
+export function fileUploadLimit(deps: FileDeps): (req: Request, res: Response) => StreamedLimit {
+  const now = deps.now ?? Date.now;
+  return (_req, res) => {
+    const { maxFileBytes, quotaBytes, quotaCount } = deps.files;
+    const held = deps.files.store.holdings(keyOf(res), Math.floor(now() / 1000));
+    if (held.count >= quotaCount) {
+      throw quotaCountError(quotaCount);
+    }
+    const room = Math.max(0, quotaBytes - held.bytes);
+    if (room < maxFileBytes) {
+      return { maxBytes: room, tooLarge: () => quotaBytesError(quotaBytes, held.bytes) };
+    }
+    return {
+      maxBytes: maxFileBytes,
+      tooLarge: () =>
+        new ApiError(413, `The file exceeds the upload limit of ${describeBytes(maxFileBytes)} (OMNIGATE_MAX_FILE_BYTES).`, { code: 'file_too_large', param: 'file' }),
+    };
+  };
+}
+
+function expiryOf(body: Record<string, unknown>, created: number): number | null {
+  // multer reads `expires_after[anchor]` as a nested object; a client may also send the flat names as JSON-like keys.
+  const nested = (typeof body.expires_after === 'object' && body.expires_after !== null ? body.expires_after : {}) as Record<string, unknown>;
+  const anchor = nested.anchor ?? body['expires_after[anchor]'];
+  const seconds = nested.seconds ?? body['expires_after[seconds]'];
+  if (anchor === undefined && seconds === undefined) {
+    return null;
+  }
+  if (anchor !== 'created_at') {
+    throw new ApiError(400, "expires_after[anchor] must be 'created_at' (sent together with expires_after[seconds]).", { param: 'expires_after.anchor' });
+  }
+  const value = typeof seconds === 'string' && /^\d{1,10}$/.test(seconds) ? Number(seconds) : NaN;
+  if (!Number.isInteger(value) || value < MIN_EXPIRY_SECONDS || value > MAX_EXPIRY_SECONDS) {
+    throw new ApiError(400, `expires_after[seconds] must be an integer from ${MIN_EXPIRY_SECONDS} to ${MAX_EXPIRY_SECONDS}.`, { param: 'expires_after.seconds' });
+  }
+  return created + value;
+}
+
+/** Deletes a file's row, bytes and index entry. */
+async function removeFile(file: StoredFile, blobs: BlobStore, index: FileIndex | undefined): Promise<void> {
+  await blobs.delete(file.blobId);
+  index?.remove(file.id);
+}
+
+export function fileHandlers(deps: FileDeps): { [O in FileOperations]: OperationHandler<O> } {
+  const now = deps.now ?? Date.now;
+  const { store, index } = deps.files;
+  const blobs = deps.media.blobs;
+  const ownFile = (res: Response, id: string): StoredFile => {
+    const file = store.get(id, keyOf(res), Math.floor(now() / 1000));
+    if (!file) {
+      throw new ApiError(404, `No file '${id.slice(0, 128)}'. List yours with GET /v1/files.`, { param: 'id', code: 'file_not_found' });
+    }
+    return file;
+  };
+  const sweepExpired = () => {
+    setImmediate(() => {
+      const expired = store.takeExpired(Math.floor(now() / 1000), EXPIRED_SWEEP);
+      for (const file of expired) {
+        removeFile(file, blobs, index).catch((error: unknown) => deps.logger.error({ err: error, file: file.id }, 'deleting an expired file failed'));
+      }
+    });
+  };
+  const indexFile = (file: StoredFile) => {
+    if (!index) {
+      return;
+    }
+    // Off the request path: indexing (PDF text) may take seconds, and a file that cannot be indexed is still stored.
+    setImmediate(() => {
+      index
+        .add({
+          id: file.id,
+          keyId: file.keyId,
+          filename: file.filename,
+          mediaType: file.mediaType,
+          bytes: file.bytes,
+          open: () => {
+            const stream = blobs.open(file.blobId);
+            if (!stream) {
+              throw new Error(`file ${file.id} has no bytes (deleted meanwhile)`);
+            }
+            return stream;
+          },
+        })
+        .catch((error: unknown) => deps.logger.warn({ err: error, file: file.id }, 'indexing an uploaded file failed; it is stored but not searchable'));
+    });
+  };
+
+  return {
+    async createFile(req, res) {
+      const body = req.body as unknown as Record<string, unknown> & { purpose: string };
+      const upload = ((req as Request & { files?: StreamedFile[] }).files ?? []).find((file) => file.fieldname === 'file' && file.staged);
+      if (!upload) {
+        throw new ApiError(400, 'The form has no file part named `file` (send the file itself, not its name).', { param: 'file', code: 'missing_file' });
+      }
+      try {
+        const createdMs = now();
+        const created = Math.floor(createdMs / 1000);
+        const expiresAt = expiryOf(body, created);
+        if (upload.size === 0) {
+          throw new ApiError(422, 'The file is empty.', { param: 'file', code: 'empty_file' });
+        }
+        const { quotaBytes, quotaCount } = deps.files;
+        const blob = await upload.staged.commit({ mediaType: upload.mediaType, expiresAt, now: createdMs });
+        let outcome: ReturnType<FileStore['create']>;
+        try {
+          outcome = store.create(
+          {
+            keyId: keyOf(res),
+            blobId: blob.id,
+            filename: uploadedFilename(upload.originalname),
+            purpose: body.purpose,
+            bytes: upload.size,
+            sha256: upload.staged.sha256,
+            mediaType: upload.mediaType,
+            createdAt: created,
+            expiresAt,
+          },
+          { maxBytes: quotaBytes, maxCount: quotaCount },
+          created,
+        );
+        } catch (error) {
+          await blobs.delete(blob.id);
+          throw error;
+        }
+        if ('refused' in outcome) {
+          await blobs.delete(blob.id);
+          throw outcome.refused === 'count' ? quotaCountError(quotaCount) : quotaBytesError(quotaBytes, outcome.holdings.bytes);
+        }
+        (res.locals.call as CallRecord).media = { bytes: upload.size };
+        indexFile(outcome.file);
+        sweepExpired();
+        res.json(fileObject(outcome.file) satisfies ResponseBody<'createFile', 200>);
+      } finally {
+        // Whatever was refused above leaves no temporary file; after a commit this does nothing.
+        await upload.staged.discard();
+      }
+    },
+
+    listFiles(req, res) {
+      const { after, limit, order, purpose } = req.query;
+      const page = store.list({ keyId: keyOf(res), purpose, after, limit: limit ?? 20, order: order ?? 'desc', now: Math.floor(now() / 1000) });
+      sweepExpired();
+      res.json(listPage(page.files.map(fileObject), page.hasMore) satisfies ResponseBody<'listFiles', 200>);
+    },
+
+    retrieveFile(req, res) {
+      res.json(fileObject(ownFile(res, req.params.id)));
+    },
+
+    async deleteFile(req, res) {
+      const file = ownFile(res, req.params.id);
+      const removed = store.delete(file.id, file.keyId);
+      if (!removed) {
+        throw new ApiError(404, `No file '${file.id}'.`, { param: 'id', code: 'file_not_found' });
+      }
+      await removeFile(removed, blobs, index);
+      res.json({ id: removed.id, object: 'file', deleted: true } satisfies ResponseBody<'deleteFile', 200>);
+    },
+
+    async downloadFile(req, res) {
+      const file = ownFile(res, req.params.id);
+      await sendStoredBytes(req, res, blobs, file.blobId, {
+        'Content-Disposition': contentDisposition(file.filename),
+        // The bytes are the caller's own upload: a stored HTML file must not run as a page of this origin.
+        'Content-Security-Policy': "default-src 'none'; sandbox",
+        'Cache-Control': 'private, no-store',
+      });
+    },
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * Uploaded files as rows (`POST /v1/files`): who owns each, what it was called and for, and which blob holds
+ * its bytes (the blob store keeps the bytes; this store never touches the disk). Every read names the owning
+ * key, so another key's id reads as unknown. Quotas are checked in the same transaction as the insert, so two
+ * uploads finishing together cannot both slip under the limit. Times are unix seconds, as the contract shows.
+ */
+import { randomId } from '../core/random-id.js';
+import type { SqliteDatabase } from './database.js';
+
+export interface StoredFile {
+  id: string;
+  keyId: string;
+  blobId: string;
+  filename: string;
+  purpose: string;
+  bytes: number;
+  sha256: string;
+  /** Sniffed from the bytes. */
+  mediaType: string;
+  createdAt: number;
+  expiresAt: number | null;
+}
+
+export type NewStoredFile = Omit<StoredFile, 'id'>;
+
+export interface FileQuota {
+  maxBytes: number;
+  maxCount: number;
+}
+
+/** What the key holds now (expired files not counted). */
+export interface FileHoldings {
+  bytes: number;
+  count: number;
+}
+
+export type CreateFileOutcome = { file: StoredFile } | { refused: 'bytes' | 'count'; holdings: FileHoldings };
+
+export interface FileStore {
+  /** Inserts the row unless the key's quota would be exceeded (checked atomically with the insert). */
+  create(file: NewStoredFile, quota: FileQuota, now: number): CreateFileOutcome;
+  /** The key's own unexpired file. */
+  get(id: string, keyId: string, now: number): StoredFile | undefined;
+  list(query: { keyId: string; purpose?: string; after?: string; limit: number; order: 'asc' | 'desc'; now: number }): { files: StoredFile[]; hasMore: boolean };
+  /** Removes the key's file row and returns it (its blob is the caller's to delete). */
+  delete(id: string, keyId: string): StoredFile | undefined;
+  holdings(keyId: string, now: number): FileHoldings;
+  /** Removes and returns up to `limit` files expired at `now`. */
+  takeExpired(now: number, limit: number): StoredFile[];
+}
+
+interface FileRow {
+  seq: number;
+  id: string;
+  key_id: string;
+  blob_id: string;
+  filename: string;
+  purpose: string;
+  bytes: number;
+  sha256: string;
+  media_type: string;
+  created_at: number;
+  expires_at: number | null;
+}
+
+function toFile(row: FileRow): StoredFile {
+  return {
+    id: row.id,
+    keyId: row.key_id,
+    blobId: row.blob_id,
+    filename: row.filename,
+    purpose: row.purpose,
+    bytes: row.bytes,
+    sha256: row.sha256,
+    mediaType: row.media_type,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+const LIVE = '(expires_at IS NULL OR expires_at > @now)';
+
+export function createFileStore(db: SqliteDatabase): FileStore {
+  db.exec(`CREATE TABLE IF NOT EXISTS files (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    key_id TEXT NOT NULL,
+    blob_id TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    purpose TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    media_type TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS files_by_key ON files (key_id, seq);
+  CREATE INDEX IF NOT EXISTS files_by_expiry ON files (expires_at) WHERE expires_at IS NOT NULL`);
+
+  const insert = db.prepare(`INSERT INTO files (id, key_id, blob_id, filename, purpose, bytes, sha256, media_type, created_at, expires_at)
+    VALUES (@id, @keyId, @blobId, @filename, @purpose, @bytes, @sha256, @mediaType, @createdAt, @expiresAt) RETURNING *`);
+  const byId = db.prepare<{ id: string; keyId: string; now: number }, FileRow>(`SELECT * FROM files WHERE id = @id AND key_id = @keyId AND ${LIVE}`);
+  const holdings = db.prepare<{ keyId: string; now: number }, { bytes: number | null; count: number }>(
+    `SELECT SUM(bytes) AS bytes, COUNT(*) AS count FROM files WHERE key_id = @keyId AND ${LIVE}`,
+  );
+  const remove = db.prepare<{ id: string; keyId: string }, FileRow>('DELETE FROM files WHERE id = @id AND key_id = @keyId RETURNING *');
+  const expired = db.prepare<{ now: number; limit: number }, FileRow>(
+    'DELETE FROM files WHERE id IN (SELECT id FROM files WHERE expires_at IS NOT NULL AND expires_at <= @now LIMIT @limit) RETURNING *',
+  );
+  const held = (keyId: string, now: number): FileHoldings => {
+    const row = holdings.get({ keyId, now });
+    return { bytes: row?.bytes ?? 0, count: row?.count ?? 0 };
+  };
+  const create = db.transaction((file: NewStoredFile, quota: FileQuota, now: number): CreateFileOutcome => {
+    const current = held(file.keyId, now);
+    if (current.count + 1 > quota.maxCount) {
+      return { refused: 'count', holdings: current };
+    }
+    if (current.bytes + file.bytes > quota.maxBytes) {
+      return { refused: 'bytes', holdings: current };
+    }
+    return { file: toFile(insert.get({ ...file, id: randomId('file', '-') }) as FileRow) };
+  });
+
+  return {
+    create,
+    get(id, keyId, now) {
+      const row = byId.get({ id, keyId, now });
+      return row ? toFile(row) : undefined;
+    },
+    list({ keyId, purpose, after, limit, order, now }) {
+      const cursor = after === undefined ? undefined : (db.prepare<[string, string], { seq: number }>('SELECT seq FROM files WHERE id = ? AND key_id = ?').get(after, keyId)?.seq ?? null);
+      if (cursor === null) {
+        return { files: [], hasMore: false }; // an unknown cursor continues nothing
+      }
+      const conditions = ['key_id = @keyId', LIVE];
+      const parameters: Record<string, unknown> = { keyId, now, limit: limit + 1 };
+      if (purpose !== undefined) {
+        conditions.push('purpose = @purpose');
+        parameters.purpose = purpose;
+      }
+      if (cursor !== undefined) {
+        conditions.push(`seq ${order === 'asc' ? '>' : '<'} @cursor`);
+        parameters.cursor = cursor;
+      }
+      const rows = db
+        .prepare<Record<string, unknown>, FileRow>(`SELECT * FROM files WHERE ${conditions.join(' AND ')} ORDER BY seq ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT @limit`)
+        .all(parameters);
+      return { files: rows.slice(0, limit).map(toFile), hasMore: rows.length > limit };
+    },
+    delete(id, keyId) {
+      const row = remove.get({ id, keyId });
+      return row ? toFile(row) : undefined;
+    },
+    holdings: held,
+    takeExpired(now, limit) {
+      return expired.all({ now, limit }).map(toFile);
+    },
+  };
+}
