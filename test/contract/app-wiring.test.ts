@@ -242,15 +242,15 @@ describe('error envelopes by API family', () => {
   it('renders capability_unavailable in the OpenAI envelope on /v1', async () => {
     const { app, key } = createTestApp();
     const res = await request(app)
-      .post('/v1/videos')
+      .post('/v1/web/search')
       .set('authorization', `Bearer ${key}`)
-      .send({ model: 'sora-2', prompt: 'a lighthouse' });
+      .send({ query: 'a lighthouse' });
     expect(res.status).toBe(503);
     expectRequestId(res);
     // Retrying cannot make this build serve it: the SDKs are told not to wait for two retries.
     expect(res.headers['x-should-retry']).toBe('false');
     expectOpenAIError(res.body, {
-      message: 'This Omnigate build does not serve video generation yet.',
+      message: 'This Omnigate build does not serve web search yet.',
       type: 'service_unavailable_error',
       param: null,
       code: 'capability_unavailable',
