@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { benchFiles } from './files.js';
 import { benchMedia, benchVideo } from './media.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -181,6 +182,8 @@ async function main(): Promise<void> {
     console.table(await benchMedia(base, KEY, { sequential, concurrent }));
     console.table([await benchVideo(base, KEY, { tasks: Number(process.env.BENCH_VIDEO_TASKS ?? 3), seconds: 4 })]);
   }
+  const upload = await benchFiles(base, KEY);
+  console.log(`\nPOST /v1/files, one ${Math.round(upload.bytes / 2 ** 20)} MiB file streamed: ${upload.megabytesPerSecond.toFixed(0)} MiB/s (sha256 ${upload.sha256Matches ? 'matches' : 'DIFFERS'})`);
   await gateway.stop();
   await floor.stop();
   upstream.close();
