@@ -22,6 +22,8 @@ import { startBlobPurge } from './storage/blob-expiry.js';
 import { createBlobStore } from './storage/blob-store.js';
 import { createMediaLinks } from './storage/media-links.js';
 import { createVideoTaskStore } from './storage/video-task-store.js';
+import { createPassageStore } from './storage/passage-store.js';
+import { createLocalSearchIndex } from './providers/local/search-index.js';
 import { startVideoRunner } from './calls/video-runner.js';
 import { createResponseStore } from './storage/response-store.js';
 import { createUsageStore } from './storage/usage-store.js';
@@ -69,9 +71,10 @@ async function main(): Promise<void> {
   const usage = createUsageRecorder(createUsageStore(db), {
     onError: (error, lost) => logger.error({ err: error, pending: lost }, 'usage batch write failed; will retry'),
   });
+  const searchIndex = createLocalSearchIndex({ passages: createPassageStore(db), logger });
   let registry: ModelRegistry;
   try {
-    registry = buildRegistry(config, logger);
+    registry = buildRegistry(config, logger, searchIndex);
   } catch (error) {
     if (error instanceof ConfigError) {
       // An alias or route naming a model that does not exist: a configuration error like any other.
@@ -102,6 +105,7 @@ async function main(): Promise<void> {
     registry,
     media: { blobs, links: createMediaLinks(pepper), linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl },
     videos: { tasks: videoTasks, runner: videoRunner },
+    search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
     logger,
     maxBodyBytes: config.maxBodyBytes,
     docsPath: existsSync(DOCS_PATH) ? DOCS_PATH : undefined,
@@ -152,6 +156,7 @@ async function main(): Promise<void> {
       await videosStopped;
       usage.close();
       await registry.close();
+      await searchIndex.close();
       stopPurge();
       stopBlobPurge();
       db.close();

@@ -9,8 +9,11 @@ import { createAnthropicProvider } from './anthropic/index.js';
 import { createLocalChatModel, LOCAL_CHAT_MODEL_ID } from './local/chat.js';
 import { createLocalImageModel } from './local/image.js';
 import { createLocalMusicModel } from './local/music.js';
+import type { LocalSearchIndex } from './local/search-index.js';
+import { createLocalSearchModel } from './local/search.js';
 import { createLocalSpeechModel } from './local/speech.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
+import { createWebSearchProvider } from './web-search/index.js';
 import type { Provider } from '../core/models.js';
 import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from '../engines/media-pool.js';
 import { createModelRegistry, type ModelEntry, type ModelRegistry } from './registry.js';
@@ -23,6 +26,7 @@ export function builtInModels(): ModelEntry[] {
     { id: 'local:image', type: 'image', provider: 'local', upstreamModel: 'image', aliases: ['local-image'], created },
     { id: 'local:speech', type: 'speech', provider: 'local', upstreamModel: 'speech', aliases: ['local:tts', 'local-speech'], created },
     { id: 'local:music', type: 'music', provider: 'local', upstreamModel: 'music', aliases: ['local-music'], created },
+    { id: 'local:search', type: 'search', provider: 'local', upstreamModel: 'search', aliases: ['local-search'], created },
   ];
 }
 
@@ -31,15 +35,23 @@ export function builtInModels(): ModelEntry[] {
  * share one worker pool, started lazily (no thread exists until the first generation) and closed with the
  * registry.
  */
-export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS): Provider {
+export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS, searchIndex?: LocalSearchIndex): Provider {
   const chat = createLocalChatModel();
   const pool = createMediaPool(media);
   const image = createLocalImageModel(pool);
   const music = createLocalMusicModel(pool);
   const speech = createLocalSpeechModel(pool);
+  // Without an index (a registry built for `config check`), `local:search` is listed but finds nothing.
+  const search = searchIndex ? createLocalSearchModel(searchIndex) : undefined;
   return {
     id: 'local',
-    models: { chat: () => chat, image: () => image, music: () => music, speech: () => speech },
+    models: {
+      chat: () => chat,
+      image: () => image,
+      music: () => music,
+      speech: () => speech,
+      search: () => search ?? { provider: 'local', modelId: 'search', search: async () => ({ results: [] }) },
+    },
     close: () => {
       speech.close();
       return pool.close();
@@ -50,10 +62,18 @@ export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS)
 export function buildRegistry(
   config: Pick<Config, 'providers' | 'models' | 'aliases' | 'routes'> & Partial<Pick<Config, 'defaultChatModel' | 'agentRoutes' | 'media'>>,
   logger?: Logger,
+  /** The local search index `local:search` reads (the caller's stored files). */
+  searchIndex?: LocalSearchIndex,
 ): ModelRegistry {
-  const providers: Provider[] = [localProvider(config.media)];
+  const providers: Provider[] = [localProvider(config.media, searchIndex)];
   for (const provider of config.providers) {
-    providers.push(provider.type === 'anthropic' ? createAnthropicProvider(provider, { logger }) : createOpenAICompatibleProvider(provider, { logger }));
+    if (provider.type === 'anthropic') {
+      providers.push(createAnthropicProvider(provider, { logger }));
+    } else if (provider.type === 'openai-compatible') {
+      providers.push(createOpenAICompatibleProvider(provider, { logger }));
+    } else {
+      providers.push(createWebSearchProvider(provider));
+    }
   }
   const models: ModelEntry[] = [
     ...builtInModels(),

@@ -7,6 +7,7 @@ import type { ModelRegistry } from '../providers/registry.js';
 import type { LoadedSpec } from '../spec/load-spec.js';
 import type { MediaDeps } from '../calls/link-media.js';
 import type { VideoRunner } from '../calls/video-runner.js';
+import type { FileIndex } from '../core/file-index.js';
 import type { VideoTaskStore } from '../storage/video-task-store.js';
 import type { KeyStore } from '../storage/key-store.js';
 import type { ResponseStore } from '../storage/response-store.js';
@@ -21,6 +22,11 @@ export interface AppDeps {
   media: MediaDeps;
   /** Video tasks: the durable queue and the runner that works it. */
   videos: { tasks: VideoTaskStore; runner: VideoRunner };
+  /**
+   * Search: the index of stored files (file storage calls `search.index.add`/`remove`) and the default models
+   * of `POST /v1/web/search` (`local:search` when unset) and `POST /v1/search/answer` (`local:chat`).
+   */
+  search?: { index: FileIndex; defaultSearchModel?: string; defaultAnswerModel?: string };
   logger: Logger;
   /** Largest JSON body accepted, in bytes. */
   maxBodyBytes: number;

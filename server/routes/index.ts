@@ -16,6 +16,7 @@ import { mcpSessionHandlers } from './mcp.js';
 import { messageHandlers } from './messages.js';
 import { modelHandlers } from './models.js';
 import { responseHandlers } from './responses.js';
+import { searchHandlers } from './search.js';
 import { unavailableHandlers } from './unavailable.js';
 
 function servedHandlers(deps: AppDeps) {
@@ -31,6 +32,7 @@ function servedHandlers(deps: AppDeps) {
     ...musicHandlers(deps),
     ...mediaHandlers(deps),
     ...videoHandlers(deps),
+    ...searchHandlers(deps),
   };
 }
 
@@ -43,8 +45,6 @@ const UNSERVED = {
   retrieveFile: 'file storage',
   deleteFile: 'file storage',
   downloadFile: 'file storage',
-  webSearch: 'web search',
-  createSearchAnswer: 'search answers',
   invokeWebSearchTool: 'the web_search tool',
   invokeImageUnderstandingTool: 'the image_understanding tool',
   mcpPost: 'the MCP endpoint',

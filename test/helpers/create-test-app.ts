@@ -19,6 +19,8 @@ import { createBlobStore, type BlobStore } from '../../server/storage/blob-store
 import { createKeyStore, type KeyStore } from '../../server/storage/key-store.js';
 import { createMediaLinks } from '../../server/storage/media-links.js';
 import { createVideoTaskStore, type VideoTaskStore } from '../../server/storage/video-task-store.js';
+import { createPassageStore } from '../../server/storage/passage-store.js';
+import { createLocalSearchIndex, type LocalSearchIndex } from '../../server/providers/local/search-index.js';
 import { startVideoRunner, type VideoRunner } from '../../server/calls/video-runner.js';
 import { DEFAULT_VIDEO_RUNNER_SETTINGS, type VideoRunnerSettings } from '../../server/config.js';
 import { createResponseStore } from '../../server/storage/response-store.js';
@@ -39,6 +41,8 @@ export interface TestApp {
   blobs: BlobStore;
   videoTasks: VideoTaskStore;
   videoRunner: VideoRunner;
+  /** The local search index (`deps.search.index`); tests index files with `add` directly. */
+  searchIndex: LocalSearchIndex;
   /** Parsed JSON log lines written so far. */
   logs: Array<Record<string, unknown>>;
   shutdown: AbortController;
@@ -47,7 +51,7 @@ export interface TestApp {
 }
 
 export function createTestApp(
-  config: Partial<Pick<Config, 'providers' | 'models' | 'aliases' | 'routes' | 'maxBodyBytes' | 'media' | 'mediaLinkTtlSeconds' | 'publicUrl'>> & {
+  config: Partial<Pick<Config, 'providers' | 'models' | 'aliases' | 'routes' | 'maxBodyBytes' | 'media' | 'mediaLinkTtlSeconds' | 'publicUrl' | 'defaultSearchModel' | 'defaultChatModel'>> & {
     /** The app's clock (ms since the epoch), for usage timestamps and latencies; defaults to Date.now. */
     now?: () => number;
     /** The video queue's settings (a create wakes the runner at once; the poll finds retries and lost leases). */
@@ -71,9 +75,11 @@ export function createTestApp(
   const keys = createKeyStore(db);
   const { key } = keys.create({ name: 'test' });
   const usage = createUsageRecorder(createUsageStore(db), { flushIntervalMs: 10 });
+  const searchIndex = createLocalSearchIndex({ passages: createPassageStore(db), logger });
   const registry = buildRegistry(
     { providers: config.providers ?? [], models: config.models ?? [], aliases: config.aliases ?? {}, routes: config.routes ?? [], media: config.media },
     logger,
+    searchIndex,
   );
   const blobs = createBlobStore(db, mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-')));
   const videoTasks = createVideoTaskStore(db);
@@ -96,11 +102,12 @@ export function createTestApp(
     registry,
     media: { blobs, links: createMediaLinks(randomBytes(32)), linkTtlSeconds: config.mediaLinkTtlSeconds ?? 3600, publicUrl: config.publicUrl },
     videos: { tasks: videoTasks, runner: videoRunner },
+    search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
     logger,
     maxBodyBytes: config.maxBodyBytes ?? 1024 * 1024,
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
     now: config.now,
   });
-  return { app, key, keys, usage, registry, db, blobs, videoTasks, videoRunner, logs, shutdown, draining };
+  return { app, key, keys, usage, registry, db, blobs, videoTasks, videoRunner, searchIndex, logs, shutdown, draining };
 }
