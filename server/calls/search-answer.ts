@@ -96,7 +96,8 @@ export async function sendSearchAnswer(deps: AnswerDeps, req: Addressed, res: Re
   const record = res.locals.call as CallRecord;
   const chat = prepareCall(deps, res, body.model ?? deps.defaultAnswerModel ?? BUILT_IN_ANSWER_MODEL, 'chat');
   const named = { modelRequested: record.modelRequested, model: record.model, provider: record.provider };
-  const { results } = await runSearch(deps, req, res, body);
+  // `model` names the answer's writer; the search itself runs on the configured default search model.
+  const { results } = await runSearch(deps, req, res, { ...body, model: undefined });
   // The usage record names the model that wrote the answer; the search is counted in `media`.
   Object.assign(record, named);
   const id = randomId('ans');

@@ -38,15 +38,17 @@ export function textKindOf(mediaType: string, filename: string): TextKind | unde
   if (byType && byType !== 'text') {
     return byType;
   }
+  // Sniffed text (or bytes a sniffer could not name) may be any text-like format: the name tells which.
+  // Anything else the sniffer named (an image called picture.txt) is not text, whatever its name.
+  const textual = byType === 'text' || bare.startsWith('text/') || bare === 'application/octet-stream' || bare === '';
+  if (!textual) {
+    return undefined;
+  }
   const dot = filename.lastIndexOf('.');
   const byName = dot >= 0 ? BY_EXTENSION[filename.slice(dot + 1).toLowerCase()] : undefined;
   if (byName && byName !== 'pdf') {
     return byName;
   }
-  if (byType === 'text' || bare.startsWith('text/')) {
-    return 'text';
-  }
-  // Sniffers often call unknown text `application/octet-stream`; a text-like name is worth a try, and the
-  // decoder below refuses bytes that are not text.
-  return bare === 'application/octet-stream' || bare === '' ? byName : undefined;
+  // Unknown bytes with no text-like name are left alone; the decoder refuses non-text anyway.
+  return bare.startsWith('text/') ? 'text' : undefined;
 }
