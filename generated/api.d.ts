@@ -1430,6 +1430,10 @@ export interface components {
             seconds?: number;
             /** @description Bytes uploaded and stored (file uploads). */
             bytes?: number;
+            /** @description Searches run (web search and search answers). */
+            queries?: number;
+            /** @description Search results returned by those searches. */
+            results?: number;
         };
         /** @description Liveness information. */
         HealthStatus: {
@@ -3357,6 +3361,15 @@ export interface components {
         WebSearchDomainList: string[];
         WebSearchRequest: {
             query: components["schemas"]["WebSearchQuery"];
+            /**
+             * @description The search model, any id or alias of `GET /v1/models` of type `search`; the configured default
+             *     (`default_search_model`, else `local:search`) when absent. `local:search` searches the caller's own
+             *     uploaded files (text, Markdown, HTML, JSON, CSV and PDF text), never another key's; its results link
+             *     to the file's content (`/v1/files/{id}/content`) and have `source` `local`.
+             * @example local:search
+             * @example searxng:web
+             */
+            model?: string;
             max_results?: components["schemas"]["WebSearchMaxResults"];
             recency?: components["schemas"]["WebSearchRecency"];
             /** @description Only return results from these hosts. */

@@ -233,7 +233,7 @@ default_chat_model: fast
     [
       'an unknown provider type',
       'providers:\n  openai:\n    type: gemini\n    base_url: https://x.test\n',
-      "omnigate.yaml: providers.openai.type: Invalid discriminator value. Expected 'openai-compatible' | 'anthropic'",
+      "omnigate.yaml: providers.openai.type: Invalid discriminator value. Expected 'openai-compatible' | 'anthropic' | 'searxng' | 'brave' | 'tavily'",
     ],
     [
       'a misspelt field',
@@ -302,5 +302,19 @@ describe('parseConfigFile: messages a person can act on', () => {
 
   it('does not take a prototype member for a provider', () => {
     expect(() => parseConfigFile('models:\n  - provider: constructor\n    model: x\n', {}, 'my.yaml')).toThrow("models.0.provider: unknown provider 'constructor'");
+  });
+});
+
+describe('loadConfig: web search providers', () => {
+  it('gives Brave and Tavily their public base URLs, needs their keys, and reads default_search_model', () => {
+    const file = parseConfigFile(
+      'providers:\n  brave:\n    type: brave\n    api_key: b-key\n  tavily:\n    type: tavily\n    api_key: tvly-key\n  searx:\n    type: searxng\n    base_url: http://127.0.0.1:8888\nmodels:\n  - provider: searx\n    model: web\n    type: search\ndefault_search_model: searx:web\n',
+      {},
+    );
+    expect(file.providers.brave).toMatchObject({ type: 'brave', base_url: 'https://api.search.brave.com/res/v1', timeout_ms: 15_000 });
+    expect(file.providers.tavily).toMatchObject({ type: 'tavily', base_url: 'https://api.tavily.com' });
+    expect(file.default_search_model).toBe('searx:web');
+    expect(() => parseConfigFile('providers:\n  brave:\n    type: brave\n', {}, 'omnigate.yaml')).toThrow(/providers\.brave\.api_key/);
+    expect(() => parseConfigFile('providers:\n  searx:\n    type: searxng\n', {}, 'omnigate.yaml')).toThrow(/providers\.searx\.base_url/);
   });
 });

@@ -66,6 +66,22 @@ const providerSchema = z.discriminatedUnion('type', [
     base_url: z.string().url().default('https://api.anthropic.com'),
     anthropic_version: z.string().default('2023-06-01'),
   }).strict(),
+  // Web search APIs (providers/web-search/): models of type `search` only.
+  z.object({ type: z.literal('searxng'), ...providerBase, timeout_ms: z.number().int().positive().default(15_000) }).strict(),
+  z.object({
+    type: z.literal('brave'),
+    ...providerBase,
+    base_url: z.string().url().default('https://api.search.brave.com/res/v1'),
+    api_key: z.string().min(1),
+    timeout_ms: z.number().int().positive().default(15_000),
+  }).strict(),
+  z.object({
+    type: z.literal('tavily'),
+    ...providerBase,
+    base_url: z.string().url().default('https://api.tavily.com'),
+    api_key: z.string().min(1),
+    timeout_ms: z.number().int().positive().default(30_000),
+  }).strict(),
 ]);
 
 
@@ -98,6 +114,8 @@ const fileSchema = z.object({
   aliases: z.record(z.string(), z.string()).default({}),
   routes: z.array(routeSchema).default([]),
   default_chat_model: z.string().min(1).optional(),
+  /** The search model of `POST /v1/web/search` and `POST /v1/search/answer` when the request names none; default `local:search`. */
+  default_search_model: z.string().min(1).optional(),
   /** Built-in routes for the model names coding agents send (`claude-*`, `gpt-*`, …); see agent-routes.ts. */
   agent_routes: z.boolean().default(true),
 }).strict();
@@ -178,6 +196,8 @@ export interface Config {
   publicUrl?: string;
   /** Where agents' own model names go when no upstream of theirs is configured; default `local:chat`. */
   defaultChatModel?: string;
+  /** The search model used when a search request names none; default `local:search`. */
+  defaultSearchModel?: string;
   agentRoutes: boolean;
 }
 
@@ -331,6 +351,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     aliases: file.aliases,
     routes: file.routes,
     defaultChatModel: file.default_chat_model,
+    defaultSearchModel: file.default_search_model,
     agentRoutes: file.agent_routes,
   });
 }

@@ -23,6 +23,8 @@ import { createBlobStore } from './storage/blob-store.js';
 import { createMediaLinks } from './storage/media-links.js';
 import { createVideoTaskStore } from './storage/video-task-store.js';
 import { createFileStore } from './storage/file-store.js';
+import { createPassageStore } from './storage/passage-store.js';
+import { createLocalSearchIndex } from './providers/local/search-index.js';
 import { startVideoRunner } from './calls/video-runner.js';
 import { createResponseStore } from './storage/response-store.js';
 import { createUsageStore } from './storage/usage-store.js';
@@ -70,9 +72,10 @@ async function main(): Promise<void> {
   const usage = createUsageRecorder(createUsageStore(db), {
     onError: (error, lost) => logger.error({ err: error, pending: lost }, 'usage batch write failed; will retry'),
   });
+  const searchIndex = createLocalSearchIndex({ passages: createPassageStore(db), logger });
   let registry: ModelRegistry;
   try {
-    registry = buildRegistry(config, logger);
+    registry = buildRegistry(config, logger, searchIndex);
   } catch (error) {
     if (error instanceof ConfigError) {
       // An alias or route naming a model that does not exist: a configuration error like any other.
@@ -103,7 +106,8 @@ async function main(): Promise<void> {
     registry,
     media: { blobs, links: createMediaLinks(pepper), linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl },
     videos: { tasks: videoTasks, runner: videoRunner },
-    files: { store: createFileStore(db), ...config.files },
+    files: { store: createFileStore(db), index: searchIndex, ...config.files },
+    search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
     logger,
     maxBodyBytes: config.maxBodyBytes,
     docsPath: existsSync(DOCS_PATH) ? DOCS_PATH : undefined,
@@ -154,6 +158,7 @@ async function main(): Promise<void> {
       await videosStopped;
       usage.close();
       await registry.close();
+      await searchIndex.close();
       stopPurge();
       stopBlobPurge();
       db.close();

@@ -17,12 +17,13 @@ export interface MediaDeps {
 }
 
 /** The part of a request that names the address the caller used. */
-interface Addressed {
+export interface Addressed {
   protocol: string;
   get(name: 'host'): string | undefined;
 }
 
-function baseUrlOf(req: Addressed, publicUrl: string | undefined): string {
+/** Our base URL as the caller reaches it (also used to make `local:search` result links absolute). */
+export function baseUrlOf(req: Addressed, publicUrl: string | undefined): string {
   return publicUrl ? publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.get('host')}`;
 }
 

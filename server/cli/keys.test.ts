@@ -82,7 +82,7 @@ describe('keys create', () => {
   it('refuses a model the configuration does not know (a typo), naming it and the known ones, and creates nothing', () => {
     const { code, lines } = after(run('create', '--name', 'typo', '--models', 'local:chat,locl:chat'));
     expect(code).toBe(2);
-    expect(lines).toEqual(["unknown model 'locl:chat'; configured models and aliases: local:chat, local-chat, reference, local:image, local-image, local:speech, local:tts, local-speech, local:music, local-music, local:video, local-video"]);
+    expect(lines).toEqual(["unknown model 'locl:chat'; configured models and aliases: local:chat, local-chat, reference, local:image, local-image, local:speech, local:tts, local-speech, local:music, local-music, local:video, local-video, local:search, local-search"]);
     expect(withStore((keys) => keys.list())).toEqual([]);
   });
 
@@ -96,7 +96,7 @@ describe('keys create', () => {
     expect(code).toBe(0);
     expect(verify(lines[2])?.allowedModels).toEqual(['fast', 'openai:gpt-4o-mini', 'openai:gpt-4.1', 'gpt-4.1']);
     expect(after(run('create', '--models', 'slow')).lines[0]).toBe(
-      "unknown model 'slow'; configured models and aliases: local:chat, local-chat, reference, local:image, local-image, local:speech, local:tts, local-speech, local:music, local-music, local:video, local-video, openai:gpt-4o-mini, fast",
+      "unknown model 'slow'; configured models and aliases: local:chat, local-chat, reference, local:image, local-image, local:speech, local:tts, local-speech, local:music, local-music, local:video, local-video, local:search, local-search, openai:gpt-4o-mini, fast",
     );
   });
 

@@ -70,7 +70,7 @@ describe('omnigate', { timeout: 60_000 }, () => {
     writeFileSync(file, 'aliases:\n  fast: local:chatt\n');
     const { code, stderr } = await omnigate('config', 'check', file);
     expect(code).toBe(78);
-    expect(stderr).toBe(`omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video)\n`);
+    expect(stderr).toBe(`omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video, local:search)\n`);
   });
 
   it('keys list from another folder says where it looked instead of creating a database', async () => {

@@ -23,6 +23,10 @@ export interface MediaUsage {
   seconds?: number;
   /** Bytes uploaded and stored (file uploads). */
   bytes?: number;
+  /** Searches run (web search, search answers). */
+  queries?: number;
+  /** Results those searches returned. */
+  results?: number;
 }
 
 /** Bytes of one generated medium, with the media type that names their format. */
@@ -155,6 +159,8 @@ export interface VideoModel {
 export interface SearchCallOptions {
   query: string;
   maxResults: number;
+  /** The caller's key: a model over stored files (`local:search`) finds only this key's files. */
+  keyId: string;
   includeDomains?: string[];
   excludeDomains?: string[];
   /** Only results published within this many days. */
@@ -163,10 +169,19 @@ export interface SearchCallOptions {
 
 export interface SearchResult {
   title: string;
+  /** Absolute, or a path of this server (`/v1/files/{id}/content`) that the route makes absolute. */
   url: string;
   snippet: string;
+  /** ISO 8601 date-time, when the provider knows it. */
   publishedAt?: string;
   source: string;
+  /** The provider's relevance score, higher is better. */
+  score?: number;
+  /**
+   * The whole passage behind the snippet, when the model holds it (the local index): an answer is written
+   * from it rather than from a snippet cut mid-sentence.
+   */
+  passage?: string;
 }
 
 export interface SearchModel {

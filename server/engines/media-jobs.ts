@@ -9,6 +9,7 @@ import type { MusicJobInput } from './music/render-music.js';
 import type { FliteInput } from './speech/flite.js';
 import type { RenderVideoInput } from './video/render-video.js';
 import type { JobReporter } from './pool/job-protocol.js';
+import type { ExtractTextInput } from './text/extract-text.js';
 
 export const mediaJobs = {
   image: async (input: RenderImageInput) => (await import('./image/render-image.js')).renderImage(input),
@@ -19,6 +20,10 @@ export const mediaJobs = {
   /** The pure-JS MP3 encoder, for platforms without the ffmpeg binary. */
   mp3: async (input: { pcm: Pcm; kbps: number }): Promise<{ mp3: Uint8Array }> => ({
     mp3: (await import('./audio/mp3-lame.js')).encodeMp3WithLame(input.pcm, input.kbps),
+  }),
+  /** A stored file's plain text for the search index; pdf.js parsing would otherwise hold the event loop. */
+  'extract-text': async (input: ExtractTextInput): Promise<{ text: string | null }> => ({
+    text: (await (await import('./text/extract-text.js')).extractText(input)) ?? null,
   }),
 };
 

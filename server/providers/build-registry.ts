@@ -9,9 +9,12 @@ import { createAnthropicProvider } from './anthropic/index.js';
 import { createLocalChatModel, LOCAL_CHAT_MODEL_ID } from './local/chat.js';
 import { createLocalImageModel } from './local/image.js';
 import { createLocalMusicModel } from './local/music.js';
+import type { LocalSearchIndex } from './local/search-index.js';
+import { createLocalSearchModel } from './local/search.js';
 import { createLocalSpeechModel } from './local/speech.js';
 import { createLocalVideoModel } from './local/video.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
+import { createWebSearchProvider } from './web-search/index.js';
 import type { Provider } from '../core/models.js';
 import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from '../engines/media-pool.js';
 import { createModelRegistry, type ModelEntry, type ModelRegistry } from './registry.js';
@@ -25,6 +28,7 @@ export function builtInModels(): ModelEntry[] {
     { id: 'local:speech', type: 'speech', provider: 'local', upstreamModel: 'speech', aliases: ['local:tts', 'local-speech'], created },
     { id: 'local:music', type: 'music', provider: 'local', upstreamModel: 'music', aliases: ['local-music'], created },
     { id: 'local:video', type: 'video', provider: 'local', upstreamModel: 'video', aliases: ['local-video'], created },
+    { id: 'local:search', type: 'search', provider: 'local', upstreamModel: 'search', aliases: ['local-search'], created },
   ];
 }
 
@@ -33,16 +37,25 @@ export function builtInModels(): ModelEntry[] {
  * share one worker pool, started lazily (no thread exists until the first generation) and closed with the
  * registry.
  */
-export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS): Provider {
+export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS, searchIndex?: LocalSearchIndex): Provider {
   const chat = createLocalChatModel();
   const pool = createMediaPool(media);
   const image = createLocalImageModel(pool);
   const music = createLocalMusicModel(pool);
   const speech = createLocalSpeechModel(pool);
   const video = createLocalVideoModel(pool);
+  const search = searchIndex ? createLocalSearchModel(searchIndex) : undefined;
   return {
     id: 'local',
-    models: { chat: () => chat, image: () => image, music: () => music, speech: () => speech, video: () => video },
+    models: {
+      chat: () => chat,
+      image: () => image,
+      music: () => music,
+      speech: () => speech,
+      video: () => video,
+      // Only a registry built without the database (`omnigate config check`, the keys CLI) has no index; it never serves.
+      ...(search ? { search: () => search } : {}),
+    },
     close: () => {
       speech.close();
       return pool.close();
@@ -53,10 +66,18 @@ export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS)
 export function buildRegistry(
   config: Pick<Config, 'providers' | 'models' | 'aliases' | 'routes'> & Partial<Pick<Config, 'defaultChatModel' | 'agentRoutes' | 'media'>>,
   logger?: Logger,
+  /** The local search index `local:search` reads (the caller's stored files). */
+  searchIndex?: LocalSearchIndex,
 ): ModelRegistry {
-  const providers: Provider[] = [localProvider(config.media)];
+  const providers: Provider[] = [localProvider(config.media, searchIndex)];
   for (const provider of config.providers) {
-    providers.push(provider.type === 'anthropic' ? createAnthropicProvider(provider, { logger }) : createOpenAICompatibleProvider(provider, { logger }));
+    if (provider.type === 'anthropic') {
+      providers.push(createAnthropicProvider(provider, { logger }));
+    } else if (provider.type === 'openai-compatible') {
+      providers.push(createOpenAICompatibleProvider(provider, { logger }));
+    } else {
+      providers.push(createWebSearchProvider(provider));
+    }
   }
   const models: ModelEntry[] = [
     ...builtInModels(),

@@ -7,10 +7,10 @@ import type { ModelRegistry } from '../providers/registry.js';
 import type { LoadedSpec } from '../spec/load-spec.js';
 import type { MediaDeps } from '../calls/link-media.js';
 import type { VideoRunner } from '../calls/video-runner.js';
+import type { FileIndex } from '../core/file-index.js';
 import type { VideoTaskStore } from '../storage/video-task-store.js';
 import type { KeyStore } from '../storage/key-store.js';
 import type { FileStore } from '../storage/file-store.js';
-import type { FileIndex } from '../core/file-index.js';
 import type { ResponseStore } from '../storage/response-store.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 
@@ -25,6 +25,11 @@ export interface AppDeps {
   videos: { tasks: VideoTaskStore; runner: VideoRunner };
   /** Uploaded files: rows here, bytes in `media.blobs`; `index` (search) is told of each file, when present. */
   files: { store: FileStore; index?: FileIndex; maxFileBytes: number; quotaBytes: number; quotaCount: number };
+  /**
+   * Search: the index of stored files (file storage calls `search.index.add`/`remove`) and the default models
+   * of `POST /v1/web/search` (`local:search` when unset) and `POST /v1/search/answer` (`local:chat`).
+   */
+  search?: { index: FileIndex; defaultSearchModel?: string; defaultAnswerModel?: string };
   logger: Logger;
   /** Largest JSON body accepted, in bytes. */
   maxBodyBytes: number;

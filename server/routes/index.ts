@@ -17,6 +17,7 @@ import { mcpSessionHandlers } from './mcp.js';
 import { messageHandlers } from './messages.js';
 import { modelHandlers } from './models.js';
 import { responseHandlers } from './responses.js';
+import { searchHandlers } from './search.js';
 import { unavailableHandlers } from './unavailable.js';
 
 function servedHandlers(deps: AppDeps) {
@@ -33,6 +34,7 @@ function servedHandlers(deps: AppDeps) {
     ...mediaHandlers(deps),
     ...videoHandlers(deps),
     ...fileHandlers(deps),
+    ...searchHandlers(deps),
   };
 }
 
@@ -40,8 +42,6 @@ type UnservedOperation = Exclude<OperationId, keyof ReturnType<typeof servedHand
 
 /** The capability each unserved operation belongs to, as its 503 names it. */
 const UNSERVED = {
-  webSearch: 'web search',
-  createSearchAnswer: 'search answers',
   invokeWebSearchTool: 'the web_search tool',
   invokeImageUnderstandingTool: 'the image_understanding tool',
   mcpPost: 'the MCP endpoint',

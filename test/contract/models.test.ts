@@ -27,6 +27,7 @@ const LOCAL_MEDIA = [
   { id: 'local:speech', object: 'model', created: 1767225600, owned_by: 'local', type: 'speech', aliases: ['local:tts', 'local-speech'], provider: 'local' },
   { id: 'local:music', object: 'model', created: 1767225600, owned_by: 'local', type: 'music', aliases: ['local-music'], provider: 'local' },
   { id: 'local:video', object: 'model', created: 1767225600, owned_by: 'local', type: 'video', aliases: ['local-video'], provider: 'local' },
+  { id: 'local:search', object: 'model', created: 1767225600, owned_by: 'local', type: 'search', aliases: ['local-search'], provider: 'local' },
 ];
 
 /** The routes Omnigate adds for coding agents' own model names when no other rule matched (agent_routes). */

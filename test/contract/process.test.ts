@@ -96,7 +96,7 @@ describe('starting', () => {
         expect.arrayContaining([`Omnigate 1.0.0 is serving ${url}`, `API reference  ${url}/docs`, `Data           ${dir} (keys, usage records, stored responses)`]),
       );
       expect(first.stdout()).toContain(`curl -s ${url}/v1/chat/completions -H "Authorization: Bearer ${key}"`);
-      expect(first.logs().find((line) => line.msg === 'omnigate listening')).toMatchObject({ host: '127.0.0.1', dataDir: dir, models: ['local:chat', 'local:image', 'local:speech', 'local:music', 'local:video'] });
+      expect(first.logs().find((line) => line.msg === 'omnigate listening')).toMatchObject({ host: '127.0.0.1', dataDir: dir, models: ['local:chat', 'local:image', 'local:speech', 'local:music', 'local:video', 'local:search'] });
 
       const health = await call(first.port, 'GET', '/health');
       expect(health.status).toBe(200);
@@ -194,7 +194,7 @@ describe('starting', () => {
       writeFileSync(file, 'aliases:\n  fast: local:chatt\n');
       const spawned = spawnServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_CONFIG: file });
       expect(await spawned.exited).toEqual({ code: 78, signal: null });
-      expect(spawned.stderr()).toBe(`omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video)\n`);
+      expect(spawned.stderr()).toBe(`omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video, local:search)\n`);
     },
     TEST_TIMEOUT_MS,
   );

@@ -22,6 +22,8 @@ import { createVideoTaskStore, type VideoTaskStore } from '../../server/storage/
 import { createFileStore, type FileStore } from '../../server/storage/file-store.js';
 import type { FileIndex } from '../../server/core/file-index.js';
 import { DEFAULT_FILE_SETTINGS, type FileSettings } from '../../server/config.js';
+import { createPassageStore } from '../../server/storage/passage-store.js';
+import { createLocalSearchIndex, type LocalSearchIndex } from '../../server/providers/local/search-index.js';
 import { startVideoRunner, type VideoRunner } from '../../server/calls/video-runner.js';
 import { DEFAULT_VIDEO_RUNNER_SETTINGS, type VideoRunnerSettings } from '../../server/config.js';
 import { createResponseStore } from '../../server/storage/response-store.js';
@@ -45,6 +47,8 @@ export interface TestApp {
   videoTasks: VideoTaskStore;
   videoRunner: VideoRunner;
   files: FileStore;
+  /** The local search index (`deps.search.index`); tests index files with `add` directly. */
+  searchIndex: LocalSearchIndex;
   /** Parsed JSON log lines written so far. */
   logs: Array<Record<string, unknown>>;
   shutdown: AbortController;
@@ -53,12 +57,12 @@ export interface TestApp {
 }
 
 export function createTestApp(
-  config: Partial<Pick<Config, 'providers' | 'models' | 'aliases' | 'routes' | 'maxBodyBytes' | 'media' | 'mediaLinkTtlSeconds' | 'publicUrl'>> & {
+  config: Partial<Pick<Config, 'providers' | 'models' | 'aliases' | 'routes' | 'maxBodyBytes' | 'media' | 'mediaLinkTtlSeconds' | 'publicUrl' | 'defaultSearchModel' | 'defaultChatModel'>> & {
     /** The app's clock (ms since the epoch), for usage timestamps and latencies; defaults to Date.now. */
     now?: () => number;
     /** The video queue's settings (a create wakes the runner at once; the poll finds retries and lost leases). */
     videos?: Partial<VideoRunnerSettings>;
-    /** Upload limit and per-key quotas of `/v1/files`, and the search index it tells (none by default). */
+    /** Upload limit and per-key quotas of `/v1/files`, and the index it tells (the app's search index by default). */
     files?: Partial<FileSettings> & { index?: FileIndex };
   } = {},
 ): TestApp {
@@ -79,9 +83,11 @@ export function createTestApp(
   const keys = createKeyStore(db);
   const { key } = keys.create({ name: 'test' });
   const usage = createUsageRecorder(createUsageStore(db), { flushIntervalMs: 10 });
+  const searchIndex = createLocalSearchIndex({ passages: createPassageStore(db), logger });
   const registry = buildRegistry(
     { providers: config.providers ?? [], models: config.models ?? [], aliases: config.aliases ?? {}, routes: config.routes ?? [], media: config.media },
     logger,
+    searchIndex,
   );
   const blobDirectory = mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-'));
   const blobs = createBlobStore(db, blobDirectory);
@@ -106,12 +112,13 @@ export function createTestApp(
     registry,
     media: { blobs, links: createMediaLinks(randomBytes(32)), linkTtlSeconds: config.mediaLinkTtlSeconds ?? 3600, publicUrl: config.publicUrl },
     videos: { tasks: videoTasks, runner: videoRunner },
-    files: { store: files, ...DEFAULT_FILE_SETTINGS, ...config.files },
+    files: { store: files, index: searchIndex, ...DEFAULT_FILE_SETTINGS, ...config.files },
+    search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
     logger,
     maxBodyBytes: config.maxBodyBytes ?? 1024 * 1024,
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
     now: config.now,
   });
-  return { app, key, keys, usage, registry, db, blobs, blobDirectory, videoTasks, videoRunner, files, logs, shutdown, draining };
+  return { app, key, keys, usage, registry, db, blobs, blobDirectory, videoTasks, videoRunner, files, searchIndex, logs, shutdown, draining };
 }

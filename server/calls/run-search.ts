@@ -1,0 +1,62 @@
+/**
+ * One search, for `POST /v1/web/search` and the search step of `POST /v1/search/answer`: resolve the search
+ * model (the request's, else the configured default, else `local:search`) for the caller's key, run it scoped
+ * to that key, make this server's own result paths (`/v1/files/{id}/content`) absolute, and count the query and
+ * its results on the call's usage record.
+ */
+import type { Response } from 'express';
+import type { SearchResult } from '../core/models.js';
+import type { ApiKeyRecord } from '../storage/key-store.js';
+import type { CallRecord } from '../usage/call-record.js';
+import { baseUrlOf, type Addressed, type MediaDeps } from './link-media.js';
+import { prepareCall, type CallDeps } from './prepare-call.js';
+
+export const BUILT_IN_SEARCH_MODEL = 'local:search';
+export const DEFAULT_MAX_RESULTS = 10;
+
+const RECENCY_DAYS = { day: 1, week: 7, month: 31, year: 365 } as const;
+
+export interface SearchRequest {
+  query: string;
+  model?: string;
+  max_results?: number;
+  recency?: keyof typeof RECENCY_DAYS;
+  include_domains?: string[];
+  exclude_domains?: string[];
+  search_type?: 'web' | 'news';
+}
+
+export interface SearchDeps extends CallDeps {
+  media: Pick<MediaDeps, 'publicUrl'>;
+  /** The configured default search model (`default_search_model`). */
+  defaultSearchModel?: string;
+}
+
+export interface SearchOutcome {
+  /** The provider id that ran the search. */
+  provider: string;
+  results: SearchResult[];
+}
+
+export async function runSearch(deps: SearchDeps, req: Addressed, res: Response, body: SearchRequest): Promise<SearchOutcome> {
+  const call = prepareCall(deps, res, body.model ?? deps.defaultSearchModel ?? BUILT_IN_SEARCH_MODEL, 'search');
+  if (body.search_type === 'news') {
+    call.context.warn({ field: 'search_type', reason: 'news search is not offered by the search providers yet; a web search was run' });
+  }
+  const { results } = await call.model.search(
+    {
+      query: body.query,
+      maxResults: body.max_results ?? DEFAULT_MAX_RESULTS,
+      keyId: (res.locals.apiKey as ApiKeyRecord).id,
+      includeDomains: body.include_domains,
+      excludeDomains: body.exclude_domains,
+      recencyDays: body.recency ? RECENCY_DAYS[body.recency] : undefined,
+    },
+    call.context,
+  );
+  const base = baseUrlOf(req, deps.media.publicUrl);
+  const absolute = results.map((result) => (result.url.startsWith('/') ? { ...result, url: `${base}${result.url}` } : result));
+  const record = res.locals.call as CallRecord;
+  record.media = { queries: 1, results: absolute.length };
+  return { provider: call.resolved.entry.provider, results: absolute };
+}

@@ -1,0 +1,40 @@
+/**
+ * `POST /v1/web/search` and `POST /v1/search/answer` (see calls/run-search.ts and calls/search-answer.ts).
+ * `invokeWebSearchTool` is left to the tools routes: it is the same `runSearch` with its results rendered as
+ * text, and belongs beside the MCP tool that shares that rendering.
+ */
+import type { AppDeps } from './app-deps.js';
+import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
+import { randomId } from '../core/random-id.js';
+import { runSearch } from '../calls/run-search.js';
+import { sendSearchAnswer } from '../calls/search-answer.js';
+
+export function searchHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'media' | 'search'>): {
+  webSearch: OperationHandler<'webSearch'>;
+  createSearchAnswer: OperationHandler<'createSearchAnswer'>;
+} {
+  const searchDeps = { ...deps, defaultSearchModel: deps.search?.defaultSearchModel, defaultAnswerModel: deps.search?.defaultAnswerModel };
+  return {
+    async webSearch(req, res) {
+      const { provider, results } = await runSearch(searchDeps, req, res, req.body);
+      const body = {
+        object: 'web_search.result' as const,
+        id: randomId('ws'),
+        query: req.body.query,
+        results: results.map((result) => ({
+          title: result.title,
+          url: result.url,
+          snippet: result.snippet,
+          published_at: result.publishedAt ?? null,
+          source: result.source,
+          score: result.score ?? null,
+        })),
+        provider,
+      } satisfies ResponseBody<'webSearch', 200>;
+      res.json(body);
+    },
+    async createSearchAnswer(req, res) {
+      await sendSearchAnswer(searchDeps, req, res, req.body);
+    },
+  };
+}
