@@ -242,7 +242,7 @@ describe('error envelopes by API family', () => {
   it('renders capability_unavailable in the OpenAI envelope on /v1', async () => {
     const { app, key } = createTestApp();
     const res = await request(app)
-      .post('/v1/web/search')
+      .post('/v1/tools/web_search')
       .set('authorization', `Bearer ${key}`)
       .send({ query: 'a lighthouse' });
     expect(res.status).toBe(503);
@@ -250,7 +250,7 @@ describe('error envelopes by API family', () => {
     // Retrying cannot make this build serve it: the SDKs are told not to wait for two retries.
     expect(res.headers['x-should-retry']).toBe('false');
     expectOpenAIError(res.body, {
-      message: 'This Omnigate build does not serve web search yet.',
+      message: 'This Omnigate build does not serve the web_search tool yet.',
       type: 'service_unavailable_error',
       param: null,
       code: 'capability_unavailable',
