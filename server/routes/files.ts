@@ -1,7 +1,8 @@
 /**
  * `/v1/files`: file storage per API key. The upload's bytes were streamed to a staged blob while the validator
  * read the form (http/upload-storage.ts, with the limit `fileUploadLimit` sets); the handler checks the fields,
- * commits the blob, inserts the row under the key's quota and tells the search index off the request path.
+ * commits the blob, inserts the row under the key's quota and has the search index read it (in a worker) before
+ * answering, so the file is searchable once its upload has answered.
  * Every route sees only the caller's own files: another key's id is a 404 exactly like an unknown one.
  */
 import type { Request, Response } from 'express';
@@ -143,29 +144,31 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
       }
     });
   };
-  const indexFile = (file: StoredFile) => {
+  /**
+   * The upload answers once its text is searchable, so a search right after an upload finds it (read your own
+   * writes). Extraction runs in a worker, never on the event loop; the index skips what it cannot read (binary
+   * files, files over its size limit) at once, and a failure to index never fails the upload.
+   */
+  const indexFile = async (file: StoredFile): Promise<void> => {
     if (!index) {
       return;
     }
-    // Off the request path: indexing (PDF text) may take seconds, and a file that cannot be indexed is still stored.
-    setImmediate(() => {
-      index
-        .add({
-          id: file.id,
-          keyId: file.keyId,
-          filename: file.filename,
-          mediaType: file.mediaType,
-          bytes: file.bytes,
-          open: () => {
-            const stream = blobs.open(file.blobId);
-            if (!stream) {
-              throw new Error(`file ${file.id} has no bytes (deleted meanwhile)`);
-            }
-            return stream;
-          },
-        })
-        .catch((error: unknown) => deps.logger.warn({ err: error, file: file.id }, 'indexing an uploaded file failed; it is stored but not searchable'));
-    });
+    await index
+      .add({
+        id: file.id,
+        keyId: file.keyId,
+        filename: file.filename,
+        mediaType: file.mediaType,
+        bytes: file.bytes,
+        open: () => {
+          const stream = blobs.open(file.blobId);
+          if (!stream) {
+            throw new Error(`file ${file.id} has no bytes (deleted meanwhile)`);
+          }
+          return stream;
+        },
+      })
+      .catch((error: unknown) => deps.logger.warn({ err: error, file: file.id }, 'indexing an uploaded file failed; it is stored but not searchable'));
   };
 
   return {
@@ -210,7 +213,7 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
           throw outcome.refused === 'count' ? quotaCountError(quotaCount) : quotaBytesError(quotaBytes, outcome.holdings.bytes);
         }
         (res.locals.call as CallRecord).media = { bytes: upload.size };
-        indexFile(outcome.file);
+        await indexFile(outcome.file);
         sweepExpired();
         res.json(fileObject(outcome.file) satisfies ResponseBody<'createFile', 200>);
       } finally {
