@@ -18,6 +18,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { benchFiles } from './files.js';
 import { benchMedia, benchVideo } from './media.js';
+import { benchSearch } from './search.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -182,6 +183,8 @@ async function main(): Promise<void> {
     console.table(await benchMedia(base, KEY, { sequential, concurrent }));
     console.table([await benchVideo(base, KEY, { tasks: Number(process.env.BENCH_VIDEO_TASKS ?? 3), seconds: 4 })]);
   }
+  const search = await benchSearch();
+  console.log(`local:search over ${search.passages} passages in ${search.files} files: p50 ${search.p50Ms.toFixed(1)} ms, p99 ${search.p99Ms.toFixed(1)} ms (${search.queries} queries, at the index)`);
   const upload = await benchFiles(base, KEY);
   console.log(`\nPOST /v1/files, one ${Math.round(upload.bytes / 2 ** 20)} MiB file streamed: ${upload.megabytesPerSecond.toFixed(0)} MiB/s (sha256 ${upload.sha256Matches ? 'matches' : 'DIFFERS'})`);
   await gateway.stop();

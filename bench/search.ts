@@ -1,7 +1,7 @@
 /**
  * The search part of `npm run bench`: `local:search` latency (p50/p99) over a corpus of a few thousand
- * passages, measured at the index (FTS5 MATCH + bm25 + snippet + the per-file pick), in process: file upload
- * is not part of the gateway yet, and an HTTP round trip would measure Express, not the index. The corpus is
+ * passages, measured at the index (FTS5 MATCH + bm25 + snippet + the per-file pick), in process: an HTTP
+ * round trip would measure Express (see the chat rows for that), not the index. The corpus is
  * generated (seeded) text spread over one key's files, plus another key's files the search must skip.
  */
 import { openDatabase } from '../server/storage/database.js';

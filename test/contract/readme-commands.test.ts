@@ -92,7 +92,7 @@ describe('README configuration examples', () => {
     const examples = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]);
     expect(examples.length).toBeGreaterThanOrEqual(2);
     for (const example of examples) {
-      expect(() => parseConfigFile(example, { OPENAI_API_KEY: 'x', ANTHROPIC_API_KEY: 'y' }, 'README'), example).not.toThrow();
+      expect(() => parseConfigFile(example, { OPENAI_API_KEY: 'x', ANTHROPIC_API_KEY: 'y', BRAVE_API_KEY: 'b', TAVILY_API_KEY: 't' }, 'README'), example).not.toThrow();
     }
   });
 });
