@@ -15,6 +15,10 @@ import type {
   ChatCompletionRequest,
   ResponseCreateRequest,
   ResponseObject,
+  SearchAnswer,
+  SearchAnswerRequest,
+  WebSearchRequest,
+  WebSearchResponse,
 } from './types.js';
 import { unwrap } from './unwrap.js';
 
@@ -51,4 +55,12 @@ export async function countMessageTokens(
   options: CallOptions = {},
 ): Promise<AnthropicTokenCount> {
   return unwrap(await raw.POST('/anthropic/v1/messages/count_tokens', { body, signal: options.signal })) as AnthropicTokenCount;
+}
+
+export async function webSearch(raw: RawClient, body: WebSearchRequest, options: CallOptions = {}): Promise<WebSearchResponse> {
+  return unwrap(await raw.POST('/v1/web/search', { body, signal: options.signal })) as WebSearchResponse;
+}
+
+export async function createSearchAnswer(raw: RawClient, body: Omit<SearchAnswerRequest, 'stream'> & { stream?: false }, options: CallOptions = {}): Promise<SearchAnswer> {
+  return unwrap(await raw.POST('/v1/search/answer', { body, signal: options.signal })) as SearchAnswer;
 }

@@ -238,3 +238,19 @@ describe('client package: Anthropic Messages', () => {
     expect(error.requestId).toMatch(/^req_/);
   });
 });
+
+describe('files, search and answers through the client', () => {
+  it('uploads from a stream, finds the file, answers with citations (JSON and streamed), and downloads it', async () => {
+    const text = 'The harbour master raises the storm flag when the barometer falls quickly.';
+    const file = await omnigate.uploadFile({ file: (async function* () { yield new TextEncoder().encode(text); })(), filename: 'harbour.txt', purpose: 'user_data' });
+    const found = await omnigate.webSearch({ query: 'storm flag barometer' });
+    expect(found.results.map((result) => result.title)).toContain('harbour.txt');
+    const answer = await omnigate.createSearchAnswer({ query: 'When is the storm flag raised?' });
+    expect(answer.answer).toMatch(/\[1\]/);
+    expect(answer.citations[0]).toMatchObject({ index: 1, title: 'harbour.txt' });
+    const events = await collect(omnigate.streamSearchAnswer({ query: 'When is the storm flag raised?' }));
+    expect(events[0]).toMatchObject({ type: 'answer.citations' });
+    const bytes = await omnigate.downloadFile(file.id);
+    expect(new TextDecoder().decode(bytes.data)).toBe(text);
+  });
+});
