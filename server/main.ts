@@ -102,6 +102,7 @@ async function main(): Promise<void> {
     registry,
     media: { blobs, links: createMediaLinks(pepper), linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl },
     videos: { tasks: videoTasks, runner: videoRunner },
+    tools: { mcpAllowedOrigins: config.mcpAllowedOrigins },
     logger,
     maxBodyBytes: config.maxBodyBytes,
     docsPath: existsSync(DOCS_PATH) ? DOCS_PATH : undefined,

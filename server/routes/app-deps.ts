@@ -11,6 +11,7 @@ import type { VideoTaskStore } from '../storage/video-task-store.js';
 import type { KeyStore } from '../storage/key-store.js';
 import type { ResponseStore } from '../storage/response-store.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
+import type { ToolSettings } from '../tools/tool-definition.js';
 
 export interface AppDeps {
   spec: LoadedSpec;
@@ -22,6 +23,8 @@ export interface AppDeps {
   /** Video tasks: the durable queue and the runner that works it. */
   videos: { tasks: VideoTaskStore; runner: VideoRunner };
   logger: Logger;
+  /** The tools (REST `/v1/tools/*` and MCP): who may call MCP from a browser, and a test's DNS for image URLs. */
+  tools?: ToolSettings;
   /** Largest JSON body accepted, in bytes. */
   maxBodyBytes: number;
   /** The built Redoc page, if `npm run docs` has produced it. */

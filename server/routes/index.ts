@@ -12,7 +12,8 @@ import { mediaHandlers } from './media.js';
 import { musicHandlers } from './music.js';
 import { speechHandlers } from './speech.js';
 import { videoHandlers } from './videos.js';
-import { mcpSessionHandlers } from './mcp.js';
+import { mcpHandlers } from './mcp.js';
+import { toolHandlers } from './tools.js';
 import { messageHandlers } from './messages.js';
 import { modelHandlers } from './models.js';
 import { responseHandlers } from './responses.js';
@@ -25,7 +26,8 @@ function servedHandlers(deps: AppDeps) {
     ...chatCompletionHandlers(deps),
     ...responseHandlers(deps),
     ...messageHandlers(deps),
-    ...mcpSessionHandlers(),
+    ...mcpHandlers(deps),
+    ...toolHandlers(deps),
     ...imageHandlers(deps),
     ...speechHandlers(deps),
     ...musicHandlers(deps),
@@ -46,8 +48,6 @@ const UNSERVED = {
   webSearch: 'web search',
   createSearchAnswer: 'search answers',
   invokeWebSearchTool: 'the web_search tool',
-  invokeImageUnderstandingTool: 'the image_understanding tool',
-  mcpPost: 'the MCP endpoint',
 } satisfies Record<UnservedOperation, string>;
 
 export function createHandlers(deps: AppDeps): Handlers {
