@@ -5349,7 +5349,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The stored medium's id.
+                 * @description The stored medium's id (`media_…` for generated media, `video_…` for a finished video or its thumbnail, linked by the `create_video` / `get_video` tools).
                  * @example media_01JD8Z3M4N5P6Q7R8S9T0V1W2X
                  */
                 id: string;

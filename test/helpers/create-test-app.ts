@@ -24,6 +24,7 @@ import { DEFAULT_VIDEO_RUNNER_SETTINGS, type VideoRunnerSettings } from '../../s
 import { createResponseStore } from '../../server/storage/response-store.js';
 import { createUsageStore } from '../../server/storage/usage-store.js';
 import { createUsageRecorder, type UsageRecorder } from '../../server/usage/usage-recorder.js';
+import type { ToolSettings } from '../../server/tools/tool-definition.js';
 
 let cachedSpec: LoadedSpec | undefined;
 
@@ -52,6 +53,8 @@ export function createTestApp(
     now?: () => number;
     /** The video queue's settings (a create wakes the runner at once; the poll finds retries and lost leases). */
     videos?: Partial<VideoRunnerSettings>;
+    /** MCP allowed origins, and a DNS stand-in for image URLs (to reach the SSRF guard with a public-looking name). */
+    tools?: ToolSettings;
   } = {},
 ): TestApp {
   cachedSpec ??= loadSpec();
@@ -101,6 +104,7 @@ export function createTestApp(
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
     now: config.now,
+    tools: config.tools,
   });
   return { app, key, keys, usage, registry, db, blobs, videoTasks, videoRunner, logs, shutdown, draining };
 }
