@@ -11,6 +11,8 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import Ajv2020 from 'ajv/dist/2020.js';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from 'supertest';
+import { createTestApp } from '../helpers/create-test-app.js';
 import { startServer, type StartedServer } from './start-server.js';
 
 const TOOL_NAMES = ['image_understanding', 'generate_image', 'text_to_speech', 'generate_music', 'create_video', 'get_video', 'chat'];
@@ -228,6 +230,17 @@ describe('refusals', () => {
     if (status === 403) {
       expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringMatching(/OMNIGATE_MCP_ALLOWED_ORIGINS/) } });
     }
+  });
+
+  it('an origin listed in OMNIGATE_MCP_ALLOWED_ORIGINS passes; GET still answers 405 after the Origin rule', async () => {
+    const t = createTestApp({ tools: { mcpAllowedOrigins: ['https://app.example.com'] } });
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const send = (origin: string) =>
+      request(t.app).post('/v1/mcp').set('authorization', `Bearer ${t.key}`).set('origin', origin).set('accept', 'application/json, text/event-stream').send(initialize);
+    expect((await send('https://app.example.com')).status).toBe(200);
+    expect((await send('https://other.example.com')).status).toBe(403);
+    expect((await request(t.app).get('/v1/mcp').set('authorization', `Bearer ${t.key}`).set('origin', 'https://other.example.com')).status).toBe(403);
+    expect((await request(t.app).get('/v1/mcp').set('authorization', `Bearer ${t.key}`).set('origin', 'https://app.example.com')).status).toBe(405);
   });
 
   it('a key limited to local:chat may chat but gets an isError 403 from generate_image', async () => {
