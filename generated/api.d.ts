@@ -743,7 +743,10 @@ export interface paths {
          * @description Answers `prompt` about one image with a vision-capable model. Give the image as `image_url` (an
          *     http(s) URL or a `data:` URL) or as `file_id` (a file uploaded with `POST /v1/files`), exactly one of
          *     the two. Accepted images are PNG, JPEG, GIF and WebP. `model` picks the model (any model id or alias
-         *     of `GET /v1/models`); without it Omnigate uses its configured vision model.
+         *     of `GET /v1/models`); without it Omnigate uses its first configured model of type `vision`, and when
+         *     none is configured (or `model` is `local:vision`) the built-in analysis answers: no model, only facts
+         *     measured from the pixels (format, size, transparency, brightness, named colours, detail, EXIF), given
+         *     as a sentence in `content` and as `analysis`. It does not interpret `prompt`.
          *
          *     Errors: 404 for an unknown `file_id` or model; 422 when the file or URL is not a supported image;
          *     413 when the body or the image is larger than the limit; 403 when the key may not use the model;
@@ -796,11 +799,18 @@ export interface paths {
          *     notifications precede the result. A notification or a JSON-RPC response sent by the client is
          *     accepted with 202 and no body.
          *
-         *     **Tools.** `tools/list` offers `web_search` (as `POST /v1/tools/web_search`), `image_understanding`
-         *     (as `POST /v1/tools/image_understanding`, with `image_url` or `file_id`) and `search_answer` (as
-         *     `POST /v1/search/answer`, not streamed). A tool failure (an upstream error, an image that cannot be
-         *     read) is a normal result with `isError: true` and the message as text; an unknown tool is the
-         *     JSON-RPC error -32602.
+         *     **Tools.** `tools/list` offers the tools whose capability this server serves, each with an input and
+         *     an output schema: `image_understanding` (as `POST /v1/tools/image_understanding`), `generate_image`
+         *     (as `POST /v1/images/generations`), `text_to_speech` (as `POST /v1/audio/speech`), `generate_music`
+         *     (as `POST /v1/music/generations`), `create_video` and `get_video` (as `POST /v1/videos` and
+         *     `GET /v1/videos/{id}`; `create_video` with `wait_seconds` waits for the video and sends progress
+         *     notifications when the request has a progress token) and `chat` (one question to a configured chat
+         *     model). Results carry `structuredContent` matching the tool's output schema; images and audio up to
+         *     1 MiB come as MCP `image`/`audio` content, and every medium as a signed URL (a `resource_link` when
+         *     not inlined). Tool calls run as the key: its model limits apply (a refused model is an `isError`
+         *     result naming the 403), and each POST is one usage record whose operation is `mcpPost:<tool>` for a
+         *     tool call. A tool failure (an upstream error, an image that cannot be read) is a normal result with
+         *     `isError: true` and the message as text; an unknown tool is the JSON-RPC error -32602.
          *
          *     **Errors.** Authentication and rate limiting run first and answer in the OpenAI envelope (401, 429);
          *     every other error is a JSON-RPC error object.
@@ -3598,6 +3608,48 @@ export interface components {
             content: string;
             /** @description Present when the model's provider reports usage. */
             usage?: components["schemas"]["ImageUnderstandingUsage"];
+            /** @description Present when the built-in analysis (`local:vision`) answered instead of a vision model. */
+            analysis?: components["schemas"]["ImageAnalysis"];
+        };
+        ImageAnalysisColour: {
+            /** @description The nearest plain colour word (`navy`, `white`, `crimson` …). */
+            name: string;
+            hex: string;
+            /** @description Share of the pixels. */
+            share: number;
+        };
+        /**
+         * @description Facts the built-in analysis measured from the pixels, with no model: it does not recognise objects.
+         *     `description` is composed from these facts only.
+         */
+        ImageAnalysis: {
+            /** @description The format sniffed from the bytes, e.g. `image/png`. */
+            media_type: string;
+            /** @description The decoder's name for the format (`png`, `jpeg`, `webp`, `gif`). */
+            format: string;
+            width: number;
+            height: number;
+            channels: number;
+            has_alpha: boolean;
+            /** @description False when some pixel is not fully opaque. */
+            is_opaque: boolean;
+            /** @description Rec. 709 luma of the mean colour. */
+            brightness: number;
+            /** @description Entropy of the greyscale histogram in bits (0 flat, 8 noisy), a rough measure of detail. */
+            entropy: number;
+            dominant_colour: components["schemas"]["ImageAnalysisColour"];
+            palette: components["schemas"]["ImageAnalysisColour"][];
+            /** @description Camera facts from EXIF, or null when the image carries none. */
+            exif: null | {
+                make?: string;
+                model?: string;
+                software?: string;
+                taken_at?: string;
+                orientation?: number;
+                latitude?: number;
+                longitude?: number;
+            };
+            description: string;
         };
         /**
          * @description One JSON-RPC 2.0 message: a request (`method` and `id`), a notification (`method`, no `id`) or a
@@ -5329,7 +5381,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The stored medium's id.
+                 * @description The stored medium's id (`media_…` for generated media, `video_…` for a finished video or its thumbnail, linked by the `create_video` / `get_video` tools).
                  * @example media_01JD8Z3M4N5P6Q7R8S9T0V1W2X
                  */
                 id: string;

@@ -19,6 +19,7 @@ const LAYERS = [
   ['usage'],
   ['http', 'auth'],
   ['calls'],
+  ['tools'],
   ['routes'],
   ['app.ts'],
   ['main.ts', 'welcome-message.ts', 'cli'],

@@ -40,6 +40,7 @@ describe('loadConfig: environment', () => {
       media: { workers: Math.max(1, Math.min(2, availableParallelism() - 1)), queueLimit: 16, jobTimeoutMs: 120_000 },
       videos: { concurrency: 1, leaseMs: 30_000, pollMs: 1_000, maxAttempts: 3, retentionSeconds: 86_400, attemptTimeoutMs: 1_800_000 },
       mediaLinkTtlSeconds: 3600,
+      mcpAllowedOrigins: [],
       providers: [],
       models: [],
       aliases: {},
@@ -72,6 +73,10 @@ describe('loadConfig: environment', () => {
     expect(() => loadConfig({ OMNIGATE_MEDIA_URL_TTL_SECONDS: '10' })).toThrow(/OMNIGATE_MEDIA_URL_TTL_SECONDS/);
     expect(() => loadConfig({ OMNIGATE_PUBLIC_URL: 'ftp://x' })).toThrow(/OMNIGATE_PUBLIC_URL/);
     expect(() => loadConfig({ OMNIGATE_PUBLIC_URL: 'not a url' })).toThrow(/OMNIGATE_PUBLIC_URL/);
+    expect(loadConfig({}).mcpAllowedOrigins).toEqual([]);
+    expect(loadConfig({ OMNIGATE_MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://intranet:8080' }).mcpAllowedOrigins).toEqual(['https://app.example.com', 'http://intranet:8080']);
+    expect(() => loadConfig({ OMNIGATE_MCP_ALLOWED_ORIGINS: 'https://app.example.com/path' })).toThrow(/OMNIGATE_MCP_ALLOWED_ORIGINS/);
+    expect(() => loadConfig({ OMNIGATE_MCP_ALLOWED_ORIGINS: 'app.example.com' })).toThrow(/OMNIGATE_MCP_ALLOWED_ORIGINS/);
   });
 
   it('reads PORT, HOST, OMNIGATE_DATA_DIR, LOG_LEVEL and the limits', () => {

@@ -194,6 +194,8 @@ export interface Config {
   mediaLinkTtlSeconds: number;
   /** The base URL media links start with, when clients reach the server under another address (a proxy). */
   publicUrl?: string;
+  /** Origins (`scheme://host[:port]`) besides localhost whose browsers may call `/v1/mcp` (`OMNIGATE_MCP_ALLOWED_ORIGINS`). */
+  mcpAllowedOrigins: string[];
   /** Where agents' own model names go when no upstream of theirs is configured; default `local:chat`. */
   defaultChatModel?: string;
   /** The search model used when a search request names none; default `local:search`. */
@@ -238,6 +240,30 @@ function integerVariable(env: NodeJS.ProcessEnv, name: string, fallback: number,
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   }
   return value;
+}
+
+/** A comma-separated list of origins; each must parse as an http(s) URL with nothing after the host. */
+function originsVariable(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name];
+  if (!raw) {
+    return [];
+  }
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+    .map((item) => {
+      let url: URL;
+      try {
+        url = new URL(item);
+      } catch {
+        throw new ConfigError(`${name}: '${item}' is not an origin like https://app.example.com`);
+      }
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== item.replace(/\/+$/, '')) {
+        throw new ConfigError(`${name}: '${item}' is not an origin like https://app.example.com`);
+      }
+      return url.origin;
+    });
 }
 
 function publicUrlVariable(env: NodeJS.ProcessEnv): string | undefined {
@@ -346,6 +372,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     },
     mediaLinkTtlSeconds: integerVariable(env, 'OMNIGATE_MEDIA_URL_TTL_SECONDS', 3600, 60, 7 * 86_400),
     publicUrl: publicUrlVariable(env),
+    mcpAllowedOrigins: originsVariable(env, 'OMNIGATE_MCP_ALLOWED_ORIGINS'),
     providers: Object.entries(file.providers).map(([id, provider]) => ({ ...provider, id })),
     models: file.models,
     aliases: file.aliases,

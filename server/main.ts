@@ -108,6 +108,7 @@ async function main(): Promise<void> {
     videos: { tasks: videoTasks, runner: videoRunner },
     files: { store: createFileStore(db), index: searchIndex, ...config.files },
     search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
+    tools: { mcpAllowedOrigins: config.mcpAllowedOrigins },
     logger,
     maxBodyBytes: config.maxBodyBytes,
     docsPath: existsSync(DOCS_PATH) ? DOCS_PATH : undefined,

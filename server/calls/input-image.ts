@@ -7,7 +7,7 @@
 import { ApiError } from '../core/api-error.js';
 import type { GeneratedMedia } from '../core/models.js';
 import { readImageHeader } from '../providers/upstream/image-header.js';
-import { createSafeFetcher } from '../providers/upstream/safe-fetch.js';
+import { createSafeFetcher, type SafeFetchSettings } from '../providers/upstream/safe-fetch.js';
 
 /** A file part as the validator's multipart parser (multer, in memory) hands it over. */
 export interface UploadedFile {
@@ -19,36 +19,53 @@ export interface UploadedFile {
 const ACCEPTED = new Set(['image/png', 'image/jpeg', 'image/webp']);
 const FETCH_TIMEOUT_MS = 15_000;
 
-function asImage(bytes: Uint8Array): GeneratedMedia {
+/** Who reads the image: the field errors name, the formats taken, and (tests only) the DNS of the URL fetch. */
+export interface InputImageSettings {
+  /** Default `input_reference`; the image_understanding tool names its own fields. */
+  param?: string;
+  /** The field of the URL and file id under `param` (`input_reference.image_url`), or top-level names. */
+  urlParam?: string;
+  fileParam?: string;
+  /** Also take GIF (default: PNG, JPEG and WebP, what the video engines decode). */
+  gif?: boolean;
+  resolve?: SafeFetchSettings['resolve'];
+}
+
+function asImage(bytes: Uint8Array, settings: InputImageSettings): GeneratedMedia {
   const header = readImageHeader(bytes);
-  if (!header || !ACCEPTED.has(header.mediaType)) {
-    throw new ApiError(422, 'input_reference must be a PNG, JPEG or WebP image.', { param: 'input_reference', code: 'invalid_image' });
+  const param = settings.param ?? 'input_reference';
+  if (!header || !(ACCEPTED.has(header.mediaType) || (settings.gif && header.mediaType === 'image/gif'))) {
+    throw new ApiError(422, `${param} must be a PNG, JPEG${settings.gif ? ', GIF' : ''} or WebP image.`, { param, code: 'invalid_image' });
   }
   return { data: bytes, mediaType: header.mediaType };
 }
 
-export async function readInputImage(input: {
-  upload?: UploadedFile;
-  reference?: { image_url?: string; file_id?: string };
-  /** The caller's own stored file's bytes, undefined when the key has no such file. */
-  storedFile?: (id: string) => Promise<Uint8Array | undefined>;
-  signal: AbortSignal;
-}): Promise<GeneratedMedia | undefined> {
+export async function readInputImage(
+  input: {
+    upload?: UploadedFile;
+    reference?: { image_url?: string; file_id?: string };
+    /** The caller's own stored file's bytes, undefined when the key has no such file. */
+    storedFile?: (id: string) => Promise<Uint8Array | undefined>;
+    signal: AbortSignal;
+  },
+  settings: InputImageSettings = {},
+): Promise<GeneratedMedia | undefined> {
+  const urlParam = settings.urlParam ?? 'input_reference.image_url';
   if (input.upload) {
-    return asImage(new Uint8Array(input.upload.buffer));
+    return asImage(new Uint8Array(input.upload.buffer), settings);
   }
   const url = input.reference?.image_url;
   if (url?.startsWith('data:')) {
     const comma = url.indexOf(',');
     if (comma < 0 || !url.slice(0, comma).endsWith(';base64')) {
-      throw new ApiError(400, 'A data URL in input_reference.image_url must be base64 (`data:image/png;base64,…`).', { param: 'input_reference.image_url' });
+      throw new ApiError(400, `A data URL in ${urlParam} must be base64 (\`data:image/png;base64,…\`).`, { param: urlParam });
     }
-    return asImage(new Uint8Array(Buffer.from(url.slice(comma + 1), 'base64')));
+    return asImage(new Uint8Array(Buffer.from(url.slice(comma + 1), 'base64')), settings);
   }
   if (url) {
-    const fetcher = createSafeFetcher({ provider: 'input_reference', timeoutMs: FETCH_TIMEOUT_MS });
+    const fetcher = createSafeFetcher({ provider: settings.param ?? 'input_reference', timeoutMs: FETCH_TIMEOUT_MS, resolve: settings.resolve });
     try {
-      return asImage((await fetcher.fetch(url, input.signal)).bytes);
+      return asImage((await fetcher.fetch(url, input.signal)).bytes, settings);
     } finally {
       await fetcher.close();
     }
@@ -56,9 +73,9 @@ export async function readInputImage(input: {
   if (input.reference?.file_id !== undefined) {
     const bytes = await input.storedFile?.(input.reference.file_id);
     if (!bytes) {
-      throw new ApiError(404, `No file '${input.reference.file_id.slice(0, 128)}'.`, { param: 'input_reference.file_id', code: 'file_not_found' });
+      throw new ApiError(404, `No file '${input.reference.file_id.slice(0, 128)}'.`, { param: settings.fileParam ?? 'input_reference.file_id', code: 'file_not_found' });
     }
-    return asImage(bytes);
+    return asImage(bytes, settings);
   }
   return undefined;
 }

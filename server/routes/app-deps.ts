@@ -13,6 +13,7 @@ import type { KeyStore } from '../storage/key-store.js';
 import type { FileStore } from '../storage/file-store.js';
 import type { ResponseStore } from '../storage/response-store.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
+import type { ToolSettings } from '../tools/tool-definition.js';
 
 export interface AppDeps {
   spec: LoadedSpec;
@@ -31,6 +32,8 @@ export interface AppDeps {
    */
   search?: { index: FileIndex; defaultSearchModel?: string; defaultAnswerModel?: string };
   logger: Logger;
+  /** The tools (REST `/v1/tools/*` and MCP): who may call MCP from a browser, and a test's DNS for image URLs. */
+  tools?: ToolSettings;
   /** Largest JSON body accepted, in bytes. */
   maxBodyBytes: number;
   /** The built Redoc page, if `npm run docs` has produced it. */

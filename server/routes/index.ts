@@ -13,7 +13,8 @@ import { musicHandlers } from './music.js';
 import { speechHandlers } from './speech.js';
 import { videoHandlers } from './videos.js';
 import { fileHandlers } from './files.js';
-import { mcpSessionHandlers } from './mcp.js';
+import { mcpHandlers } from './mcp.js';
+import { toolHandlers } from './tools.js';
 import { messageHandlers } from './messages.js';
 import { modelHandlers } from './models.js';
 import { responseHandlers } from './responses.js';
@@ -27,7 +28,8 @@ function servedHandlers(deps: AppDeps) {
     ...chatCompletionHandlers(deps),
     ...responseHandlers(deps),
     ...messageHandlers(deps),
-    ...mcpSessionHandlers(),
+    ...mcpHandlers(deps),
+    ...toolHandlers(deps),
     ...imageHandlers(deps),
     ...speechHandlers(deps),
     ...musicHandlers(deps),
@@ -43,8 +45,6 @@ type UnservedOperation = Exclude<OperationId, keyof ReturnType<typeof servedHand
 /** The capability each unserved operation belongs to, as its 503 names it. */
 const UNSERVED = {
   invokeWebSearchTool: 'the web_search tool',
-  invokeImageUnderstandingTool: 'the image_understanding tool',
-  mcpPost: 'the MCP endpoint',
 } satisfies Record<UnservedOperation, string>;
 
 export function createHandlers(deps: AppDeps): Handlers {

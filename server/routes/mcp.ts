@@ -1,10 +1,19 @@
 /**
- * `/v1/mcp` methods that are refused for good: the MCP endpoint is stateless by design (no sessions, no
- * standalone stream), so GET and DELETE answer 405 `Allow: POST`, as the contract says, whatever the state
- * of POST.
+ * `/v1/mcp`: the Model Context Protocol endpoint, Streamable HTTP, stateless, served by the official v2 SDK
+ * (`createMcpHandler`: 2026-07-28 natively and every 2025 revision through its stateless fallback, from the one
+ * factory in mcp-server.ts). Our own bearer auth has already run (401 in the OpenAI envelope); the Origin rule
+ * runs here, first, for every method. GET and DELETE answer 405 `Allow: POST`: no sessions, no standalone
+ * stream.
  */
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { Request } from 'express';
+import type { AppDeps } from './app-deps.js';
 import { ApiError } from '../core/api-error.js';
+import { checkMcpOrigin } from '../http/mcp-origin.js';
 import type { Handlers } from '../http/operation-types.js';
+import type { ApiKeyRecord } from '../storage/key-store.js';
+import { buildMcpServer, type McpRequestScope } from './mcp-server.js';
 
 function postOnly(): never {
   throw new ApiError(405, 'Method not allowed: the MCP endpoint keeps no sessions; send JSON-RPC messages with POST.', {
@@ -13,6 +22,31 @@ function postOnly(): never {
   });
 }
 
-export function mcpSessionHandlers(): Pick<Handlers, 'mcpGet' | 'mcpDelete'> {
-  return { mcpGet: postOnly, mcpDelete: postOnly };
+type McpDeps = Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files' | 'search' | 'tools' | 'version'>;
+
+export function mcpHandlers(deps: McpDeps): Pick<Handlers, 'mcpPost' | 'mcpGet' | 'mcpDelete'> {
+  const allowed = deps.tools?.mcpAllowedOrigins ?? [];
+  const handler = createMcpHandler(
+    (context) => buildMcpServer(deps, (context.authInfo?.extra as { scope: McpRequestScope }).scope),
+    { onerror: (error) => deps.logger.debug({ err: error }, 'MCP request refused') },
+  );
+  const serve = toNodeHandler(handler, { onerror: (error) => deps.logger.error({ err: error }, 'MCP handler failed') });
+  return {
+    async mcpPost(req, res) {
+      checkMcpOrigin(req as Request, allowed);
+      const key = res.locals.apiKey as ApiKeyRecord;
+      // The SDK hands `auth` to the server factory as `authInfo`; the key was verified by authenticate().
+      const scope: McpRequestScope = { req: req as Request, res };
+      (req as Request & { auth?: unknown }).auth = { token: 'verified', clientId: key.id, scopes: [], extra: { scope } };
+      await serve(req, res, req.body);
+    },
+    mcpGet(req) {
+      checkMcpOrigin(req as Request, allowed);
+      postOnly();
+    },
+    mcpDelete(req) {
+      checkMcpOrigin(req as Request, allowed);
+      postOnly();
+    },
+  };
 }

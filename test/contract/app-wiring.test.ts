@@ -309,21 +309,19 @@ describe('error envelopes by API family', () => {
     });
   });
 
-  it('answers a JSON-RPC error object on /v1/mcp while the MCP endpoint is unavailable', async () => {
+  it('answers initialize on /v1/mcp as an SSE stream of one JSON-RPC response (stateless 2025 leg)', async () => {
     const { app, key } = createTestApp();
     const res = await request(app)
       .post('/v1/mcp')
       .set('authorization', `Bearer ${key}`)
       .set('accept', 'application/json, text/event-stream')
       .send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-    expect(res.status).toBe(503);
+    expect(res.status).toBe(200);
     expectRequestId(res, 'mcp');
-    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(res.body).toEqual({
-      jsonrpc: '2.0',
-      id: 1, // the error answers the request it belongs to
-      error: { code: -32603, message: 'This Omnigate build does not serve the MCP endpoint yet.' },
-    });
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(res.headers['mcp-session-id']).toBeUndefined();
+    const data = /^data: (.+)$/m.exec(res.text)?.[1];
+    expect(JSON.parse(data ?? 'null')).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'omnigate' }, capabilities: { tools: {} } } });
   });
 
   it.each(['get', 'delete'] as const)('refuses %s /v1/mcp with 405 Allow: POST in a JSON-RPC error, since the endpoint keeps no sessions', async (method) => {

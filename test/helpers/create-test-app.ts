@@ -29,6 +29,7 @@ import { DEFAULT_VIDEO_RUNNER_SETTINGS, type VideoRunnerSettings } from '../../s
 import { createResponseStore } from '../../server/storage/response-store.js';
 import { createUsageStore } from '../../server/storage/usage-store.js';
 import { createUsageRecorder, type UsageRecorder } from '../../server/usage/usage-recorder.js';
+import type { ToolSettings } from '../../server/tools/tool-definition.js';
 
 let cachedSpec: LoadedSpec | undefined;
 
@@ -64,6 +65,8 @@ export function createTestApp(
     videos?: Partial<VideoRunnerSettings>;
     /** Upload limit and per-key quotas of `/v1/files`, and the index it tells (the app's search index by default). */
     files?: Partial<FileSettings> & { index?: FileIndex };
+    /** MCP allowed origins, and a DNS stand-in for image URLs (to reach the SSRF guard with a public-looking name). */
+    tools?: ToolSettings;
   } = {},
 ): TestApp {
   cachedSpec ??= loadSpec();
@@ -119,6 +122,7 @@ export function createTestApp(
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
     now: config.now,
+    tools: config.tools,
   });
   return { app, key, keys, usage, registry, db, blobs, blobDirectory, videoTasks, videoRunner, files, searchIndex, logs, shutdown, draining };
 }

@@ -1,0 +1,51 @@
+/**
+ * One image generation as `POST /v1/images/generations` runs it, shared by that route and the `generate_image`
+ * tool: decode OpenAI's request, resolve the model for the key, generate, record the usage, and keep each image
+ * behind a signed link (or inline it as base64). Nothing here writes the HTTP answer.
+ */
+import type { Response } from 'express';
+import type { GeneratedMedia, ImageResult } from '../core/models.js';
+import { decodeImageRequest } from '../formats/openai-media/image-request.js';
+import type { components } from '../../generated/api.js';
+import type { CallRecord } from '../usage/call-record.js';
+import { linkMedia, type MediaDeps } from './link-media.js';
+import { prepareCall, type CallDeps } from './prepare-call.js';
+
+/** The model of a request that names none. */
+export const DEFAULT_IMAGE_MODEL = 'local:image';
+
+export interface GeneratedImages {
+  result: ImageResult;
+  /** The resolved model id. */
+  model: string;
+  format: 'png' | 'jpeg' | 'webp';
+  /** Per image, as the request asked: a signed URL or base64 bytes. */
+  data: Array<{ url?: string; b64_json?: string; image: GeneratedMedia }>;
+  created: number;
+}
+
+export async function generateImages(
+  deps: CallDeps & { media: MediaDeps; now?: () => number },
+  req: { protocol: string; get(name: 'host'): string | undefined },
+  res: Response,
+  body: components['schemas']['ImageGenerationRequest'],
+): Promise<GeneratedImages> {
+  const options = decodeImageRequest(body);
+  const call = prepareCall(deps, res, body.model ?? DEFAULT_IMAGE_MODEL, 'image');
+  const result = await call.model.generate(options, call.context);
+  const record = res.locals.call as CallRecord;
+  record.units = result.usage.images;
+  record.media = { images: result.usage.images, pixels: result.usage.pixels };
+  const asUrl = (body.response_format ?? 'url') === 'url';
+  const created = (deps.now ?? Date.now)();
+  const data = await Promise.all(
+    result.images.map(async (image) =>
+      asUrl ? { url: await linkMedia(deps.media, req, image, created), image } : { b64_json: Buffer.from(image.data).toString('base64'), image },
+    ),
+  );
+  return { result, model: call.resolved.entry.id, format: formatOf(result.images[0]?.mediaType) ?? options.outputFormat, data, created };
+}
+
+function formatOf(mediaType: string | undefined): 'png' | 'jpeg' | 'webp' | undefined {
+  return mediaType === 'image/png' ? 'png' : mediaType === 'image/jpeg' ? 'jpeg' : mediaType === 'image/webp' ? 'webp' : undefined;
+}

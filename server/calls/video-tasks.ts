@@ -1,0 +1,113 @@
+/**
+ * Creating a video task and showing one, as `/v1/videos` does, shared by those routes and the `create_video` /
+ * `get_video` tools: create checks what it can at once (model, size, seconds, the input image), stores the
+ * input image, queues the task and wakes the runner. Every lookup is by the caller's key: another key's id is
+ * the same 404 as an unknown one.
+ */
+import type { Response } from 'express';
+import { ApiError } from '../core/api-error.js';
+import type { GeneratedMedia } from '../core/models.js';
+import type { components } from '../../generated/api.js';
+import type { ApiKeyRecord } from '../storage/key-store.js';
+import type { VideoTask, VideoTaskStore } from '../storage/video-task-store.js';
+import { readInputImage, type UploadedFile } from './input-image.js';
+import type { MediaDeps } from './link-media.js';
+import { readStoredFile } from './read-stored-file.js';
+import type { FileStore } from '../storage/file-store.js';
+import { prepareCall, type CallDeps } from './prepare-call.js';
+import type { VideoRunner } from './video-runner.js';
+
+export const DEFAULT_VIDEO_MODEL = 'local:video';
+const DEFAULT_SIZE = '720x1280';
+const DEFAULT_SECONDS = '4';
+/** The largest stored file taken as an input image by `file_id`. */
+const MAX_INPUT_FILE_BYTES = 50 * 1024 * 1024;
+/** How long the input image of a task is kept: past any retry of the task. */
+const INPUT_IMAGE_SECONDS = 7 * 86_400;
+
+export type VideoObject = components['schemas']['Video'];
+
+export interface VideoDeps extends CallDeps {
+  media: MediaDeps;
+  videos: { tasks: VideoTaskStore; runner: VideoRunner };
+  files: { store: FileStore };
+  now?: () => number;
+}
+
+export function videoObject(task: VideoTask): VideoObject {
+  return {
+    id: task.id,
+    object: 'video',
+    model: task.model,
+    status: task.status,
+    progress: task.status === 'completed' ? 100 : task.progress,
+    created_at: Math.floor(task.createdAt / 1000),
+    completed_at: task.completedAt,
+    expires_at: task.expiresAt,
+    prompt: task.prompt,
+    seconds: String(task.seconds),
+    size: `${task.width}x${task.height}`,
+    error: task.status === 'failed' ? { code: task.errorCode ?? 'render_failed', message: task.errorMessage ?? 'The video could not be made.' } : null,
+    remixed_from_video_id: null,
+  };
+}
+
+function sizeOf(size: string): { width: number; height: number } {
+  const [width, height] = size.split('x').map(Number);
+  if (width % 2 !== 0 || height % 2 !== 0) {
+    throw new ApiError(400, `The size ${size} must have even sides (H.264 needs them).`, { param: 'size', code: 'invalid_size' });
+  }
+  return { width, height };
+}
+
+export interface VideoRequest {
+  model?: string;
+  prompt: string;
+  seconds?: string;
+  size?: string;
+  upload?: UploadedFile;
+  reference?: { image_url?: string; file_id?: string };
+}
+
+export async function createVideoTask(deps: VideoDeps, res: Response, request: VideoRequest): Promise<VideoTask> {
+  const now = deps.now ?? Date.now;
+  const call = prepareCall(deps, res, request.model ?? DEFAULT_VIDEO_MODEL, 'video');
+  const { width, height } = sizeOf(request.size ?? DEFAULT_SIZE);
+  const seconds = Number(request.seconds ?? DEFAULT_SECONDS);
+  const keyId = (res.locals.apiKey as ApiKeyRecord).id;
+  const storedFile = (id: string) =>
+    readStoredFile({ store: deps.files.store, blobs: deps.media.blobs }, keyId, id, {
+      maxBytes: MAX_INPUT_FILE_BYTES,
+      param: 'input_reference.file_id',
+      nowSeconds: Math.floor(now() / 1000),
+    });
+  const inputImage: GeneratedMedia | undefined = await readInputImage({ upload: request.upload, reference: request.reference, storedFile, signal: call.context.signal });
+  call.model.check?.({ prompt: request.prompt, seconds, width, height, inputImage });
+  const created = now();
+  const inputBlob = inputImage
+    ? (await deps.media.blobs.put(inputImage.data, { prefix: 'vref', mediaType: inputImage.mediaType, expiresAt: Math.floor(created / 1000) + INPUT_IMAGE_SECONDS, now: created })).id
+    : null;
+  const task = deps.videos.tasks.create(
+    {
+      keyId,
+      requestId: call.context.requestId,
+      model: call.resolved.entry.id,
+      prompt: request.prompt,
+      seconds,
+      width,
+      height,
+      inputBlob,
+    },
+    created,
+  );
+  deps.videos.runner.wake();
+  return task;
+}
+
+export function ownVideoTask(tasks: VideoTaskStore, res: Response, id: string): VideoTask {
+  const task = tasks.get(id, (res.locals.apiKey as ApiKeyRecord).id);
+  if (!task) {
+    throw new ApiError(404, `No video task '${id.slice(0, 128)}'. List yours with GET /v1/videos.`, { param: 'id', code: 'video_not_found' });
+  }
+  return task;
+}

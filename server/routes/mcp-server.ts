@@ -1,0 +1,81 @@
+/**
+ * The MCP server of one `/v1/mcp` request (the v2 SDK builds one per request; stateless): every tool of
+ * tools/tool-list.ts, registered with its own schemas, run with the HTTP request it arrived on (passed through
+ * the SDK as `authInfo.extra`, after our bearer auth accepted the key). A tool's failure is a result with
+ * `isError: true` and the error's message, never a JSON-RPC error; media goes out as MCP image/audio content
+ * when small, and as a `resource_link` to our signed URL otherwise (video always).
+ */
+import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { ApiError } from '../core/api-error.js';
+import type { CallRecord } from '../usage/call-record.js';
+import type { Tool, ToolDeps, ToolInvocation, ToolOutcome } from '../tools/tool-definition.js';
+import { TOOLS } from '../tools/tool-list.js';
+
+export const MCP_INSTRUCTIONS =
+  'Omnigate tools: image understanding, image, speech, music and video generation, and questions to the configured chat models. Media comes back inline when small and always as a signed URL.';
+
+/** What the route hands the SDK for one request. */
+export interface McpRequestScope {
+  req: Request;
+  res: Response;
+}
+
+type ContentBlock = CallToolResult['content'][number];
+
+function contentOf(outcome: ToolOutcome<unknown>): ContentBlock[] {
+  const blocks: ContentBlock[] = [{ type: 'text', text: outcome.text }];
+  for (const media of outcome.media ?? []) {
+    if (media.data && (media.kind === 'image' || media.kind === 'audio')) {
+      blocks.push({ type: media.kind, data: Buffer.from(media.data).toString('base64'), mimeType: media.mediaType });
+    } else {
+      blocks.push({ type: 'resource_link', uri: media.url, name: media.name, mimeType: media.mediaType });
+    }
+  }
+  return blocks;
+}
+
+function failureText(error: unknown, logger: Logger, tool: string): string {
+  if (error instanceof ApiError && error.status < 500) {
+    return `${error.message}${error.param ? ` (parameter: ${error.param})` : ''} [${error.status}${error.code ? ` ${error.code}` : ''}]`;
+  }
+  if (error instanceof ApiError) {
+    logger.warn({ tool, err: error }, 'MCP tool call failed');
+    return `${error.message} [${error.status}${error.code ? ` ${error.code}` : ''}]`;
+  }
+  logger.error({ tool, err: error }, 'MCP tool call failed unexpectedly');
+  return 'The tool failed unexpectedly; the server log has the details.';
+}
+
+function progressOf(context: ServerContext): ToolInvocation['progress'] {
+  const token = context.mcpReq._meta?.progressToken;
+  return async (progress, total, message) => {
+    if (token === undefined) {
+      return;
+    }
+    await context.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
+  };
+}
+
+export function buildMcpServer(deps: ToolDeps & { version?: string }, scope: McpRequestScope): McpServer {
+  const server = new McpServer({ name: 'omnigate', version: deps.version ?? '0.0.0' }, { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS });
+  for (const tool of TOOLS as readonly Tool[]) {
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
+      async (input: unknown, context: ServerContext): Promise<CallToolResult> => {
+        const record = scope.res.locals.call as CallRecord;
+        // One record per HTTP request (stateless MCP: one tools/call per POST); the operation names the tool.
+        record.operation = `mcpPost:${tool.name}`;
+        try {
+          const outcome = await tool.run(input as never, { deps, req: scope.req, res: scope.res, progress: progressOf(context) });
+          return { content: contentOf(outcome), structuredContent: outcome.output as Record<string, unknown> };
+        } catch (error) {
+          return { isError: true, content: [{ type: 'text', text: failureText(error, deps.logger, tool.name) }] };
+        }
+      },
+    );
+  }
+  return server;
+}
