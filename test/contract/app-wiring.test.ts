@@ -264,10 +264,7 @@ describe('error envelopes by API family', () => {
     try {
       const port = (server.address() as AddressInfo).port;
       const client = new OpenAI({ apiKey: key, baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 2 });
-      // File storage is served now; the image_understanding tool is still an unserved capability.
-      await expect(
-        client.post('/tools/image_understanding', { body: { prompt: 'What is this?', image_url: 'https://static.example.com/a.png' } }),
-      ).rejects.toMatchObject({ status: 503 });
+      await expect(client.post('/tools/web_search', { body: { query: 'a lighthouse' } })).rejects.toMatchObject({ status: 503 });
       const lines = logs.filter((line) => line.code === 'capability_unavailable');
       expect(lines).toHaveLength(1); // one request: no retry
       expect(lines[0]).toMatchObject({ level: 30 });
