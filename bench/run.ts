@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: what the gateway costs on top of an upstream, measured, not guessed.
  *
- * A fake OpenAI-compatible upstream runs in this process on loopback; the gateway runs as a child process
+ * A fake OpenAI-compatible upstream runs in its own process on loopback; the gateway runs as a child process
  * (`npm start`'s entry point) configured to route to it. autocannon drives each target for a fixed time at
  * a fixed concurrency and we read the gateway's own CPU time from /proc, so the numbers are the gateway's
  * CPU per request, not the load generator's. Scenarios: the upstream directly (baseline); a bare Express app
@@ -9,9 +9,10 @@
  * a multiple of it); chat JSON and SSE through the gateway (native passthrough); the built-in local model; and
  * the built-in media engines (bench/media.ts; BENCH_MEDIA=0 skips them).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { spawn, spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,44 +22,16 @@ import { benchMedia, benchVideo } from './media.js';
 import { benchSearch } from './search.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/**
+ * On two or more cores the servers under test run on core 0 and the load generator (this process) and the fake
+ * upstream on core 1, as the shared perf kit does, so the load generator never steals the gateway's CPU.
+ */
+const PIN = availableParallelism() >= 2 && spawnSync('taskset', ['-V']).status === 0;
+const SERVER_CORE = '0';
+const LOAD_CORE = '1';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const KEY = 'bench-key-0123456789';
-
-const COMPLETION = JSON.stringify({
-  id: 'chatcmpl-bench',
-  object: 'chat.completion',
-  created: 1732240000,
-  model: 'bench-model',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'The quick brown fox jumps over the lazy dog.' }, finish_reason: 'stop', logprobs: null }],
-  usage: { prompt_tokens: 12, completion_tokens: 10, total_tokens: 22 },
-});
-
-function streamFrames(): string {
-  const words = 'The quick brown fox jumps over the lazy dog .'.split(' ');
-  const chunk = (delta: object, finish: string | null) =>
-    `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1732240000, model: 'bench-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  const usage = `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1732240000, model: 'bench-model', choices: [], usage: { prompt_tokens: 12, completion_tokens: 10, total_tokens: 22 } })}\n\n`;
-  return chunk({ role: 'assistant', content: '' }, null) + words.map((w) => chunk({ content: ` ${w}` }, null)).join('') + chunk({}, 'stop') + usage + 'data: [DONE]\n\n';
-}
-
-function startUpstream(): Promise<Server> {
-  const frames = streamFrames();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { stream?: boolean };
-      if (body.stream) {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(frames);
-      } else {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(COMPLETION);
-      }
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -81,8 +54,10 @@ interface ChildServer {
   stop: () => Promise<void>;
 }
 
-async function startChild(script: string, port: number, env: Record<string, string>): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+async function startChild(script: string, port: number, env: Record<string, string>, core = SERVER_CORE): Promise<ChildServer> {
+  const command = PIN ? 'taskset' : process.execPath;
+  const args = [...(PIN ? ['-c', core, process.execPath] : []), '--import', 'tsx', script];
+  const child = spawn(command, args, {
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -127,11 +102,11 @@ interface Scenario {
   name: string;
   url: string;
   body: object;
-  /** Server process whose CPU to measure; none for the direct baseline (the upstream shares this process). */
+  /** Server process whose CPU to measure; none for the direct baseline. */
   pid?: number;
 }
 
-async function run(scenario: Scenario) {
+async function measure(scenario: Scenario) {
   const before = scenario.pid ? cpuTicks(scenario.pid) : 0;
   const result = await autocannon({
     url: scenario.url,
@@ -144,18 +119,25 @@ async function run(scenario: Scenario) {
   const cpuSeconds = scenario.pid ? (cpuTicks(scenario.pid) - before) / CLOCK_TICKS_PER_SECOND : NaN;
   const requests = result.requests.total;
   return {
-    scenario: scenario.name,
-    'req/s': Math.round(result.requests.average),
-    'p50 ms': result.latency.p50,
-    'p99 ms': result.latency.p99,
-    non2xx: result.non2xx + result.errors,
-    'server CPU µs/req': scenario.pid ? Math.round((cpuSeconds * 1e6) / requests) : '-',
+    reqPerS: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failed: result.non2xx + result.errors,
+    cpuMicros: scenario.pid ? (cpuSeconds * 1e6) / requests : NaN,
   };
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
 async function main(): Promise<void> {
-  const upstream = await startUpstream();
-  const upstreamPort = (upstream.address() as AddressInfo).port;
+  if (PIN) {
+    spawnSync('taskset', ['-cp', LOAD_CORE, String(process.pid)]);
+  }
+  const upstreamPort = await freePort();
+  const upstream = await startChild('bench/fake-upstream-server.ts', upstreamPort, {}, LOAD_CORE);
   const gateway = await startGateway(upstreamPort);
   const floor = await startChild('bench/express-floor.ts', await freePort(), {});
   const base = `http://127.0.0.1:${gateway.port}`;
@@ -168,13 +150,34 @@ async function main(): Promise<void> {
     { name: 'gateway, local model, chat JSON', url: `${base}/v1/chat/completions`, body: { model: 'local:chat', messages }, pid: gateway.pid },
     { name: 'gateway, local model, Anthropic JSON', url: `${base}/anthropic/v1/messages`, body: { model: 'local:chat', max_tokens: 64, messages }, pid: gateway.pid },
   ];
-  // One short warm-up so JIT and connection pools are in steady state before measuring.
-  await autocannon({ url: `${base}/v1/chat/completions`, method: 'POST', connections: 2, duration: 1, headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ model: 'bench', messages }) });
-  const rows = [];
+  // Warm-up of every scenario, so JIT, connection pools and the tokenizer are in steady state before measuring.
   for (const scenario of scenarios) {
-    rows.push(await run(scenario));
+    await autocannon({ url: scenario.url, method: 'POST', connections: CONNECTIONS, duration: 1, headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(scenario.body) });
   }
-  console.log(`\n${DURATION_S}s per scenario, ${CONNECTIONS} connections, loopback, gateway in its own process\n`);
+  // Runs interleaved (scenario 1..n, then again), so a slow moment of a shared machine spreads over all of them.
+  const results = new Map<string, Awaited<ReturnType<typeof measure>>[]>();
+  for (let run = 0; run < RUNS; run += 1) {
+    for (const scenario of scenarios) {
+      results.set(scenario.name, [...(results.get(scenario.name) ?? []), await measure(scenario)]);
+    }
+  }
+  const rows = scenarios.map((scenario) => {
+    const runs = results.get(scenario.name)!;
+    return {
+      scenario: scenario.name,
+      'req/s': Math.round(median(runs.map((r) => r.reqPerS))),
+      'p50 ms': median(runs.map((r) => r.p50)),
+      'p99 ms': median(runs.map((r) => r.p99)),
+      failed: runs.reduce((sum, r) => sum + r.failed, 0),
+      'server CPU µs/req': scenario.pid ? Math.round(median(runs.map((r) => r.cpuMicros))) : '-',
+    };
+  });
+  console.log(
+    `\n${RUNS} interleaved runs of ${DURATION_S} s per scenario (medians), ${CONNECTIONS} connections, loopback; ` +
+      (PIN ? `servers pinned to core ${SERVER_CORE}, load generator and fake upstream to core ${LOAD_CORE}.` : 'not pinned (one core or no taskset).') +
+      '\nUnlike the shared perf kit, this drives a fixed number of connections as fast as they go (not a fixed rate), so\n' +
+      'p99 here is latency under saturation, and CPU µs/req is measured at full load, not at 1,000 req/s.\n',
+  );
   console.table(rows);
   if (process.env.BENCH_MEDIA !== '0') {
     const sequential = Number(process.env.BENCH_MEDIA_CALLS ?? 10);
@@ -189,7 +192,7 @@ async function main(): Promise<void> {
   console.log(`\nPOST /v1/files, one ${Math.round(upload.bytes / 2 ** 20)} MiB file streamed: ${upload.megabytesPerSecond.toFixed(0)} MiB/s (sha256 ${upload.sha256Matches ? 'matches' : 'DIFFERS'})`);
   await gateway.stop();
   await floor.stop();
-  upstream.close();
+  await upstream.stop();
 }
 
 main().catch((error: unknown) => {
