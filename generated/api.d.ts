@@ -3541,6 +3541,11 @@ export interface components {
         /** @description The arguments of the `web_search` tool. */
         WebSearchToolRequest: {
             query: components["schemas"]["WebSearchQuery"];
+            /**
+             * @description The search model, as `model` of `POST /v1/web/search`; the configured default when absent.
+             * @example local:search
+             */
+            model?: string;
             max_results?: components["schemas"]["WebSearchMaxResults"];
             recency?: components["schemas"]["WebSearchRecency"];
             /** @description Only return results from these hosts. */
