@@ -3541,6 +3541,11 @@ export interface components {
         /** @description The arguments of the `web_search` tool. */
         WebSearchToolRequest: {
             query: components["schemas"]["WebSearchQuery"];
+            /**
+             * @description The search model, as `model` of `POST /v1/web/search`; the configured default when absent.
+             * @example local:search
+             */
+            model?: string;
             max_results?: components["schemas"]["WebSearchMaxResults"];
             recency?: components["schemas"]["WebSearchRecency"];
             /** @description Only return results from these hosts. */
@@ -6081,6 +6086,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -6237,6 +6243,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -40,7 +40,7 @@ export interface SearchAnswerRequest extends SearchRequest {
   stream?: boolean;
 }
 
-interface Citation {
+export interface Citation {
   index: number;
   title: string;
   url: string;
@@ -48,7 +48,7 @@ interface Citation {
   published_at: string | null;
 }
 
-interface AnswerUsage {
+export interface AnswerUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
@@ -92,7 +92,19 @@ async function builtInAnswer(query: string, results: SearchResult[]) {
   return { answer: written.answer, sentences: written.sentences, citations, usage: { inputTokens, outputTokens } };
 }
 
-export async function sendSearchAnswer(deps: AnswerDeps, req: Addressed, res: Response, body: SearchAnswerRequest): Promise<void> {
+/** The answer object of the contract's `SearchAnswer` (the non-streamed body, and the `search_answer` tool's output). */
+export interface SearchAnswerBody {
+  object: 'search.answer';
+  id: string;
+  model: string;
+  query: string;
+  answer: string;
+  citations: Citation[];
+  usage: AnswerUsage;
+}
+
+/** The answer model resolved (before the search, so an unknown model costs none) and the sources found. */
+async function searchForAnswer(deps: AnswerDeps, req: Addressed, res: Response, body: SearchRequest) {
   const record = res.locals.call as CallRecord;
   const chat = prepareCall(deps, res, body.model ?? deps.defaultAnswerModel ?? BUILT_IN_ANSWER_MODEL, 'chat');
   const named = { modelRequested: record.modelRequested, model: record.model, provider: record.provider };
@@ -100,20 +112,49 @@ export async function sendSearchAnswer(deps: AnswerDeps, req: Addressed, res: Re
   const { results } = await runSearch(deps, req, res, { ...body, model: undefined });
   // The usage record names the model that wrote the answer; the search is counted in `media`.
   Object.assign(record, named);
-  const id = randomId('ans');
-  const model = chat.resolved.entry.id;
-  const builtIn = chat.resolved.entry.provider === 'local' || results.length === 0;
+  return {
+    chat,
+    results,
+    id: randomId('ans'),
+    model: chat.resolved.entry.id,
+    builtIn: chat.resolved.entry.provider === 'local' || results.length === 0,
+  };
+}
 
+async function builtInOrEmptyAnswer(query: string, results: SearchResult[]) {
+  return results.length === 0
+    ? { answer: NO_SOURCES, sentences: [NO_SOURCES], citations: [], usage: { inputTokens: 0, outputTokens: 0 } }
+    : builtInAnswer(query, results);
+}
+
+/** `POST /v1/search/answer` without `stream`, and the `search_answer` tool: the whole answer as one object. */
+export async function answerQuestion(deps: AnswerDeps, req: Addressed, res: Response, body: SearchRequest): Promise<SearchAnswerBody> {
+  const record = res.locals.call as CallRecord;
+  const { chat, results, id, model, builtIn } = await searchForAnswer(deps, req, res, body);
   if (builtIn) {
-    const written = results.length === 0
-      ? { answer: NO_SOURCES, sentences: [NO_SOURCES], citations: [], usage: { inputTokens: 0, outputTokens: 0 } }
-      : await builtInAnswer(body.query, results);
+    const written = await builtInOrEmptyAnswer(body.query, results);
+    record.usage = written.usage;
+    return { object: 'search.answer', id, model, query: body.query, answer: written.answer, citations: written.citations, usage: usageOf(written.usage) };
+  }
+  const result = await chat.model.generate(answerPrompt(body.query, results), chat.context);
+  record.usage = result.usage;
+  const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+  const { answer, order } = renumberCitations(text, results.length);
+  const citations = order.map((source, index) => citationOf(results[source - 1]!, index + 1));
+  return { object: 'search.answer', id, model, query: body.query, answer, citations, usage: usageOf(result.usage) };
+}
+
+export async function sendSearchAnswer(deps: AnswerDeps, req: Addressed, res: Response, body: SearchAnswerRequest): Promise<void> {
+  if (!body.stream) {
+    res.json(await answerQuestion(deps, req, res, body));
+    return;
+  }
+  const record = res.locals.call as CallRecord;
+  const { chat, results, builtIn } = await searchForAnswer(deps, req, res, body);
+  if (builtIn) {
+    const written = await builtInOrEmptyAnswer(body.query, results);
     record.usage = written.usage;
     const usage = usageOf(written.usage);
-    if (!body.stream) {
-      res.json({ object: 'search.answer', id, model, query: body.query, answer: written.answer, citations: written.citations, usage });
-      return;
-    }
     const sse = openSse(res);
     sse.send({ event: 'answer.citations', data: { type: 'answer.citations', citations: written.citations } });
     written.sentences.forEach((sentence, index) => {
@@ -123,18 +164,7 @@ export async function sendSearchAnswer(deps: AnswerDeps, req: Addressed, res: Re
     sse.end();
     return;
   }
-
-  const prompt = answerPrompt(body.query, results);
-  if (!body.stream) {
-    const result = await chat.model.generate(prompt, chat.context);
-    record.usage = result.usage;
-    const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
-    const { answer, order } = renumberCitations(text, results.length);
-    const citations = order.map((source, index) => citationOf(results[source - 1]!, index + 1));
-    res.json({ object: 'search.answer', id, model, query: body.query, answer, citations, usage: usageOf(result.usage) });
-    return;
-  }
-  await streamUpstreamAnswer(res, chat, prompt, results);
+  await streamUpstreamAnswer(res, chat, answerPrompt(body.query, results), results);
 }
 
 async function streamUpstreamAnswer(res: Response, chat: PreparedCall<'chat'>, prompt: ChatCallOptions, results: SearchResult[]): Promise<void> {

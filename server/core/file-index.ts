@@ -17,7 +17,16 @@ export interface IndexableFile {
   open(): Readable;
 }
 
+/** A file's text as the index reads it, or why there is none. */
+export type FileText = { text: string } | { refused: 'not_text' | 'too_large' };
+
 export interface FileIndex {
   add(file: IndexableFile): Promise<void>;
   remove(fileId: string): void;
+  /**
+   * The file's text, extracted exactly as `add` extracts it (PDF and HTML in a worker), without indexing it: the
+   * `read_file` tool shows a model what search would find. Optional because file storage itself never reads
+   * text; an index that cannot extract leaves it out.
+   */
+  text?(file: IndexableFile, signal: AbortSignal): Promise<FileText>;
 }

@@ -42,10 +42,11 @@ function servedHandlers(deps: AppDeps) {
 
 type UnservedOperation = Exclude<OperationId, keyof ReturnType<typeof servedHandlers>>;
 
-/** The capability each unserved operation belongs to, as its 503 names it. */
-const UNSERVED = {
-  invokeWebSearchTool: 'the web_search tool',
-} satisfies Record<UnservedOperation, string>;
+/**
+ * The capability each unserved operation belongs to, as its 503 names it. Every operation is served now; the
+ * check stays, so an operation added to the contract without a handler names its capability here or fails.
+ */
+const UNSERVED = {} satisfies Record<UnservedOperation, string>;
 
 export function createHandlers(deps: AppDeps): Handlers {
   return { ...servedHandlers(deps), ...unavailableHandlers(UNSERVED) };

@@ -11,6 +11,7 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { MediaDeps } from '../calls/link-media.js';
 import type { CallDeps } from '../calls/prepare-call.js';
+import type { FileIndex } from '../core/file-index.js';
 import type { FileStore } from '../storage/file-store.js';
 import type { VideoRunner } from '../calls/video-runner.js';
 import type { ResolvedAddress } from '../providers/upstream/safe-fetch.js';
@@ -29,6 +30,8 @@ export interface ToolDeps extends CallDeps {
   media: MediaDeps;
   videos: { tasks: VideoTaskStore; runner: VideoRunner };
   files: { store: FileStore };
+  /** The search index (read_file extracts text through it) and the default search and answer models. */
+  search?: { index: FileIndex; defaultSearchModel?: string; defaultAnswerModel?: string };
   tools?: ToolSettings;
   now?: () => number;
 }

@@ -9,8 +9,12 @@ import { generateImageTool } from './generate-image.js';
 import { generateMusicTool } from './generate-music.js';
 import { getVideoTool } from './get-video.js';
 import { imageUnderstandingTool } from './image-understanding.js';
+import { listFilesTool } from './list-files.js';
+import { readFileTool } from './read-file.js';
+import { searchAnswerTool } from './search-answer.js';
 import { textToSpeechTool } from './text-to-speech.js';
 import type { Tool } from './tool-definition.js';
+import { webSearchTool } from './web-search.js';
 
 export const TOOLS: readonly Tool[] = [
   imageUnderstandingTool,
@@ -20,4 +24,8 @@ export const TOOLS: readonly Tool[] = [
   createVideoTool,
   getVideoTool,
   chatTool,
+  webSearchTool,
+  searchAnswerTool,
+  listFilesTool,
+  readFileTool,
 ] as unknown as readonly Tool[];

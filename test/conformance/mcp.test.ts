@@ -13,9 +13,19 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { createTestApp } from '../helpers/create-test-app.js';
+import { minimalPdf } from '../helpers/minimal-pdf.js';
 import { startServer, type StartedServer } from './start-server.js';
 
-const TOOL_NAMES = ['image_understanding', 'generate_image', 'text_to_speech', 'generate_music', 'create_video', 'get_video', 'chat'];
+const TOOL_NAMES = [
+  'image_understanding', 'generate_image', 'text_to_speech', 'generate_music', 'create_video', 'get_video', 'chat',
+  'web_search', 'search_answer', 'list_files', 'read_file',
+];
+
+const KEEPING = '# Lighthouse keeping\n\nThe keeper lights the lamp at dusk and trims the wick at midnight.\n';
+const PDF_LINES = ['The lighthouse lens was ground in Paris in 1871.', 'Its beam reaches twenty nautical miles on a clear night.'];
+const HTML = '<html><head><title>Log</title><script>var hidden = 1;</script></head><body><h1>Daybook</h1><p>Three ships passed the <b>reef</b> at noon.</p></body></html>';
+/** Ids of the files uploaded over HTTP before the clients connect. */
+const uploaded: Record<'md' | 'pdf' | 'html' | 'png' | 'othersMd', string> = { md: '', pdf: '', html: '', png: '', othersMd: '' };
 
 type ToolResult = { content: Array<{ type: string; text?: string; data?: string; mimeType?: string; uri?: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
 interface AnyClient {
@@ -44,6 +54,17 @@ beforeAll(async () => {
   const png = await sharp(pixels, { raw: { width: 64, height: 48, channels: 4 } }).png().toBuffer();
   pngDataUrl = `data:image/png;base64,${png.toString('base64')}`;
   limitedKey = started.testApp.keys.create({ name: 'chat only', allowedModels: ['local:chat'] }).key;
+  const otherKey = started.testApp.keys.create({ name: 'other' }).key;
+  const send = async (key: string, name: string, bytes: Uint8Array): Promise<string> => {
+    const res = await request(started.testApp.app).post('/v1/files').set('authorization', `Bearer ${key}`).field('purpose', 'user_data').attach('file', Buffer.from(bytes), name);
+    expect(res.status).toBe(200);
+    return res.body.id as string;
+  };
+  uploaded.md = await send(started.key, 'keeping.md', Buffer.from(KEEPING));
+  uploaded.pdf = await send(started.key, 'lens-history.pdf', minimalPdf(PDF_LINES));
+  uploaded.html = await send(started.key, 'daybook.html', Buffer.from(HTML));
+  uploaded.png = await send(started.key, 'picture.png', png);
+  uploaded.othersMd = await send(otherKey, 'secret.md', Buffer.from('# Secret\n\nThe lighthouse keeper hides the spare key under the mat.\n'));
 });
 
 afterAll(async () => {
@@ -125,6 +146,71 @@ describe.each([
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ model: 'local:chat', finish_reason: 'stop' });
     expect(String(result.structuredContent?.content).length).toBeGreaterThan(0);
+  });
+
+  it('web_search finds the caller\'s own uploaded file with local:search, never another key\'s', async () => {
+    const result = await call('web_search', { query: 'keeper wick', max_results: 5 });
+    expect(result.isError).toBeFalsy();
+    const results = result.structuredContent?.results as Array<{ title: string; url: string; source: string }>;
+    expect(results.map((item) => item.title)).toEqual(['keeping.md']);
+    expect(new URL(results[0].url).pathname).toBe(`/v1/files/${uploaded.md}/content`);
+    expect(result.content[0].text).toMatch(/^1\. keeping\.md \(\d{4}-\d{2}-\d{2}\)\n {3}http:\/\/127\.0\.0\.1:\d+\/v1\/files\//);
+    const secret = await call('web_search', { query: 'spare key mat' });
+    expect(secret.structuredContent?.results).toEqual([]);
+    expect(secret.content[0].text).toBe('No results.');
+  });
+
+  it('search_answer answers from the uploaded files with citations its markers resolve to', async () => {
+    const result = await call('search_answer', { query: 'Where was the lighthouse lens ground?' });
+    expect(result.isError).toBeFalsy();
+    const output = result.structuredContent as { model: string; answer: string; citations: Array<{ index: number; title: string; url: string }> };
+    expect(output.model).toBe('local:chat');
+    expect(output.answer).toMatch(/Paris/);
+    const used = new Set([...output.answer.matchAll(/\[(\d+)\]/g)].map((match) => Number(match[1])));
+    expect(used.size).toBeGreaterThan(0);
+    expect(new Set(output.citations.map((citation) => citation.index))).toEqual(used);
+    expect(output.citations.map((citation) => citation.title)).toContain('lens-history.pdf');
+    expect(result.content[0].text).toContain('Sources:\n[1] ');
+  });
+
+  it('list_files lists the caller\'s own files, newest first, and pages with after', async () => {
+    const result = await call('list_files', {});
+    expect(result.isError).toBeFalsy();
+    const files = result.structuredContent?.files as Array<{ id: string; filename: string; content_type: string; bytes: number; purpose: string; created_at: number }>;
+    expect(files.map((file) => file.id)).toEqual([uploaded.png, uploaded.html, uploaded.pdf, uploaded.md]);
+    expect(files[3]).toMatchObject({ filename: 'keeping.md', bytes: Buffer.byteLength(KEEPING), purpose: 'user_data' });
+    expect(files[2].content_type).toBe('application/pdf');
+    const page = await call('list_files', { limit: 2 });
+    expect(page.structuredContent).toMatchObject({ has_more: true, last_id: uploaded.html });
+    const next = await call('list_files', { limit: 2, after: uploaded.html });
+    expect((next.structuredContent?.files as Array<{ id: string }>).map((file) => file.id)).toEqual([uploaded.pdf, uploaded.md]);
+    expect(next.structuredContent?.has_more).toBe(false);
+  });
+
+  it('read_file gives Markdown as written, PDF and HTML as extracted text, and truncates at max_chars', async () => {
+    const md = await call('read_file', { file_id: uploaded.md });
+    expect(md.structuredContent).toMatchObject({ file_id: uploaded.md, filename: 'keeping.md', text: KEEPING, truncated: false });
+    expect(md.content[0].text).toBe(KEEPING);
+    const pdf = await call('read_file', { file_id: uploaded.pdf });
+    expect(pdf.isError, pdf.content[0].text).toBeFalsy();
+    for (const line of PDF_LINES) {
+      expect(String(pdf.structuredContent?.text)).toContain(line);
+    }
+    const html = await call('read_file', { file_id: uploaded.html });
+    expect(html.structuredContent?.text).toMatch(/Daybook\s+Three ships passed the reef at noon\./);
+    expect(html.structuredContent?.text).not.toMatch(/<|hidden/);
+    const short = await call('read_file', { file_id: uploaded.md, max_chars: 19 });
+    expect(short.structuredContent).toMatchObject({ text: '# Lighthouse keepin', truncated: true });
+    expect(short.content[0].text).toMatch(/Truncated after 19 characters/);
+  });
+
+  it('read_file refuses an image as not text, and another key\'s file as not found', async () => {
+    const image = await call('read_file', { file_id: uploaded.png });
+    expect(image.isError).toBe(true);
+    expect(image.content[0].text).toMatch(/picture\.png, image\/png\) is not text.*422 file_not_text/);
+    const others = await call('read_file', { file_id: uploaded.othersMd });
+    expect(others.isError).toBe(true);
+    expect(others.content[0].text).toMatch(new RegExp(`No file '${uploaded.othersMd}'.*404 file_not_found`));
   });
 
   it('generate_image returns a decodable image inline and a signed URL', async () => {

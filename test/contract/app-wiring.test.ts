@@ -4,11 +4,17 @@
  * each API family (OpenAI on /v1, Anthropic on /anthropic, JSON-RPC on /v1/mcp).
  */
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import express from 'express';
 import OpenAI from 'openai';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { expectAnthropicError, expectOpenAIError, expectRequestId, usageOf } from '../helpers/contract-assertions.js';
 import { createTestApp } from '../helpers/create-test-app.js';
+import { errorHandler } from '../../server/http/error-handler.js';
+import { requestId } from '../../server/http/request-id.js';
+import { createLogger } from '../../server/logger.js';
+import { unavailableHandlers } from '../../server/routes/unavailable.js';
 
 const INTERNAL_ERROR = {
   message: 'Internal server error; quote the request id when reporting it.',
@@ -239,12 +245,29 @@ describe('responses that break the contract', () => {
 });
 
 describe('error envelopes by API family', () => {
+  /**
+   * Every operation is served now, so an unserved one is made here: routes/unavailable.ts's handler under a
+   * /v1 path of a tiny Express app with the real request id and the real error handler (what createApp mounts).
+   */
+  function unservedApp() {
+    const logs: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        logs.push(...chunk.toString('utf8').split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as Record<string, unknown>));
+        callback();
+      },
+    });
+    const app = express();
+    app.use(requestId());
+    const handlers = unavailableHandlers({ invokeWebSearchTool: 'the web_search tool' });
+    app.post('/v1/tools/web_search', (req, res, next) => handlers.invokeWebSearchTool(req as never, res as never, next));
+    app.use(errorHandler(createLogger('debug', sink)));
+    return { app, logs };
+  }
+
   it('renders capability_unavailable in the OpenAI envelope on /v1', async () => {
-    const { app, key } = createTestApp();
-    const res = await request(app)
-      .post('/v1/tools/web_search')
-      .set('authorization', `Bearer ${key}`)
-      .send({ query: 'a lighthouse' });
+    const { app } = unservedApp();
+    const res = await request(app).post('/v1/tools/web_search').send({ query: 'a lighthouse' });
     expect(res.status).toBe(503);
     expectRequestId(res);
     // Retrying cannot make this build serve it: the SDKs are told not to wait for two retries.
@@ -258,12 +281,12 @@ describe('error envelopes by API family', () => {
   });
 
   it('logs capability_unavailable at info without a stack, and the official SDK does not retry it', async () => {
-    const { app, key, logs } = createTestApp();
+    const { app, logs } = unservedApp();
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
       const port = (server.address() as AddressInfo).port;
-      const client = new OpenAI({ apiKey: key, baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 2 });
+      const client = new OpenAI({ apiKey: 'unused', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 2 });
       await expect(client.post('/tools/web_search', { body: { query: 'a lighthouse' } })).rejects.toMatchObject({ status: 503 });
       const lines = logs.filter((line) => line.code === 'capability_unavailable');
       expect(lines).toHaveLength(1); // one request: no retry

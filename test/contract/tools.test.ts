@@ -1,12 +1,14 @@
 /**
- * `POST /v1/tools/image_understanding` over HTTP (supertest, response validation on) and through the official
- * `openai` SDK's raw `client.post`, against the built-in analysis: real images made with sharp, decoded facts.
+ * `POST /v1/tools/image_understanding` and `POST /v1/tools/web_search` over HTTP (supertest, response
+ * validation on) and through the official `openai` SDK's raw `client.post`: the built-in analysis of real images
+ * made with sharp, and `local:search` over files uploaded through `POST /v1/files` (searchable per key).
  */
 import OpenAI from 'openai';
 import request from 'supertest';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp } from '../helpers/create-test-app.js';
+import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
+import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 import { openAIServer } from '../conformance/start-server.js';
 
 let jpegDataUrl: string;
@@ -76,8 +78,86 @@ describe('POST /v1/tools/image_understanding (built-in analysis)', () => {
   });
 });
 
+const KEEPING = '# Lighthouse keeping\n\nThe keeper lights the lamp at dusk and trims the wick at midnight.\n';
+
+async function upload(t: TestApp, key: string, name: string, text: string): Promise<string> {
+  const res = await request(t.app).post('/v1/files').set('authorization', `Bearer ${key}`).field('purpose', 'user_data').attach('file', Buffer.from(text), name);
+  expect(res.status).toBe(200);
+  return res.body.id as string;
+}
+
+describe('POST /v1/tools/web_search (local:search over uploaded files)', () => {
+  const t = createTestApp();
+  let fileId: string;
+  let otherKey: string;
+  beforeAll(async () => {
+    fileId = await upload(t, t.key, 'keeping.md', KEEPING);
+    otherKey = t.keys.create({ name: 'other' }).key;
+    await upload(t, otherKey, 'fog.md', '# Fog\n\nThe lighthouse fog horn sounds every thirty seconds.\n');
+  });
+  const post = (body: unknown, key = t.key) => request(t.app).post('/v1/tools/web_search').set('authorization', `Bearer ${key}`).send(body as object);
+
+  it('answers the contract\'s tool result: structured results and the same results as numbered text', async () => {
+    const res = await post({ query: 'lighthouse keeper', max_results: 5 });
+    expect(res.status).toBe(200);
+    assertMatchesSchema('WebSearchToolResponse', res.body);
+    expect(res.body).toMatchObject({ object: 'tool.result', tool: 'web_search' });
+    expect(res.body.id).toMatch(/^tr_/);
+    const results = res.body.output.results as Array<{ title: string; url: string; snippet: string; source: string; published_at: string }>;
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ title: 'keeping.md', source: 'local' });
+    expect(new URL(results[0].url).pathname).toBe(`/v1/files/${fileId}/content`);
+    const lines = (res.body.content as string).split('\n');
+    // local:search dates a file by its upload; the text shows the day.
+    expect(lines[0]).toBe(`1. keeping.md (${results[0].published_at.slice(0, 10)})`);
+    expect(lines[1]).toBe(`   ${results[0].url}`);
+    expect(lines[2]).toBe(`   ${results[0].snippet.replace(/\s+/g, ' ').trim()}`);
+  });
+
+  it('each key finds only its own files', async () => {
+    const mine = await post({ query: 'fog horn' });
+    expect(mine.status).toBe(200);
+    expect(mine.body.output.results).toEqual([]);
+    expect(mine.body.content).toBe('No results.');
+    const theirs = await post({ query: 'fog horn' }, otherKey);
+    expect(theirs.body.output.results.map((result: { title: string }) => result.title)).toEqual(['fog.md']);
+    const theirsForMine = await post({ query: 'keeper wick' }, otherKey);
+    expect(theirsForMine.body.output.results).toEqual([]);
+  });
+
+  it('takes a search model and refuses an unknown one with a 404, and bad arguments with a 400', async () => {
+    expect((await post({ query: 'keeper', model: 'local:search' })).status).toBe(200);
+    const unknown = await post({ query: 'keeper', model: 'no-such-search' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.message).toMatch(/no-such-search/);
+    for (const body of [{}, { query: '' }, { query: 'x', max_results: 0 }, { query: 'x', search_type: 'news' }, { query: 'x', include_domains: ['not a host'] }]) {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error).toMatchObject({ message: expect.any(String) });
+    }
+  });
+
+  it('a key limited to local:chat gets 403 model_not_allowed', async () => {
+    const { key } = t.keys.create({ name: 'chat only', allowedModels: ['local:chat'] });
+    const res = await post({ query: 'keeper' }, key);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('model_not_allowed');
+  });
+});
+
 describe('the official openai SDK', () => {
   const context = openAIServer();
+
+  it('posts to /tools/web_search and reads the tool result', async () => {
+    const client: OpenAI = context.client;
+    const fileId = await upload(context.started.testApp, context.started.key, 'keeping.md', KEEPING);
+    const result = await client.post<{ object: string; tool: string; output: { results: Array<{ url: string }> }; content: string }>('/tools/web_search', {
+      body: { query: 'wick midnight' },
+    });
+    expect(result).toMatchObject({ object: 'tool.result', tool: 'web_search' });
+    expect(result.output.results.map((item) => item.url)).toEqual([`${context.started.baseURL}/v1/files/${fileId}/content`]);
+    expect(result.content).toMatch(/^1\. keeping\.md \(\d{4}-\d{2}-\d{2}\)\n/);
+  });
 
   it('posts to /tools/image_understanding and reads the tool result', async () => {
     const client: OpenAI = context.client;

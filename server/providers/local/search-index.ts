@@ -9,7 +9,7 @@
  * The worker exits after a minute idle, so a server that never indexes never holds one.
  */
 import type { Readable } from 'node:stream';
-import type { FileIndex, IndexableFile } from '../../core/file-index.js';
+import type { FileIndex, FileText, IndexableFile } from '../../core/file-index.js';
 import { createMediaPool, type MediaPool } from '../../engines/media-pool.js';
 import { splitIntoPassages } from '../../engines/text/passages.js';
 import { safeMatchExpression } from '../../engines/text/safe-match.js';
@@ -18,6 +18,7 @@ import type { PassageHit, PassageStore } from '../../storage/passage-store.js';
 import type { ProviderLogger } from '../provider-logger.js';
 
 export interface LocalSearchIndex extends FileIndex {
+  text(file: IndexableFile, signal: AbortSignal): Promise<FileText>;
   /** The key's passages best matching the query, at most one per file, best first. */
   search(query: { keyId: string; query: string; maxResults: number; indexedAfter?: number }): PassageHit[];
   /** Resolves when every `add` started so far has finished (tests, shutdown). */
@@ -68,24 +69,36 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   const running = new Set<Promise<void>>();
   let generation = 0;
 
-  async function index(file: IndexableFile, mine: number): Promise<void> {
+  /** What `add` indexes and `text` answers: one extraction, so `read_file` shows exactly what search reads. */
+  async function extract(file: IndexableFile, signal: AbortSignal): Promise<FileText> {
     const kind = textKindOf(file.mediaType, file.filename);
     if (!kind) {
-      return;
+      return { refused: 'not_text' };
     }
     if (file.bytes > maxFileBytes) {
-      logger?.warn({ fileId: file.id, bytes: file.bytes }, 'file too large to index for search');
-      return;
+      return { refused: 'too_large' };
     }
     const bytes = await readAll(file.open(), maxFileBytes);
     if (!bytes) {
+      return { refused: 'too_large' };
+    }
+    const { text } = await pool.use(signal, (slot) => slot.run('extract-text', { bytes, kind }));
+    return text === null ? { refused: 'not_text' } : { text };
+  }
+
+  async function index(file: IndexableFile, mine: number): Promise<void> {
+    if (!textKindOf(file.mediaType, file.filename)) {
       return;
     }
-    const { text } = await pool.use(closing.signal, (slot) => slot.run('extract-text', { bytes, kind }));
+    const extracted = await extract(file, closing.signal);
+    if ('refused' in extracted && extracted.refused === 'too_large') {
+      logger?.warn({ fileId: file.id, bytes: file.bytes }, 'file too large to index for search');
+      return;
+    }
     if (generations.get(file.id) !== mine) {
       return;
     }
-    const pieces = text ? splitIntoPassages(text) : [];
+    const pieces = 'text' in extracted ? splitIntoPassages(extracted.text) : [];
     passages.replace({ fileId: file.id, keyId: file.keyId, title: file.filename }, pieces, now());
   }
 
@@ -105,6 +118,9 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
         });
       running.add(task);
       return task;
+    },
+    text(file, signal) {
+      return extract(file, AbortSignal.any([closing.signal, signal]));
     },
     remove(fileId) {
       generations.set(fileId, ++generation);
