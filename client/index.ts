@@ -12,7 +12,7 @@
 import createFetchClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
 import { createMusic, createSpeech, downloadFile, downloadMedia, downloadVideoContent, generateImages } from './binary.js';
-import { countMessageTokens, createChatCompletion, createMessage, createResponse, createSearchAnswer, webSearch } from './json-calls.js';
+import { countMessageTokens, createChatCompletion, createMessage, createResponse, createSearchAnswer, understandImage, webSearch, webSearchTool } from './json-calls.js';
 import type { CallOptions, RawClient } from './raw-client.js';
 import { streamChatCompletion, streamMessage, streamResponse, streamSearchAnswer } from './streams.js';
 import { uploadFile } from './upload-file.js';
@@ -43,6 +43,8 @@ export interface OmnigateClient {
   countMessageTokens: Bound<typeof countMessageTokens>;
   webSearch: Bound<typeof webSearch>;
   createSearchAnswer: Bound<typeof createSearchAnswer>;
+  understandImage: Bound<typeof understandImage>;
+  webSearchTool: Bound<typeof webSearchTool>;
   streamChatCompletion: Bound<typeof streamChatCompletion>;
   streamResponse: Bound<typeof streamResponse>;
   streamMessage: Bound<typeof streamMessage>;
@@ -86,6 +88,8 @@ export function createClient(options: ClientOptions): OmnigateClient {
     countMessageTokens: (body, callOptions) => countMessageTokens(raw, body, callOptions),
     webSearch: (body, callOptions) => webSearch(raw, body, callOptions),
     createSearchAnswer: (body, callOptions) => createSearchAnswer(raw, body, callOptions),
+    understandImage: (body, callOptions) => understandImage(raw, body, callOptions),
+    webSearchTool: (body, callOptions) => webSearchTool(raw, body, callOptions),
     streamChatCompletion: (body, callOptions) => streamChatCompletion(raw, body, callOptions),
     streamResponse: (body, callOptions) => streamResponse(raw, body, callOptions),
     streamMessage: (body, callOptions) => streamMessage(raw, body, callOptions),

@@ -40,6 +40,23 @@ function asImage(bytes: Uint8Array, settings: InputImageSettings): GeneratedMedi
   return { data: bytes, mediaType: header.mediaType };
 }
 
+/**
+ * The caller gave this URL, so a URL we refuse (a private address, too large) or cannot fetch is the request's
+ * problem, a 422 naming the field — not a 502, which would blame an upstream and invite a retry.
+ */
+function callerUrlError(error: unknown, urlParam: string, signal: AbortSignal): unknown {
+  if (signal.aborted || !(error instanceof ApiError)) {
+    return error;
+  }
+  const refused = error.code === 'upstream_url_refused' || error.code === 'upstream_result_too_large';
+  const reason = error.message.replace(/^(A result of )?[Uu]pstream \S+ (answered with a URL the gateway refuses to fetch: )?/, '');
+  return new ApiError(422, `${urlParam} could not be used: ${refused ? 'the gateway refuses to fetch it' : 'fetching it failed'} (${reason}).`, {
+    param: urlParam,
+    code: refused ? 'image_url_refused' : 'image_url_unreachable',
+    cause: error,
+  });
+}
+
 export async function readInputImage(
   input: {
     upload?: UploadedFile;
@@ -64,11 +81,15 @@ export async function readInputImage(
   }
   if (url) {
     const fetcher = createSafeFetcher({ provider: settings.param ?? 'input_reference', timeoutMs: FETCH_TIMEOUT_MS, resolve: settings.resolve });
+    let bytes: Uint8Array;
     try {
-      return asImage((await fetcher.fetch(url, input.signal)).bytes, settings);
+      bytes = (await fetcher.fetch(url, input.signal)).bytes;
+    } catch (error) {
+      throw callerUrlError(error, urlParam, input.signal);
     } finally {
       await fetcher.close();
     }
+    return asImage(bytes, settings);
   }
   if (input.reference?.file_id !== undefined) {
     const bytes = await input.storedFile?.(input.reference.file_id);

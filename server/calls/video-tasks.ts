@@ -10,7 +10,7 @@ import type { GeneratedMedia } from '../core/models.js';
 import type { components } from '../../generated/api.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { VideoTask, VideoTaskStore } from '../storage/video-task-store.js';
-import { readInputImage, type UploadedFile } from './input-image.js';
+import { readInputImage, type InputImageSettings, type UploadedFile } from './input-image.js';
 import type { MediaDeps } from './link-media.js';
 import { readStoredFile } from './read-stored-file.js';
 import type { FileStore } from '../storage/file-store.js';
@@ -31,6 +31,8 @@ export interface VideoDeps extends CallDeps {
   media: MediaDeps;
   videos: { tasks: VideoTaskStore; runner: VideoRunner };
   files: { store: FileStore };
+  /** Tests replace DNS for input image URLs (see ToolSettings.resolveHost). */
+  tools?: { resolveHost?: InputImageSettings['resolve'] };
   now?: () => number;
 }
 
@@ -81,7 +83,10 @@ export async function createVideoTask(deps: VideoDeps, res: Response, request: V
       param: 'input_reference.file_id',
       nowSeconds: Math.floor(now() / 1000),
     });
-  const inputImage: GeneratedMedia | undefined = await readInputImage({ upload: request.upload, reference: request.reference, storedFile, signal: call.context.signal });
+  const inputImage: GeneratedMedia | undefined = await readInputImage(
+    { upload: request.upload, reference: request.reference, storedFile, signal: call.context.signal },
+    { resolve: deps.tools?.resolveHost },
+  );
   call.model.check?.({ prompt: request.prompt, seconds, width, height, inputImage });
   const created = now();
   const inputBlob = inputImage

@@ -3,6 +3,7 @@
  * against a real Omnigate server on an ephemeral port, with the built-in deterministic `local:chat` model.
  * Mirrors the SDK cases in openai-chat.test.ts so both clients are held to the same answers.
  */
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, OmnigateError, type ChatCompletionChunk, type OmnigateClient, type ResponseStreamEvent } from '../../client/index.js';
 import { startServer, type StartedServer } from './start-server.js';
@@ -252,5 +253,14 @@ describe('files, search and answers through the client', () => {
     expect(events[0]).toMatchObject({ type: 'answer.citations' });
     const bytes = await omnigate.downloadFile(file.id);
     expect(new TextDecoder().decode(bytes.data)).toBe(text);
+    const tool = await omnigate.webSearchTool({ query: 'storm flag barometer' });
+    expect(tool.output.results.map((result) => result.title)).toContain('harbour.txt');
+  });
+
+  it('understands an image through the REST tool', async () => {
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#ff0000' } }).png().toBuffer();
+    const result = await omnigate.understandImage({ prompt: 'What is this?', image_url: `data:image/png;base64,${png.toString('base64')}` });
+    expect(result.content.length).toBeGreaterThan(0);
+    expect(result.analysis).toMatchObject({ width: 2, height: 2 });
   });
 });

@@ -59,14 +59,14 @@ describe('POST /v1/tools/image_understanding (built-in analysis)', () => {
     ['not an image', { prompt: 'x', image_url: `data:image/png;base64,${Buffer.from('hello world, not a picture').toString('base64')}` }, 422],
     ['a data URL that is not base64', { prompt: 'x', image_url: 'data:image/png,abc' }, 400],
     ['an unknown file id', { prompt: 'x', file_id: 'file-unknown' }, 404],
-    // The SSRF guard's refusal, as for a video's input_reference: 502 upstream_url_refused, nothing fetched.
-    ['a loopback URL', { prompt: 'x', image_url: 'http://127.0.0.1:9/a.png' }, 502],
+    // The SSRF guard's refusal of the caller's own URL, as for a video's input_reference: 422 image_url_refused.
+    ['a loopback URL', { prompt: 'x', image_url: 'http://127.0.0.1:9/a.png' }, 422],
   ] as const)('%s is a %i in the OpenAI envelope', async (_name, body, status) => {
     const res = await post(body);
     expect(res.status).toBe(status);
     expect(res.body.error).toMatchObject({ message: expect.any(String) });
-    if (status === 502) {
-      expect(res.body.error.code).toBe('upstream_url_refused');
+    if ('image_url' in body && body.image_url.startsWith('http:')) {
+      expect(res.body.error).toMatchObject({ code: 'image_url_refused', param: 'image_url' });
     }
   });
 

@@ -120,8 +120,8 @@ describe('POST /v1/videos', () => {
     const both = await ask({ input_reference: { image_url: 'data:image/png;base64,AAAA', file_id: 'file_x' } });
     expect(both.status).toBe(400);
     const private_ = await ask({ input_reference: { image_url: 'http://127.0.0.1:1/x.png' } });
-    expect(private_.status).toBe(502);
-    expect(private_.body.error.code).toBe('upstream_url_refused');
+    expect(private_.status).toBe(422);
+    expect(private_.body.error).toMatchObject({ code: 'image_url_refused', param: 'input_reference.image_url' });
     expect(made.videoTasks.list({ keyId: made.keys.list()[0].id, limit: 100, order: 'asc' }).tasks.every((task) => task.prompt !== 'x')).toBe(true);
   });
 });

@@ -33,6 +33,17 @@ import type { ToolSettings } from '../../server/tools/tool-definition.js';
 
 let cachedSpec: LoadedSpec | undefined;
 
+/**
+ * Test apps never ask the real DNS: an image URL's host (a spec example such as images.example.com) is unknown,
+ * so tests stay on loopback. `localhost` is the only name; tests that need a name pass their own resolver.
+ */
+async function offlineDns(hostname: string): Promise<Array<{ address: string; family: 4 | 6 }>> {
+  if (hostname === 'localhost') {
+    return [{ address: '127.0.0.1', family: 4 }];
+  }
+  throw Object.assign(new Error(`${hostname} is not resolved in tests (offline DNS)`), { code: 'ENOTFOUND' });
+}
+
 export interface TestApp {
   app: Express;
   /** A valid API key (bearer secret). */
@@ -122,7 +133,7 @@ export function createTestApp(
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
     now: config.now,
-    tools: config.tools,
+    tools: { resolveHost: offlineDns, ...config.tools },
   });
   return { app, key, keys, usage, registry, db, blobs, blobDirectory, videoTasks, videoRunner, files, searchIndex, logs, shutdown, draining };
 }
