@@ -3714,7 +3714,7 @@ export interface components {
         JsonRpcErrorResponse: {
             /** @constant */
             jsonrpc: "2.0";
-            /** @description The id of the request, when it could be read (JSON-RPC allows any number, though fractions are discouraged); otherwise null. */
+            /** @description The id of the request, when it could be read; otherwise null. */
             id: string | number | null;
             error: components["schemas"]["JsonRpcError"];
         };

@@ -34,6 +34,7 @@ export function mcpHandlers(deps: McpDeps): Pick<Handlers, 'mcpPost' | 'mcpGet' 
   return {
     async mcpPost(req, res) {
       checkMcpOrigin(req as Request, allowed);
+      refuseUnrepeatableIds(req.body);
       const key = res.locals.apiKey as ApiKeyRecord;
       // The SDK hands `auth` to the server factory as `authInfo`; the key was verified by authenticate().
       const scope: McpRequestScope = { req: req as Request, res };
@@ -49,4 +50,18 @@ export function mcpHandlers(deps: McpDeps): Pick<Handlers, 'mcpPost' | 'mcpGet' 
       postOnly();
     },
   };
+}
+
+/**
+ * JSON-RPC answers repeat the request's id, and the contract (like every MCP client) takes a string or an integer.
+ * The SDK would repeat a fraction or a huge number verbatim; such a request is refused here instead, answered
+ * with a null id as the spec says for an id that cannot be read.
+ */
+function refuseUnrepeatableIds(body: unknown): void {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const id = (message as { id?: unknown } | null | undefined)?.id;
+    if (id !== undefined && id !== null && typeof id !== 'string' && !Number.isSafeInteger(id)) {
+      throw new ApiError(400, 'A JSON-RPC id must be a string or an integer.', { code: 'invalid_request' });
+    }
+  }
 }
