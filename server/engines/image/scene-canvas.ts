@@ -28,16 +28,20 @@ export const SKY_PALETTES: Record<SkyTheme, SkyPalette> = {
   space: { stops: ['#000004', '#060720', '#150b36'], light: 0.3, shade: '#000004', body: '#f2f0e2', glow: '#6a5acd' },
 };
 
-export interface SceneCanvas {
+/** What a drawn scene is laid out on, still or moving (the video engine's `Stage` shares it). */
+export interface SceneLayout {
   width: number;
   height: number;
-  /** The shorter side: every size and thickness is a fraction of it, so element counts do not grow with pixels. */
+  /** The shorter side: every size and thickness is a fraction of it, so a scene looks alike at every size. */
   unit: number;
   /** Where the sky meets the land (pixels from the top); the full height when there is no land. */
   horizon: number;
   random: SeededRandom;
   palette: SkyPalette;
   reading: PromptReading;
+}
+
+export interface SceneCanvas extends SceneLayout {
   defs: string[];
   /** A land colour as the sky lights it. */
   lit(colour: string): string;

@@ -5,20 +5,11 @@
  */
 import { mixColours } from '../image/colour-mix.js';
 import type { PromptReading } from '../image/prompt-words.js';
-import { SKY_PALETTES, type SkyPalette } from '../image/scene-canvas.js';
+import { SKY_PALETTES, type SceneLayout } from '../image/scene-canvas.js';
 import type { SeededRandom } from '../image/seeded-random.js';
 import { mixPacked, packHex, type PixelFrame } from './pixel-frame.js';
 
-export interface Stage {
-  width: number;
-  height: number;
-  /** The shorter side: sizes and speeds are fractions of it, so a scene looks alike at every size. */
-  unit: number;
-  /** Where the sky meets the land (pixels from the top); the full height when there is no land. */
-  horizon: number;
-  random: SeededRandom;
-  palette: SkyPalette;
-  reading: PromptReading;
+export interface Stage extends SceneLayout {
   /** The sky's packed colour on each row (three-stop gradient). */
   skyRows: Uint32Array;
   /** How far (pixels) the camera has panned at `t` seconds, for a layer at `depth` (0 far … 1 near): parallax. */

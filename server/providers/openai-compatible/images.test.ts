@@ -5,12 +5,13 @@ import { sendBytes, sendJson, sendRedirect } from '../../../test/fakes/answers.j
 import { byPath, startFakeUpstream, type FakeUpstream } from '../../../test/fakes/fake-upstream.js';
 import { sampleImage } from '../../../test/fakes/media-samples.js';
 import type { CallContext, CallWarning } from '../../core/call-context.js';
-import { ApiError, UpstreamError } from '../../core/api-error.js';
+import { UpstreamError } from '../../core/api-error.js';
 import type { ImageCallOptions, ImageModel } from '../../core/models.js';
 import { readImageHeader } from '../upstream/image-header.js';
 import { DEFAULT_MAX_FETCH_BYTES } from '../upstream/safe-fetch.js';
 import type { OpenAICompatibleConfig } from './http-client.js';
 import { createOpenAICompatibleProvider, type OpenAICompatibleProvider } from './index.js';
+import { rejection } from '../../../test/helpers/rejection.js';
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const OPTIONS: ImageCallOptions = { prompt: 'a red fox in snow', n: 1, width: 640, height: 360, outputFormat: 'png' };
@@ -38,11 +39,6 @@ function model(name = 'dall-e-3'): ImageModel {
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) => (_request: unknown, res: ServerResponse) => sendJson(res, status, JSON.stringify(body), headers);
 
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 beforeAll(async () => {
   [png, jpeg, webp] = await Promise.all([sampleImage('png', 640, 360), sampleImage('jpeg', 640, 360), sampleImage('webp', 1024, 1536)]);
@@ -118,7 +114,7 @@ describe('OpenAI-compatible images', () => {
       '/v1/images/generations': json({ created: 1, data: [{ url: url() }] }),
       '/files/moved': (_request, res) => sendRedirect(res, `${internal.origin}/secret.png`),
     }));
-    const error = await failure(model().generate(OPTIONS, context()));
+    const error = await rejection(model().generate(OPTIONS, context()));
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ status: 502, code: 'upstream_url_refused' });
     expect(error.message).toMatch(message);
@@ -131,7 +127,7 @@ describe('OpenAI-compatible images', () => {
       '/v1/images/generations': json({ created: 1, data: [{ url: `${upstream.origin}/files/huge.png` }] }),
       '/files/huge.png': (_request, res) => sendBytes(res, huge, 'image/png'),
     }));
-    const error = await failure(model().generate(OPTIONS, context()));
+    const error = await rejection(model().generate(OPTIONS, context()));
     expect(error).toMatchObject({ status: 502, code: 'upstream_result_too_large' });
   });
 
@@ -143,7 +139,7 @@ describe('OpenAI-compatible images', () => {
     [503, 'Service Unavailable', 502, 'upstream_error'],
   ])('maps an upstream %i to %i', async (status, body, expected, code) => {
     upstream.handle(json(body, status, { 'retry-after': '7' }));
-    const error = await failure(model().generate(OPTIONS, context()));
+    const error = await rejection(model().generate(OPTIONS, context()));
     expect(error).toMatchObject({ status: expected, code });
     expect(error.message).not.toContain('sk-te');
     if (expected === 429) {
@@ -157,7 +153,7 @@ describe('OpenAI-compatible images', () => {
     ['bytes that are no image', { created: 1, data: [{ b64_json: b64(new TextEncoder().encode('<html>error</html>')) }] }, /not a png, jpeg, webp or gif/],
   ])('answers 502 for %s', async (_name, body, message) => {
     upstream.handle(json(body));
-    const error = await failure(model().generate(OPTIONS, context()));
+    const error = await rejection(model().generate(OPTIONS, context()));
     expect(error.status).toBe(502);
     expect(error.message).toMatch(message);
   });

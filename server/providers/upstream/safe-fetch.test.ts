@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sendBytes, sendRedirect } from '../../../test/fakes/answers.js';
 import { byPath, startFakeUpstream, type FakeUpstream } from '../../../test/fakes/fake-upstream.js';
-import { ApiError, UpstreamError } from '../../core/api-error.js';
+import { UpstreamError } from '../../core/api-error.js';
 import { blockedAddressReason } from './blocked-addresses.js';
 import { createSafeFetcher, type SafeFetcher, type SafeFetchSettings } from './safe-fetch.js';
+import { rejection } from '../../../test/helpers/rejection.js';
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const payload = new Uint8Array(Array.from({ length: 5000 }, (_, i) => (i * 31) % 256));
@@ -20,11 +21,6 @@ function fetcher(settings: Partial<SafeFetchSettings> = {}): SafeFetcher {
   return created;
 }
 
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
@@ -54,7 +50,7 @@ describe('safe fetch on the provider\'s own origin', () => {
 
   it('maps a non-2xx answer to 502', async () => {
     upstream.handle(byPath({}));
-    const error = await failure(fetcher().fetch(`${upstream.origin}/files/missing.png`, AbortSignal.timeout(5000)));
+    const error = await rejection(fetcher().fetch(`${upstream.origin}/files/missing.png`, AbortSignal.timeout(5000)));
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.status).toBe(502);
     expect((error as UpstreamError).upstreamStatus).toBe(404);
@@ -71,7 +67,7 @@ describe('safe fetch on the provider\'s own origin', () => {
     }));
     const limited = fetcher({ maxBytes: 1000 });
     for (const path of ['/declared', '/streamed']) {
-      const error = await failure(limited.fetch(`${upstream.origin}${path}`, AbortSignal.timeout(5000)));
+      const error = await rejection(limited.fetch(`${upstream.origin}${path}`, AbortSignal.timeout(5000)));
       expect(error.status).toBe(502);
       expect(error.code).toBe('upstream_result_too_large');
     }
@@ -79,11 +75,11 @@ describe('safe fetch on the provider\'s own origin', () => {
 
   it('times out a stalled answer with 504, and a caller that went away with 499', async () => {
     upstream.handle(byPath({ '/stall': (_request, res) => void res.writeHead(200, { 'content-type': 'image/png' }).write('x') }));
-    const stalled = await failure(fetcher({ timeoutMs: 200 }).fetch(`${upstream.origin}/stall`, new AbortController().signal));
+    const stalled = await rejection(fetcher({ timeoutMs: 200 }).fetch(`${upstream.origin}/stall`, new AbortController().signal));
     expect(stalled.status).toBe(504);
     const caller = new AbortController();
     setTimeout(() => caller.abort(), 50);
-    const gone = await failure(fetcher().fetch(`${upstream.origin}/stall`, caller.signal));
+    const gone = await rejection(fetcher().fetch(`${upstream.origin}/stall`, caller.signal));
     expect(gone.status).toBe(499);
   });
 
@@ -95,7 +91,7 @@ describe('safe fetch on the provider\'s own origin', () => {
       '/file': (_request, res) => sendBytes(res, payload, 'image/png'),
     }));
     expect(sha((await fetcher().fetch(`${upstream.origin}/r1`, AbortSignal.timeout(5000))).bytes)).toBe(sha(payload));
-    const error = await failure(fetcher({ maxRedirects: 2 }).fetch(`${upstream.origin}/r1`, AbortSignal.timeout(5000)));
+    const error = await rejection(fetcher({ maxRedirects: 2 }).fetch(`${upstream.origin}/r1`, AbortSignal.timeout(5000)));
     expect(error.status).toBe(502);
     expect(error.message).toMatch(/redirected more than 2 times/);
   });
@@ -112,7 +108,7 @@ describe('safe fetch refuses what is not the public internet', () => {
     ['a file URL', () => 'file:///etc/passwd', /scheme file: is not http or https/],
     ['not a URL', () => 'images/1.png', /not a URL/],
   ])('refuses %s with a 502 and fetches nothing', async (_name, url, message) => {
-    const error = await failure(fetcher().fetch(url(), AbortSignal.timeout(5000)));
+    const error = await rejection(fetcher().fetch(url(), AbortSignal.timeout(5000)));
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.status).toBe(502);
     expect(error.code).toBe('upstream_url_refused');
@@ -121,7 +117,7 @@ describe('safe fetch refuses what is not the public internet', () => {
 
   it('refuses a redirect from the trusted origin to a private address', async () => {
     upstream.handle(byPath({ '/files/a.png': (_request, res) => sendRedirect(res, `${internal.origin}/secret`) }));
-    const error = await failure(fetcher().fetch(`${upstream.origin}/files/a.png`, AbortSignal.timeout(5000)));
+    const error = await rejection(fetcher().fetch(`${upstream.origin}/files/a.png`, AbortSignal.timeout(5000)));
     expect(error.status).toBe(502);
     expect(error.message).toMatch(/127\.0\.0\.1 is a loopback address/);
     expect(upstream.requests).toHaveLength(1);
@@ -129,14 +125,14 @@ describe('safe fetch refuses what is not the public internet', () => {
 
   it('refuses a host whose name resolves to a private address', async () => {
     const resolve = async (hostname: string) => (hostname === 'media.test' ? [{ address: '10.0.0.7', family: 4 }] : []);
-    const error = await failure(fetcher({ resolve }).fetch('http://media.test/a.png', AbortSignal.timeout(5000)));
+    const error = await rejection(fetcher({ resolve }).fetch('http://media.test/a.png', AbortSignal.timeout(5000)));
     expect(error.status).toBe(502);
     expect(error.message).toMatch(/media\.test resolves to 10\.0\.0\.7 \(private\)/);
   });
 
   it('refuses a host with any private address among public ones', async () => {
     const resolve = async () => [{ address: '93.184.216.34', family: 4 }, { address: '::ffff:169.254.169.254', family: 6 }];
-    const error = await failure(fetcher({ resolve }).fetch('http://mixed.test/a.png', AbortSignal.timeout(5000)));
+    const error = await rejection(fetcher({ resolve }).fetch('http://mixed.test/a.png', AbortSignal.timeout(5000)));
     expect(error.message).toMatch(/mixed\.test resolves to ::ffff:169\.254\.169\.254 \(link-local/);
   });
 });
@@ -162,7 +158,7 @@ describe('the guarded path connects to the address it checked', () => {
       const fetched = await guarded.fetch(`http://cdn.test:${port}/a.png`, AbortSignal.timeout(5000));
       expect(sha(fetched.bytes)).toBe(sha(payload));
       expect(internal.requests.map((request) => request.headers.host)).toEqual([`cdn.test:${port}`]);
-      const error = await failure(guarded.fetch(`http://cdn.test:${port}/hop`, AbortSignal.timeout(5000)));
+      const error = await rejection(guarded.fetch(`http://cdn.test:${port}/hop`, AbortSignal.timeout(5000)));
       expect(error.message).toMatch(/lan\.test resolves to 192\.168\.0\.9 \(private\)/);
       expect(looked.filter((name) => name === 'lan.test')).toHaveLength(1);
       // One lookup per connection opened to cdn.test: nothing resolves the name a second time for a socket.

@@ -2,11 +2,11 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendJson } from '../../../test/fakes/answers.js';
 import { byPath, startFakeUpstream, type FakeUpstream } from '../../../test/fakes/fake-upstream.js';
-import { ApiError } from '../../core/api-error.js';
 import type { CallContext, CallWarning } from '../../core/call-context.js';
 import type { Provider, SearchCallOptions } from '../../core/models.js';
 import type { WebSearchProviderConfig } from './index.js';
 import { createWebSearchProvider } from './index.js';
+import { rejection } from '../../../test/helpers/rejection.js';
 
 const NOW = Date.parse('2026-03-01T00:00:00Z');
 let upstream: FakeUpstream;
@@ -24,11 +24,6 @@ function model(type: WebSearchProviderConfig['type'], modelId = 'web', timeout =
   return provider.models.search!(modelId);
 }
 
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
@@ -78,7 +73,7 @@ describe('SearXNG', () => {
 
   it('maps an instance without the json format (403) to 502', async () => {
     upstream.handle(byPath({ '/api/search': (_request, res) => void res.writeHead(403, { 'content-type': 'text/html' }).end('<h1>Forbidden</h1>') }));
-    const error = await failure(model('searxng').search(options(), context()));
+    const error = await rejection(model('searxng').search(options(), context()));
     expect(error.status).toBe(502);
   });
 });
@@ -116,7 +111,7 @@ describe('Brave', () => {
 
   it('passes a rate limit through as 429 with its Retry-After', async () => {
     upstream.handle(byPath({ '/api/web/search': json({ type: 'ErrorResponse', error: { code: 'RATE_LIMITED', detail: 'Request rate limit exceeded', status: 429 } }, 429, { 'retry-after': '2' }) }));
-    const error = await failure(model('brave').search(options(), context()));
+    const error = await rejection(model('brave').search(options(), context()));
     expect(error.status).toBe(429);
     expect(error.headers['retry-after']).toBe('2');
   });
@@ -149,12 +144,12 @@ describe('Tavily', () => {
 
   it('maps a rejected key to 502 without echoing it, and a slow answer to 504', async () => {
     upstream.handle(byPath({ '/api/search': json({ detail: { error: 'Unauthorized: invalid key tvly-secret-0123456789' } }, 401) }));
-    const rejected = await failure(model('tavily').search(options(), context()));
+    const rejected = await rejection(model('tavily').search(options(), context()));
     expect(rejected.status).toBe(502);
     expect(rejected.message).not.toContain('tvly-secret');
     await provider?.close?.();
     upstream.handle(() => new Promise<void>(() => undefined));
-    const slow = await failure(model('tavily', 'basic', 200).search(options(), context()));
+    const slow = await rejection(model('tavily', 'basic', 200).search(options(), context()));
     expect(slow.status).toBe(504);
   });
 });
