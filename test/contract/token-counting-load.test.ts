@@ -62,7 +62,7 @@ async function post(origin: string, path: string, key: string, body: string | Bu
 }
 
 describe('counting adversarial prompts', () => {
-  it('count_tokens of 100,000 `A` and of a body at the body limit while /health answers within 100 ms', async () => {
+  it('count_tokens of 100,000 `A` and of a body at the body limit while /health answers within 250 ms', async () => {
     // The real server in its own process, so that only the server's event loop is measured, not this one
     // (which builds and sends the 25 MiB body).
     const server = await startServer({ OMNIGATE_DATA_DIR: dataDir(), OMNIGATE_API_KEYS: KEY });
@@ -87,7 +87,10 @@ describe('counting adversarial prompts', () => {
     expect(second.status).toBe(200);
     expect(second.json.input_tokens).toBeGreaterThan(Math.floor((BODY_LIMIT - 200) / 3) / 128);
     expect(polls).toBeGreaterThan(3);
-    expect(slowestMs).toBeLessThan(100);
+    // Alone it is about 35 ms. The bound leaves room for a machine shared with the suite's other workers (a media
+    // test rendering beside it once made it 116 ms) and still catches counting that holds the event loop: an
+    // unsliced count of this body blocks for well over a second.
+    expect(slowestMs).toBeLessThan(250);
     expect(elapsedMs).toBeLessThan(15_000);
   }, 120_000);
 
@@ -150,7 +153,10 @@ describe('passthrough answers without usage', () => {
     expect(response.status).toBe(200);
     expect(received).toBeGreaterThan(10_000_000);
     expect(elapsedMs).toBeLessThan(20_000);
-    expect(slowestMs).toBeLessThan(100);
+    // Alone it is about 35 ms. The bound leaves room for a machine shared with the suite's other workers (a media
+    // test rendering beside it once made it 116 ms) and still catches counting that holds the event loop: an
+    // unsliced count of this body blocks for well over a second.
+    expect(slowestMs).toBeLessThan(250);
     // The caller's own copy of the stream is in this process too; the gateway keeps no copy of it.
     expect(rssPeak - rssBefore).toBeLessThan(300 * MiB);
     const requestId = response.headers.get('x-svc-request-id') as string;
