@@ -4436,7 +4436,7 @@ export interface components {
                 "application/json": components["schemas"]["JsonRpcErrorResponse"];
             };
         };
-        /** @description Omnigate is shutting down, or this build does not serve the MCP endpoint yet (`capability_unavailable`). */
+        /** @description Omnigate is shutting down (`shutting_down`). */
         McpServiceUnavailable: {
             headers: {
                 "x-svc-request-id": components["headers"]["RequestId"];
@@ -4450,7 +4450,7 @@ export interface components {
                  *       "id": null,
                  *       "error": {
                  *         "code": -32603,
-                 *         "message": "This Omnigate build does not serve the MCP endpoint yet."
+                 *         "message": "The server is shutting down."
                  *       }
                  *     }
                  */
