@@ -8,10 +8,25 @@ import type { Request, Response } from 'express';
 import { ApiError } from '../core/api-error.js';
 import type { BlobStore } from '../storage/blob-store.js';
 
-export async function sendStoredBytes(req: Pick<Request, 'headers' | 'range'>, res: Response, blobs: BlobStore, id: string, headers: Record<string, string> = {}): Promise<void> {
+export interface StoredBytesOptions {
+  /** Headers besides type, length and ranges (a download's name, caching). */
+  headers?: Record<string, string>;
+  /** The answer when the bytes are gone (purged, deleted meanwhile), in the route's own words. */
+  missing?: () => ApiError;
+}
+
+const contentGone = () => new ApiError(404, 'This content no longer exists.', { code: 'content_not_found' });
+
+export async function sendStoredBytes(
+  req: Pick<Request, 'headers' | 'range'>,
+  res: Response,
+  blobs: BlobStore,
+  id: string,
+  { headers = {}, missing = contentGone }: StoredBytesOptions = {},
+): Promise<void> {
   const meta = blobs.get(id);
   if (!meta) {
-    throw new ApiError(404, 'This content no longer exists.', { code: 'content_not_found' });
+    throw missing();
   }
   const ranges = req.headers.range ? req.range(meta.size, { combine: true }) : undefined;
   if (ranges === -1) {
@@ -23,7 +38,7 @@ export async function sendStoredBytes(req: Pick<Request, 'headers' | 'range'>, r
   const range = Array.isArray(ranges) && ranges.length === 1 && ranges.type === 'bytes' ? ranges[0] : undefined;
   const stream = blobs.open(id, range);
   if (!stream) {
-    throw new ApiError(404, 'This content no longer exists.', { code: 'content_not_found' });
+    throw missing();
   }
   res.status(range ? 206 : 200);
   res.setHeader('Content-Type', meta.mediaType);

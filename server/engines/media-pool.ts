@@ -1,6 +1,6 @@
 /** The one pool the built-in media engines share (images, speech, music, video; text extraction runs its own instance), sized from configuration. */
 import { availableParallelism } from 'node:os';
-import { mediaJobs, type MediaJobs } from './media-jobs.js';
+import type { MediaJobs } from './media-jobs.js';
 import { createWorkerPool, type PoolSlot, type WorkerPool } from './pool/worker-pool.js';
 
 export type MediaPool = WorkerPool<MediaJobs>;
@@ -24,7 +24,6 @@ export const DEFAULT_MEDIA_SETTINGS: MediaPoolSettings = {
 };
 
 export function createMediaPool(settings: MediaPoolSettings): MediaPool {
-  void mediaJobs; // the table's type is the pool's; the workers load the table themselves
   return createWorkerPool<MediaJobs>({
     name: 'media',
     entry: new URL('./media-worker.ts', import.meta.url),

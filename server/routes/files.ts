@@ -246,10 +246,12 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
     async downloadFile(req, res) {
       const file = ownFile(res, req.params.id);
       await sendStoredBytes(req, res, blobs, file.blobId, {
-        'Content-Disposition': contentDisposition(file.filename),
-        // The bytes are the caller's own upload: a stored HTML file must not run as a page of this origin.
-        'Content-Security-Policy': "default-src 'none'; sandbox",
-        'Cache-Control': 'private, no-store',
+        headers: {
+          'Content-Disposition': contentDisposition(file.filename),
+          // The bytes are the caller's own upload: a stored HTML file must not run as a page of this origin.
+          'Content-Security-Policy': "default-src 'none'; sandbox",
+          'Cache-Control': 'private, no-store',
+        },
       });
     },
   };

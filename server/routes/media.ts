@@ -21,10 +21,10 @@ export function mediaHandlers(deps: Pick<AppDeps, 'media' | 'now'>): { downloadM
       if (verdict === 'expired') {
         throw new ApiError(410, `This media link expired at ${new Date(expires * 1000).toISOString()}; its file has been deleted.`, { code: 'link_expired' });
       }
-      if (!deps.media.blobs.get(id)) {
-        throw new ApiError(404, 'This medium no longer exists.', { code: 'media_not_found' });
-      }
-      await sendStoredBytes(req, res, deps.media.blobs, id, { 'Cache-Control': `private, max-age=${Math.max(0, expires - nowSeconds)}` });
+      await sendStoredBytes(req, res, deps.media.blobs, id, {
+        headers: { 'Cache-Control': `private, max-age=${Math.max(0, expires - nowSeconds)}` },
+        missing: () => new ApiError(404, 'This medium no longer exists.', { code: 'media_not_found' }),
+      });
     },
   };
 }

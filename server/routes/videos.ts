@@ -50,12 +50,14 @@ export function videoHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
       }
       const blob = req.query.variant === 'thumbnail' ? task.thumbnailBlob : task.videoBlob;
       const expired = task.expiresAt !== null && task.expiresAt <= Math.floor(now() / 1000);
-      if (!blob || expired || !deps.media.blobs.get(blob)) {
-        throw new ApiError(404, expired ? 'The content of this video has expired and was deleted.' : 'This video has no such content.', {
-          code: expired ? 'video_expired' : 'video_content_not_found',
-        });
+      if (expired) {
+        throw new ApiError(404, 'The content of this video has expired and was deleted.', { code: 'video_expired' });
       }
-      await sendStoredBytes(req, res, deps.media.blobs, blob);
+      const noContent = () => new ApiError(404, 'This video has no such content.', { code: 'video_content_not_found' });
+      if (!blob) {
+        throw noContent();
+      }
+      await sendStoredBytes(req, res, deps.media.blobs, blob, { missing: noContent });
     },
   };
 }
