@@ -11,6 +11,7 @@ import { sendBytes, sendJson } from '../fakes/answers.js';
 import { byPath, startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.js';
 import { sampleVideo } from '../fakes/media-samples.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
+import { finishedVideo } from '../helpers/finished-video.js';
 import { mp4Summary } from '../helpers/mp4-boxes.js';
 
 let upstream: FakeUpstream;
@@ -32,16 +33,7 @@ afterAll(async () => {
 
 const auth = () => ({ authorization: `Bearer ${made.key}` });
 
-async function finished(id: string): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 200; i += 1) {
-    const res = await request(made.app).get(`/v1/videos/${id}`).set(auth());
-    if (res.body.status === 'completed' || res.body.status === 'failed') {
-      return res.body;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the task did not finish');
-}
+const finished = (id: string) => finishedVideo(made.app, made.key, id, { polls: 200 });
 
 describe('upstream video tasks', () => {
   it('retries a transient create failure, then re-serves the upstream MP4 under our own id', async () => {

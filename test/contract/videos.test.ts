@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sampleImage } from '../fakes/media-samples.js';
 import { expectRequestId } from '../helpers/contract-assertions.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
+import { finishedVideo } from '../helpers/finished-video.js';
 import { mp4Summary } from '../helpers/mp4-boxes.js';
 import { pngSize } from '../helpers/probe-media.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
@@ -29,18 +30,7 @@ function binary(req: request.Test) {
   });
 }
 
-async function finished(id: string, seen: number[] = []): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 300; i += 1) {
-    const res = await request(made.app).get(`/v1/videos/${id}`).set(auth);
-    assertMatchesSchema('Video', res.body);
-    seen.push(res.body.progress as number);
-    if (res.body.status === 'completed' || res.body.status === 'failed') {
-      return res.body;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the task did not finish');
-}
+const finished = (id: string, seen: number[] = []) => finishedVideo(made.app, made.key, id, { onPoll: (video) => seen.push(video.progress as number) });
 
 describe('POST /v1/videos', () => {
   it('answers 202 with Location and the queued task, then completes it with progress, an MP4 and a thumbnail', async () => {
