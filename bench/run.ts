@@ -56,7 +56,9 @@ interface ChildServer {
 
 async function startChild(script: string, port: number, env: Record<string, string>, core = SERVER_CORE): Promise<ChildServer> {
   const command = PIN ? 'taskset' : process.execPath;
-  const args = [...(PIN ? ['-c', core, process.execPath] : []), '--import', 'tsx', script];
+  // The gateway runs compiled, as `npm start` runs it; the bench's own helpers run from source.
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const args = [...(PIN ? ['-c', core, process.execPath] : []), ...loader, script];
   const child = spawn(command, args, {
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -90,7 +92,7 @@ async function startGateway(upstreamPort: number): Promise<ChildServer> {
     configFile,
     `providers:\n  fake:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\nmodels:\n  - provider: fake\n    model: bench-model\n    aliases: [bench]\n`,
   );
-  return startChild('server/main.ts', await freePort(), {
+  return startChild('dist/main.js', await freePort(), {
     OMNIGATE_DATA_DIR: dir,
     OMNIGATE_API_KEYS: KEY,
     OMNIGATE_CONFIG: configFile,

@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// The `omnigate` command: loads the TypeScript sources through tsx (a runtime dependency), then dispatches.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../server/cli/omnigate.ts');
+// The `omnigate` command: compiles server/ into dist/ when it is stale (as `npm start` does), then dispatches.
+await import('../scripts/ensure-build.mjs');
+await import('../dist/cli/omnigate.js');

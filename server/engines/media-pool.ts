@@ -1,6 +1,7 @@
 /** The one pool the built-in media engines share (images, speech, music, video; text extraction runs its own instance), sized from configuration. */
 import { availableParallelism } from 'node:os';
 import type { MediaJobs } from './media-jobs.js';
+import { runnableModule } from './pool/runnable-module.js';
 import { createWorkerPool, type PoolSlot, type WorkerPool } from './pool/worker-pool.js';
 
 export type MediaPool = WorkerPool<MediaJobs>;
@@ -26,7 +27,7 @@ export const DEFAULT_MEDIA_SETTINGS: MediaPoolSettings = {
 export function createMediaPool(settings: MediaPoolSettings): MediaPool {
   return createWorkerPool<MediaJobs>({
     name: 'media',
-    entry: new URL('./media-worker.ts', import.meta.url),
+    entry: runnableModule('./media-worker', import.meta.url),
     size: settings.workers,
     queueLimit: settings.queueLimit,
     jobTimeoutMs: settings.jobTimeoutMs,

@@ -3,7 +3,7 @@
  * key, keys from the environment, a bad configuration, and graceful shutdown on SIGTERM with a stream in
  * flight — finished within the grace period, or cut after it — with its usage record in the SQLite file.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
@@ -195,6 +195,30 @@ describe('starting', () => {
       const spawned = spawnServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_CONFIG: file });
       expect(await spawned.exited).toEqual({ code: 78, signal: null });
       expect(spawned.stderr()).toBe(`omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video, local:search)\n`);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe('the compiled build', () => {
+  it(
+    'runs from dist/ without tsx: its media worker threads and the eSpeak child process start from the compiled modules',
+    async () => {
+      const key = 'sk-process-build-aaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+      const server = await startServer({ OMNIGATE_DATA_DIR: dataDir(), OMNIGATE_API_KEYS: key });
+      // An image is rendered in a media worker thread; the worker's entry must be the compiled one.
+      const image = await call(server.port, 'POST', '/v1/images/generations', { key, body: { model: 'local:image', prompt: 'a lighthouse at dusk', size: '64x64', response_format: 'b64_json' } });
+      expect(image.status).toBe(200);
+      const png = Buffer.from((JSON.parse(image.body) as { data: Array<{ b64_json: string }> }).data[0].b64_json, 'base64');
+      expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+      // A French voice is eSpeak NG, which runs in a child process started from dist/ too.
+      const speech = await call(server.port, 'POST', '/v1/audio/speech', { key, body: { model: 'local:speech', input: 'bonjour', voice: 'fr', response_format: 'wav' } });
+      expect(speech.status).toBe(200);
+      expect(speech.headers['content-type']).toBe('audio/wav');
+      const children = execFileSync('ps', ['-o', 'args=', '--ppid', String(server.child.pid)], { encoding: 'utf8' });
+      expect(children).toContain(path.join(ROOT, 'dist', 'engines', 'speech', 'espeak-child.js'));
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
     },
     TEST_TIMEOUT_MS,
   );

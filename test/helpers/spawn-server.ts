@@ -1,17 +1,27 @@
 /**
- * The real process (`server/main.ts` under tsx) for tests whose subject is process-level: started on port 0
- * with a temporary data directory and only the environment a test gives it, stdout and stderr captured,
- * JSON log lines parsed.
+ * The real process as `npm start` runs it (`dist/main.js`, the compiled build, brought up to date first by
+ * the same scripts/ensure-build.mjs) for tests whose subject is process-level: started on port 0 with a
+ * temporary data directory and only the environment a test gives it, stdout and stderr captured, JSON log
+ * lines parsed.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** Starting the server compiles TypeScript and checks the whole contract: allow for a slow, busy machine. */
+/** Starting the server checks the whole contract: allow for a slow, busy machine. */
 const START_TIMEOUT_MS = 90_000;
+
+let built = false;
+/** Compiles server/ into dist/ if it is stale, once per test file (a no-op after `npm test`'s own build). */
+function ensureBuild(): void {
+  if (!built) {
+    execFileSync(process.execPath, ['scripts/ensure-build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+    built = true;
+  }
+}
 
 export interface Started {
   child: ChildProcessWithoutNullStreams;
@@ -50,7 +60,8 @@ export function environment(overrides: Record<string, string>): NodeJS.ProcessEn
 }
 
 export function spawnServer(overrides: Record<string, string>): Omit<Started, 'port'> & { listening: Promise<number> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env: environment(overrides) });
+  ensureBuild();
+  const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env: environment(overrides) });
   children.push(child);
   let out = '';
   let err = '';

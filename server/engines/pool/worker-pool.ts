@@ -12,6 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../core/api-error.js';
 import { errorOf, type JobReply, type JobTable } from './job-protocol.js';
+import { needsTypeScriptLoader } from './runnable-module.js';
 
 const BOOT = new URL('./worker-boot.mjs', import.meta.url);
 
@@ -76,7 +77,8 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
   let averageMs = 1_000;
 
   function startWorker(slot: Slot): Worker {
-    const worker = new Worker(BOOT, {
+    // From the sources the worker first registers tsx (worker-boot.mjs); the compiled build starts the entry itself.
+    const worker = new Worker(needsTypeScriptLoader(options.entry) ? BOOT : options.entry, {
       workerData: { entry: options.entry.href },
       execArgv: [],
       resourceLimits: options.maxHeapMb ? { maxOldGenerationSizeMb: options.maxHeapMb } : undefined,

@@ -7,11 +7,15 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { ApiError } from '../../core/api-error.js';
 import type { Pcm } from '../audio/pcm.js';
 import type { EspeakReply, EspeakRequest } from './espeak-protocol.js';
+import { needsTypeScriptLoader, runnableModule } from '../pool/runnable-module.js';
 
-const CHILD_ENTRY = new URL('./espeak-boot.mjs', import.meta.url);
+const CHILD_MODULE = runnableModule('./espeak-child', import.meta.url);
+/** From the sources the child first registers tsx (espeak-boot.mjs); the compiled build starts the child module itself. */
+const CHILD_ENTRY = needsTypeScriptLoader(CHILD_MODULE) ? new URL('./espeak-boot.mjs', import.meta.url) : CHILD_MODULE;
 const PACKAGE = '@echogarden/espeak-ng-emscripten';
 const STDERR_TAIL = 4_096;
 
@@ -52,7 +56,7 @@ export function createEspeakProcess(options: { idleMs?: number } = {}): EspeakPr
   let nextId = 1;
 
   function start(): Running {
-    const child = spawn(process.execPath, [CHILD_ENTRY.pathname], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [fileURLToPath(CHILD_ENTRY)], { stdio: ['pipe', 'pipe', 'pipe'] });
     const running: Running = { child, stderr: '', ready: Promise.resolve() };
     let buffered: Buffer = Buffer.alloc(0);
     let header: EspeakReply | undefined;
