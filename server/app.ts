@@ -1,22 +1,20 @@
 /**
  * createApp(deps): the Express application, wired in the order that gives every response an id and the
- * right envelope: request id → usage record → auth → body parser (size and nesting limits) → contract
- * validation (requests AND JSON responses) → handlers mounted from the spec's own paths → 404/405 for
- * anything else → the one error handler.
+ * right envelope: request start (id, HEAD as GET, usage record, access line) → auth → body parser (size and
+ * nesting limits) → contract validation (requests AND JSON responses) → handlers mounted from the spec's own
+ * paths → 404/405 for anything else → the one error handler.
  */
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { authenticate, publicPaths } from './auth/authenticate.js';
-import { startCallRecord, UNKNOWN_OPERATION, type CallRecord } from './usage/call-record.js';
-import { accessLog } from './http/access-log.js';
+import { UNKNOWN_OPERATION, type CallRecord } from './usage/call-record.js';
 import { allowedValuesAt, exclusiveFieldsAt } from './http/allowed-values.js';
 import { errorHandler, nameAllowedValues, nameExclusiveFields } from './http/error-handler.js';
-import { headAsGet } from './http/head-as-get.js';
 import { finiteQueryNumbers } from './http/finite-query.js';
 import { jsonDepthLimit } from './http/json-depth.js';
 import { multipartError } from './http/multipart-error.js';
 import { mcpBoundary, unknownPath } from './http/outside-the-contract.js';
-import { requestId } from './http/request-id.js';
+import { requestStart } from './http/request-start.js';
 import { uploadOptions, uploadRefusal } from './http/upload-storage.js';
 import { cacheValidatorRouteRegexps } from './http/validator-route-cache.js';
 import type { AppDeps } from './routes/app-deps.js';
@@ -30,13 +28,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'extended');
 
-  app.use(requestId());
-  app.use(accessLog(deps.logger));
-  app.use(headAsGet());
-  app.use((_req, res, next) => {
-    res.locals.call = startCallRecord(res, deps.usage, deps.now);
-    next();
-  });
+  app.use(requestStart({ logger: deps.logger, usage: deps.usage, now: deps.now }));
   // Authentication before the body is read: an unauthenticated client never gets its body parsed.
   app.use(authenticate(deps.keys, publicPaths(deps.spec.document)));
   app.use(

@@ -14,7 +14,7 @@
  * and drops the cache when it moved, so a key created or revoked by any connection, also the keys CLI next to a
  * running server, takes effect at the next request.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SqliteDatabase } from './database.js';
 
 export interface ApiKeyRecord {
@@ -145,7 +145,9 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
     throw new Error('createKeyStore: a database file needs the pepper of its data directory (loadPepper)');
   }
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
-  const hashKey = (secret: string) => createHmac('sha256', pepper).update(secret, 'utf8').digest();
+  // A KeyObject made once: an HMAC keyed with a Buffer copies and wraps the key on every call (~1.4 µs of 3).
+  const hmacKey = createSecretKey(pepper);
+  const hashKey = (secret: string) => createHmac('sha256', hmacKey).update(secret, 'utf8').digest();
   migrate(db, hashKey(PEPPER_CHECK_INPUT));
 
   const insert = db.prepare(
