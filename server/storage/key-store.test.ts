@@ -11,7 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from './database.js';
-import { createKeyStore, type KeyStore } from './key-store.js';
+import { createKeyStore, KEY_CHANGES_CHECK_MS, type KeyStore } from './key-store.js';
 import { loadPepper, PEPPER_FILE } from './pepper.js';
 
 const open: SqliteDatabase[] = [];
@@ -29,10 +29,10 @@ function tempDataDir(): string {
 }
 
 /** Opens the store as the server does: database and pepper in `dir`. */
-function openStore(dir: string): { db: SqliteDatabase; keys: KeyStore } {
+function openStore(dir: string, clock?: () => number): { db: SqliteDatabase; keys: KeyStore } {
   const db = openDatabase(path.join(dir, 'omnigate.sqlite'));
   open.push(db);
-  return { db, keys: createKeyStore(db, { pepper: loadPepper(dir) }) };
+  return { db, keys: createKeyStore(db, { pepper: loadPepper(dir), clock }) };
 }
 
 /** Every byte SQLite keeps on disk for the database: main file, write-ahead log and shared-memory index. */
@@ -168,23 +168,43 @@ describe('a database from before keyed hashes (plain SHA-256, 10-character prefi
 });
 
 describe('changes made through another connection (the keys CLI next to the server)', () => {
-  it('a revocation takes effect at the very next verification, despite the cache', () => {
+  it(`a revocation takes effect within ${KEY_CHANGES_CHECK_MS} ms, despite the cache`, () => {
     const dir = tempDataDir();
-    const server = openStore(dir).keys;
+    let ms = 1_000;
+    const server = openStore(dir, () => ms).keys;
     const cli = openStore(dir).keys;
     const { key, record } = cli.create({ name: 'doomed' });
     expect(server.verify(key)?.id).toBe(record.id);
     expect(cli.revoke(record.id)).toBe(true);
+    ms += KEY_CHANGES_CHECK_MS - 1;
+    // The counter is read at most every KEY_CHANGES_CHECK_MS: the cached answer still stands for a moment.
+    expect(server.verify(key)?.id).toBe(record.id);
+    ms += 1;
     expect(server.verify(key)).toBeUndefined();
   });
 
-  it('a created key works at once, even after it was presented (and cached as unknown) before', () => {
+  it(`a created key works within ${KEY_CHANGES_CHECK_MS} ms, even after it was presented (and cached as unknown) before`, () => {
     const dir = tempDataDir();
-    const server = openStore(dir).keys;
+    let ms = 1_000;
+    const server = openStore(dir, () => ms).keys;
     const cli = openStore(dir).keys;
     expect(server.verify('operator-chosen-key-1234')).toBeUndefined();
     cli.ensure('operator-chosen-key-1234', 'env-1');
+    ms += KEY_CHANGES_CHECK_MS;
     expect(server.verify('operator-chosen-key-1234')?.name).toBe('env-1');
+  });
+
+  it('a change made through the same store takes effect at the very next verification', () => {
+    const dir = tempDataDir();
+    const ms = 1_000; // the clock stands still: only the store's own writes can make it look again
+    const server = openStore(dir, () => ms).keys;
+    const { key, record } = server.create({ name: 'doomed' });
+    expect(server.verify(key)?.id).toBe(record.id);
+    expect(server.revoke(record.id)).toBe(true);
+    expect(server.verify(key)).toBeUndefined();
+    expect(server.verify('operator-chosen-key-5678')).toBeUndefined();
+    server.ensure('operator-chosen-key-5678', 'env-2');
+    expect(server.verify('operator-chosen-key-5678')?.name).toBe('env-2');
   });
 });
 
