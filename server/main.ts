@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { keyWeaknesses } from './auth/key-strength.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger, stdoutLog } from './logger.js';
 import { buildRegistry } from './providers/build-registry.js';
 import type { ModelRegistry } from './providers/registry.js';
 import { checkSpec, loadSpec } from './spec/load-spec.js';
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, stdoutLog());
   const spec = loadSpec();
   await checkSpec(spec.document);
 
