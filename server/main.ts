@@ -29,6 +29,7 @@ import { startVideoRunner } from './calls/video-runner.js';
 import { createResponseStore } from './storage/response-store.js';
 import { createUsageStore } from './storage/usage-store.js';
 import { createUsageRecorder } from './usage/usage-recorder.js';
+import { closeSharedEncoder, sendEncoderWarningsTo } from './tokens/encoder-client.js';
 import { welcomeMessage } from './welcome-message.js';
 
 const DOCS_PATH = fileURLToPath(new URL('../docs/index.html', import.meta.url));
@@ -52,6 +53,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel, stdoutLog());
+  // Token counts that fall back to a rough estimate (the tokenizer thread died or lagged) are logged here.
+  sendEncoderWarningsTo(logger);
   const spec = loadSpec();
   await checkSpec(spec.document);
 
@@ -160,6 +163,8 @@ async function main(): Promise<void> {
       usage.close();
       await registry.close();
       await searchIndex.close();
+      // The tokenizer thread does not hold the process (unref'd), but ends here with the other workers.
+      await closeSharedEncoder();
       stopPurge();
       stopBlobPurge();
       db.close();

@@ -21,7 +21,7 @@ export class BoundedText {
 
   async countTokens(): Promise<number> {
     const counter = new TokenCounter();
-    await counter.add(this.kept, this.omittedChars);
+    counter.add(this.kept, this.omittedChars);
     return counter.total();
   }
 }

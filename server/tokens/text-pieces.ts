@@ -3,12 +3,11 @@
  * length (the o200k pre-tokenizer makes one pre-token of a whole run of letters, punctuation or spaces: 100,000
  * `A` took seconds), so a piece ends on a pre-token boundary of the o200k split pattern itself, which keeps
  * counts of normal text exact; only a pre-token longer than a window is cut inside, into short pieces
- * (an estimate for such runs, and it is what makes them linear).
+ * (an estimate for such runs, and it is what makes them linear). Runs on the encoder thread only.
  */
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { WINDOW_CHARS } from './piece-window.js';
 
-/** Text is scanned this many chars at a time; a piece is at most this long. */
-export const WINDOW_CHARS = 1024;
 /** A pre-token longer than a window is cut into pieces this long: short enough to encode in microseconds. */
 const LONG_RUN_PIECE_CHARS = 128;
 

@@ -1,37 +1,44 @@
 /**
- * Token counting with a real BPE tokenizer (OpenAI's o200k_base, from the gpt-tokenizer package, which ships
- * its ranks inside the npm package: nothing is downloaded at run time).
+ * Token counting with a real BPE tokenizer (OpenAI's o200k_base, from the gpt-tokenizer package).
  *
  * Used by the built-in chat model (which generates token by token) and for count_tokens estimates of models
  * whose upstream cannot count. Estimates for other vendors' models are documented as estimates.
  *
- * Counting is asynchronous: long texts are counted in slices that share the event loop, and a call's texts
- * are counted exactly up to a budget and extrapolated beyond it (see token-counter.ts).
+ * The encoder runs in a worker thread started on the first count (encoder-client.ts): this module and the
+ * rest of the main thread never load it. A call's texts are counted exactly up to a budget and extrapolated
+ * beyond it, in one job per count (see token-counter.ts). If the thread cannot answer, counts are rough
+ * estimates (about 4 chars per token) and the call goes on.
  */
-import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ChatCallOptions, ChatMessage } from '../core/chat.js';
+import { ROUGH_CHARS_PER_TOKEN, sharedEncoder } from './encoder-client.js';
 import { jsonText } from './json-text.js';
-import { SliceClock } from './slice-clock.js';
-import { PLAIN_TEXT, TokenCounter } from './token-counter.js';
-import { pieceEnd } from './text-pieces.js';
+import { TokenCounter } from './token-counter.js';
 
 export async function countTextTokens(text: string): Promise<number> {
   const counter = new TokenCounter();
-  await counter.add(text);
+  counter.add(text);
   return counter.total();
 }
 
 /** Splits text into token-sized pieces whose concatenation is the text again. */
 export async function splitIntoTokens(text: string): Promise<string[]> {
-  const clock = new SliceClock();
+  if (text === '') {
+    return [];
+  }
+  return sharedEncoder().run('split', { text }, () => roughPieces(text));
+}
+
+/** The fallback split: pieces of about a token's length, never between the halves of a surrogate pair. */
+function roughPieces(text: string): string[] {
   const pieces: string[] = [];
   for (let start = 0; start < text.length; ) {
-    const end = pieceEnd(text, start);
-    for (const token of encode(text.slice(start, end), PLAIN_TEXT)) {
-      pieces.push(decode([token]));
+    let end = Math.min(text.length, start + ROUGH_CHARS_PER_TOKEN);
+    const code = text.charCodeAt(end);
+    if (end < text.length && code >= 0xdc00 && code <= 0xdfff) {
+      end += 1;
     }
+    pieces.push(text.slice(start, end));
     start = end;
-    await clock.pause();
   }
   return pieces;
 }
@@ -44,26 +51,26 @@ const TOKENS_PER_MESSAGE = 3;
 const TOKENS_REPLY_PRIMER = 3;
 const TOKENS_PER_IMAGE = 85;
 
-async function addMessage(counter: TokenCounter, message: ChatMessage): Promise<void> {
+function addMessage(counter: TokenCounter, message: ChatMessage): void {
   counter.addFixed(TOKENS_PER_MESSAGE);
-  await counter.add(message.role);
+  counter.add(message.role);
   for (const part of message.content) {
     switch (part.type) {
       case 'text':
       case 'reasoning':
-        await counter.add(part.text);
+        counter.add(part.text);
         break;
       case 'image':
         counter.addFixed(TOKENS_PER_IMAGE);
         break;
       case 'tool-call':
-        await counter.add(part.name);
-        await counter.add(part.arguments);
+        counter.add(part.name);
+        counter.add(part.arguments);
         break;
       case 'tool-result':
         for (const inner of part.content) {
           if (inner.type === 'text') {
-            await counter.add(inner.text);
+            counter.add(inner.text);
           } else {
             counter.addFixed(TOKENS_PER_IMAGE);
           }
@@ -73,15 +80,15 @@ async function addMessage(counter: TokenCounter, message: ChatMessage): Promise<
   }
 }
 
-/** Input tokens of a whole call: messages (system included), tool definitions and images. */
+/** Input tokens of a whole call: messages (system included), tool definitions and images, in one job. */
 export async function countCallInputTokens(options: ChatCallOptions): Promise<number> {
   const counter = new TokenCounter();
   counter.addFixed(TOKENS_REPLY_PRIMER);
   for (const message of options.messages) {
-    await addMessage(counter, message);
+    addMessage(counter, message);
   }
   for (const tool of options.tools ?? []) {
-    await counter.add(jsonText({ name: tool.name, description: tool.description ?? '', parameters: tool.parameters }));
+    counter.add(jsonText({ name: tool.name, description: tool.description ?? '', parameters: tool.parameters }));
   }
   return counter.total();
 }

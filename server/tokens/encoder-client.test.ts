@@ -1,0 +1,89 @@
+/**
+ * The encoder thread starts on the first job, exits when idle, and never fails a count: when it cannot answer
+ * (dead, too slow, too many waiting) the count is the rough estimate and a warning is logged.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEncoder, ROUGH_CHARS_PER_TOKEN, type Encoder, type EncoderOptions } from './encoder-client.js';
+import { TokenCounter } from './token-counter.js';
+
+const dyingEntry = new URL('../../test/fakes/dying-encoder-worker.ts', import.meta.url);
+
+let encoders: Encoder[] = [];
+let warnings: Array<{ details: object; message: string }> = [];
+
+function makeEncoder(options: EncoderOptions = {}): Encoder {
+  const encoder = createEncoder({ warnings: { warn: (details, message) => warnings.push({ details, message }) }, ...options });
+  encoders.push(encoder);
+  return encoder;
+}
+
+async function count(encoder: Encoder, ...texts: string[]): Promise<number> {
+  const counter = new TokenCounter(encoder);
+  counter.addFixed(3);
+  for (const text of texts) {
+    counter.add(text);
+  }
+  return counter.total();
+}
+
+async function waitFor(condition: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+afterEach(async () => {
+  await Promise.all(encoders.map((encoder) => encoder.close()));
+  encoders = [];
+  warnings = [];
+});
+
+const text = 'The gateway counts tokens on a thread of its own. '.repeat(8);
+const rough = 3 + Math.ceil(text.length / ROUGH_CHARS_PER_TOKEN);
+
+describe('the encoder thread', () => {
+  it('starts on the first job, exits after its idle time, and starts again for the next', async () => {
+    const encoder = makeEncoder({ idleMs: 100 });
+    expect(encoder.threads()).toBe(0);
+    const exact = await count(encoder, text);
+    expect(exact).not.toBe(rough);
+    expect(encoder.threads()).toBe(1);
+    await waitFor(() => encoder.threads() === 0, 5_000);
+    expect(encoder.threads()).toBe(0);
+    expect(await count(encoder, text)).toBe(exact);
+    expect(warnings).toEqual([]);
+  });
+
+  it('gives the rough estimate, once warned, when the thread dies, and serves the next job on a new one', async () => {
+    const encoder = makeEncoder({ entry: dyingEntry });
+    expect(await count(encoder, text)).toBe(rough);
+    expect(await encoder.run('split', { text: 'héllo 👍🏽!' }, () => ['fallback'])).toEqual(['fallback']);
+    expect(warnings).toHaveLength(1); // the second failure within the interval is only counted
+    expect(warnings[0].details).toMatchObject({ job: 'count' });
+    expect(warnings[0].message).toMatch(/rough estimates/);
+  });
+
+  it('gives the rough estimate when a job outlives the timeout', async () => {
+    const encoder = makeEncoder({ jobTimeoutMs: 1 });
+    expect(await count(encoder, text)).toBe(rough);
+    expect(warnings[0].details).toMatchObject({ job: 'count', reason: expect.stringMatching(/longer than 1 ms/) });
+  });
+
+  it('gives the rough estimate instead of a 429 when too many counts wait', async () => {
+    const encoder = makeEncoder({ queueLimit: 0 });
+    const [first, second] = await Promise.all([count(encoder, text), count(encoder, text)]);
+    expect(first).not.toBe(rough);
+    expect(second).toBe(rough);
+    expect(warnings[0].details).toMatchObject({ reason: expect.stringMatching(/busy/) });
+  });
+
+  it('gives the rough estimate when closed under a running job, and starts a new thread after', async () => {
+    const encoder = makeEncoder();
+    const running = count(encoder, 'A'.repeat(400_000));
+    await waitFor(() => encoder.threads() === 1, 5_000);
+    await encoder.close();
+    expect(await running).toBe(3 + 100_000);
+    expect(await count(encoder, text)).not.toBe(rough);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * What the encoder thread does (encoder-worker.ts): the only code that loads OpenAI's o200k_base encoder, from
+ * the gpt-tokenizer package, which ships its ranks inside the npm package (nothing is downloaded at run time).
+ * Loading it costs about 66 MiB and blocks for about 170 ms, so the main thread never does: it posts one job
+ * per count to this thread, which is started on the first count and exits when idle (encoder-client.ts).
+ *
+ * The main thread has already cut the texts to what the budget lets be counted exactly (token-counter.ts), so a
+ * job's CPU stays bounded (the slowest texts, random CJK or base64, cost about 2 µs per char). No slicing is
+ * needed here: this thread has no event loop to share.
+ */
+import { countTokens, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import type { JobTable } from '../engines/pool/job-protocol.js';
+import { pieceEnd } from './text-pieces.js';
+
+/** Special-token text such as `<|endoftext|>` in a prompt is counted as the plain text it is, not refused. */
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+export interface CountJobInput {
+  /** A call's texts, in order, each already cut by the main thread (it sends the chars it cut as a length). */
+  texts: string[];
+  /** Chars counted exactly, across all texts; the rest is estimated with the ratio measured on them. */
+  budgetChars: number;
+}
+
+export interface CountJobOutput {
+  countedTokens: number;
+  countedChars: number;
+  /** Chars of the texts left uncounted once the budget was spent. */
+  estimatedChars: number;
+}
+
+export const encoderJobs = {
+  /** Counts texts piece by piece until the budget is spent; a piece is counted whole, so it may go past it. */
+  async count({ texts, budgetChars }: CountJobInput): Promise<CountJobOutput> {
+    let charsLeft = budgetChars;
+    const output: CountJobOutput = { countedTokens: 0, countedChars: 0, estimatedChars: 0 };
+    for (const text of texts) {
+      let start = 0;
+      while (start < text.length && charsLeft > 0) {
+        const end = pieceEnd(text, start);
+        output.countedTokens += countTokens(text.slice(start, end), PLAIN_TEXT);
+        output.countedChars += end - start;
+        charsLeft -= end - start;
+        start = end;
+      }
+      output.estimatedChars += text.length - start;
+    }
+    return output;
+  },
+
+  /** Token-sized pieces of the text whose concatenation is the text again. */
+  async split({ text }: { text: string }): Promise<string[]> {
+    const pieces: string[] = [];
+    for (let start = 0; start < text.length; ) {
+      const end = pieceEnd(text, start);
+      for (const token of encode(text.slice(start, end), PLAIN_TEXT)) {
+        pieces.push(decode([token]));
+      }
+      start = end;
+    }
+    return pieces;
+  },
+} satisfies JobTable;
+
+export type EncoderJobs = typeof encoderJobs;
