@@ -49,8 +49,10 @@ export function environment(overrides: Record<string, string>): NodeJS.ProcessEn
   return { ...env, PORT: '0', LOG_LEVEL: 'info', ...overrides };
 }
 
-export function spawnServer(overrides: Record<string, string>): Omit<Started, 'port'> & { listening: Promise<number> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env: environment(overrides) });
+/** `preload`: more modules for node's `--import`, loaded after tsx (a test's loader hooks). */
+export function spawnServer(overrides: Record<string, string>, preload: string[] = []): Omit<Started, 'port'> & { listening: Promise<number> } {
+  const imports = ['tsx', ...preload].flatMap((module) => ['--import', module]);
+  const child = spawn(process.execPath, [...imports, 'server/main.ts'], { cwd: ROOT, env: environment(overrides) });
   children.push(child);
   let out = '';
   let err = '';
@@ -84,8 +86,8 @@ export function spawnServer(overrides: Record<string, string>): Omit<Started, 'p
   return { child, stdout: () => out, stderr: () => err, logs, exited, listening };
 }
 
-export async function startServer(overrides: Record<string, string>): Promise<Started> {
-  const spawned = spawnServer(overrides);
+export async function startServer(overrides: Record<string, string>, preload: string[] = []): Promise<Started> {
+  const spawned = spawnServer(overrides, preload);
   const port = await spawned.listening;
   return { ...spawned, port };
 }
