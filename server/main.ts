@@ -12,6 +12,7 @@ import { keyWeaknesses } from './auth/key-strength.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, stdoutLog } from './logger.js';
 import { buildRegistry } from './providers/build-registry.js';
+import { createMediaPool } from './engines/media-pool.js';
 import type { ModelRegistry } from './providers/registry.js';
 import { checkSpec, loadSpec } from './spec/load-spec.js';
 import { openDatabase } from './storage/database.js';
@@ -76,9 +77,11 @@ async function main(): Promise<void> {
     onError: (error, lost) => logger.error({ err: error, pending: lost }, 'usage batch write failed; will retry'),
   });
   const searchIndex = createLocalSearchIndex({ passages: createPassageStore(db), logger });
+  // No worker exists until the first generation; the registry closes the pool with the local models.
+  const mediaPool = createMediaPool(config.media);
   let registry: ModelRegistry;
   try {
-    registry = buildRegistry(config, logger, searchIndex);
+    registry = buildRegistry(config, logger, searchIndex, mediaPool);
   } catch (error) {
     if (error instanceof ConfigError) {
       // An alias or route naming a model that does not exist: a configuration error like any other.
@@ -107,6 +110,7 @@ async function main(): Promise<void> {
     usage,
     responses,
     registry,
+    mediaPool,
     media: { blobs, links: createMediaLinks(pepper), linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl },
     videos: { tasks: videoTasks, runner: videoRunner },
     files: { store: createFileStore(db), index: searchIndex, ...config.files },

@@ -4,6 +4,7 @@
  * loaded (compiled WebAssembly, the sound bank) for the worker's next job.
  */
 import type { Pcm } from './audio/pcm.js';
+import type { ImageFacts } from './image-analysis/analyse-image.js';
 import type { RenderImageInput } from './image/render-image.js';
 import type { MusicJobInput } from './music/render-music.js';
 import type { FliteInput } from './speech/flite.js';
@@ -13,6 +14,8 @@ import type { ExtractTextInput } from './text/extract-text.js';
 
 export const mediaJobs = {
   image: async (input: RenderImageInput) => (await import('./image/render-image.js')).renderImage(input),
+  /** The built-in image understanding (sharp, exifr, file-type): ~35 MiB loaded only by a worker that analyses. */
+  'analyse-image': async (input: { bytes: Uint8Array }): Promise<ImageFacts> => (await import('./image-analysis/analyse-image.js')).analyseImage(input.bytes),
   music: async (input: MusicJobInput) => (await import('./music/render-music.js')).renderMusic(input),
   /** Draws and encodes a whole video; reports progress per frame and names its ffmpeg child to the pool. */
   video: async (input: RenderVideoInput, reporter: JobReporter) => (await import('./video/render-video.js')).renderVideo(input, reporter),

@@ -1,4 +1,4 @@
-/** The one pool the built-in media engines share (images, speech, music, video; text extraction runs its own instance), sized from configuration. */
+/** The one pool the built-in media engines share (images, image analysis, speech, music, video; text extraction runs its own instance), sized from configuration. */
 import { availableParallelism } from 'node:os';
 import type { MediaJobs } from './media-jobs.js';
 import { runnableModule } from './pool/runnable-module.js';

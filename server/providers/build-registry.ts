@@ -16,7 +16,7 @@ import { createLocalVideoModel } from './local/video.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
 import { createWebSearchProvider } from './web-search/index.js';
 import type { Provider } from '../core/models.js';
-import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from '../engines/media-pool.js';
+import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPool } from '../engines/media-pool.js';
 import { createModelRegistry, type ModelEntry, type ModelRegistry } from './registry.js';
 
 /** The built-in models, always present. */
@@ -35,11 +35,11 @@ export function builtInModels(): ModelEntry[] {
 /**
  * The built-in engines, offline: one model per capability, whatever name follows `local:`. The media engines
  * share one worker pool, started lazily (no thread exists until the first generation) and closed with the
- * registry.
+ * registry. The server passes the pool in, since the built-in image analysis of `image_understanding` (a tool,
+ * not a model) runs in the same pool and so within the same bound.
  */
-export function localProvider(media: MediaPoolSettings = DEFAULT_MEDIA_SETTINGS, searchIndex?: LocalSearchIndex): Provider {
+export function localProvider(pool: MediaPool, searchIndex?: LocalSearchIndex): Provider {
   const chat = createLocalChatModel();
-  const pool = createMediaPool(media);
   const image = createLocalImageModel(pool);
   const music = createLocalMusicModel(pool);
   const speech = createLocalSpeechModel(pool);
@@ -68,8 +68,10 @@ export function buildRegistry(
   logger?: Logger,
   /** The local search index `local:search` reads (the caller's stored files). */
   searchIndex?: LocalSearchIndex,
+  /** The media pool the local models run in (the app's own, see localProvider); made from `config.media` when absent. */
+  mediaPool?: MediaPool,
 ): ModelRegistry {
-  const providers: Provider[] = [localProvider(config.media, searchIndex)];
+  const providers: Provider[] = [localProvider(mediaPool ?? createMediaPool(config.media ?? DEFAULT_MEDIA_SETTINGS), searchIndex)];
   for (const provider of config.providers) {
     if (provider.type === 'anthropic') {
       providers.push(createAnthropicProvider(provider, { logger }));

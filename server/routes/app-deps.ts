@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { ModelRegistry } from '../providers/registry.js';
+import type { MediaPool } from '../engines/media-pool.js';
 import type { LoadedSpec } from '../spec/load-spec.js';
 import type { MediaDeps } from '../calls/link-media.js';
 import type { VideoRunner } from '../calls/video-runner.js';
@@ -21,6 +22,8 @@ export interface AppDeps {
   usage: UsageRecorder;
   responses: ResponseStore;
   registry: ModelRegistry;
+  /** The built-in engines' worker pool: the local models run in it (given to the registry), and so does image_understanding's built-in analysis. */
+  mediaPool: MediaPool;
   media: MediaDeps;
   /** Video tasks: the durable queue and the runner that works it. */
   videos: { tasks: VideoTaskStore; runner: VideoRunner };

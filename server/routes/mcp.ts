@@ -22,7 +22,7 @@ function postOnly(): never {
   });
 }
 
-type McpDeps = Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files' | 'search' | 'tools' | 'version'>;
+type McpDeps = Pick<AppDeps, 'registry' | 'mediaPool' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files' | 'search' | 'tools' | 'version'>;
 
 export function mcpHandlers(deps: McpDeps): Pick<Handlers, 'mcpPost' | 'mcpGet' | 'mcpDelete'> {
   const allowed = deps.tools?.mcpAllowedOrigins ?? [];

@@ -12,7 +12,7 @@ import { imageUnderstandingTool } from '../tools/image-understanding.js';
 import type { Tool } from '../tools/tool-definition.js';
 import { webSearchTool } from '../tools/web-search.js';
 
-type ToolRouteDeps = Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files' | 'search' | 'tools'>;
+type ToolRouteDeps = Pick<AppDeps, 'registry' | 'mediaPool' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files' | 'search' | 'tools'>;
 
 const noProgress = async (): Promise<void> => undefined;
 

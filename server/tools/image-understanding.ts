@@ -4,14 +4,16 @@
  * URL, or a stored file id). A vision model (the request's `model`, else the first configured model of type
  * `vision`) is asked through the canonical chat core; without one, the built-in analysis
  * (engines/image-analysis) measures the image and describes it, and the prompt is not interpreted: the answer
- * says so rather than pretend to have understood the question.
+ * says so rather than pretend to have understood the question. The analysis is the `analyse-image` job of the
+ * media pool, like `local:image`'s rendering: sharp, exifr and file-type load in a worker on first use, never
+ * in this thread, and a busy pool answers 429 `engine_busy`, a slow analysis 504, a caller gone stops it.
  */
 import { z } from 'zod';
 import { ApiError } from '../core/api-error.js';
 import { randomId } from '../core/random-id.js';
 import { quoteValue } from '../core/quote-value.js';
 import type { GeneratedMedia } from '../core/models.js';
-import { analyseImage, type ImageFacts } from '../engines/image-analysis/analyse-image.js';
+import type { ImageFacts } from '../engines/image-analysis/analyse-image.js';
 import { abortOnClose } from '../http/abort-on-close.js';
 import { readInputImage } from '../calls/input-image.js';
 import { prepareCall } from '../calls/prepare-call.js';
@@ -166,8 +168,10 @@ export const imageUnderstandingTool = defineTool({
     }
     record.model = BUILT_IN_VISION_MODEL;
     record.provider = 'local';
-    const image = await readImage(input, abortOnClose(res, deps.shutdownSignal), invocation);
-    const facts = await analyseImage(image.data);
+    const signal = abortOnClose(res, deps.shutdownSignal);
+    // Fetched before a slot is taken: a slow download must not hold a worker the engines could use.
+    const image = await readImage(input, signal, invocation);
+    const facts = await deps.mediaPool.use(signal, (slot) => slot.run('analyse-image', { bytes: image.data }));
     record.units = 1;
     record.media = { images: 1, pixels: facts.width * facts.height };
     const content = `${facts.description} (Built-in analysis: measured facts only; no vision model is configured to answer "${input.prompt.slice(0, 200)}".)`;

@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import type { MediaDeps } from '../calls/link-media.js';
 import type { CallDeps } from '../calls/prepare-call.js';
 import type { FileIndex } from '../core/file-index.js';
+import type { MediaPool } from '../engines/media-pool.js';
 import type { FileStore } from '../storage/file-store.js';
 import type { VideoRunner } from '../calls/video-runner.js';
 import type { ResolvedAddress } from '../providers/upstream/safe-fetch.js';
@@ -27,6 +28,8 @@ export interface ToolSettings {
 
 /** What every tool may use; the app's dependencies satisfy it. */
 export interface ToolDeps extends CallDeps {
+  /** The built-in engines' worker pool, for work with no model behind it (image_understanding's analysis). */
+  mediaPool: MediaPool;
   media: MediaDeps;
   videos: { tasks: VideoTaskStore; runner: VideoRunner };
   files: { store: FileStore };

@@ -6,7 +6,10 @@
 import OpenAI from 'openai';
 import request from 'supertest';
 import sharp from 'sharp';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 import { openAIServer } from '../conformance/start-server.js';
@@ -75,6 +78,54 @@ describe('POST /v1/tools/image_understanding (built-in analysis)', () => {
     const res = await request(t.app).post('/v1/tools/image_understanding').set('authorization', `Bearer ${key}`).send({ prompt: 'x', image_url: pngDataUrl });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('model_not_allowed');
+  });
+});
+
+describe('image_understanding in the media pool', () => {
+  /** Takes the pool's only slot until `release()`: every generation after it waits or is refused. */
+  function holdSlot(t: TestApp): { release: () => void; done: Promise<unknown> } {
+    let release = () => {};
+    const done = t.mediaPool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)));
+    return { release: () => release(), done };
+  }
+
+  it('is refused with 429 engine_busy and Retry-After when the pool and its queue are full', async () => {
+    const t = createTestApp({ media: { workers: 1, queueLimit: 0, jobTimeoutMs: 60_000 } });
+    const held = holdSlot(t);
+    const res = await request(t.app).post('/v1/tools/image_understanding').set('authorization', `Bearer ${t.key}`).send({ prompt: 'x', image_url: pngDataUrl });
+    held.release();
+    await held.done;
+    expect(res.status).toBe(429);
+    expect(res.body.error.code).toBe('engine_busy');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('is stopped with 504 generation_timeout past the pool\'s time limit', async () => {
+    // Starting a worker alone takes longer than 1 ms.
+    const t = createTestApp({ media: { workers: 1, queueLimit: 4, jobTimeoutMs: 1 } });
+    const res = await request(t.app).post('/v1/tools/image_understanding').set('authorization', `Bearer ${t.key}`).send({ prompt: 'x', image_url: pngDataUrl });
+    expect(res.status).toBe(504);
+    expect(res.body.error.code).toBe('generation_timeout');
+  });
+
+  it('leaves the queue when its caller goes away', async () => {
+    const t = createTestApp({ media: { workers: 1, queueLimit: 4, jobTimeoutMs: 60_000 } });
+    const held = holdSlot(t);
+    const server = t.app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const abandoned = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v1/tools/image_understanding', headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' } });
+      abandoned.on('error', () => {});
+      abandoned.end(JSON.stringify({ prompt: 'x', image_url: pngDataUrl }));
+      await vi.waitFor(() => expect(t.mediaPool.stats().queued).toBe(1));
+      abandoned.destroy();
+      await vi.waitFor(() => expect(t.mediaPool.stats().queued).toBe(0));
+    } finally {
+      held.release();
+      await held.done;
+      server.close();
+    }
   });
 });
 

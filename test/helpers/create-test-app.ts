@@ -12,6 +12,7 @@ import { createApp } from '../../server/app.js';
 import type { Config } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { buildRegistry } from '../../server/providers/build-registry.js';
+import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPool } from '../../server/engines/media-pool.js';
 import type { ModelRegistry } from '../../server/providers/registry.js';
 import { loadSpec, type LoadedSpec } from '../../server/spec/load-spec.js';
 import { openDatabase, type SqliteDatabase } from '../../server/storage/database.js';
@@ -51,6 +52,8 @@ export interface TestApp {
   keys: KeyStore;
   usage: UsageRecorder;
   registry: ModelRegistry;
+  /** The media engines' pool (the local models' and image_understanding's); tests hold its slots to make it busy. */
+  mediaPool: MediaPool;
   db: SqliteDatabase;
   /** Where media answered by URL is kept (a fresh temporary directory). */
   blobs: BlobStore;
@@ -98,10 +101,12 @@ export function createTestApp(
   const { key } = keys.create({ name: 'test' });
   const usage = createUsageRecorder(createUsageStore(db), { flushIntervalMs: 10 });
   const searchIndex = createLocalSearchIndex({ passages: createPassageStore(db), logger });
+  const mediaPool = createMediaPool(config.media ?? DEFAULT_MEDIA_SETTINGS);
   const registry = buildRegistry(
-    { providers: config.providers ?? [], models: config.models ?? [], aliases: config.aliases ?? {}, routes: config.routes ?? [], media: config.media },
+    { providers: config.providers ?? [], models: config.models ?? [], aliases: config.aliases ?? {}, routes: config.routes ?? [] },
     logger,
     searchIndex,
+    mediaPool,
   );
   const blobDirectory = mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-'));
   const blobs = createBlobStore(db, blobDirectory);
@@ -124,6 +129,7 @@ export function createTestApp(
     usage,
     responses: createResponseStore(db),
     registry,
+    mediaPool,
     media: { blobs, links: createMediaLinks(randomBytes(32)), linkTtlSeconds: config.mediaLinkTtlSeconds ?? 3600, publicUrl: config.publicUrl },
     videos: { tasks: videoTasks, runner: videoRunner },
     files: { store: files, index: searchIndex, ...DEFAULT_FILE_SETTINGS, ...config.files },
@@ -135,5 +141,5 @@ export function createTestApp(
     now: config.now,
     tools: { resolveHost: offlineDns, ...config.tools },
   });
-  return { app, key, keys, usage, registry, db, blobs, blobDirectory, videoTasks, videoRunner, files, searchIndex, logs, shutdown, draining };
+  return { app, key, keys, usage, registry, mediaPool, db, blobs, blobDirectory, videoTasks, videoRunner, files, searchIndex, logs, shutdown, draining };
 }

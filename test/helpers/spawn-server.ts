@@ -59,9 +59,11 @@ export function environment(overrides: Record<string, string>): NodeJS.ProcessEn
   return { ...env, PORT: '0', LOG_LEVEL: 'info', ...overrides };
 }
 
-export function spawnServer(overrides: Record<string, string>): Omit<Started, 'port'> & { listening: Promise<number> } {
+/** `preload`: modules for node's `--import` (a test's loader hooks). */
+export function spawnServer(overrides: Record<string, string>, preload: string[] = []): Omit<Started, 'port'> & { listening: Promise<number> } {
   ensureBuild();
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env: environment(overrides) });
+  const imports = preload.flatMap((module) => ['--import', module]);
+  const child = spawn(process.execPath, [...imports, 'dist/main.js'], { cwd: ROOT, env: environment(overrides) });
   children.push(child);
   let out = '';
   let err = '';
@@ -95,8 +97,8 @@ export function spawnServer(overrides: Record<string, string>): Omit<Started, 'p
   return { child, stdout: () => out, stderr: () => err, logs, exited, listening };
 }
 
-export async function startServer(overrides: Record<string, string>): Promise<Started> {
-  const spawned = spawnServer(overrides);
+export async function startServer(overrides: Record<string, string>, preload: string[] = []): Promise<Started> {
+  const spawned = spawnServer(overrides, preload);
   const port = await spawned.listening;
   return { ...spawned, port };
 }

@@ -1,8 +1,10 @@
 /**
- * The built-in image understanding: facts measured from the pixels, with no model. sharp decodes and computes
- * the statistics on libuv's thread pool (not the event loop); the palette is a histogram of a 32×32 thumbnail
- * (1,024 pixels, microseconds of work), so nothing here needs the media worker pool. The description is
- * composed only from what was measured: it never claims to recognise objects.
+ * The built-in image understanding: facts measured from the pixels, with no model. It runs as the
+ * `analyse-image` job of the media worker pool (media-jobs.ts): sharp with libvips, exifr and file-type cost
+ * about 35 MiB of memory once loaded, which only a worker that analyses an image should pay, and the pool
+ * bounds how many decodes run at once (a 100-megapixel image is allowed). The palette is a histogram of a
+ * 32×32 thumbnail (1,024 pixels). The description is composed only from what was measured: it never claims
+ * to recognise objects.
  */
 import sharp, { type ChannelStats, type Metadata, type Sharp, type Stats } from 'sharp';
 import { fileTypeFromBuffer } from 'file-type';

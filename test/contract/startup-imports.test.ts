@@ -1,0 +1,44 @@
+/**
+ * What the started process loads on its main thread: none of the heavy media libraries. sharp (with libvips,
+ * ~26 MiB of RSS), exifr, file-type, resvg, html-to-text and unpdf belong to the engines, which load them in
+ * the media pool's workers on first use; a static import of one of them anywhere the server reaches at start
+ * (as `image_understanding` once imported sharp for its built-in analysis) costs every gateway that memory
+ * whether or not it ever touches an image; the o200k tokenizer (~60 MiB) lives in its own thread too. The real
+ * `dist/main.js` is started with loader hooks that record every module its main thread resolves
+ * (test/helpers/record-imports.mjs).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { dataDir, killServers, startServer } from '../helpers/spawn-server.js';
+
+/** The packages only engine workers may load, as they appear in a resolved URL. */
+const WORKER_ONLY_PACKAGES = ['sharp', '@img', 'exifr', 'file-type', '@resvg/resvg-js', 'html-to-text', 'unpdf', 'gpt-tokenizer'];
+
+afterEach(() => killServers());
+
+describe('the started server', () => {
+  it('loads no image or document library on its main thread', { timeout: 120_000 }, async () => {
+    const dir = dataDir();
+    const log = path.join(dir, 'imports.log');
+    const server = await startServer(
+      { OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: 'sk-test-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', RECORD_IMPORTS_TO: log },
+      ['./test/helpers/record-imports.mjs'],
+    );
+    const health = await fetch(`http://127.0.0.1:${server.port}/health`);
+    expect(health.status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+
+    const packages = new Set(
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .flatMap((url) => [...url.matchAll(/\/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((match) => match[1])),
+    );
+    // The recorder saw the server's own dependencies, so an empty list below means something.
+    expect(packages).toContain('express');
+    expect(packages).toContain('better-sqlite3');
+    const loaded = [...packages].filter((name) => WORKER_ONLY_PACKAGES.some((heavy) => name === heavy || name.startsWith(`${heavy}/`)));
+    expect(loaded).toEqual([]);
+  });
+});
