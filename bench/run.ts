@@ -6,7 +6,9 @@
  * a fixed concurrency and we read the gateway's own CPU time from /proc, so the numbers are the gateway's
  * CPU per request, not the load generator's. Scenarios: the upstream directly (baseline); a bare Express app
  * in its own process (the floor any Express service pays on this machine, so the gateway's cost can be read as
- * a multiple of it); chat JSON and SSE through the gateway (native passthrough); the built-in local model; and
+ * a multiple of it); chat JSON and SSE through the gateway (native passthrough); Anthropic Messages and Responses
+ * streams translated to the chat upstream (CPU per event delivered, as a multiple of passthrough's); the
+ * built-in local model; and
  * the built-in media engines (bench/media.ts; BENCH_MEDIA=0 skips them).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -106,6 +108,19 @@ interface Scenario {
   body: object;
   /** Server process whose CPU to measure; none for the direct baseline. */
   pid?: number;
+  /** A stream: its CPU is also reported per event the caller receives. */
+  stream?: boolean;
+}
+
+/** The events one call of a streamed scenario delivers (frames end with a blank line). */
+async function eventsPerCall(scenario: Scenario): Promise<number> {
+  const response = await fetch(scenario.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+    body: JSON.stringify(scenario.body),
+  });
+  const text = await response.text();
+  return text.split('\n\n').filter((frame) => frame.trim() !== '').length;
 }
 
 async function measure(scenario: Scenario) {
@@ -148,7 +163,22 @@ async function main(): Promise<void> {
     { name: 'upstream directly (baseline), JSON', url: `http://127.0.0.1:${upstreamPort}/v1/chat/completions`, body: { model: 'bench-model', messages } },
     { name: 'bare Express 5 JSON app (floor)', url: `http://127.0.0.1:${floor.port}/v1/chat/completions`, body: { model: 'bench-model', messages }, pid: floor.pid },
     { name: 'gateway → upstream, chat JSON', url: `${base}/v1/chat/completions`, body: { model: 'bench', messages }, pid: gateway.pid },
-    { name: 'gateway → upstream, chat SSE', url: `${base}/v1/chat/completions`, body: { model: 'bench', messages, stream: true }, pid: gateway.pid },
+    { name: 'gateway → upstream, chat SSE', url: `${base}/v1/chat/completions`, body: { model: 'bench', messages, stream: true }, pid: gateway.pid, stream: true },
+    // Translated streams: the caller's dialect is not the upstream's, so every chunk is decoded and re-encoded.
+    {
+      name: 'gateway → upstream, Anthropic SSE (translated)',
+      url: `${base}/anthropic/v1/messages`,
+      body: { model: 'bench', max_tokens: 64, messages, stream: true },
+      pid: gateway.pid,
+      stream: true,
+    },
+    {
+      name: 'gateway → upstream, Responses SSE (translated)',
+      url: `${base}/v1/responses`,
+      body: { model: 'bench', input: messages[0].content, stream: true, store: false },
+      pid: gateway.pid,
+      stream: true,
+    },
     { name: 'gateway, local model, chat JSON', url: `${base}/v1/chat/completions`, body: { model: 'local:chat', messages }, pid: gateway.pid },
     { name: 'gateway, local model, Anthropic JSON', url: `${base}/anthropic/v1/messages`, body: { model: 'local:chat', max_tokens: 64, messages }, pid: gateway.pid },
   ];
@@ -163,6 +193,11 @@ async function main(): Promise<void> {
       results.set(scenario.name, [...(results.get(scenario.name) ?? []), await measure(scenario)]);
     }
   }
+  const events = new Map<string, number>();
+  for (const scenario of scenarios.filter((candidate) => candidate.stream)) {
+    events.set(scenario.name, await eventsPerCall(scenario));
+  }
+  const perEvent = (name: string) => median(results.get(name)!.map((r) => r.cpuMicros)) / events.get(name)!;
   const rows = scenarios.map((scenario) => {
     const runs = results.get(scenario.name)!;
     return {
@@ -172,6 +207,8 @@ async function main(): Promise<void> {
       'p99 ms': median(runs.map((r) => r.p99)),
       failed: runs.reduce((sum, r) => sum + r.failed, 0),
       'server CPU µs/req': scenario.pid ? Math.round(median(runs.map((r) => r.cpuMicros))) : '-',
+      'events/call': events.get(scenario.name) ?? '-',
+      'CPU µs/event': scenario.stream ? Math.round(perEvent(scenario.name)) : '-',
     };
   });
   console.log(
@@ -181,6 +218,10 @@ async function main(): Promise<void> {
       'p99 here is latency under saturation, and CPU µs/req is measured at full load, not at 1,000 req/s.\n',
   );
   console.table(rows);
+  const passthrough = perEvent('gateway → upstream, chat SSE');
+  for (const name of ['gateway → upstream, Anthropic SSE (translated)', 'gateway → upstream, Responses SSE (translated)']) {
+    console.log(`${name}: ${(perEvent(name) / passthrough).toFixed(2)} × the passthrough stream's CPU per event delivered`);
+  }
   if (process.env.BENCH_MEDIA !== '0') {
     const sequential = Number(process.env.BENCH_MEDIA_CALLS ?? 10);
     const concurrent = Number(process.env.BENCH_MEDIA_CONCURRENT ?? 8);

@@ -18,11 +18,12 @@ export interface SseWriter {
   readonly open: boolean;
 }
 
-function frame(event: string | undefined, data: string): string {
+export function frame(event: string | undefined, data: string): string {
   if (event !== undefined && /[\r\n]/.test(event)) {
     throw new Error('SSE event names must not contain CR or LF');
   }
-  const lines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('');
+  // Nearly every event's data is one line of JSON: framed without splitting (this runs once per token).
+  const lines = /[\r\n]/.test(data) ? data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('') : `data: ${data}\n`;
   return `${event === undefined ? '' : `event: ${event}\n`}${lines}\n`;
 }
 
