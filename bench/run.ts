@@ -12,36 +12,18 @@
  * the built-in media engines (bench/media.ts; BENCH_MEDIA=0 skips them).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { spawn, spawnSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { benchFiles } from './files.js';
 import { benchMedia, benchVideo } from './media.js';
 import { benchSearch } from './search.js';
+import { freePort, KEY, LOAD_CORE, PIN, SERVER_CORE, startChild, type ChildServer } from './children.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-/**
- * On two or more cores the servers under test run on core 0 and the load generator (this process) and the fake
- * upstream on core 1, as the shared perf kit does, so the load generator never steals the gateway's CPU.
- */
-const PIN = availableParallelism() >= 2 && spawnSync('taskset', ['-V']).status === 0;
-const SERVER_CORE = '0';
-const LOAD_CORE = '1';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const KEY = 'bench-key-0123456789';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 function cpuTicks(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -49,43 +31,6 @@ function cpuTicks(pid: number): number {
 }
 
 const CLOCK_TICKS_PER_SECOND = 100;
-
-interface ChildServer {
-  port: number;
-  pid: number;
-  stop: () => Promise<void>;
-}
-
-async function startChild(script: string, port: number, env: Record<string, string>, core = SERVER_CORE): Promise<ChildServer> {
-  const command = PIN ? 'taskset' : process.execPath;
-  // The gateway runs compiled, as `npm start` runs it; the bench's own helpers run from source.
-  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const args = [...(PIN ? ['-c', core, process.execPath] : []), ...loader, script];
-  const child = spawn(command, args, {
-    env: { ...process.env, PORT: String(port), ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let attempt = 0; attempt < 200; attempt++) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/health`);
-      if (response.ok) {
-        break;
-      }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    port,
-    pid: child.pid!,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 async function startGateway(upstreamPort: number): Promise<ChildServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-bench-'));

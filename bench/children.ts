@@ -1,0 +1,64 @@
+/**
+ * The processes of `npm run bench` and `npm run soak`: the fake upstream, the bare Express floor and the gateway
+ * (`dist/main.js`, compiled as `npm start` runs it; the bench's own helpers run from source under tsx), each
+ * started on a free loopback port, pinned to a core, and ready once /health answers.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
+
+/**
+ * On two or more cores the servers under test run on core 0 and the load generator (this process) and the fake
+ * upstream on core 1, as the shared perf kit does, so the load generator never steals the gateway's CPU.
+ */
+export const PIN = availableParallelism() >= 2 && spawnSync('taskset', ['-V']).status === 0;
+export const SERVER_CORE = '0';
+export const LOAD_CORE = '1';
+export const KEY = 'bench-key-0123456789';
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+export interface ChildServer {
+  port: number;
+  pid: number;
+  stop: () => Promise<void>;
+}
+
+export async function startChild(script: string, port: number, env: Record<string, string>, core = SERVER_CORE): Promise<ChildServer> {
+  const command = PIN ? 'taskset' : process.execPath;
+  // The gateway runs compiled, as `npm start` runs it; the bench's own helpers run from source.
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const args = [...(PIN ? ['-c', core, process.execPath] : []), ...loader, script];
+  const child = spawn(command, args, {
+    env: { ...process.env, PORT: String(port), ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/health`);
+      if (response.ok) {
+        break;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    port,
+    pid: child.pid!,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+

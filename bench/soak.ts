@@ -1,0 +1,94 @@
+/**
+ * `npm run soak`: memory over time under steady mixed load, the check a benchmark cannot make. The gateway
+ * (`dist/main.js`, as `npm start` runs it) routes to bench/fake-upstream-server.ts; this process fires
+ * SOAK_RATE requests per second on a fixed schedule (open loop, like the perf kit's 1,000 req/s phase), a
+ * SOAK_STREAM_SHARE of them streamed, for SOAK_MINUTES, and samples the gateway's resident memory every
+ * SAMPLE_EVERY_MS. It prints the samples and the growth from the first minute to the last: a leak shows as
+ * steady growth, while a heap that settles shows a flat line once warm.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Pool } from 'undici';
+import { freePort, KEY, startChild } from './children.js';
+
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
+const RATE = Number(process.env.SOAK_RATE ?? 500);
+const STREAM_SHARE = Number(process.env.SOAK_STREAM_SHARE ?? 0.2);
+const SAMPLE_EVERY_MS = 10_000;
+
+function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((text) => text.startsWith('VmRSS:'))!;
+  return Number(line.split(/\s+/)[1]) / 1024;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function main(): Promise<void> {
+  const upstreamPort = await freePort();
+  const upstream = await startChild('bench/fake-upstream-server.ts', upstreamPort, {}, '1');
+  const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-soak-'));
+  const configFile = path.join(dir, 'config.yaml');
+  writeFileSync(configFile, `providers:\n  fake:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    max_connections: 1024\nmodels:\n  - provider: fake\n    model: bench-model\n    aliases: [bench]\n`);
+  // The default log level, as a user runs it: the access log is part of what is soaked.
+  const gateway = await startChild('dist/main.js', await freePort(), { OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: KEY, OMNIGATE_CONFIG: configFile });
+  const pool = new Pool(`http://127.0.0.1:${gateway.port}`, { connections: 256 });
+  const messages = [{ role: 'user', content: 'Say something about foxes.' }];
+  const bodies = [JSON.stringify({ model: 'bench', messages }), JSON.stringify({ model: 'bench', messages, stream: true })];
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` };
+  let sent = 0;
+  let failed = 0;
+  const started = performance.now();
+  const endAt = started + MINUTES * 60_000;
+  const samples: Array<{ minute: number; rssMiB: number }> = [];
+  const sampler = setInterval(() => {
+    const sample = { minute: (performance.now() - started) / 60_000, rssMiB: rssMiB(gateway.pid) };
+    samples.push(sample);
+    console.log(`${sample.minute.toFixed(2)} min  ${sample.rssMiB.toFixed(0)} MiB  sent ${sent}  failed ${failed}`);
+  }, SAMPLE_EVERY_MS);
+  await new Promise<void>((resolve) => {
+    const fire = () => {
+      const now = performance.now();
+      const due = Math.floor(((now - started) / 1000) * RATE);
+      while (sent < due) {
+        sent += 1;
+        const body = Math.random() < STREAM_SHARE ? bodies[1] : bodies[0];
+        pool
+          .request({ method: 'POST', path: '/v1/chat/completions', headers, body })
+          .then(async (response) => {
+            await response.body.dump({ limit: Infinity });
+            if (response.statusCode !== 200) {
+              failed += 1;
+            }
+          })
+          .catch(() => {
+            failed += 1;
+          });
+      }
+      if (now < endAt) {
+        setTimeout(fire, 1);
+      } else {
+        resolve();
+      }
+    };
+    fire();
+  });
+  clearInterval(sampler);
+  await pool.close();
+  const first = median(samples.filter((sample) => sample.minute <= 1).map((sample) => sample.rssMiB));
+  const last = median(samples.filter((sample) => sample.minute >= MINUTES - 1).map((sample) => sample.rssMiB));
+  console.log(
+    `\n${MINUTES} min at ${RATE} req/s (${Math.round(STREAM_SHARE * 100)}% streamed): ${sent} sent, ${failed} failed; ` +
+      `RSS median of the first minute ${first.toFixed(0)} MiB, of the last ${last.toFixed(0)} MiB (${(last - first >= 0 ? '+' : '') + (last - first).toFixed(0)} MiB)`,
+  );
+  await gateway.stop();
+  await upstream.stop();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
