@@ -66,8 +66,9 @@ describe('video tasks across process deaths', () => {
     expect(summary.moovBeforeMdat).toBe(true);
     expect(summary.seconds).toBeCloseTo(12, 0);
     expect(summary.video).toMatchObject({ codec: 'avc1', width: 1280, height: 720 });
-    const takeover = second.logs().find((line) => line.msg === 'video completed' && line.videoId === id);
-    expect(takeover?.attempt).toBe(2);
+    // The log reaches stdout through a buffer flushed every 100 ms (server/logger.ts): wait for the line.
+    const takeover = await until('the completion log line', async () => second.logs().find((line) => line.msg === 'video completed' && line.videoId === id), 5_000);
+    expect(takeover.attempt).toBe(2);
   });
 
   it('hands a running task back on SIGTERM after the grace period, exits 0, and completes it on the next start', { timeout: 180_000 }, async () => {
@@ -89,6 +90,7 @@ describe('video tasks across process deaths', () => {
     }, 150_000);
     expect(done.status).toBe('completed');
     // The hand-back refunded its attempt: the next start's run is attempt 1 again, not a retry.
-    expect(second.logs().find((line) => line.msg === 'video completed' && line.videoId === id)?.attempt).toBe(1);
+    const completed = await until('the completion log line', async () => second.logs().find((line) => line.msg === 'video completed' && line.videoId === id), 5_000);
+    expect(completed.attempt).toBe(1);
   });
 });
