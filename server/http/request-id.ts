@@ -4,7 +4,7 @@
  * `/anthropic`, in `request-id` (read by the Anthropic SDK). Incoming ids are not trusted: the id names our
  * usage record.
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { apiFamilyOf } from './api-family.js';
 import { randomId } from '../core/random-id.js';
 
@@ -18,14 +18,4 @@ export function setRequestIdHeaders(req: Request, res: Response, id: string): vo
   if (apiFamilyOf(req.path) === 'anthropic') {
     res.setHeader('request-id', id);
   }
-}
-
-/** The id alone, for apps that do not need the rest of request-start.ts (tests of single middlewares). */
-export function requestId(generate: () => string = newRequestId): RequestHandler {
-  return (req, res, next) => {
-    const id = generate();
-    res.locals.requestId = id;
-    setRequestIdHeaders(req, res, id);
-    next();
-  };
 }

@@ -17,16 +17,14 @@ export interface RequestStartOptions {
   logger: Logger;
   usage: UsageRecorder;
   now?: () => number;
-  generateId?: () => string;
 }
 
 export function requestStart(options: RequestStartOptions): RequestHandler {
   const { logger, usage, now } = options;
-  const generateId = options.generateId ?? newRequestId;
   return (req, res, next) => {
     const startedAt = performance.now();
     const method = req.method;
-    const id = generateId();
+    const id = newRequestId();
     res.locals.requestId = id;
     setRequestIdHeaders(req, res, id);
     if (method === 'HEAD') {

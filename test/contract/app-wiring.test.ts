@@ -12,7 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { expectAnthropicError, expectOpenAIError, expectRequestId, usageOf } from '../helpers/contract-assertions.js';
 import { createTestApp } from '../helpers/create-test-app.js';
 import { errorHandler } from '../../server/http/error-handler.js';
-import { requestId } from '../../server/http/request-id.js';
+import { requestStart } from '../../server/http/request-start.js';
+import { openDatabase } from '../../server/storage/database.js';
+import { createUsageStore } from '../../server/storage/usage-store.js';
+import { createUsageRecorder } from '../../server/usage/usage-recorder.js';
 import { createLogger } from '../../server/logger.js';
 import { unavailableHandlers } from '../../server/routes/unavailable.js';
 
@@ -247,7 +250,7 @@ describe('responses that break the contract', () => {
 describe('error envelopes by API family', () => {
   /**
    * Every operation is served now, so an unserved one is made here: routes/unavailable.ts's handler under a
-   * /v1 path of a tiny Express app with the real request id and the real error handler (what createApp mounts).
+   * /v1 path of a tiny Express app with the real request start and the real error handler (what createApp mounts).
    */
   function unservedApp() {
     const logs: Array<Record<string, unknown>> = [];
@@ -257,11 +260,12 @@ describe('error envelopes by API family', () => {
         callback();
       },
     });
+    const logger = createLogger('debug', sink);
     const app = express();
-    app.use(requestId());
+    app.use(requestStart({ logger, usage: createUsageRecorder(createUsageStore(openDatabase(':memory:'))) }));
     const handlers = unavailableHandlers({ invokeWebSearchTool: 'the web_search tool' });
     app.post('/v1/tools/web_search', (req, res, next) => handlers.invokeWebSearchTool(req as never, res as never, next));
-    app.use(errorHandler(createLogger('debug', sink)));
+    app.use(errorHandler(logger));
     return { app, logs };
   }
 
