@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TOKEN_RANKS_FILE, writeTokenRanks } from './token-ranks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const stamp = path.join(root, 'dist', '.tsbuildinfo');
@@ -32,7 +33,7 @@ function stale() {
   const builtAt = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
   const sources = [newestSource(path.join(root, 'server')), newestSource(path.join(root, 'generated'))];
   const settings = inputs.filter(existsSync).map((file) => statSync(file).mtimeMs);
-  return Math.max(...sources, ...settings) > builtAt;
+  return !existsSync(TOKEN_RANKS_FILE) || Math.max(...sources, ...settings) > builtAt;
 }
 
 function lockAge() {
@@ -44,7 +45,7 @@ function lockAge() {
 }
 
 /** One build at a time: two test files, or two starts, may find the build stale at once. */
-function withLock(work) {
+async function withLock(work) {
   for (;;) {
     try {
       mkdirSync(lock);
@@ -61,14 +62,14 @@ function withLock(work) {
     }
   }
   try {
-    return work();
+    return await work();
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
 }
 
-/** Runs tsc; returns its output when it failed. */
-function build() {
+/** Runs tsc and saves the tokenizer's ranks; returns tsc's output when it failed. */
+async function build() {
   try {
     execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json')], {
       cwd: root,
@@ -77,6 +78,7 @@ function build() {
   } catch (error) {
     return `${error.stdout ?? ''}${error.stderr ?? ''}`;
   }
+  await writeTokenRanks();
   // tsc leaves its build info untouched when nothing changed; the stamp must say the check was made.
   const now = new Date();
   utimesSync(stamp, now, now);
@@ -84,7 +86,7 @@ function build() {
 }
 
 if (stale()) {
-  const failure = withLock(() => (stale() ? build() : undefined));
+  const failure = await withLock(() => (stale() ? build() : undefined));
   if (failure !== undefined) {
     process.stdout.write(failure);
     process.stderr.write('omnigate: compiling server/ into dist/ failed (the errors are above); fix them, or run the sources with `npm run dev`.\n');

@@ -27,6 +27,12 @@ export interface WorkerPoolOptions {
   idleMs?: number;
   /** Heap limit of each worker, in MiB. */
   maxHeapMb?: number;
+  /**
+   * Young-generation limit of each worker, in MiB (V8's default lets it grow to 32). A worker that builds large
+   * long-lived tables at start makes V8 grow it to the limit and keep it committed, though its jobs then allocate
+   * little.
+   */
+  maxYoungMb?: number;
 }
 
 /** What a generation can do while it holds a slot. */
@@ -81,7 +87,7 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
     const worker = new Worker(needsTypeScriptLoader(options.entry) ? BOOT : options.entry, {
       workerData: { entry: options.entry.href },
       execArgv: [],
-      resourceLimits: options.maxHeapMb ? { maxOldGenerationSizeMb: options.maxHeapMb } : undefined,
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb, maxYoungGenerationSizeMb: options.maxYoungMb },
       stdout: false,
       stderr: false,
     });
