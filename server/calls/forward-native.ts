@@ -82,7 +82,14 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
   // The wire's usage, or the tokenizer's estimate when the upstream reported none. Settled before the
   // response ends: on shutdown the usage store closes once the last response has ended.
   const settleUsage = async () => {
-    call.usage = reader.usage() ?? { inputTokens: await options.estimateInputTokens(), outputTokens: await reader.produced().countTokens() };
+    const reported = reader.usage();
+    if (reported) {
+      call.usage = reported;
+      return;
+    }
+    // Asked for together, the two counts go to the tokenizer thread in one job.
+    const [inputTokens, outputTokens] = await Promise.all([options.estimateInputTokens(), reader.produced().countTokens()]);
+    call.usage = { inputTokens, outputTokens };
   };
   let status = upstream.status;
   try {

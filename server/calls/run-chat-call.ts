@@ -88,7 +88,13 @@ export async function sendStreamed(res: Response, chat: ResolvedChat, options: C
     await iterator.return?.();
     // Without a finish part the provider never reported usage: count what was asked and produced. Counted
     // before the response ends: on shutdown the usage store closes once the last response has ended.
-    call.usage = seen.usage ?? { inputTokens: await countCallInputTokens(options), outputTokens: await seen.produced.countTokens() };
+    if (seen.usage) {
+      call.usage = seen.usage;
+    } else {
+      // Asked for together, the two counts go to the tokenizer thread in one job.
+      const [inputTokens, outputTokens] = await Promise.all([countCallInputTokens(options), seen.produced.countTokens()]);
+      call.usage = { inputTokens, outputTokens };
+    }
     sse.end();
     call.complete(status);
   }

@@ -3,10 +3,11 @@
  * (dead, too slow, too many waiting) the count is the rough estimate and a warning is logged.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEncoder, ROUGH_CHARS_PER_TOKEN, type Encoder, type EncoderOptions } from './encoder-client.js';
+import { createEncoder, ENCODER_BATCH_CHARS, ROUGH_CHARS_PER_TOKEN, type Encoder, type EncoderOptions } from './encoder-client.js';
 import { TokenCounter } from './token-counter.js';
 
 const dyingEntry = new URL('../../test/fakes/dying-encoder-worker.ts', import.meta.url);
+const batchSizeEntry = new URL('../../test/fakes/batch-size-encoder-worker.ts', import.meta.url);
 
 let encoders: Encoder[] = [];
 let warnings: Array<{ details: object; message: string }> = [];
@@ -60,22 +61,37 @@ describe('the encoder thread', () => {
     expect(await count(encoder, text)).toBe(rough);
     expect(await encoder.run('split', { text: 'héllo 👍🏽!' }, () => ['fallback'])).toEqual(['fallback']);
     expect(warnings).toHaveLength(1); // the second failure within the interval is only counted
-    expect(warnings[0].details).toMatchObject({ job: 'count' });
+    expect(warnings[0].details).toMatchObject({ job: 'countBatch' });
     expect(warnings[0].message).toMatch(/rough estimates/);
   });
 
   it('gives the rough estimate when a job outlives the timeout', async () => {
     const encoder = makeEncoder({ jobTimeoutMs: 1 });
     expect(await count(encoder, text)).toBe(rough);
-    expect(warnings[0].details).toMatchObject({ job: 'count', reason: expect.stringMatching(/longer than 1 ms/) });
+    expect(warnings[0].details).toMatchObject({ job: 'countBatch', reason: expect.stringMatching(/longer than 1 ms/) });
   });
 
   it('gives the rough estimate instead of a 429 when too many counts wait', async () => {
-    const encoder = makeEncoder({ queueLimit: 0 });
+    // One count may wait: the second, asked for in the same turn, finds the queue full.
+    const encoder = makeEncoder({ queueLimit: 1 });
     const [first, second] = await Promise.all([count(encoder, text), count(encoder, text)]);
     expect(first).not.toBe(rough);
     expect(second).toBe(rough);
-    expect(warnings[0].details).toMatchObject({ reason: expect.stringMatching(/busy/) });
+    expect(warnings[0].details).toMatchObject({ reason: expect.stringMatching(/1 counts are waiting/) });
+  });
+
+  it('sends the counts asked for in one turn as one job, up to the batch cap', async () => {
+    const encoder = makeEncoder({ entry: batchSizeEntry });
+    const fallback = () => ({ countedTokens: -1, countedChars: 0, estimatedChars: 0 });
+    const of = (chars: number) => encoder.count({ texts: ['x'.repeat(chars)], budgetChars: chars }, fallback);
+    const sizes = async (counts: Array<Promise<{ countedTokens: number }>>) => (await Promise.all(counts)).map((output) => output.countedTokens);
+
+    expect(await sizes([of(10), of(10), of(10)])).toEqual([3, 3, 3]);
+    expect(await sizes([of(10)])).toEqual([1]);
+    // Two halves of the cap fit one job; one char more each, and they go one by one.
+    expect(await sizes([of(ENCODER_BATCH_CHARS / 2), of(ENCODER_BATCH_CHARS / 2)])).toEqual([2, 2]);
+    expect(await sizes([of(ENCODER_BATCH_CHARS / 2 + 1), of(ENCODER_BATCH_CHARS / 2 + 1)])).toEqual([1, 1]);
+    expect(warnings).toEqual([]);
   });
 
   it('gives the rough estimate when closed under a running job, and starts a new thread after', async () => {

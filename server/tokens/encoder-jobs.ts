@@ -53,6 +53,15 @@ export const encoderJobs = {
     return output;
   },
 
+  /** The counts of several calls in one job (encoder-client.ts batches the counts that wait). */
+  async countBatch({ counts }: { counts: CountJobInput[] }): Promise<CountJobOutput[]> {
+    const outputs: CountJobOutput[] = [];
+    for (const input of counts) {
+      outputs.push(await encoderJobs.count(input));
+    }
+    return outputs;
+  },
+
   /** Token-sized pieces of the text whose concatenation is the text again. */
   async split({ text }: { text: string }): Promise<string[]> {
     const { decode, encode } = await (encoder ??= loadO200kEncoder());

@@ -50,8 +50,9 @@ describe('TokenCounter', () => {
   it('sends the encoder thread no more than the budget and one window, whatever the call holds', async () => {
     const sent: string[][] = [];
     const recorder: Encoder = {
-      run: (_kind, input, fallback) => {
-        sent.push((input as { texts: string[] }).texts);
+      run: (_kind, _input, fallback) => Promise.resolve(fallback()),
+      count: (input, fallback) => {
+        sent.push(input.texts);
         return Promise.resolve(fallback());
       },
       threads: () => 0,

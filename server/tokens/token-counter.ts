@@ -4,7 +4,7 @@
  * The first EXACT_COUNT_BUDGET_CHARS chars are counted exactly; chars beyond it are estimated with the
  * tokens-per-char ratio measured on what was counted.
  *
- * The counting runs on the encoder thread (encoder-client.ts), in one job per count. This class, on the main
+ * The counting runs on the encoder thread (encoder-client.ts), which takes the counts that wait in one job. This class, on the main
  * thread, only gathers the texts and applies the budget first, so the job carries no more than it will count:
  * a 25 MiB body is never copied to the thread whole, only the number of chars cut from it is kept here.
  */
@@ -49,7 +49,7 @@ export class TokenCounter {
     const counted: CountJobOutput =
       this.keptChars === 0
         ? { countedTokens: 0, countedChars: 0, estimatedChars: 0 }
-        : await this.encoder.run('count', { texts: this.texts, budgetChars: EXACT_COUNT_BUDGET_CHARS }, () => ({
+        : await this.encoder.count({ texts: this.texts, budgetChars: EXACT_COUNT_BUDGET_CHARS }, () => ({
             // The rough estimate, through the same arithmetic: omitted chars then get the same rate.
             countedTokens: Math.ceil(this.keptChars / ROUGH_CHARS_PER_TOKEN),
             countedChars: this.keptChars,
