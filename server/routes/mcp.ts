@@ -5,15 +5,13 @@
  * runs here, first, for every method. GET and DELETE answer 405 `Allow: POST`: no sessions, no standalone
  * stream.
  */
-import { createMcpHandler } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { AppDeps } from './app-deps.js';
 import { ApiError } from '../core/api-error.js';
 import { checkMcpOrigin } from '../http/mcp-origin.js';
 import type { Handlers } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
-import { buildMcpServer, type McpRequestScope } from './mcp-server.js';
+import type { McpRequestScope } from './mcp-server.js';
 
 function postOnly(): never {
   throw new ApiError(405, 'Method not allowed: the MCP endpoint keeps no sessions; send JSON-RPC messages with POST.', {
@@ -24,13 +22,28 @@ function postOnly(): never {
 
 type McpDeps = Pick<AppDeps, 'registry' | 'mediaPool' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files' | 'search' | 'tools' | 'version'>;
 
-export function mcpHandlers(deps: McpDeps): Pick<Handlers, 'mcpPost' | 'mcpGet' | 'mcpDelete'> {
-  const allowed = deps.tools?.mcpAllowedOrigins ?? [];
+type NodeHandler = (req: Request, res: Response, body: unknown) => Promise<void>;
+
+/**
+ * The SDK's handler, made on the first MCP request: the SDK and the tool server weigh ~5 MiB of resident memory
+ * and ~4.5 MiB of live heap (bench/README.md) that a gateway nobody reaches over MCP should not carry.
+ */
+async function loadMcpHandler(deps: McpDeps): Promise<NodeHandler> {
+  const [{ createMcpHandler }, { toNodeHandler }, { buildMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/server'),
+    import('@modelcontextprotocol/node'),
+    import('./mcp-server.js'),
+  ]);
   const handler = createMcpHandler(
     (context) => buildMcpServer(deps, (context.authInfo?.extra as { scope: McpRequestScope }).scope),
     { onerror: (error) => deps.logger.debug({ err: error }, 'MCP request refused') },
   );
-  const serve = toNodeHandler(handler, { onerror: (error) => deps.logger.error({ err: error }, 'MCP handler failed') });
+  return toNodeHandler(handler, { onerror: (error) => deps.logger.error({ err: error }, 'MCP handler failed') });
+}
+
+export function mcpHandlers(deps: McpDeps): Pick<Handlers, 'mcpPost' | 'mcpGet' | 'mcpDelete'> {
+  const allowed = deps.tools?.mcpAllowedOrigins ?? [];
+  let serving: Promise<NodeHandler> | undefined;
   return {
     async mcpPost(req, res) {
       checkMcpOrigin(req as Request, allowed);
@@ -39,7 +52,11 @@ export function mcpHandlers(deps: McpDeps): Pick<Handlers, 'mcpPost' | 'mcpGet' 
       // The SDK hands `auth` to the server factory as `authInfo`; the key was verified by authenticate().
       const scope: McpRequestScope = { req: req as Request, res };
       (req as Request & { auth?: unknown }).auth = { token: 'verified', clientId: key.id, scopes: [], extra: { scope } };
-      await serve(req, res, req.body);
+      serving ??= loadMcpHandler(deps).catch((error: unknown) => {
+        serving = undefined; // the next request tries again
+        throw error;
+      });
+      await (await serving)(req as Request, res, req.body);
     },
     mcpGet(req) {
       checkMcpOrigin(req as Request, allowed);

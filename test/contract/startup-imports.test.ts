@@ -3,7 +3,7 @@
  * ~26 MiB of RSS), exifr, file-type, resvg, html-to-text and unpdf belong to the engines, which load them in
  * the media pool's workers on first use; a static import of one of them anywhere the server reaches at start
  * (as `image_understanding` once imported sharp for its built-in analysis) costs every gateway that memory
- * whether or not it ever touches an image; the o200k tokenizer (~60 MiB) lives in its own thread too. The real
+ * whether or not it ever touches an image; the o200k tokenizer (~45 MiB) lives in its own thread too; the MCP SDK (~5 MiB) waits for the first MCP request. The real
  * `dist/main.js` is started with loader hooks that record every module its main thread resolves
  * (test/helpers/record-imports.mjs).
  */
@@ -12,13 +12,17 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dataDir, killServers, startServer } from '../helpers/spawn-server.js';
 
-/** The packages only engine workers may load, as they appear in a resolved URL. */
+/**
+ * The packages only engine workers may load, as they appear in a resolved URL, and those the main thread loads on
+ * first use only (the MCP SDK, with the first /v1/mcp request: routes/mcp.ts).
+ */
 const WORKER_ONLY_PACKAGES = ['sharp', '@img', 'exifr', 'file-type', '@resvg/resvg-js', 'html-to-text', 'unpdf', 'gpt-tokenizer'];
+const FIRST_USE_PACKAGES = ['@modelcontextprotocol'];
 
 afterEach(() => killServers());
 
 describe('the started server', () => {
-  it('loads no image or document library on its main thread', { timeout: 120_000 }, async () => {
+  it('loads no image or document library, and not the MCP SDK, on its main thread', { timeout: 120_000 }, async () => {
     const dir = dataDir();
     const log = path.join(dir, 'imports.log');
     const server = await startServer(
@@ -38,7 +42,9 @@ describe('the started server', () => {
     // The recorder saw the server's own dependencies, so an empty list below means something.
     expect(packages).toContain('express');
     expect(packages).toContain('better-sqlite3');
-    const loaded = [...packages].filter((name) => WORKER_ONLY_PACKAGES.some((heavy) => name === heavy || name.startsWith(`${heavy}/`)));
+    const loaded = [...packages].filter((name) =>
+      [...WORKER_ONLY_PACKAGES, ...FIRST_USE_PACKAGES].some((heavy) => name === heavy || name.startsWith(`${heavy}/`)),
+    );
     expect(loaded).toEqual([]);
   });
 });
