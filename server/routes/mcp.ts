@@ -26,7 +26,7 @@ type NodeHandler = (req: Request, res: Response, body: unknown) => Promise<void>
 
 /**
  * The SDK's handler, made on the first MCP request: the SDK and the tool server weigh ~5 MiB of resident memory
- * and ~4.5 MiB of live heap (bench/README.md) that a gateway nobody reaches over MCP should not carry.
+ * and ~5 MiB of live heap (bench/README.md) that a gateway nobody reaches over MCP should not carry.
  */
 async function loadMcpHandler(deps: McpDeps): Promise<NodeHandler> {
   const [{ createMcpHandler }, { toNodeHandler }, { buildMcpServer }] = await Promise.all([
