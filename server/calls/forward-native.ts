@@ -22,6 +22,7 @@ import type { ChatCallOptions, Dialect, NativePassthrough } from '../core/chat.j
 import type { ResolvedChat } from './run-chat-call.js';
 import { streamFailure } from './stream-failure.js';
 import { countCallInputTokens } from '../tokens/tokenizer.js';
+import { estimatedUsage } from '../tokens/estimated-usage.js';
 import type { AnswerCheck } from './answer-contract.js';
 import { wireUsageReader } from './wire-usage.js';
 
@@ -82,14 +83,7 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
   // The wire's usage, or the tokenizer's estimate when the upstream reported none. Settled before the
   // response ends: on shutdown the usage store closes once the last response has ended.
   const settleUsage = async () => {
-    const reported = reader.usage();
-    if (reported) {
-      call.usage = reported;
-      return;
-    }
-    // Asked for together, the two counts go to the tokenizer thread in one job.
-    const [inputTokens, outputTokens] = await Promise.all([options.estimateInputTokens(), reader.produced().countTokens()]);
-    call.usage = { inputTokens, outputTokens };
+    call.usage = reader.usage() ?? (await estimatedUsage(options.estimateInputTokens(), reader.produced()));
   };
   let status = upstream.status;
   try {

@@ -14,6 +14,7 @@ import type { PreparedCall } from './prepare-call.js';
 import { streamFailure } from './stream-failure.js';
 import { BoundedText } from '../tokens/bounded-text.js';
 import { countCallInputTokens } from '../tokens/tokenizer.js';
+import { estimatedUsage } from '../tokens/estimated-usage.js';
 
 /** A prepared chat call: the model, its context, and what a failure needs to know. */
 export type ResolvedChat = PreparedCall<'chat'>;
@@ -88,13 +89,7 @@ export async function sendStreamed(res: Response, chat: ResolvedChat, options: C
     await iterator.return?.();
     // Without a finish part the provider never reported usage: count what was asked and produced. Counted
     // before the response ends: on shutdown the usage store closes once the last response has ended.
-    if (seen.usage) {
-      call.usage = seen.usage;
-    } else {
-      // Asked for together, the two counts go to the tokenizer thread in one job.
-      const [inputTokens, outputTokens] = await Promise.all([countCallInputTokens(options), seen.produced.countTokens()]);
-      call.usage = { inputTokens, outputTokens };
-    }
+    call.usage = seen.usage ?? (await estimatedUsage(countCallInputTokens(options), seen.produced));
     sse.end();
     call.complete(status);
   }

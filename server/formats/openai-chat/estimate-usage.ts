@@ -5,10 +5,9 @@
  */
 import type { Usage } from '../../core/chat.js';
 import type { BoundedText } from '../../tokens/bounded-text.js';
+import { estimatedUsage } from '../../tokens/estimated-usage.js';
 import type { UpstreamDecodeContext } from './upstream-decode-context.js';
 
 export async function estimateUsage(context: UpstreamDecodeContext, produced: BoundedText): Promise<Usage> {
-  // Asked for together, the two counts go to the tokenizer thread in one job.
-  const [inputTokens, outputTokens] = await Promise.all([context.estimateInputTokens?.() ?? 0, produced.countTokens()]);
-  return { inputTokens, outputTokens };
+  return estimatedUsage(context.estimateInputTokens?.() ?? 0, produced);
 }
