@@ -33,42 +33,18 @@ function list(value: unknown): Json[] {
 }
 
 function text(...values: unknown[]): string {
-  let joined = '';
-  for (const value of values) {
-    if (typeof value === 'string') {
-      joined += value;
-    }
-  }
-  return joined;
+  return values.filter((value): value is string => typeof value === 'string').join('');
 }
 
-/**
- * Generated text of a chat completion (`message`) or chunk (`delta`). Written as loops: it runs once per
- * streamed event, and the array helpers made half a dozen short-lived arrays each time.
- */
+/** Generated text of a chat completion (`message`) or chunk (`delta`). */
 function chatProduced(body: Json): string {
-  if (!Array.isArray(body.choices)) {
-    return '';
-  }
-  let produced = '';
-  for (const choice of body.choices as unknown[]) {
-    if (!isObject(choice)) {
-      continue;
-    }
-    const message = isObject(choice.message) ? choice.message : isObject(choice.delta) ? choice.delta : undefined;
-    if (!message) {
-      continue;
-    }
-    produced += text(message.content, message.reasoning_content, message.reasoning);
-    if (Array.isArray(message.tool_calls)) {
-      for (const call of message.tool_calls as unknown[]) {
-        if (isObject(call) && isObject(call.function)) {
-          produced += text(call.function.name, call.function.arguments);
-        }
-      }
-    }
-  }
-  return produced;
+  return list(body.choices)
+    .map((choice) => {
+      const message = isObject(choice.message) ? choice.message : isObject(choice.delta) ? choice.delta : {};
+      const calls = list(message.tool_calls).map((call) => (isObject(call.function) ? text(call.function.name, call.function.arguments) : ''));
+      return text(message.content, message.reasoning_content, message.reasoning) + calls.join('');
+    })
+    .join('');
 }
 
 function chatReader(): WireUsageReader {

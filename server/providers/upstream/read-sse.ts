@@ -35,17 +35,15 @@ export async function* readSse(body: AsyncIterable<Uint8Array>, options: { endAt
   const parser = createParser({ onEvent: (event) => pending.push(event) });
   let ended = false;
 
-  /** The next parsed event, unless the stream ended; yielded here rather than from a nested generator (per event). */
-  function nextPending(): UpstreamSseEvent | undefined {
-    const message = pending.shift();
-    if (message === undefined || ended) {
-      return undefined;
+  function* dispatch(): Generator<UpstreamSseEvent> {
+    while (pending.length > 0 && !ended) {
+      const { event, data } = pending.shift() as EventSourceMessage;
+      if (options.endAt !== undefined && data.trim() === options.endAt) {
+        ended = true;
+        return;
+      }
+      yield event === undefined ? { data } : { event, data };
     }
-    if (options.endAt !== undefined && message.data.trim() === options.endAt) {
-      ended = true;
-      return undefined;
-    }
-    return message.event === undefined ? { data: message.data } : { event: message.event, data: message.data };
   }
 
   const iterator = body[Symbol.asyncIterator]();
@@ -53,9 +51,7 @@ export async function* readSse(body: AsyncIterable<Uint8Array>, options: { endAt
   try {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       parser.feed(decoder.decode(next.value, { stream: true }));
-      for (let event = nextPending(); event !== undefined; event = nextPending()) {
-        yield event;
-      }
+      yield* dispatch();
       if (ended) {
         handedOff = true;
         void drainInBackground(iterator);
@@ -63,9 +59,7 @@ export async function* readSse(body: AsyncIterable<Uint8Array>, options: { endAt
       }
     }
     parser.feed(`${decoder.decode()}\n\n`);
-    for (let event = nextPending(); event !== undefined; event = nextPending()) {
-      yield event;
-    }
+    yield* dispatch();
   } finally {
     if (!handedOff) {
       // Our consumer stopped early or something failed: release (and so close) the upstream body.
