@@ -2,8 +2,8 @@
  * What the encoder thread does (encoder-worker.ts): the only code that loads OpenAI's o200k_base encoder, from
  * the gpt-tokenizer package, which ships its ranks inside the npm package (nothing is downloaded at run time).
  * Loading it (o200k-encoder.ts) costs about 45 MiB and blocks for about 150 ms, so the main thread never does: it
- * posts one job per count to this thread, which is started on the first count and exits when idle
- * (encoder-client.ts).
+ * posts the counts that wait to this thread as one `countBatch` job; the thread is started on the first count and
+ * exits when idle (encoder-client.ts).
  *
  * The main thread has already cut the texts to what the budget lets be counted exactly (token-counter.ts), so a
  * job's CPU stays bounded (the slowest texts, random CJK or base64, cost about 2 µs per char). No slicing is

@@ -4,9 +4,9 @@
  * The first EXACT_COUNT_BUDGET_CHARS chars are counted exactly; chars beyond it are estimated with the
  * tokens-per-char ratio measured on what was counted.
  *
- * The counting runs on the encoder thread (encoder-client.ts), which takes the counts that wait in one job. This class, on the main
- * thread, only gathers the texts and applies the budget first, so the job carries no more than it will count:
- * a 25 MiB body is never copied to the thread whole, only the number of chars cut from it is kept here.
+ * The counting runs on the encoder thread (encoder-client.ts), which takes the counts that wait in one job. This
+ * class, on the main thread, only gathers the texts and applies the budget first, so the job carries no more than
+ * it will count: a 25 MiB body is never copied to the thread whole, only the number of chars cut from it is kept.
  */
 import { ROUGH_CHARS_PER_TOKEN, sharedEncoder, type Encoder } from './encoder-client.js';
 import type { CountJobOutput } from './encoder-jobs.js';

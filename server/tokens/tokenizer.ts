@@ -6,8 +6,8 @@
  *
  * The encoder runs in a worker thread started on the first count (encoder-client.ts): this module and the
  * rest of the main thread never load it. A call's texts are counted exactly up to a budget and extrapolated
- * beyond it, in one job per count (see token-counter.ts). If the thread cannot answer, counts are rough
- * estimates (about 4 chars per token) and the call goes on.
+ * beyond it (see token-counter.ts); the counts that wait go to the thread together. If the thread cannot
+ * answer, counts are rough estimates (about 4 chars per token) and the call goes on.
  */
 import type { ChatCallOptions, ChatMessage } from '../core/chat.js';
 import { ROUGH_CHARS_PER_TOKEN, sharedEncoder } from './encoder-client.js';
