@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TOKEN_RANKS_FILE, writeTokenRanks } from './token-ranks.mjs';
+import { tokenRanksCurrent, writeTokenRanks } from './token-ranks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const stamp = path.join(root, 'dist', '.tsbuildinfo');
@@ -33,7 +33,7 @@ function stale() {
   const builtAt = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
   const sources = [newestSource(path.join(root, 'server')), newestSource(path.join(root, 'generated'))];
   const settings = inputs.filter(existsSync).map((file) => statSync(file).mtimeMs);
-  return !existsSync(TOKEN_RANKS_FILE) || Math.max(...sources, ...settings) > builtAt;
+  return !tokenRanksCurrent() || Math.max(...sources, ...settings) > builtAt;
 }
 
 function lockAge() {
@@ -68,7 +68,7 @@ async function withLock(work) {
   }
 }
 
-/** Runs tsc and saves the tokenizer's ranks; returns tsc's output when it failed. */
+/** Runs tsc, and saves the tokenizer's ranks when they are missing or from another version; returns tsc's output when it failed. */
 async function build() {
   try {
     execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json')], {
@@ -78,7 +78,9 @@ async function build() {
   } catch (error) {
     return `${error.stdout ?? ''}${error.stderr ?? ''}`;
   }
-  await writeTokenRanks();
+  if (!tokenRanksCurrent()) {
+    await writeTokenRanks();
+  }
   // tsc leaves its build info untouched when nothing changed; the stamp must say the check was made.
   const now = new Date();
   utimesSync(stamp, now, now);

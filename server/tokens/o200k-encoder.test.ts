@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { encode as packageEncode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ESM build script without type declarations
-import { tokenizerPackage, writeTokenRanks } from '../../scripts/token-ranks.mjs';
+import { tokenizerPackage, tokenRanksCurrent, writeTokenRanks } from '../../scripts/token-ranks.mjs';
 import { loadO200kEncoder } from './o200k-encoder.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-ranks-'));
@@ -30,6 +30,7 @@ describe('the o200k encoder from saved ranks', () => {
   it('encodes every sample exactly as the package module does', async () => {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { package: string; ranks: unknown[] };
     expect(saved.package).toBe(tokenizerPackage());
+    expect(tokenRanksCurrent(file)).toBe(true);
     // Some ranks are byte arrays: the JSON keeps them as arrays, and the samples below use such tokens.
     expect(saved.ranks.some((rank) => Array.isArray(rank))).toBe(true);
 
@@ -51,6 +52,9 @@ describe('the o200k encoder from saved ranks', () => {
 
     const stale = path.join(dir, 'stale.json');
     writeFileSync(stale, JSON.stringify({ ...saved, package: 'gpt-tokenizer@0.0.1' }));
+    // The build rewrites such a file, and a missing one.
+    expect(tokenRanksCurrent(stale)).toBe(false);
+    expect(tokenRanksCurrent(path.join(dir, 'missing.json'))).toBe(false);
     for (const ignored of [stale, path.join(dir, 'missing.json')]) {
       const encoder = await loadO200kEncoder(pathToFileURL(ignored));
       expect(encoder.encode(samples[0], plain)).toEqual(packageEncode(samples[0], plain));
