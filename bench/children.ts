@@ -4,9 +4,11 @@
  * started on a free loopback port, pinned to a core, and ready once /health answers.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
 
 /**
  * On two or more cores the servers under test run on core 0 and the load generator (this process) and the fake
@@ -62,3 +64,22 @@ export async function startChild(script: string, port: number, env: Record<strin
   };
 }
 
+
+/**
+ * The gateway (`dist/main.js`) with a fresh data folder, routing `bench-model` (alias `bench`) to the fake upstream
+ * on `upstreamPort` with as many connections as the perf kit's candidate; `env` adds to its environment.
+ */
+export async function startGateway(upstreamPort: number, env: Record<string, string> = {}): Promise<ChildServer> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-bench-'));
+  const configFile = path.join(dir, 'config.yaml');
+  writeFileSync(
+    configFile,
+    `providers:\n  fake:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\n    max_connections: 1024\nmodels:\n  - provider: fake\n    model: bench-model\n    aliases: [bench]\n`,
+  );
+  return startChild('dist/main.js', await freePort(), { OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: KEY, OMNIGATE_CONFIG: configFile, ...env });
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}

@@ -11,15 +11,13 @@
  * built-in local model; and
  * the built-in media engines (bench/media.ts; BENCH_MEDIA=0 skips them).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import { benchFiles } from './files.js';
 import { benchMedia, benchVideo } from './media.js';
 import { benchSearch } from './search.js';
-import { freePort, KEY, LOAD_CORE, PIN, SERVER_CORE, startChild, type ChildServer } from './children.js';
+import { freePort, KEY, LOAD_CORE, median, PIN, SERVER_CORE, startChild, startGateway } from './children.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -31,21 +29,6 @@ function cpuTicks(pid: number): number {
 }
 
 const CLOCK_TICKS_PER_SECOND = 100;
-
-async function startGateway(upstreamPort: number): Promise<ChildServer> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-bench-'));
-  const configFile = path.join(dir, 'config.yaml');
-  writeFileSync(
-    configFile,
-    `providers:\n  fake:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\nmodels:\n  - provider: fake\n    model: bench-model\n    aliases: [bench]\n`,
-  );
-  return startChild('dist/main.js', await freePort(), {
-    OMNIGATE_DATA_DIR: dir,
-    OMNIGATE_API_KEYS: KEY,
-    OMNIGATE_CONFIG: configFile,
-    LOG_LEVEL: 'warn',
-  });
-}
 
 interface Scenario {
   name: string;
@@ -89,18 +72,13 @@ async function measure(scenario: Scenario) {
   };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 async function main(): Promise<void> {
   if (PIN) {
     spawnSync('taskset', ['-cp', LOAD_CORE, String(process.pid)]);
   }
   const upstreamPort = await freePort();
   const upstream = await startChild('bench/fake-upstream-server.ts', upstreamPort, {}, LOAD_CORE);
-  const gateway = await startGateway(upstreamPort);
+  const gateway = await startGateway(upstreamPort, { LOG_LEVEL: 'warn' });
   const floor = await startChild('bench/express-floor.ts', await freePort(), {});
   const base = `http://127.0.0.1:${gateway.port}`;
   const messages = [{ role: 'user', content: 'Say something about foxes.' }];

@@ -6,11 +6,9 @@
  * SAMPLE_EVERY_MS. It prints the samples and the growth from the first minute to the last: a leak shows as
  * steady growth, while a heap that settles shows a flat line once warm.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
-import { freePort, KEY, startChild } from './children.js';
+import { freePort, KEY, median, startChild, startGateway } from './children.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const RATE = Number(process.env.SOAK_RATE ?? 500);
@@ -22,19 +20,11 @@ function rssMiB(pid: number): number {
   return Number(line.split(/\s+/)[1]) / 1024;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 async function main(): Promise<void> {
   const upstreamPort = await freePort();
   const upstream = await startChild('bench/fake-upstream-server.ts', upstreamPort, {}, '1');
-  const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-soak-'));
-  const configFile = path.join(dir, 'config.yaml');
-  writeFileSync(configFile, `providers:\n  fake:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    max_connections: 1024\nmodels:\n  - provider: fake\n    model: bench-model\n    aliases: [bench]\n`);
   // The default log level, as a user runs it: the access log is part of what is soaked.
-  const gateway = await startChild('dist/main.js', await freePort(), { OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: KEY, OMNIGATE_CONFIG: configFile });
+  const gateway = await startGateway(upstreamPort);
   const pool = new Pool(`http://127.0.0.1:${gateway.port}`, { connections: 256 });
   const messages = [{ role: 'user', content: 'Say something about foxes.' }];
   const bodies = [JSON.stringify({ model: 'bench', messages }), JSON.stringify({ model: 'bench', messages, stream: true })];
