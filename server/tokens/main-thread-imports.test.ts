@@ -1,43 +1,41 @@
 /**
  * The main thread never loads gpt-tokenizer (about 66 MiB and 170 ms of blocking): only the encoder thread
  * does. A fresh process imports the app and the tokenizer, counts, and lists every module its main thread
- * resolved, through a resolve hook (hooks registered with `module.register` see the registering thread's
+ * resolved, through the loader hooks of test/helpers/record-imports.mjs (hooks see the registering thread's
  * imports, not a worker's) and the CommonJS cache. It must also exit by itself: the encoder thread it started
  * may not keep it alive.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 const probe = `
-import { createRequire, register } from 'node:module';
-import { MessageChannel } from 'node:worker_threads';
-const hooks = 'let port; export function initialize(data) { port = data.port; }' +
-  'export async function resolve(specifier, context, next) { const result = await next(specifier, context); port.postMessage(result.url); return result; }';
-const { port1, port2 } = new MessageChannel();
-const resolved = [];
-port1.on('message', (url) => resolved.push(url));
-port1.unref();
-register('data:text/javascript,' + encodeURIComponent(hooks), { data: { port: port2 }, transferList: [port2] });
+import { createRequire } from 'node:module';
 await import('./server/app.ts');
 const tokens = await import('./server/tokens/tokenizer.ts');
 const count = await tokens.countTextTokens('hello world');
 const pieces = await tokens.splitIntoTokens('hello world');
-await new Promise((resolve) => setTimeout(resolve, 100)); // the hook's last messages
-const modules = [...resolved, ...Object.keys(createRequire(import.meta.url).cache)];
-process.stdout.write(JSON.stringify({ count, pieces, modules }));
+process.stdout.write(JSON.stringify({ count, pieces, required: Object.keys(createRequire(import.meta.url).cache) }));
 `;
 
 function runProbe(): Promise<{ count: number; pieces: string[]; modules: string[] }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-imports-'));
+  const log = path.join(dir, 'imports.log');
+  const args = ['--import', 'tsx', '--import', './test/helpers/record-imports.mjs', '--input-type=module', '-e', probe];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], { cwd: root, timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, args, { cwd: root, timeout: 20_000, env: { ...process.env, RECORD_IMPORTS_TO: log } }, (error, stdout, stderr) => {
       if (error) {
         reject(new Error(`probe failed (${error.signal ?? error.code}): ${stderr}`));
       } else {
-        resolve(JSON.parse(stdout));
+        const { count, pieces, required } = JSON.parse(stdout) as { count: number; pieces: string[]; required: string[] };
+        resolve({ count, pieces, modules: [...readFileSync(log, 'utf8').split('\n'), ...required] });
       }
+      rmSync(dir, { recursive: true, force: true });
     });
   });
 }
