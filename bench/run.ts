@@ -17,6 +17,7 @@ import autocannon from 'autocannon';
 import { benchFiles } from './files.js';
 import { benchMedia, benchVideo } from './media.js';
 import { benchSearch } from './search.js';
+import { benchUsageInsert } from './usage-insert.js';
 import { freePort, KEY, LOAD_CORE, median, PIN, SERVER_CORE, startChild, startGateway } from './children.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -154,6 +155,8 @@ async function main(): Promise<void> {
   }
   const search = await benchSearch();
   console.log(`local:search over ${search.passages} passages in ${search.files} files: p50 ${search.p50Ms.toFixed(1)} ms, p99 ${search.p99Ms.toFixed(1)} ms (${search.queries} queries, at the index)`);
+  console.log('\nusage records: CPU per row written, batches of 200 into a table of up to 80,000 rows (bench/usage-insert.ts)\n');
+  console.table(benchUsageInsert());
   const upload = await benchFiles(base, KEY);
   console.log(`\nPOST /v1/files, one ${Math.round(upload.bytes / 2 ** 20)} MiB file streamed: ${upload.megabytesPerSecond.toFixed(0)} MiB/s (sha256 ${upload.sha256Matches ? 'matches' : 'DIFFERS'})`);
   await gateway.stop();

@@ -6,10 +6,16 @@
  */
 import type { Request, Response } from 'express';
 import { apiFamilyOf } from './api-family.js';
-import { randomId } from '../core/random-id.js';
+import { timeOrderedId } from '../core/random-id.js';
 
+/**
+ * `req_` and 32 hex characters that sort by creation time (milliseconds first, then 80 random bits): the usage
+ * table indexes request ids, and ids that grow append to the end of that index, where random ids land on a
+ * random page of it each time (a usage row cost ~11 µs to insert with random ids, ~3.8 with ordered ones, and
+ * the random pages grow costlier as the table outgrows the page cache).
+ */
 export function newRequestId(): string {
-  return randomId('req');
+  return timeOrderedId('req');
 }
 
 export function setRequestIdHeaders(req: Request, res: Response, id: string): void {
