@@ -62,8 +62,11 @@ export function sseDecoder(): SseDecoder {
   };
 }
 
-/** Events of `body` turned into `T` by `convert` (undefined: skipped), up to `endAt`; one generator layer. */
-async function* readEvents<T>(body: AsyncIterable<Uint8Array>, endAt: string | undefined, convert: (event: UpstreamSseEvent) => T | undefined): AsyncGenerator<T> {
+/**
+ * Events of `body` turned into `T` by `convert` (undefined: skipped), up to `endAt`, in one generator layer:
+ * readers that reshape events pass their shaping here rather than wrapping a reader in another generator.
+ */
+export async function* readEvents<T>(body: AsyncIterable<Uint8Array>, endAt: string | undefined, convert: (event: UpstreamSseEvent) => T | undefined): AsyncGenerator<T> {
   const decoder = sseDecoder();
   const iterator = body[Symbol.asyncIterator]();
   let handedOff = false;
@@ -100,25 +103,29 @@ export function readSse(body: AsyncIterable<Uint8Array>, options: { endAt?: stri
 }
 
 /**
- * The events of a provider's stream with their data parsed as JSON (events without data are skipped). Data
- * that is not JSON is the upstream's failure: a 502 naming `provider`.
+ * An event's data parsed as JSON; undefined for an event without data. Data that is not JSON is the upstream's
+ * failure: a 502 naming `provider`.
  */
+export function parseEventData(data: string, provider: string): unknown {
+  const text = data.trim();
+  if (text.length === 0) {
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UpstreamError(provider, 502, null, `Upstream ${provider} sent an event that is not JSON`, { cause: error });
+  }
+}
+
+/** The events of a provider's stream with their data parsed as JSON (events without data are skipped). */
 export function readSseJsonEvents(
   body: AsyncIterable<Uint8Array>,
   provider: string,
   options: { endAt?: string } = {},
 ): AsyncGenerator<{ event?: string; data: unknown }> {
   return readEvents(body, options.endAt, ({ event, data }) => {
-    const text = data.trim();
-    if (text.length === 0) {
-      return undefined;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw new UpstreamError(provider, 502, null, `Upstream ${provider} sent an event that is not JSON`, { cause: error });
-    }
-    return { event, data: parsed };
+    const parsed = parseEventData(data, provider);
+    return parsed === undefined ? undefined : { event, data: parsed };
   });
 }
