@@ -126,7 +126,7 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
       sse.send({ event: event.event, data: event.data });
     };
     try {
-      // Decoded chunk by chunk, not through readSse's generator: one promise and resumption fewer per event.
+      // Decoded chunk by chunk, not through readEvents' generator: one promise and resumption fewer per event.
       const events = sseDecoder();
       for await (const chunk of upstream.body) {
         events.push(chunk).forEach(relay);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSse, sseDecoder, type UpstreamSseEvent } from './read-sse.js';
+import { readEvents, sseDecoder, type UpstreamSseEvent } from './read-sse.js';
 
 const STREAM = [
   ': keep-alive comment',
@@ -47,17 +47,25 @@ describe('sseDecoder', () => {
   });
 });
 
-describe('readSse', () => {
+describe('readEvents', () => {
   async function* body(text: string, size: number): AsyncGenerator<Uint8Array> {
     yield* pieces(text, size);
   }
 
   it.each([1, 7, 4096])('reads the same events from %i-byte pieces', async (size) => {
     const events: UpstreamSseEvent[] = [];
-    for await (const event of readSse(body(STREAM, size))) {
+    for await (const event of readEvents(body(STREAM, size), undefined, (event) => event)) {
       events.push(event);
     }
     expect(events).toEqual(EXPECTED);
+  });
+
+  it('skips the events its conversion turns into undefined', async () => {
+    const data: string[] = [];
+    for await (const text of readEvents(body(STREAM, 5), undefined, (event) => (event.event === 'delta' ? undefined : event.data))) {
+      data.push(text);
+    }
+    expect(data).toEqual(['line one\nline two', '[DONE]', '{"last":"without its blank line"}']);
   });
 
   it('stops at endAt, and drains the rest of the body instead of leaving it unread', async () => {
@@ -68,7 +76,7 @@ describe('readSse', () => {
       drained = true;
     }
     const events: UpstreamSseEvent[] = [];
-    for await (const event of readSse(rest(), { endAt: '[DONE]' })) {
+    for await (const event of readEvents(rest(), '[DONE]', (event) => event)) {
       events.push(event);
     }
     expect(events).toEqual([{ data: '1' }]);

@@ -29,7 +29,7 @@ async function drainInBackground(iterator: AsyncIterator<Uint8Array>): Promise<v
   }
 }
 
-/** Bytes in, whole events out, synchronously: the decoding both readers below and native passthrough share. */
+/** Bytes in, whole events out, synchronously: the decoding `readEvents` and native passthrough share. */
 export interface SseDecoder {
   /** The events these bytes complete (usually one; none while an event is still arriving). */
   push(bytes: Uint8Array): UpstreamSseEvent[];
@@ -96,10 +96,6 @@ export async function* readEvents<T>(body: AsyncIterable<Uint8Array>, endAt: str
       await iterator.return?.();
     }
   }
-}
-
-export function readSse(body: AsyncIterable<Uint8Array>, options: { endAt?: string } = {}): AsyncGenerator<UpstreamSseEvent> {
-  return readEvents(body, options.endAt, (event) => event);
 }
 
 /**
