@@ -46,6 +46,9 @@ export const ROUGH_CHARS_PER_TOKEN = 4;
 /** Fallbacks are logged at most this often (a dead encoder under load would log one per call). */
 const WARNING_INTERVAL_MS = 60_000;
 
+/** A count has no caller signal of its own: the calls that count finish their count and check theirs after. */
+const NO_CALLER_SIGNAL = new AbortController().signal;
+
 /** Where encoder failures are told; pino's logger fits. */
 export interface EncoderWarnings {
   warn(details: object, message: string): void;
@@ -122,8 +125,7 @@ export function createEncoder(options: EncoderOptions = {}): Encoder {
       maxYoungMb: 4,
     });
     try {
-      // A count has no caller signal of its own: the calls that count finish their count and check theirs after.
-      return await pool.use(new AbortController().signal, (slot): Promise<JobOutput<K>> => slot.run(kind, input));
+      return await pool.use(NO_CALLER_SIGNAL, (slot): Promise<JobOutput<K>> => slot.run(kind, input));
     } catch (error) {
       warn(kind, error);
       return fallback();

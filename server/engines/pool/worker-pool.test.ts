@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../core/api-error.js';
@@ -100,6 +101,16 @@ describe('worker pool', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(pool.stats().busy).toBe(0);
     await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'next' }))).resolves.toMatchObject({ text: 'next' });
+  });
+
+  it('leaves no listener on a caller signal that outlives its generations (one signal serves every count)', async () => {
+    const pool = makePool();
+    const shared = new AbortController();
+    for (let i = 0; i < 5; i += 1) {
+      await pool.use(shared.signal, (slot) => slot.run('echo', { text: String(i) }));
+    }
+    await expect(pool.use(shared.signal, () => Promise.reject(new Error('step failed')))).rejects.toThrow('step failed');
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
   });
 
   it('kills the child processes a stopped job named, which terminating its worker would leave running', async () => {
