@@ -33,20 +33,39 @@ export function openSse(res: Response): SseWriter {
   res.setHeader('cache-control', 'no-cache');
   res.setHeader('connection', 'keep-alive');
   res.setHeader('x-accel-buffering', 'no');
-  res.flushHeaders();
   const writable = () => !res.writableEnded && !res.destroyed;
+  // The headers go out with the first event when it is already here (an upstream's headers and first chunk
+  // usually arrive together): one write to the socket instead of two. When it is not, they go out at the end of
+  // this turn of the event loop, so a caller waiting for a slow first token still sees the stream open at once.
+  let headersPending: NodeJS.Immediate | undefined = setImmediate(() => {
+    headersPending = undefined;
+    if (writable()) {
+      res.flushHeaders();
+    }
+  });
+  const write = (text: string) => {
+    if (headersPending) {
+      clearImmediate(headersPending);
+      headersPending = undefined;
+    }
+    res.write(text);
+  };
   return {
     send({ event, data }) {
       if (writable()) {
-        res.write(frame(event, typeof data === 'string' ? data : JSON.stringify(data)));
+        write(frame(event, typeof data === 'string' ? data : JSON.stringify(data)));
       }
     },
     sendRaw(data) {
       if (writable()) {
-        res.write(frame(undefined, data));
+        write(frame(undefined, data));
       }
     },
     end() {
+      if (headersPending) {
+        clearImmediate(headersPending);
+        headersPending = undefined;
+      }
       if (writable()) {
         res.end();
       }

@@ -4,7 +4,9 @@
  * usage parsed from them and recorded. Upstream failures map to our statuses; a failure after the stream
  * started becomes a final error frame without [DONE].
  */
+import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../server/config.js';
@@ -152,6 +154,36 @@ describe('streamed answers', () => {
     expect(upstream.requests[0].body).toMatchObject({ stream_options: { include_usage: true } });
     const [record] = await usageOf(gateway.app, gateway.key, id);
     expect(record).toMatchObject({ ...FIXTURE_USAGE, status: 200 });
+  });
+
+  it('opens the stream at once when the upstream is slow to its first event, and relays the events when they come', async () => {
+    upstream.handle(async (_request, res) => {
+      sseHead(res);
+      res.flushHeaders();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      res.end(fixture('text.sse'));
+    });
+    const server = gateway.app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const started = performance.now();
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(chatRequest({ stream: true })),
+      });
+      const headersMs = performance.now() - started;
+      const text = await response.text();
+      const endedMs = performance.now() - started;
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/event-stream');
+      // The headers were not held back for the first event (sent with it when both are there at once).
+      expect(headersMs).toBeLessThan(300);
+      expect(endedMs).toBeGreaterThanOrEqual(390);
+      expect(readSse(text).at(-1)?.data).toBe('[DONE]');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('ends with a final {"error": …} frame and no [DONE] when the upstream fails after the stream started', async () => {
