@@ -53,9 +53,10 @@ export function messageHandlers(
             await sendGenerated(res, chat, request.options, (result) => encodeMessage(result, meta));
             return;
           }
-          // message_start must carry input usage before any token exists: an estimate with the BPE tokenizer;
+          // message_start must carry input usage before any token exists: an estimate with the BPE tokenizer,
+          // counted while the upstream call starts (the encoder awaits it for message_start), not before it;
           // message_delta at the end carries the provider's own counts.
-          const inputTokens = await countCallInputTokens(request.options);
+          const inputTokens = countCallInputTokens(request.options);
           await sendStreamed(res, chat, request.options, {
             encode: (parts) => encodeMessagesStream(parts, { ...meta, inputTokens }, { pingIntervalMs: deps.pingIntervalMs }),
             failure,

@@ -16,7 +16,8 @@
  * caught here; the route turns them into an `error` event.
  *
  * Usage: `message_start` carries what is known before generation (`meta.inputTokens`, else 0; output 0; cache
- * counters null); `message_delta` carries the final numbers from the `finish` part. The returned iterator's
+ * counters null; the input count may be a promise, awaited when `message_start` is produced, so a route can count
+ * while the upstream call starts); `message_delta` carries the final numbers from the `finish` part. The returned iterator's
  * `summary()` gives the route those final numbers (and whether the stream finished) for usage recording.
  *
  * Keep-alive: when no event was produced for `pingIntervalMs` (default 10 s) while waiting for the next part,
@@ -33,8 +34,8 @@ export interface MessagesStreamMeta {
   id: string;
   /** The model name the caller asked for, echoed back. */
   model: string;
-  /** Input tokens known before generation (canonical: cache reads and writes included). */
-  inputTokens?: number;
+  /** Input tokens known before generation (canonical: cache reads and writes included), or their count underway. */
+  inputTokens?: number | Promise<number>;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
 }
@@ -207,7 +208,7 @@ export function encodeMessagesStream(
     try {
       let result = await iterator.next();
       const startUsage = toAnthropicUsage({
-        inputTokens: meta.inputTokens ?? 0,
+        inputTokens: (await meta.inputTokens) ?? 0,
         outputTokens: 0,
         cacheReadTokens: meta.cacheReadTokens,
         cacheWriteTokens: meta.cacheWriteTokens,
