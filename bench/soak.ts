@@ -3,8 +3,10 @@
  * (`dist/main.js`, as `npm start` runs it) routes to bench/fake-upstream-server.ts; this process fires
  * SOAK_RATE requests per second on a fixed schedule (open loop, like the perf kit's 1,000 req/s phase), a
  * SOAK_STREAM_SHARE of them streamed, for SOAK_MINUTES, and samples the gateway's resident memory every
- * SAMPLE_EVERY_MS. It prints the samples and the growth from the first minute to the last: a leak shows as
- * steady growth, while a heap that settles shows a flat line once warm.
+ * SAMPLE_EVERY_MS. It prints the samples and each minute's floor (its lowest sample): RSS rises and falls by tens of
+ * MiB as the heap grows between collections, so two medians compare phases of that sawtooth more than anything;
+ * the floor after collections is what a leak lifts, minute after minute, while a heap that settles keeps it flat
+ * once warm (the first minute is the warm-up).
  */
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
@@ -68,11 +70,19 @@ async function main(): Promise<void> {
   });
   clearInterval(sampler);
   await pool.close();
-  const first = median(samples.filter((sample) => sample.minute <= 1).map((sample) => sample.rssMiB));
-  const last = median(samples.filter((sample) => sample.minute >= MINUTES - 1).map((sample) => sample.rssMiB));
+  const floors: number[] = [];
+  for (let minute = 0; minute < MINUTES; minute += 1) {
+    const inMinute = samples.filter((sample) => sample.minute > minute && sample.minute <= minute + 1).map((sample) => sample.rssMiB);
+    if (inMinute.length > 0) {
+      floors.push(Math.min(...inMinute));
+    }
+  }
+  const warm = floors[Math.min(1, floors.length - 1)];
+  const growth = floors[floors.length - 1] - warm;
   console.log(
     `\n${MINUTES} min at ${RATE} req/s (${Math.round(STREAM_SHARE * 100)}% streamed): ${sent} sent, ${failed} failed; ` +
-      `RSS median of the first minute ${first.toFixed(0)} MiB, of the last ${last.toFixed(0)} MiB (${(last - first >= 0 ? '+' : '') + (last - first).toFixed(0)} MiB)`,
+      `RSS median ${median(samples.map((sample) => sample.rssMiB)).toFixed(0)} MiB; floor of each minute ${floors.map((floor) => floor.toFixed(0)).join(' ')} MiB: ` +
+      `the last minute's ${(growth >= 0 ? '+' : '') + growth.toFixed(0)} MiB against the second's (the first is the warm-up)`,
   );
   await gateway.stop();
   await upstream.stop();
