@@ -37,35 +37,23 @@ export function openSse(res: Response): SseWriter {
   // The headers go out with the first event when it is already here (an upstream's headers and first chunk
   // usually arrive together): one write to the socket instead of two. When it is not, they go out at the end of
   // this turn of the event loop, so a caller waiting for a slow first token still sees the stream open at once.
-  let headersPending: NodeJS.Immediate | undefined = setImmediate(() => {
-    headersPending = undefined;
-    if (writable()) {
+  setImmediate(() => {
+    if (!res.headersSent && writable()) {
       res.flushHeaders();
     }
   });
-  const write = (text: string) => {
-    if (headersPending) {
-      clearImmediate(headersPending);
-      headersPending = undefined;
-    }
-    res.write(text);
-  };
   return {
     send({ event, data }) {
       if (writable()) {
-        write(frame(event, typeof data === 'string' ? data : JSON.stringify(data)));
+        res.write(frame(event, typeof data === 'string' ? data : JSON.stringify(data)));
       }
     },
     sendRaw(data) {
       if (writable()) {
-        write(frame(undefined, data));
+        res.write(frame(undefined, data));
       }
     },
     end() {
-      if (headersPending) {
-        clearImmediate(headersPending);
-        headersPending = undefined;
-      }
       if (writable()) {
         res.end();
       }

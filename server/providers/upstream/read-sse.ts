@@ -115,12 +115,8 @@ export function parseEventData(data: string, provider: string): unknown {
 }
 
 /** The events of a provider's stream with their data parsed as JSON (events without data are skipped). */
-export function readSseJsonEvents(
-  body: AsyncIterable<Uint8Array>,
-  provider: string,
-  options: { endAt?: string } = {},
-): AsyncGenerator<{ event?: string; data: unknown }> {
-  return readEvents(body, options.endAt, ({ event, data }) => {
+export function readSseJsonEvents(body: AsyncIterable<Uint8Array>, provider: string): AsyncGenerator<{ event?: string; data: unknown }> {
+  return readEvents(body, undefined, ({ event, data }) => {
     const parsed = parseEventData(data, provider);
     return parsed === undefined ? undefined : { event, data: parsed };
   });
