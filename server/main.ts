@@ -4,10 +4,11 @@
  * work, flush usage, exit 0). The only module besides config.ts that touches process.env.
  */
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
+import { createAppServer } from './http/app-server.js';
 import { keyWeaknesses } from './auth/key-strength.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, stdoutLog } from './logger.js';
@@ -124,7 +125,8 @@ async function main(): Promise<void> {
     shutdownSignal: shutdown.signal,
   });
 
-  const server: Server = createServer(
+  const server: Server = createAppServer(
+    app,
     {
       // A client that never finishes its headers or body (a lying Content-Length, an endless chunked body) is
       // cut off instead of holding a socket; Node checks these deadlines every CONNECTIONS_CHECK_MS.
@@ -133,7 +135,6 @@ async function main(): Promise<void> {
       connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
       keepAliveTimeout: 65_000,
     },
-    app,
   );
   server.once('error', (error: NodeJS.ErrnoException) => {
     // A port already taken (EADDRINUSE), a host that does not resolve or is not ours: say so and stop,
