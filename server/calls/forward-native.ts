@@ -77,7 +77,9 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
       dropUsageChunk = true;
     }
   }
-  const upstream = await native.forward(body, { ...chat.context, query: options.query, headers: options.headers });
+  // Field by field rather than a spread of the context: see `post` in providers/upstream/http-client.ts.
+  const { signal, requestId, warn } = chat.context;
+  const upstream = await native.forward(body, { signal, requestId, warn, query: options.query, headers: options.headers });
   call.defer();
   const reader = wireUsageReader(options.dialect);
   // The wire's usage, or the tokenizer's estimate when the upstream reported none. Settled before the

@@ -283,7 +283,18 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
 
   function post(request: UpstreamRequest): Promise<UpstreamResponse> {
     const data = Buffer.from(JSON.stringify(request.body), 'utf8');
-    return send({ ...request, method: 'POST', body: { data, contentType: 'application/json' } });
+    // Built field by field, not as `{ ...request, method, body }`: in Node 20's V8 a spread followed by more
+    // properties leaves most results with a hidden class of their own, and every read of them in `send` then
+    // misses the inline caches (bench/README.md, fifth pass).
+    return send({
+      method: 'POST',
+      path: request.path,
+      query: request.query,
+      headers: request.headers,
+      accept: request.accept,
+      signal: request.signal,
+      body: { data, contentType: 'application/json' },
+    });
   }
 
   async function postJson(request: Omit<UpstreamRequest, 'accept'>): Promise<unknown> {
