@@ -2,7 +2,9 @@
  * The encoder thread starts on the first job, exits when idle, and never fails a count: when it cannot answer
  * (dead, too slow, too many waiting) the count is the rough estimate and a warning is logged.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BACKGROUND_NICENESS } from '../engines/pool/thread-priority.js';
 import { createEncoder, ENCODER_BATCH_CHARS, ROUGH_CHARS_PER_TOKEN, type Encoder, type EncoderOptions } from './encoder-client.js';
 import { TokenCounter } from './token-counter.js';
 
@@ -25,6 +27,17 @@ async function count(encoder: Encoder, ...texts: string[]): Promise<number> {
     counter.add(text);
   }
   return counter.total();
+}
+
+/** Linux: the niceness of each thread of this process, by thread id (field 19 of /proc/self/task/<tid>/stat). */
+function threadNiceness(): Map<number, number> {
+  const niceness = new Map<number, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    // The fields after the command name in parentheses, starting with the state (field 3).
+    niceness.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  return niceness;
 }
 
 async function waitFor(condition: () => boolean, ms: number): Promise<void> {
@@ -92,6 +105,17 @@ describe('the encoder thread', () => {
     expect(await sizes([of(ENCODER_BATCH_CHARS / 2), of(ENCODER_BATCH_CHARS / 2)])).toEqual([2, 2]);
     expect(await sizes([of(ENCODER_BATCH_CHARS / 2 + 1), of(ENCODER_BATCH_CHARS / 2 + 1)])).toEqual([1, 1]);
     expect(warnings).toEqual([]);
+  });
+
+  it.runIf(process.platform === 'linux')('runs below the main thread, which keeps its priority', async () => {
+    const before = threadNiceness();
+    const encoder = makeEncoder();
+    await count(encoder, text);
+    const started = [...threadNiceness()].filter(([tid]) => !before.has(tid));
+
+    expect(started.filter(([, nice]) => nice === BACKGROUND_NICENESS)).toHaveLength(1);
+    expect(threadNiceness().get(process.pid)).toBe(before.get(process.pid));
+    expect(before.get(process.pid)).toBeLessThan(BACKGROUND_NICENESS);
   });
 
   it('gives the rough estimate when closed under a running job, and starts a new thread after', async () => {
