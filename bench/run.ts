@@ -8,8 +8,8 @@
  * in its own process (the floor any Express service pays on this machine, so the gateway's cost can be read as
  * a multiple of it); chat JSON and SSE through the gateway (native passthrough); Anthropic Messages and Responses
  * streams translated to the chat upstream (CPU per event delivered, as a multiple of passthrough's); the
- * built-in local model; and
- * the built-in media engines (bench/media.ts; BENCH_MEDIA=0 skips them).
+ * built-in local model; the built-in media engines (bench/media.ts; BENCH_MEDIA=0 skips them); and chat latency
+ * beside a busy tokenizer thread (bench/tokenizer-contention.ts).
  */
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -17,6 +17,7 @@ import autocannon from 'autocannon';
 import { benchFiles } from './files.js';
 import { benchMedia, benchVideo } from './media.js';
 import { benchSearch } from './search.js';
+import { benchTokenizerContention } from './tokenizer-contention.js';
 import { benchUsageInsert } from './usage-insert.js';
 import { freePort, KEY, LOAD_CORE, median, PIN, SERVER_CORE, startChild, startGateway } from './children.js';
 
@@ -153,6 +154,8 @@ async function main(): Promise<void> {
     console.table(await benchMedia(base, KEY, { sequential, concurrent }));
     console.table([await benchVideo(base, KEY, { tasks: Number(process.env.BENCH_VIDEO_TASKS ?? 3), seconds: 4 })]);
   }
+  console.log('\nchat JSON at concurrency 1, the tokenizer thread idle and then busy with count_tokens of a ~390 KB prompt (bench/tokenizer-contention.ts)\n');
+  console.table(await benchTokenizerContention(base, KEY));
   const search = await benchSearch();
   console.log(`local:search over ${search.passages} passages in ${search.files} files: p50 ${search.p50Ms.toFixed(1)} ms, p99 ${search.p99Ms.toFixed(1)} ms (${search.queries} queries, at the index)`);
   console.log('\nusage records: CPU per row written, batches of 200 into a table of up to 80,000 rows (bench/usage-insert.ts)\n');
