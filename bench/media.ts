@@ -3,6 +3,8 @@
  * the gateway's built-in engines (one call at a time: p50/p99), and how many finish per minute when more calls
  * arrive than the pool has workers (every worker busy, the rest queued).
  */
+import { percentile } from './percentile.js';
+
 const SENTENCE =
   'The quick brown fox jumps over the lazy dog near the riverbank, while a gentle breeze carries the scent of pine trees across the quiet valley at dawn.';
 
@@ -18,9 +20,6 @@ const SCENARIOS: MediaScenario[] = [
   { name: 'music 10 s mp3 (local:music)', path: '/v1/music/generations', body: { model: 'local:music', prompt: 'upbeat piano pop with strings', duration: 10, response_format: 'mp3' } },
 ];
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 async function call(base: string, key: string, scenario: MediaScenario, seed: number): Promise<number> {
   const started = performance.now();

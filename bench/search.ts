@@ -8,6 +8,7 @@ import { openDatabase } from '../server/storage/database.js';
 import { createPassageStore } from '../server/storage/passage-store.js';
 import { createLocalSearchIndex } from '../server/providers/local/search-index.js';
 import { splitIntoPassages } from '../server/engines/text/passages.js';
+import { percentile } from './percentile.js';
 
 const WORDS = (
   'lighthouse keeper lamp lens harbour fog signal tide chart compass anchor sail mast rope knot storm gale wave ' +
@@ -23,9 +24,6 @@ function seeded(seed: number): () => number {
   };
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 export interface SearchBenchResult {
   passages: number;

@@ -6,6 +6,7 @@
  * idle one.
  */
 import { Client } from 'undici';
+import { percentile } from './percentile.js';
 
 export interface ContentionRow {
   tokenizer: 'idle' | 'busy';
@@ -18,9 +19,6 @@ export interface ContentionRow {
 
 const PROMPT = 'The gateway counts tokens on a thread of its own, word by word. '.repeat(6000);
 
-function percentile(sorted: number[], p: number): number {
-  return Number(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)].toFixed(2));
-}
 
 /** Chat JSON requests one after another for `seconds`, each timed (autocannon rounds latencies to whole ms). */
 async function chatAtConcurrencyOne(base: string, key: string, seconds: number): Promise<number[]> {
@@ -73,7 +71,7 @@ export async function benchTokenizerContention(base: string, key: string, second
     const latencies = await chatAtConcurrencyOne(base, key, seconds);
     stop = true;
     await counting;
-    const [p50, p90, p99] = [50, 90, 99].map((p) => percentile(latencies, p));
+    const [p50, p90, p99] = [50, 90, 99].map((p) => Number(percentile(latencies, p).toFixed(2)));
     rows.push({ tokenizer, requests: latencies.length, 'p50 ms': p50, 'p90 ms': p90, 'p99 ms': p99, counts });
   }
   return rows;
