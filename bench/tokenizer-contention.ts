@@ -19,7 +19,6 @@ export interface ContentionRow {
 
 const PROMPT = 'The gateway counts tokens on a thread of its own, word by word. '.repeat(6000);
 
-
 /** Chat JSON requests one after another for `seconds`, each timed (autocannon rounds latencies to whole ms). */
 async function chatAtConcurrencyOne(base: string, key: string, seconds: number): Promise<number[]> {
   const client = new Client(base, { pipelining: 1 });

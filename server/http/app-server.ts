@@ -15,7 +15,7 @@
 import { createServer, IncomingMessage, ServerResponse, type Server, type ServerOptions } from 'node:http';
 import type { Express } from 'express';
 
-/** Makes `cls.prototype` the app's prototype object: Express's methods beneath it, `app` on it. */
+/** Makes a subclass's `prototype` the app's prototype object: Express's methods beneath it, `app` on it. */
 function adoptPrototype(prototype: object, expressPrototype: object, app: Express): void {
   Object.setPrototypeOf(prototype, expressPrototype);
   Object.defineProperty(prototype, 'app', { configurable: true, enumerable: true, writable: true, value: app });

@@ -12,7 +12,7 @@ import { getPriority, setPriority } from 'node:os';
 export const BACKGROUND_NICENESS = 10;
 
 /** The calling thread's Linux thread id, or undefined where /proc/thread-self does not exist. */
-export function ownThreadId(): number | undefined {
+function ownThreadId(): number | undefined {
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
     return Number.isInteger(tid) && tid > 0 ? tid : undefined;
@@ -21,18 +21,17 @@ export function ownThreadId(): number | undefined {
   }
 }
 
-/** Lowers the calling thread's priority to `niceness` (never raises it); whether it now runs at that niceness or lower. */
-export function lowerOwnThreadPriority(niceness = BACKGROUND_NICENESS): boolean {
+/** Lowers the calling thread's priority to `niceness` (never raises it); does nothing where that is not possible. */
+export function lowerOwnThreadPriority(niceness = BACKGROUND_NICENESS): void {
   const tid = ownThreadId();
   if (tid === undefined) {
-    return false;
+    return;
   }
   try {
     if (getPriority(tid) < niceness) {
       setPriority(tid, niceness);
     }
-    return getPriority(tid) >= niceness;
   } catch {
-    return false;
+    // Not permitted here (a sandbox without setpriority): the thread keeps the process's priority.
   }
 }
