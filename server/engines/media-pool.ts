@@ -11,18 +11,29 @@ export type MediaSlot = PoolSlot<MediaJobs>;
 export interface MediaPoolSettings {
   /** Generations at once (worker threads). */
   workers: number;
-  /** Generations that may wait for a worker; the next is a 429. */
+  /** Generations that may wait for a worker, all keys together; the next is a 429. */
   queueLimit: number;
+  /** Generations one API key may have queued or running; the next is a 429. Unset: no cap per key. */
+  perKeyLimit?: number;
   /** Longest one generation may take before it is stopped with 504. */
   jobTimeoutMs: number;
+  /** Old-generation heap of each worker, in MiB; a job that needs more is refused with 413 and its worker replaced. */
+  heapMb?: number;
 }
 
-/** Two workers at most (the engines are single-threaded, and chat must keep a core), 16 waiting, 2 minutes each. */
-export const DEFAULT_MEDIA_SETTINGS: MediaPoolSettings = {
+/**
+ * Two workers at most (the engines are single-threaded, and chat must keep a core), 16 waiting, 8 per key (an
+ * honest client rarely has more than a few generations in flight), 2 minutes each.
+ */
+export const DEFAULT_MEDIA_SETTINGS = {
   workers: Math.max(1, Math.min(2, availableParallelism() - 1)),
   queueLimit: 16,
+  perKeyLimit: 8,
   jobTimeoutMs: 120_000,
-};
+} satisfies MediaPoolSettings;
+
+/** A media worker's heap: what the engines have always been given; a job past it is refused instead of growing the process. */
+const MEDIA_HEAP_MB = 1024;
 
 export function createMediaPool(settings: MediaPoolSettings): MediaPool {
   return createWorkerPool<MediaJobs>({
@@ -30,7 +41,8 @@ export function createMediaPool(settings: MediaPoolSettings): MediaPool {
     entry: runnableModule('./media-worker', import.meta.url),
     size: settings.workers,
     queueLimit: settings.queueLimit,
+    perOwnerLimit: settings.perKeyLimit,
     jobTimeoutMs: settings.jobTimeoutMs,
-    maxHeapMb: 1024,
+    resourceLimits: { maxOldGenerationSizeMb: settings.heapMb ?? MEDIA_HEAP_MB },
   });
 }

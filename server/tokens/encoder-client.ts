@@ -119,10 +119,9 @@ export function createEncoder(options: EncoderOptions = {}): Encoder {
       queueLimit: options.queueLimit ?? ENCODER_QUEUE_LIMIT,
       jobTimeoutMs: options.jobTimeoutMs ?? ENCODER_JOB_TIMEOUT_MS,
       idleMs: options.idleMs ?? ENCODER_IDLE_MS,
-      maxHeapMb: 512,
       // Loading the ranks makes V8 grow a thread's young generation to its 32 MiB default; counts need little. With
       // the ranks read from JSON (o200k-encoder.ts), a loaded thread holds ~45 MiB instead of ~76 (bench/README.md).
-      maxYoungMb: 4,
+      resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 4 },
     });
     try {
       return await pool.use(NO_CALLER_SIGNAL, (slot): Promise<JobOutput<K>> => slot.run(kind, input));

@@ -1,4 +1,4 @@
-/** A worker for the pool's own tests: jobs that answer, spin the CPU, fail or kill their thread. */
+/** A worker for the pool's own tests: jobs that answer, spin the CPU, fail, outgrow their heap or kill their thread. */
 import { spawn } from 'node:child_process';
 import { ApiError } from '../../server/core/api-error.js';
 import { serveJobs } from '../../server/engines/pool/serve-jobs.js';
@@ -34,6 +34,13 @@ export const poolTestJobs = {
   },
   async refuse(input: { param: string }) {
     throw new ApiError(400, `bad ${input.param}`, { code: 'bad_value', param: input.param });
+  },
+  /** Keeps allocating small objects until V8 reaches the worker's heap limit. */
+  async hog() {
+    const kept: unknown[] = [];
+    for (;;) {
+      kept.push(Array.from({ length: 10_000 }, (_, index) => ({ index })));
+    }
   },
   async crash() {
     process.exit(3);

@@ -32,6 +32,13 @@ function isAlive(pid: number): boolean {
 
 const never = () => new AbortController().signal;
 
+/** Holds a job in its slot until the test opens it, so queue order is set by the test and not by timing. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
 describe('worker pool', () => {
   it('runs a job in a worker and hands its bytes back', async () => {
     const result = await makePool().use(never(), (slot) => slot.run('echo', { text: 'héllo' }));
@@ -76,12 +83,81 @@ describe('worker pool', () => {
     await expect(second).resolves.toMatchObject({ text: 'queued' });
   });
 
+  it('serves owners round-robin: a key with one job waits behind at most one job of each flooding key', async () => {
+    const pool = makePool({ size: 1, queueLimit: 100 });
+    const starts: string[] = [];
+    const held = gate();
+    const job = (owner: string, label: string, hold?: Promise<void>) =>
+      pool.use(
+        never(),
+        async (slot) => {
+          starts.push(label);
+          await hold;
+          return slot.run('echo', { text: label });
+        },
+        { owner },
+      );
+    const jobs = [job('a', 'a0', held.opened)];
+    for (let index = 1; index <= 5; index += 1) {
+      jobs.push(job('a', `a${index}`));
+    }
+    for (let index = 0; index < 5; index += 1) {
+      jobs.push(job('c', `c${index}`));
+    }
+    jobs.push(job('b', 'b0'));
+    expect(pool.stats()).toMatchObject({ busy: 1, queued: 11, owners: 3 });
+    held.open();
+    await Promise.all(jobs);
+    // b0 queued last, behind ten jobs, yet starts after the running a0 and one job each of a and c.
+    expect(starts).toEqual(['a0', 'a1', 'c0', 'b0', 'a2', 'c1', 'a3', 'c2', 'a4', 'c3', 'a5', 'c4']);
+  });
+
+  it('refuses an owner past its cap of queued and running jobs with 429 and a Retry-After, while other owners still queue', async () => {
+    const pool = makePool({ size: 1, queueLimit: 10, perOwnerLimit: 2 });
+    const held = gate();
+    const echo = (text: string, owner?: string, signal = never()) => pool.use(signal, (slot) => slot.run('echo', { text }), { owner });
+    const running = pool.use(
+      never(),
+      async (slot) => {
+        await held.opened;
+        return slot.run('echo', { text: 'a0' });
+      },
+      { owner: 'a' },
+    );
+    const leaving = new AbortController();
+    const queued = echo('a1', 'a', leaving.signal);
+    const refusal = await echo('a2', 'a').catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ApiError);
+    expect(refusal).toMatchObject({ status: 429, code: 'key_jobs_limit' });
+    expect((refusal as ApiError).message).toContain('This API key already has 2 test jobs queued or running, the most one key may have');
+    expect(Number((refusal as ApiError).headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const others = [echo('b0', 'b'), echo('internal')];
+    expect(pool.stats().queued).toBe(3);
+    // A job whose caller left no longer counts against its owner.
+    leaving.abort(new Error('left'));
+    await expect(queued).rejects.toThrow('left');
+    const again = echo('a3', 'a');
+    await expect(echo('a4', 'a')).rejects.toMatchObject({ status: 429, code: 'key_jobs_limit' });
+    held.open();
+    await expect(Promise.all([running, again, ...others])).resolves.toMatchObject([{ text: 'a0' }, { text: 'a3' }, { text: 'b0' }, { text: 'internal' }]);
+    // Finished jobs free the owner's count.
+    await expect(Promise.all([echo('a5', 'a'), echo('a6', 'a')])).resolves.toHaveLength(2);
+  });
+
+  it('answers a job that outgrows the worker heap with 413 engine_out_of_memory and runs the next one on a fresh worker', async () => {
+    const pool = makePool({ resourceLimits: { maxOldGenerationSizeMb: 48 } });
+    const failure = await pool.use(never(), (slot) => slot.run('hog', undefined as never)).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ status: 413, code: 'engine_out_of_memory' });
+    expect((failure as ApiError).message).toContain('needed more memory than a test worker may use (48 MB)');
+    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'after' }))).resolves.toMatchObject({ text: 'after' });
+  });
+
   it('stops a job that outlives the timeout with 504 and serves the next one on a fresh worker', async () => {
-    const pool = makePool({ jobTimeoutMs: 500 });
-    await pool.use(never(), (slot) => slot.run('echo', { text: 'warm' })); // worker start-up is not the job's time
-    const started = Date.now();
-    await expect(pool.use(never(), (slot) => slot.run('spin', { ms: 5_000 }))).rejects.toMatchObject({ status: 504, code: 'generation_timeout' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // The limit leaves a loaded machine room to start a worker (the warm-up and the fresh worker count against it);
+    // a spin ten times as long that answered would resolve, so the 504 alone shows the job was stopped.
+    const pool = makePool({ jobTimeoutMs: 3_000 });
+    await pool.use(never(), (slot) => slot.run('echo', { text: 'warm' }));
+    await expect(pool.use(never(), (slot) => slot.run('spin', { ms: 30_000 }))).rejects.toMatchObject({ status: 504, code: 'generation_timeout' });
     await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'after' }))).resolves.toMatchObject({ text: 'after' });
   });
 

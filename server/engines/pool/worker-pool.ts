@@ -1,16 +1,21 @@
 /**
  * A bounded pool of worker threads for the media engines, whose synthesis and rendering are CPU-bound and
  * would otherwise stop the event loop. A caller takes one of `size` slots for a whole generation
- * (`use(signal, steps)`): inside it, `steps.run(kind, input)` runs a job on the slot's own worker, and any
- * child process the generation starts (the audio encoder) runs under the same slot, so `size` bounds all media
- * work at once. Callers beyond the slots wait in a queue of at most `queueLimit`; the next one is refused with
- * 429 and a Retry-After from the measured job time. A generation that outlives `jobTimeoutMs` is stopped with
- * 504; one whose caller goes away is stopped at once. Stopping a running job terminates its worker (a
+ * (`use(signal, steps, { owner })`): inside it, `steps.run(kind, input)` runs a job on the slot's own worker, and
+ * any child process the generation starts (the audio encoder) runs under the same slot, so `size` bounds all
+ * media work at once. Callers beyond the slots wait in one queue per owner (the API key), served round-robin
+ * (fair-queue.ts), so a key that queues a thousand jobs delays another key's one job by at most one of its own.
+ * Two caps refuse with 429 and a Retry-After from the measured job time: `queueLimit` jobs waiting in all, and
+ * `perOwnerLimit` jobs queued or running for one owner. A generation that outlives `jobTimeoutMs` is stopped
+ * with 504; one whose caller goes away is stopped at once. Stopping a running job terminates its worker (a
  * synchronous WebAssembly engine cannot be interrupted any other way); the slot starts a fresh one when next
- * needed. Workers idle for `idleMs` exit, so an unused pool holds no memory.
+ * needed. A worker that runs out of its `resourceLimits` dies with ERR_WORKER_OUT_OF_MEMORY: its job is a 413
+ * `engine_out_of_memory` and the next job gets a fresh worker. Workers idle for `idleMs` exit, so an unused pool
+ * holds no memory.
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { ApiError } from '../../core/api-error.js';
+import { FairQueue } from './fair-queue.js';
 import { errorOf, type JobReply, type JobTable } from './job-protocol.js';
 import { needsTypeScriptLoader } from './runnable-module.js';
 
@@ -22,17 +27,18 @@ export interface WorkerPoolOptions {
   /** The worker's entry module (it calls `serveJobs`). */
   entry: URL;
   size: number;
+  /** Jobs that may wait for a slot, all owners together; the next is a 429. */
   queueLimit: number;
+  /** Jobs one owner may have queued or running; the next is a 429. Callers that name no owner are not counted. */
+  perOwnerLimit?: number;
   jobTimeoutMs: number;
   idleMs?: number;
-  /** Heap limit of each worker, in MiB. */
-  maxHeapMb?: number;
   /**
-   * Young-generation limit of each worker, in MiB (V8's default lets it grow to 32). A worker that builds large
-   * long-lived tables at start makes V8 grow it to the limit and keep it committed, though its jobs then allocate
-   * little.
+   * Memory limits of each worker (Node's `Worker` resourceLimits). A job that needs more kills its worker; the
+   * job is refused with 413 and the worker replaced. Set the young generation too for a worker that builds large
+   * long-lived tables at start: V8 grows it to its limit (32 MiB by default) and keeps it committed.
    */
-  maxYoungMb?: number;
+  resourceLimits?: ResourceLimits;
 }
 
 /** What a generation can do while it holds a slot. */
@@ -52,10 +58,17 @@ export interface PoolStats {
   busy: number;
   queued: number;
   workers: number;
+  /** Owners with jobs waiting. */
+  owners: number;
+}
+
+export interface UseOptions {
+  /** Whose job this is (the API key id): it queues fairly with other owners' and counts against `perOwnerLimit`. */
+  owner?: string;
 }
 
 export interface WorkerPool<J extends JobTable> {
-  use<T>(signal: AbortSignal, steps: (slot: PoolSlot<J>) => Promise<T>): Promise<T>;
+  use<T>(signal: AbortSignal, steps: (slot: PoolSlot<J>) => Promise<T>, useOptions?: UseOptions): Promise<T>;
   stats(): PoolStats;
   close(): Promise<void>;
 }
@@ -75,7 +88,9 @@ interface Waiter {
 
 export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions): WorkerPool<J> {
   const slots: Slot[] = Array.from({ length: options.size }, () => ({ busy: false, children: new Set<number>() }));
-  const queue: Waiter[] = [];
+  const queue = new FairQueue<Waiter>();
+  /** Jobs queued or running per owner, for `perOwnerLimit`; an owner with none has no entry. */
+  const load = new Map<string, number>();
   const idleMs = options.idleMs ?? 60_000;
   let closed = false;
   let nextJobId = 1;
@@ -87,7 +102,7 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
     const worker = new Worker(needsTypeScriptLoader(options.entry) ? BOOT : options.entry, {
       workerData: { entry: options.entry.href },
       execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb, maxYoungGenerationSizeMb: options.maxYoungMb },
+      resourceLimits: options.resourceLimits,
       stdout: false,
       stderr: false,
     });
@@ -136,20 +151,57 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
     slot.idleTimer = setTimeout(() => stopWorker(slot), idleMs).unref();
   }
 
-  function acquire(signal: AbortSignal): Promise<Slot> {
+  /** A 429 whose Retry-After is the time `jobsAhead` generations take, in whole seconds from 1 to 60. */
+  function busy(code: string, message: (seconds: number) => string, jobsAhead: number): ApiError {
+    const seconds = Math.min(60, Math.max(1, Math.ceil((averageMs * jobsAhead) / options.size / 1000)));
+    return new ApiError(429, message(seconds), { code, headers: { 'retry-after': String(seconds) } });
+  }
+
+  /** Counts a job against its owner's cap, or refuses it; `free` undoes the count when the job is over. */
+  function admit(owner: string | undefined): { free: () => void } {
+    if (owner === undefined || options.perOwnerLimit === undefined) {
+      return { free: () => undefined };
+    }
+    const held = load.get(owner) ?? 0;
+    if (held >= options.perOwnerLimit) {
+      const running = held - queue.queuedBy(owner);
+      // One of its running jobs ends within about one job's time; a key whose jobs all wait gets its next turn
+      // after at most one job of each owner in the rotation.
+      throw busy(
+        'key_jobs_limit',
+        (seconds) =>
+          `This API key already has ${held} ${options.name} jobs queued or running, the most one key may have (${running} running). Retry after ${seconds} s.`,
+        running > 0 ? options.size : queue.owners + 1,
+      );
+    }
+    load.set(owner, held + 1);
+    return {
+      free() {
+        const left = (load.get(owner) ?? 1) - 1;
+        if (left > 0) {
+          load.set(owner, left);
+        } else {
+          load.delete(owner);
+        }
+      },
+    };
+  }
+
+  function acquire(signal: AbortSignal, owner: string): Promise<Slot> {
     const free = slots.find((slot) => !slot.busy);
     if (free) {
       free.busy = true;
       clearTimeout(free.idleTimer);
       return Promise.resolve(free);
     }
-    if (queue.length >= options.queueLimit) {
-      const seconds = Math.min(60, Math.max(1, Math.ceil((averageMs * (queue.length + 1)) / options.size / 1000)));
+    if (queue.size >= options.queueLimit) {
       return Promise.reject(
-        new ApiError(429, `The ${options.name} engines are busy: ${options.size} running and ${queue.length} waiting. Retry after ${seconds} s.`, {
-          code: 'engine_busy',
-          headers: { 'retry-after': String(seconds) },
-        }),
+        busy(
+          'engine_busy',
+          (seconds) =>
+            `The ${options.name} engines are busy: ${options.size} running and ${queue.size} waiting, the most that may wait. Retry after ${seconds} s.`,
+          queue.size + 1,
+        ),
       );
     }
     return new Promise<Slot>((resolve, reject) => {
@@ -162,14 +214,21 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
         refuse: reject,
       };
       const leave = () => {
-        const index = queue.indexOf(waiter);
-        if (index >= 0) {
-          queue.splice(index, 1);
-        }
+        queue.remove(owner, waiter);
         reject(signal.reason);
       };
       signal.addEventListener('abort', leave, { once: true });
-      queue.push(waiter);
+      queue.push(owner, waiter);
+    });
+  }
+
+  /** The answer to a job that outgrew the worker's memory: its input is too large for this server. */
+  function outOfMemory(cause: Error): ApiError {
+    const heap = options.resourceLimits?.maxOldGenerationSizeMb;
+    const limit = heap === undefined ? '' : ` (${heap} MB)`;
+    return new ApiError(413, `The ${options.name} job needed more memory than a ${options.name} worker may use${limit} and was stopped; the input is too large to process here.`, {
+      code: 'engine_out_of_memory',
+      cause,
     });
   }
 
@@ -210,6 +269,10 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
       const onError = (error: Error) => {
         finish();
         killChildren(slot);
+        if ((error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+          reject(outOfMemory(error));
+          return;
+        }
         reject(new ApiError(500, `The ${options.name} engine stopped: ${error.message}`, { code: 'engine_failed', cause: error }));
       };
       const onExit = (code: number) => {
@@ -231,12 +294,20 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
   }
 
   return {
-    async use(callerSignal, steps) {
+    async use(callerSignal, steps, useOptions = {}) {
       if (closed) {
         throw new ApiError(503, `The ${options.name} engines are shutting down`, { code: 'shutting_down', expected: true });
       }
       callerSignal.throwIfAborted();
-      const slot = await acquire(callerSignal);
+      const admitted = admit(useOptions.owner);
+      let slot: Slot;
+      try {
+        // Jobs without an owner (internal work) share one queue of their own in the rotation.
+        slot = await acquire(callerSignal, useOptions.owner ?? '');
+      } catch (error) {
+        admitted.free();
+        throw error;
+      }
       const generation = new AbortController();
       const timer = setTimeout(() => {
         generation.abort(
@@ -264,6 +335,7 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
         if (signal.aborted) {
           stopWorker(slot);
         }
+        admitted.free();
         release(slot);
       }
     },
@@ -271,13 +343,14 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
       return {
         size: options.size,
         busy: slots.filter((slot) => slot.busy).length,
-        queued: queue.length,
+        queued: queue.size,
+        owners: queue.owners,
         workers: slots.filter((slot) => slot.worker).length,
       };
     },
     async close() {
       closed = true;
-      for (const waiter of queue.splice(0)) {
+      for (const waiter of queue.drain()) {
         waiter.refuse(new ApiError(503, `The ${options.name} engines are shutting down`, { code: 'shutting_down', expected: true }));
       }
       await Promise.all(
