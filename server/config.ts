@@ -149,6 +149,9 @@ export const DEFAULT_VIDEO_RUNNER_SETTINGS: VideoRunnerSettings = {
   attemptTimeoutMs: 30 * 60_000,
 };
 
+/** Extractions (PDF and HTML text) one key may have queued or running: a large honest batch of uploads, not a flood. */
+export const DEFAULT_EXTRACTION_PER_KEY = 100;
+
 export interface FileSettings {
   maxFileBytes: number;
   quotaBytes: number;
@@ -188,6 +191,8 @@ export interface Config {
   routes: RouteConfig[];
   /** The built-in media engines' worker pool. */
   media: MediaPoolSettings;
+  /** Text extractions (PDF, HTML) one key may have queued or running in the extraction worker's queue. */
+  extractionPerKey: number;
   /** The video task queue of this process. */
   videos: VideoRunnerSettings;
   /** How long signed media links (and the bytes behind them) live. */
@@ -361,8 +366,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     media: {
       workers: integerVariable(env, 'OMNIGATE_MEDIA_WORKERS', DEFAULT_MEDIA_SETTINGS.workers, 1, 64),
       queueLimit: integerVariable(env, 'OMNIGATE_MEDIA_QUEUE', DEFAULT_MEDIA_SETTINGS.queueLimit, 0, 10_000),
+      perKeyLimit: integerVariable(env, 'OMNIGATE_MEDIA_QUEUE_PER_KEY', DEFAULT_MEDIA_SETTINGS.perKeyLimit, 1, 10_000),
       jobTimeoutMs: integerVariable(env, 'OMNIGATE_MEDIA_TIMEOUT_MS', DEFAULT_MEDIA_SETTINGS.jobTimeoutMs, 1_000, 3_600_000),
     },
+    extractionPerKey: integerVariable(env, 'OMNIGATE_EXTRACTION_QUEUE_PER_KEY', DEFAULT_EXTRACTION_PER_KEY, 1, 10_000),
     videos: {
       ...DEFAULT_VIDEO_RUNNER_SETTINGS,
       concurrency: integerVariable(env, 'OMNIGATE_VIDEO_CONCURRENCY', DEFAULT_VIDEO_RUNNER_SETTINGS.concurrency, 1, 64),

@@ -44,7 +44,7 @@ export function prepareCall<T extends ModelType>(deps: CallDeps, res: Response, 
   return {
     resolved,
     model: deps.registry.model(resolved, type),
-    context: { signal: abortOnClose(res, deps.shutdownSignal), requestId, warn },
+    context: { signal: abortOnClose(res, deps.shutdownSignal), requestId, owner: (res.locals.apiKey as ApiKeyRecord).id, warn },
     logger: deps.logger,
     shutdown: deps.shutdownSignal,
   };

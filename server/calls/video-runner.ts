@@ -72,6 +72,7 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
     const context: VideoTaskContext = {
       signal: controller.signal,
       requestId: task.requestId,
+      owner: task.keyId,
       warn: ({ field, reason }) => log.warn({ field }, `accepted but not honoured: ${field} (${reason})`),
       progress(percent) {
         // Pollers want movement, not every frame: a write at most every 250 ms.

@@ -14,6 +14,11 @@ export interface CallContext {
   /** Aborted when our client disconnects or the server shuts down; providers must stop the upstream call. */
   signal: AbortSignal;
   requestId: string;
+  /**
+   * The id of the API key the call is made with: work queued for it (the media engines' pool) is counted and
+   * served per key, so one key cannot take the others' turns. Unset for work no key asked for.
+   */
+  owner?: string;
   /** Collects fields the provider could not honour. */
   warn: (warning: CallWarning) => void;
 }

@@ -171,7 +171,7 @@ export const imageUnderstandingTool = defineTool({
     const signal = abortOnClose(res, deps.shutdownSignal);
     // Fetched before a slot is taken: a slow download must not hold a worker the engines could use.
     const image = await readImage(input, signal, invocation);
-    const facts = await deps.mediaPool.use(signal, (slot) => slot.run('analyse-image', { bytes: image.data }));
+    const facts = await deps.mediaPool.use(signal, (slot) => slot.run('analyse-image', { bytes: image.data }), { owner: key.id });
     record.units = 1;
     record.media = { images: 1, pixels: facts.width * facts.height };
     const content = `${facts.description} (Built-in analysis: measured facts only; no vision model is configured to answer "${input.prompt.slice(0, 200)}".)`;

@@ -41,7 +41,7 @@ export function createLocalImageModel(pool: MediaPool): ImageModel {
           );
         }
         return rendered;
-      });
+      }, { owner: context.owner });
       return { images, width, height, usage: { images: images.length, pixels: images.length * width * height } };
     },
   };

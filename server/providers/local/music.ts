@@ -28,7 +28,7 @@ export function createLocalMusicModel(pool: MediaPool): MusicModel {
         const audio = await encodeAudio(pcm, options.format, slot);
         const durationSeconds = durationOf(pcm);
         return { audio, durationSeconds, usage: { seconds: durationSeconds } };
-      });
+      }, { owner: context.owner });
     },
   };
 }

@@ -4,11 +4,14 @@
  * written to the passage store; a deleted file's passages are dropped. Indexing never throws to its caller —
  * a file that is not text, or that fails to parse, is logged and left unindexed.
  *
- * Extraction has its own pool instance (one worker, a long queue) rather than the media pool: uploads are
- * background work, and a media pool busy with renders would refuse them with 429 and leave files unindexed.
+ * Extraction has its own pool instance (one worker, a long queue served round-robin across keys, a cap per key, a
+ * 256 MB heap) rather than the media pool: uploads are background work, and a media pool busy with renders would
+ * refuse them with 429 and leave files unindexed.
  * The worker exits after a minute idle, so a server that never indexes never holds one.
  */
 import type { Readable } from 'node:stream';
+import { DEFAULT_EXTRACTION_PER_KEY } from '../../config.js';
+import { ApiError } from '../../core/api-error.js';
 import type { FileIndex, FileText, IndexableFile } from '../../core/file-index.js';
 import { createMediaPool, type MediaPool } from '../../engines/media-pool.js';
 import { splitIntoPassages } from '../../engines/text/passages.js';
@@ -31,6 +34,8 @@ export interface LocalSearchIndexOptions {
   logger?: ProviderLogger & { info?(object: Record<string, unknown>, message: string): void };
   /** Defaults to a one-worker pool of its own. */
   pool?: MediaPool;
+  /** Extractions one key may have queued or running in that pool (`OMNIGATE_EXTRACTION_QUEUE_PER_KEY`); the next is a 429. */
+  perKeyLimit?: number;
   /** Larger files are not indexed (their text would not fit a passage budget anyway). */
   maxFileBytes?: number;
   now?: () => number;
@@ -39,6 +44,8 @@ export interface LocalSearchIndexOptions {
 export const DEFAULT_MAX_INDEXED_FILE_BYTES = 64 * 1024 * 1024;
 /** pdf.js parses a 20-page PDF in under a second; a minute is for the pathological file, then it is dropped. */
 const EXTRACTION_TIMEOUT_MS = 60_000;
+/** The extraction worker's heap: a PDF whose parse needs more (a decompression bomb) is refused as too large. */
+const EXTRACTION_HEAP_MB = 256;
 /** Candidate passages read per result wanted, so that dropping a file's second-best passages still fills the page. */
 const CANDIDATES_PER_RESULT = 4;
 
@@ -59,7 +66,15 @@ async function readAll(stream: Readable, limit: number): Promise<Uint8Array | un
 
 export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalSearchIndex {
   const { passages, logger } = options;
-  const pool = options.pool ?? createMediaPool({ workers: 1, queueLimit: 10_000, jobTimeoutMs: EXTRACTION_TIMEOUT_MS });
+  const pool =
+    options.pool ??
+    createMediaPool({
+      workers: 1,
+      queueLimit: 10_000,
+      perKeyLimit: options.perKeyLimit ?? DEFAULT_EXTRACTION_PER_KEY,
+      jobTimeoutMs: EXTRACTION_TIMEOUT_MS,
+      heapMb: EXTRACTION_HEAP_MB,
+    });
   const ownsPool = options.pool === undefined;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_INDEXED_FILE_BYTES;
   const now = options.now ?? Date.now;
@@ -82,7 +97,16 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     if (!bytes) {
       return { refused: 'too_large' };
     }
-    const { text } = await pool.use(signal, (slot) => slot.run('extract-text', { bytes, kind }));
+    let text: string | null;
+    try {
+      ({ text } = await pool.use(signal, (slot) => slot.run('extract-text', { bytes, kind }), { owner: file.keyId }));
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'engine_out_of_memory') {
+        logger?.warn({ fileId: file.id, bytes: file.bytes, reason: error.message }, 'text extraction ran out of memory');
+        return { refused: 'too_large' };
+      }
+      throw error;
+    }
     return text === null ? { refused: 'not_text' } : { text };
   }
 

@@ -64,7 +64,7 @@ export function createLocalSpeechModel(pool: MediaPool, options: LocalSpeechOpti
         const pcm = await speak(plan, call, slot, context);
         const audio = await encodeAudio(pcm, call.format, slot, options.encode);
         return { audio, usage: { characters: call.input.length, seconds: Math.round(durationOf(pcm) * 1000) / 1000 } };
-      });
+      }, { owner: context.owner });
     },
     close() {
       espeak?.close();

@@ -43,6 +43,7 @@ export function createLocalVideoModel(pool: MediaPool, settings: LocalVideoOptio
             },
             { onProgress: context.progress },
           ),
+          { owner: context.owner },
         );
         return {
           video: { data: rendered.video, mediaType: 'video/mp4' },
