@@ -37,7 +37,8 @@ describe('loadConfig: environment', () => {
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 15_000,
       responseRetentionDays: 30,
-      media: { workers: Math.max(1, Math.min(2, availableParallelism() - 1)), queueLimit: 16, jobTimeoutMs: 120_000 },
+      media: { workers: Math.max(1, Math.min(2, availableParallelism() - 1)), queueLimit: 16, perKeyLimit: 8, jobTimeoutMs: 120_000 },
+      extractionPerKey: 100,
       videos: { concurrency: 1, leaseMs: 30_000, pollMs: 1_000, maxAttempts: 3, retentionSeconds: 86_400, attemptTimeoutMs: 1_800_000 },
       mediaLinkTtlSeconds: 3600,
       mcpAllowedOrigins: [],
@@ -56,10 +57,15 @@ describe('loadConfig: environment', () => {
       OMNIGATE_MEDIA_WORKERS: '3',
       OMNIGATE_MEDIA_QUEUE: '0',
       OMNIGATE_MEDIA_TIMEOUT_MS: '5000',
+      OMNIGATE_MEDIA_QUEUE_PER_KEY: '2',
+      OMNIGATE_EXTRACTION_QUEUE_PER_KEY: '7',
       OMNIGATE_MEDIA_URL_TTL_SECONDS: '120',
       OMNIGATE_PUBLIC_URL: 'https://gateway.example.com/',
     });
-    expect(config.media).toEqual({ workers: 3, queueLimit: 0, jobTimeoutMs: 5000 });
+    expect(config.media).toEqual({ workers: 3, queueLimit: 0, perKeyLimit: 2, jobTimeoutMs: 5000 });
+    expect(config.extractionPerKey).toBe(7);
+    expect(() => loadConfig({ OMNIGATE_MEDIA_QUEUE_PER_KEY: '0' })).toThrow(/OMNIGATE_MEDIA_QUEUE_PER_KEY/);
+    expect(() => loadConfig({ OMNIGATE_EXTRACTION_QUEUE_PER_KEY: 'many' })).toThrow(/OMNIGATE_EXTRACTION_QUEUE_PER_KEY/);
     expect(loadConfig({ OMNIGATE_VIDEO_CONCURRENCY: '2', OMNIGATE_VIDEO_LEASE_MS: '2000', OMNIGATE_VIDEO_RETENTION_HOURS: '2', OMNIGATE_VIDEO_TIMEOUT_MS: '60000' }).videos).toMatchObject({
       concurrency: 2,
       leaseMs: 2000,

@@ -2,12 +2,13 @@
  * Media through the HTTP contract with the built-in engines and no upstream: images (url and base64, shapes,
  * formats), signed links (load without a key, refused when tampered or expired, bytes purged), speech in every
  * format, music as bytes and as JSON, usage per modality, and the pool's guarantees seen from outside (chat stays
- * fast while media renders, a full queue is a 429, a caller who leaves frees the engine).
+ * fast while media renders, a full queue is a 429, a key past its own cap is a 429 while other keys' calls still run,
+ * a caller who leaves frees the engine).
  */
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import request from 'supertest';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { expectRequestId } from '../helpers/contract-assertions.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
@@ -257,6 +258,29 @@ describe('the media pool, seen from outside', () => {
     const busy = first.status === 429 ? first : second;
     refused(busy, 429, 'engine_busy');
     expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers a key past its own cap 429 key_jobs_limit with Retry-After, while another key’s call still renders', async () => {
+    const made = app({ media: { workers: 1, queueLimit: 16, perKeyLimit: 2, jobTimeoutMs: 60_000 } });
+    const other = made.keys.create({ name: 'other' }).key;
+    const ask = (key: string, prompt: string) =>
+      request(made.app).post('/v1/images/generations').set('authorization', `Bearer ${key}`).send({ prompt, size: '64x64', response_format: 'b64_json' }).then((res) => res);
+    // The test holds the only worker, so the calls below wait in the queue until it lets go.
+    let release!: () => void;
+    const held = made.mediaPool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)));
+    const flood = [ask(made.key, 'desert dunes 1'), ask(made.key, 'desert dunes 2')];
+    await vi.waitFor(() => expect(made.mediaPool.stats().queued).toBe(2), { timeout: 10_000 });
+    const capped = await ask(made.key, 'desert dunes 3');
+    refused(capped, 429, 'key_jobs_limit');
+    expect(capped.body.error.message).toContain('This API key already has 2 media jobs queued or running, the most one key may have');
+    expect(Number(capped.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const otherKeys = ask(other, 'a small flower');
+    await vi.waitFor(() => expect(made.mediaPool.stats().queued).toBe(3), { timeout: 10_000 });
+    release();
+    await held;
+    const answers = await Promise.all([...flood, otherKeys]);
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200]);
+    expect(answers[2].body.data).toHaveLength(1);
   });
 
   it('frees the engine when the caller disconnects mid-render', async () => {

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { minimalPdf } from '../../../test/helpers/minimal-pdf.js';
+import { createMediaPool } from '../../engines/media-pool.js';
 import { openDatabase } from '../../storage/database.js';
 import { createPassageStore } from '../../storage/passage-store.js';
 import { createLocalSearchIndex, type LocalSearchIndex } from './search-index.js';
@@ -10,9 +11,10 @@ afterEach(async () => {
   await index?.close();
 });
 
-const file = (id: string, filename: string, mediaType: string, bytes: Uint8Array) => ({
-  id, keyId: 'key_1', filename, mediaType, bytes: bytes.length, open: () => Readable.from([Buffer.from(bytes)]),
+const file = (id: string, filename: string, mediaType: string, bytes: Uint8Array, keyId = 'key_1') => ({
+  id, keyId, filename, mediaType, bytes: bytes.length, open: () => Readable.from([Buffer.from(bytes)]),
 });
+const never = () => new AbortController().signal;
 
 describe('local search index', () => {
   it('indexes a PDF through the worker and cuts long text into passages', async () => {
@@ -36,5 +38,30 @@ describe('local search index', () => {
     await index.add(file('f_bad', 'bad.pdf', 'application/pdf', new TextEncoder().encode('%PDF-1.7 garbage')));
     expect(index.search({ keyId: 'key_1', query: 'krill', maxResults: 5 })).toEqual([]);
     expect(passages.count('key_1')).toBe(0);
+  });
+
+  it('queues extraction under the file’s key: past the key’s cap a key is refused with 429, another key’s file is still read', async () => {
+    index = createLocalSearchIndex({ passages: createPassageStore(openDatabase(':memory:')), perKeyLimit: 1 });
+    const pdf = (id: string, keyId: string) => file(id, `${id}.pdf`, 'application/pdf', minimalPdf([`Notes of ${keyId}.`]), keyId);
+    const outcomes = await Promise.allSettled([index.text(pdf('f_a1', 'key_a'), never()), index.text(pdf('f_a2', 'key_a'), never()), index.text(pdf('f_b1', 'key_b'), never())]);
+    const [first, second, other] = outcomes;
+    // Whichever of key_a's two reached the pool first holds the key's one place; the other is refused.
+    const refusals = [first, second].filter((outcome) => outcome.status === 'rejected');
+    expect(refusals).toHaveLength(1);
+    expect((refusals[0] as PromiseRejectedResult).reason).toMatchObject({ status: 429, code: 'key_jobs_limit' });
+    expect(other).toEqual({ status: 'fulfilled', value: { text: expect.stringContaining('Notes of key_b.') } });
+  });
+
+  it('refuses a file whose extraction outgrows the worker heap as too large, and extracts the next file on a fresh worker', async () => {
+    const pool = createMediaPool({ workers: 1, queueLimit: 1, jobTimeoutMs: 60_000, heapMb: 64 });
+    index = createLocalSearchIndex({ passages: createPassageStore(openDatabase(':memory:')), pool });
+    try {
+      const html = new TextEncoder().encode(`<html><body>${'<p><b>x</b></p>'.repeat(1_000_000)}</body></html>`);
+      await expect(index.text(file('f_huge', 'huge.html', 'text/html', html), never())).resolves.toEqual({ refused: 'too_large' });
+      const small = new TextEncoder().encode('<html><body><p>Storm petrels</p></body></html>');
+      await expect(index.text(file('f_small', 'small.html', 'text/html', small), never())).resolves.toEqual({ text: expect.stringContaining('Storm petrels') });
+    } finally {
+      await pool.close();
+    }
   });
 });
