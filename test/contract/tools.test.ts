@@ -83,9 +83,9 @@ describe('POST /v1/tools/image_understanding (built-in analysis)', () => {
 
 describe('image_understanding in the media pool', () => {
   /** Takes the pool's only slot until `release()`: every generation after it waits or is refused. */
-  function holdSlot(t: TestApp): { release: () => void; done: Promise<unknown> } {
+  function holdSlot(t: TestApp, owner?: string): { release: () => void; done: Promise<unknown> } {
     let release = () => {};
-    const done = t.mediaPool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)));
+    const done = t.mediaPool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)), { owner });
     return { release: () => release(), done };
   }
 
@@ -97,6 +97,17 @@ describe('image_understanding in the media pool', () => {
     await held.done;
     expect(res.status).toBe(429);
     expect(res.body.error.code).toBe('engine_busy');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('counts against its key\'s cap: 429 key_jobs_limit when the key already holds its share of the pool', async () => {
+    const t = createTestApp({ media: { workers: 2, queueLimit: 4, perKeyLimit: 1, jobTimeoutMs: 60_000 } });
+    const held = holdSlot(t, t.keys.verify(t.key)!.id);
+    const res = await request(t.app).post('/v1/tools/image_understanding').set('authorization', `Bearer ${t.key}`).send({ prompt: 'x', image_url: pngDataUrl });
+    held.release();
+    await held.done;
+    expect(res.status).toBe(429);
+    expect(res.body.error.code).toBe('key_jobs_limit');
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 
