@@ -3416,7 +3416,12 @@ export interface components {
              * @example tavily
              */
             source: string;
-            /** @description The provider's relevance score, higher is better; null or absent when it gives none. Not comparable across providers. */
+            /**
+             * @description The provider's relevance score, higher is better; null or absent when it gives none. Not comparable
+             *     across providers. For `local:search` it is the passage's SQLite FTS5 bm25 rank with its sign flipped
+             *     (FTS5's `bm25()` is lower-better), to 4 significant digits. In a small index a word found in half the
+             *     passages or more gets FTS5's floor weight of 1e-6, so such scores are tiny but still order the results.
+             */
             score?: number | null;
         };
         WebSearchResponse: {
