@@ -17,8 +17,34 @@ export interface paths {
          *     model's `type`, its stable `aliases` and the `provider` that serves it. `routes` lists the name-pattern
          *     rules Omnigate applies to a requested model id that is neither a model id nor an alias (checked in
          *     order, first match wins); it is empty when none are configured. The OpenAI SDKs ignore both extensions.
+         *
+         *     A key limited to some models sees only those (a model is listed when its id or one of its aliases is
+         *     among the key's models), and only the routes it may use: a route to a model it sees, or a route to a
+         *     provider when one of the key's model names matches the pattern.
          */
         get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a model
+         * @description One model of `GET /v1/models`, named by its id or one of its aliases (an alias answers the model it
+         *     names, with its own id). A name that is neither, a name only a routing pattern matches, and a model the
+         *     key may not use are all answered 404 `model_not_found`, so a limited key learns nothing of the others.
+         */
+        get: operations["retrieveModel"];
         put?: never;
         post?: never;
         delete?: never;
@@ -333,6 +359,54 @@ export interface paths {
          *     (counted by their pixel size); it can differ slightly from what the upstream later bills.
          */
         post: operations["countMessageTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/anthropic/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List models (Anthropic Models API)
+         * @description The chat models of `GET /v1/models` in the shape of Anthropic's Models API, so `anthropic.models.list()`
+         *     works: a page of `{type: "model", id, display_name, created_at}` items (RFC 3339 `created_at`; the
+         *     fields Anthropic adds for its own catalogue are null, `lifecycle` is `active`), in the order of
+         *     `GET /v1/models`, with `has_more`, `first_id` and `last_id`. Page forward with `after_id` (the
+         *     previous page's `last_id`), backward with `before_id` (its `first_id`); `limit` is 1–1000, default 20.
+         *     An `after_id` or `before_id` that names no listed model is a 400. A key limited to some models sees only
+         *     those. The key may be sent as `Authorization: Bearer <key>` or as `x-api-key: <key>`.
+         */
+        get: operations["listAnthropicModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/anthropic/v1/models/{model_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a model (Anthropic Models API)
+         * @description One chat model, by id or alias, in the item shape of `GET /anthropic/v1/models` (an alias answers the
+         *     model it names, with its own id). Unknown names, names only a routing pattern matches, models of another
+         *     type and models the key may not use are a 404 `not_found_error`.
+         */
+        get: operations["getAnthropicModel"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -904,6 +978,39 @@ export interface components {
              * @example openai
              */
             provider: string;
+        };
+        /** @description A page of models, in Anthropic's list shape. */
+        AnthropicModelList: {
+            data: components["schemas"]["AnthropicModelInfo"][];
+            /** @description Whether more models follow in the direction of paging (after `last_id`, or before `first_id` when paging with `before_id`). */
+            has_more: boolean;
+            /** @description The first model's id; null for an empty page. */
+            first_id: string | null;
+            /** @description The last model's id; null for an empty page. */
+            last_id: string | null;
+        };
+        /** @description A chat model in the shape of Anthropic's `ModelInfo`. */
+        AnthropicModelInfo: {
+            /** @constant */
+            type: "model";
+            /** @description The model id to send as `model`. */
+            id: string;
+            /** @description A readable name; the model id, since Omnigate keeps no other. */
+            display_name: string;
+            /**
+             * Format: date-time
+             * @description When the model was published or added (RFC 3339), the `created` of `GET /v1/models`.
+             */
+            created_at: string;
+            /** @description Anthropic's capability table; Omnigate does not describe capabilities. */
+            capabilities: null;
+            deprecated_at: null;
+            /** @constant */
+            lifecycle: "active";
+            line: null;
+            max_input_tokens: null;
+            max_tokens: null;
+            retires_at: null;
         };
         /** @description A routing rule. A requested model name matching `pattern` is served by `target`. */
         ModelRoute: {
@@ -4630,6 +4737,53 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    retrieveModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A model id or alias of `GET /v1/models`.
+                 * @example local:chat
+                 */
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "local:chat",
+                     *       "object": "model",
+                     *       "created": 1735689600,
+                     *       "owned_by": "local",
+                     *       "type": "chat",
+                     *       "aliases": [
+                     *         "local-chat",
+                     *         "reference"
+                     *       ],
+                     *       "provider": "local"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     createChatCompletion: {
         parameters: {
             query?: never;
@@ -5334,6 +5488,126 @@ export interface operations {
             502: components["responses"]["AnthropicBadGateway"];
             503: components["responses"]["AnthropicServiceUnavailable"];
             504: components["responses"]["AnthropicGatewayTimeout"];
+        };
+    };
+    listAnthropicModels: {
+        parameters: {
+            query?: {
+                /** @description Sent as `?beta=true` by Claude Code and the Anthropic SDK's beta client. Accepted and ignored. */
+                beta?: components["parameters"]["AnthropicBetaQuery"];
+                /** @description List the models after this id (the previous page's `last_id`). */
+                after_id?: string;
+                /** @description List the models before this id (the next page's `first_id`). */
+                before_id?: string;
+                /** @description Models per page. */
+                limit?: number;
+            };
+            header?: {
+                /** @description The Anthropic API version the client expects. Any value is accepted; the wire format is the same. */
+                "anthropic-version"?: components["parameters"]["AnthropicVersionHeader"];
+                /** @description Comma-separated Anthropic beta names. Unknown betas are ignored, never rejected. */
+                "anthropic-beta"?: components["parameters"]["AnthropicBetaHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of models. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "request-id": components["headers"]["AnthropicRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "model",
+                     *           "id": "local:chat",
+                     *           "display_name": "local:chat",
+                     *           "created_at": "2025-01-01T00:00:00Z",
+                     *           "capabilities": null,
+                     *           "deprecated_at": null,
+                     *           "lifecycle": "active",
+                     *           "line": null,
+                     *           "max_input_tokens": null,
+                     *           "max_tokens": null,
+                     *           "retires_at": null
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "first_id": "local:chat",
+                     *       "last_id": "local:chat"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnthropicModelList"];
+                };
+            };
+            400: components["responses"]["AnthropicBadRequest"];
+            401: components["responses"]["AnthropicUnauthorized"];
+            429: components["responses"]["AnthropicTooManyRequests"];
+            500: components["responses"]["AnthropicInternalServerError"];
+        };
+    };
+    getAnthropicModel: {
+        parameters: {
+            query?: {
+                /** @description Sent as `?beta=true` by Claude Code and the Anthropic SDK's beta client. Accepted and ignored. */
+                beta?: components["parameters"]["AnthropicBetaQuery"];
+            };
+            header?: {
+                /** @description The Anthropic API version the client expects. Any value is accepted; the wire format is the same. */
+                "anthropic-version"?: components["parameters"]["AnthropicVersionHeader"];
+                /** @description Comma-separated Anthropic beta names. Unknown betas are ignored, never rejected. */
+                "anthropic-beta"?: components["parameters"]["AnthropicBetaHeader"];
+            };
+            path: {
+                /**
+                 * @description A chat model id or alias.
+                 * @example local:chat
+                 */
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "request-id": components["headers"]["AnthropicRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "model",
+                     *       "id": "local:chat",
+                     *       "display_name": "local:chat",
+                     *       "created_at": "2025-01-01T00:00:00Z",
+                     *       "capabilities": null,
+                     *       "deprecated_at": null,
+                     *       "lifecycle": "active",
+                     *       "line": null,
+                     *       "max_input_tokens": null,
+                     *       "max_tokens": null,
+                     *       "retires_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnthropicModelInfo"];
+                };
+            };
+            400: components["responses"]["AnthropicBadRequest"];
+            401: components["responses"]["AnthropicUnauthorized"];
+            404: components["responses"]["AnthropicNotFound"];
+            429: components["responses"]["AnthropicTooManyRequests"];
+            500: components["responses"]["AnthropicInternalServerError"];
         };
     };
     createImage: {

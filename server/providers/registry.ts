@@ -35,8 +35,12 @@ export interface ModelRegistry {
   resolve(requested: string, type: ModelType, key?: ApiKeyRecord): ResolvedModel;
   /** The model behind a resolved entry, as the interface of its capability. */
   model<T extends ModelType>(resolved: ResolvedModel, type: T): ModelByType[T];
-  list(): ModelEntry[];
-  routes(): Array<{ pattern: string; target: string }>;
+  /** The configured models, only those `key` may use when it is limited to some. */
+  list(key?: ApiKeyRecord): ModelEntry[];
+  /** A configured model by id or alias, when `key` may use it; routed names are no models of their own. */
+  find(name: string, key?: ApiKeyRecord): ModelEntry | undefined;
+  /** The routing rules, only those `key` may use when it is limited to some. */
+  routes(key?: ApiKeyRecord): Array<{ pattern: string; target: string }>;
   close(): Promise<void>;
 }
 
@@ -117,6 +121,23 @@ export function createModelRegistry(input: {
     return undefined;
   }
 
+  /** Whether a limited key names this model, by its id or an alias (as `resolve` checks it). */
+  function visible(entry: ModelEntry, key: ApiKeyRecord | undefined): boolean {
+    return !key || key.allowedModels.length === 0 || [entry.id, ...entry.aliases].some((name) => key.allowedModels.includes(name));
+  }
+
+  /** A route a limited key can use: to a model it sees, or to a provider for one of its own model names. */
+  function usableRoute({ route, pattern }: (typeof routes)[number], key: ApiKeyRecord | undefined): boolean {
+    if (!key || key.allowedModels.length === 0) {
+      return true;
+    }
+    if (route.model !== undefined) {
+      const target = byId.get(route.model) ?? byAlias.get(route.model);
+      return target !== undefined && visible(target, key);
+    }
+    return key.allowedModels.some((name) => pattern.test(name));
+  }
+
   return {
     resolve(requested, type, key) {
       const entry = lookup(requested, type);
@@ -161,11 +182,15 @@ export function createModelRegistry(input: {
       }
       return model;
     },
-    list() {
-      return [...byId.values()];
+    list(key) {
+      return [...byId.values()].filter((entry) => visible(entry, key));
     },
-    routes() {
-      return routes.map(({ route }) => ({ pattern: route.pattern, target: route.provider ? `${route.provider}:*` : route.model! }));
+    find(name, key) {
+      const entry = byId.get(name) ?? byAlias.get(name);
+      return entry && visible(entry, key) ? entry : undefined;
+    },
+    routes(key) {
+      return routes.filter((route) => usableRoute(route, key)).map(({ route }) => ({ pattern: route.pattern, target: route.provider ? `${route.provider}:*` : route.model! }));
     },
     async close() {
       await Promise.all(input.providers.map((provider) => provider.close?.()));
