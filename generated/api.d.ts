@@ -522,6 +522,36 @@ export interface paths {
         get: operations["retrieveVideo"];
         put?: never;
         post?: never;
+        /**
+         * Delete a video task
+         * @description Deletes the video task and its stored bytes (the video, its thumbnail and its input image) and answers
+         *     OpenAI's deleted object. A task still `queued` is taken off the queue; a task `processing` is cancelled
+         *     first: its render is stopped (at once in this process, within a third of the lease in another) and
+         *     nothing it would have made is kept. A deleted task's id is then a 404 everywhere, as is another key's.
+         */
+        delete: operations["deleteVideo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/videos/{id}/remix": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remix a finished video
+         * @description Starts a new video task from a `completed` one with a new prompt, as `POST /v1/videos` would with the
+         *     original's model, `seconds`, `size` and input image (copied, so deleting either task leaves the other
+         *     whole). Answers **202** with the new task, whose `remixed_from_video_id` names the original, and a
+         *     `Location` header. A task that has not completed is a 409 `video_not_ready`; another key's id is a 404.
+         */
+        post: operations["remixVideo"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3175,8 +3205,22 @@ export interface components {
             size: string;
             /** @description Why the task failed; null unless `status` is `failed`. */
             error: components["schemas"]["VideoError"] | null;
-            /** @description The id of the video this one remixes; always null, as remixing is not offered. */
+            /** @description The id of the video this one remixes (`POST /v1/videos/{id}/remix`); null for a video made by `POST /v1/videos`. */
             remixed_from_video_id: string | null;
+        };
+        /** @description OpenAI's answer to a deleted video. */
+        VideoDeleted: {
+            /** @description The deleted task's id. */
+            id: string;
+            /** @constant */
+            object: "video.deleted";
+            /** @constant */
+            deleted: true;
+        };
+        /** @description The prompt of the remix; everything else comes from the original task. */
+        VideoRemixRequest: {
+            /** @description What the remix should show. */
+            prompt: string;
         };
         /** @description The failure of a video task. */
         VideoError: {
@@ -5887,6 +5931,112 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteVideo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The video task id, as returned by `POST /v1/videos`.
+                 * @example video_01JD9A2B3C4D5E6F7G8H9J0K1M
+                 */
+                id: components["parameters"]["VideoIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task was deleted. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "video_01JD9A2B3C4D5E6F7G8H9J0K1M",
+                     *       "object": "video.deleted",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VideoDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    remixVideo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The video task id, as returned by `POST /v1/videos`.
+                 * @example video_01JD9A2B3C4D5E6F7G8H9J0K1M
+                 */
+                id: components["parameters"]["VideoIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "prompt": "The same paper boat, now in bright morning sun"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VideoRemixRequest"];
+            };
+        };
+        responses: {
+            /** @description The new task, queued. */
+            202: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    /** @description The new task's URL, `/v1/videos/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "video_01JD9B7C8D9E0F1G2H3J4K5M6N",
+                     *       "object": "video",
+                     *       "model": "local:video",
+                     *       "status": "queued",
+                     *       "progress": 0,
+                     *       "created_at": 1763779300,
+                     *       "completed_at": null,
+                     *       "expires_at": null,
+                     *       "prompt": "The same paper boat, now in bright morning sun",
+                     *       "seconds": "8",
+                     *       "size": "1280x720",
+                     *       "error": null,
+                     *       "remixed_from_video_id": "video_01JD9A2B3C4D5E6F7G8H9J0K1M"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Video"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
