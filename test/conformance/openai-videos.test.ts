@@ -55,7 +55,7 @@ describe('videos', () => {
 });
 
 /** Polls with the SDK until the task is no longer queued or processing (or, with `until`, reaches that status). */
-async function settle(id: string, until?: Video['status']): Promise<Video> {
+async function settle(id: string, until?: string): Promise<Video> {
   for (let i = 0; i < 1200; i += 1) {
     const video = await ctx.client.videos.retrieve(id);
     if (until ? video.status === until : video.status === 'completed' || video.status === 'failed') {
