@@ -4678,6 +4678,14 @@ export interface components {
     headers: {
         /** @description Identifies this call; the same value is the `request_id` of its usage record. */
         RequestId: string;
+        /**
+         * @description Present when the requested model name is not configured and was answered by a stand-in: a coding
+         *     agent's model name (`claude-*`, `gpt-*`, `o1*`, `o3*`, `o4*`, `codex-*`) whose provider family has no
+         *     configured upstream goes to the default chat model (the built-in echo model `local:chat` unless
+         *     `default_chat_model` names another). The value names the requested name, the model that answered and
+         *     the route; the server logs the same warning.
+         */
+        OmnigateWarning: string;
         /** @description The same value as `x-svc-request-id`, under the name the OpenAI SDK reads. */
         XRequestId: string;
         /** @description The same value as `x-svc-request-id`, under the name the Anthropic SDK reads. */
@@ -4849,6 +4857,7 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-warning": components["headers"]["OmnigateWarning"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5194,6 +5203,7 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-warning": components["headers"]["OmnigateWarning"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5408,6 +5418,7 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-warning": components["headers"]["OmnigateWarning"];
                     "request-id": components["headers"]["AnthropicRequestId"];
                     [name: string]: unknown;
                 };

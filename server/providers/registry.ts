@@ -29,6 +29,8 @@ export interface ModelEntry {
 export interface ResolvedModel {
   entry: ModelEntry;
   requested: string;
+  /** Set when a stand-in route answered the name with another model (agent-routes.ts): the pattern it matched. */
+  standInFor?: string;
 }
 
 export interface ModelRegistry {
@@ -52,7 +54,7 @@ function globToRegExp(pattern: string): RegExp {
 export function createModelRegistry(input: {
   models: ModelEntry[];
   aliases?: Record<string, string>;
-  routes?: RouteConfig[];
+  routes?: Array<RouteConfig & { standIn?: boolean }>;
   providers: Provider[];
 }): ModelRegistry {
   const byId = new Map<string, ModelEntry>();
@@ -104,18 +106,22 @@ export function createModelRegistry(input: {
     return { id: `${providerId}:${upstreamModel}`, type, provider: providerId, upstreamModel, aliases: [], created: 0 };
   }
 
-  function lookup(requested: string, wanted: ModelType): ModelEntry | undefined {
+  function lookup(requested: string, wanted: ModelType): { entry: ModelEntry; standInFor?: string } | undefined {
     const direct = byId.get(requested) ?? byAlias.get(requested);
     if (direct) {
-      return direct;
+      return { entry: direct };
     }
     const colon = requested.indexOf(':');
     if (colon > 0 && providers.has(requested.slice(0, colon)) && requested.length > colon + 1) {
-      return dynamicEntry(requested.slice(0, colon), requested.slice(colon + 1), wanted);
+      return { entry: dynamicEntry(requested.slice(0, colon), requested.slice(colon + 1), wanted) };
     }
     for (const { route, pattern } of routes) {
       if (pattern.test(requested)) {
-        return route.provider ? dynamicEntry(route.provider, requested, wanted) : (byId.get(route.model!) ?? byAlias.get(route.model!));
+        if (route.provider) {
+          return { entry: dynamicEntry(route.provider, requested, wanted) };
+        }
+        const entry = byId.get(route.model!) ?? byAlias.get(route.model!);
+        return entry && { entry, standInFor: route.standIn ? route.pattern : undefined };
       }
     }
     return undefined;
@@ -140,7 +146,8 @@ export function createModelRegistry(input: {
 
   return {
     resolve(requested, type, key) {
-      const entry = lookup(requested, type);
+      const found = lookup(requested, type);
+      const entry = found?.entry;
       if (!entry) {
         throw new ApiError(404, `The model ${quoteValue(requested)} does not exist. List the available models with GET /v1/models.`, {
           code: 'model_not_found',
@@ -159,7 +166,7 @@ export function createModelRegistry(input: {
           throw new ApiError(403, `This API key may not use the model ${quoteValue(requested)}.`, { code: 'model_not_allowed', param: 'model' });
         }
       }
-      return { entry, requested };
+      return found.standInFor === undefined ? { entry, requested } : { entry, requested, standInFor: found.standInFor };
     },
     model<T extends ModelType>({ entry }: ResolvedModel, type: T): ModelByType[T] {
       const cached = models.get(entry.id);
