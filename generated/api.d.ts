@@ -228,7 +228,10 @@ export interface paths {
         /**
          * API reference (HTML)
          * @description This contract rendered as a Redoc HTML page. Needs no API key. 404 is answered only if the docs were
-         *     not built.
+         *     not built. The page routes by hash paths (`#/models/listmodels`); Redoc 2's links
+         *     (`#tag/Models/operation/listModels`, `#operation/listModels`, `#tag/Models`, `#section/Errors`) are
+         *     rewritten to them when the page opens. `/docs/` and `/docs/<path>` are no pages: they answer 301 to
+         *     `/docs#<path>` (`/docs/index.html` and `/docs/` to `/docs`), also without a key.
          */
         get: operations["getDocs"];
         put?: never;
