@@ -17,8 +17,34 @@ export interface paths {
          *     model's `type`, its stable `aliases` and the `provider` that serves it. `routes` lists the name-pattern
          *     rules Omnigate applies to a requested model id that is neither a model id nor an alias (checked in
          *     order, first match wins); it is empty when none are configured. The OpenAI SDKs ignore both extensions.
+         *
+         *     A key limited to some models sees only those (a model is listed when its id or one of its aliases is
+         *     among the key's models), and only the routes it may use: a route to a model it sees, or a route to a
+         *     provider when one of the key's model names matches the pattern.
          */
         get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a model
+         * @description One model of `GET /v1/models`, named by its id or one of its aliases (an alias answers the model it
+         *     names, with its own id). A name that is neither, a name only a routing pattern matches, and a model the
+         *     key may not use are all answered 404 `model_not_found`, so a limited key learns nothing of the others.
+         */
+        get: operations["retrieveModel"];
         put?: never;
         post?: never;
         delete?: never;
@@ -202,7 +228,10 @@ export interface paths {
         /**
          * API reference (HTML)
          * @description This contract rendered as a Redoc HTML page. Needs no API key. 404 is answered only if the docs were
-         *     not built.
+         *     not built. The page routes by hash paths (`#/models/listmodels`); Redoc 2's links
+         *     (`#tag/Models/operation/listModels`, `#operation/listModels`, `#tag/Models`, `#section/Errors`) are
+         *     rewritten to them when the page opens. `/docs/` and `/docs/<path>` are no pages: they answer 301 to
+         *     `/docs#<path>` (`/docs/index.html` and `/docs/` to `/docs`), also without a key.
          */
         get: operations["getDocs"];
         put?: never;
@@ -339,6 +368,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/anthropic/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List models (Anthropic Models API)
+         * @description The chat models of `GET /v1/models` in the shape of Anthropic's Models API, so `anthropic.models.list()`
+         *     works: a page of `{type: "model", id, display_name, created_at}` items (RFC 3339 `created_at`; the
+         *     fields Anthropic adds for its own catalogue are null, `lifecycle` is `active`), in the order of
+         *     `GET /v1/models`, with `has_more`, `first_id` and `last_id`. Page forward with `after_id` (the
+         *     previous page's `last_id`), backward with `before_id` (its `first_id`); `limit` is 1–1000, default 20.
+         *     An `after_id` or `before_id` that names no listed model is a 400. A key limited to some models sees only
+         *     those. The key may be sent as `Authorization: Bearer <key>` or as `x-api-key: <key>`.
+         */
+        get: operations["listAnthropicModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/anthropic/v1/models/{model_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a model (Anthropic Models API)
+         * @description One chat model, by id or alias, in the item shape of `GET /anthropic/v1/models` (an alias answers the
+         *     model it names, with its own id). Unknown names, names only a routing pattern matches, models of another
+         *     type and models the key may not use are a 404 `not_found_error`.
+         */
+        get: operations["getAnthropicModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/images/generations": {
         parameters: {
             query?: never;
@@ -448,6 +525,36 @@ export interface paths {
         get: operations["retrieveVideo"];
         put?: never;
         post?: never;
+        /**
+         * Delete a video task
+         * @description Deletes the video task and its stored bytes (the video, its thumbnail and its input image) and answers
+         *     OpenAI's deleted object. A task still `queued` is taken off the queue; a task `processing` is cancelled
+         *     first: its render is stopped (at once in this process, within a third of the lease in another) and
+         *     nothing it would have made is kept. A deleted task's id is then a 404 everywhere, as is another key's.
+         */
+        delete: operations["deleteVideo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/videos/{id}/remix": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remix a finished video
+         * @description Starts a new video task from a `completed` one with a new prompt, as `POST /v1/videos` would with the
+         *     original's model, `seconds`, `size` and input image (copied, so deleting either task leaves the other
+         *     whole). Answers **202** with the new task, whose `remixed_from_video_id` names the original, and a
+         *     `Location` header. A task that has not completed is a 409 `video_not_ready`; another key's id is a 404.
+         */
+        post: operations["remixVideo"];
         delete?: never;
         options?: never;
         head?: never;
@@ -904,6 +1011,39 @@ export interface components {
              * @example openai
              */
             provider: string;
+        };
+        /** @description A page of models, in Anthropic's list shape. */
+        AnthropicModelList: {
+            data: components["schemas"]["AnthropicModelInfo"][];
+            /** @description Whether more models follow in the direction of paging (after `last_id`, or before `first_id` when paging with `before_id`). */
+            has_more: boolean;
+            /** @description The first model's id; null for an empty page. */
+            first_id: string | null;
+            /** @description The last model's id; null for an empty page. */
+            last_id: string | null;
+        };
+        /** @description A chat model in the shape of Anthropic's `ModelInfo`. */
+        AnthropicModelInfo: {
+            /** @constant */
+            type: "model";
+            /** @description The model id to send as `model`. */
+            id: string;
+            /** @description A readable name; the model id, since Omnigate keeps no other. */
+            display_name: string;
+            /**
+             * Format: date-time
+             * @description When the model was published or added (RFC 3339), the `created` of `GET /v1/models`.
+             */
+            created_at: string;
+            /** @description Anthropic's capability table; Omnigate does not describe capabilities. */
+            capabilities: null;
+            deprecated_at: null;
+            /** @constant */
+            lifecycle: "active";
+            line: null;
+            max_input_tokens: null;
+            max_tokens: null;
+            retires_at: null;
         };
         /** @description A routing rule. A requested model name matching `pattern` is served by `target`. */
         ModelRoute: {
@@ -3068,8 +3208,22 @@ export interface components {
             size: string;
             /** @description Why the task failed; null unless `status` is `failed`. */
             error: components["schemas"]["VideoError"] | null;
-            /** @description The id of the video this one remixes; always null, as remixing is not offered. */
+            /** @description The id of the video this one remixes (`POST /v1/videos/{id}/remix`); null for a video made by `POST /v1/videos`. */
             remixed_from_video_id: string | null;
+        };
+        /** @description OpenAI's answer to a deleted video. */
+        VideoDeleted: {
+            /** @description The deleted task's id. */
+            id: string;
+            /** @constant */
+            object: "video.deleted";
+            /** @constant */
+            deleted: true;
+        };
+        /** @description The prompt of the remix; everything else comes from the original task. */
+        VideoRemixRequest: {
+            /** @description What the remix should show. */
+            prompt: string;
         };
         /** @description The failure of a video task. */
         VideoError: {
@@ -3416,7 +3570,12 @@ export interface components {
              * @example tavily
              */
             source: string;
-            /** @description The provider's relevance score, higher is better; null or absent when it gives none. Not comparable across providers. */
+            /**
+             * @description The provider's relevance score, higher is better; null or absent when it gives none. Not comparable
+             *     across providers. For `local:search` it is the passage's SQLite FTS5 bm25 rank with its sign flipped
+             *     (FTS5's `bm25()` is lower-better), to 4 significant digits. In a small index a word found in half the
+             *     passages or more gets FTS5's floor weight of 1e-6, so such scores are tiny but still order the results.
+             */
             score?: number | null;
         };
         WebSearchResponse: {
@@ -4522,6 +4681,14 @@ export interface components {
     headers: {
         /** @description Identifies this call; the same value is the `request_id` of its usage record. */
         RequestId: string;
+        /**
+         * @description Present when the requested model name is not configured and was answered by a stand-in: a coding
+         *     agent's model name (`claude-*`, `gpt-*`, `o1*`, `o3*`, `o4*`, `codex-*`) whose provider family has no
+         *     configured upstream goes to the default chat model (the built-in echo model `local:chat` unless
+         *     `default_chat_model` names another). The value names the requested name, the model that answered and
+         *     the route; the server logs the same warning.
+         */
+        OmnigateWarning: string;
         /** @description The same value as `x-svc-request-id`, under the name the OpenAI SDK reads. */
         XRequestId: string;
         /** @description The same value as `x-svc-request-id`, under the name the Anthropic SDK reads. */
@@ -4625,6 +4792,53 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    retrieveModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A model id or alias of `GET /v1/models`.
+                 * @example local:chat
+                 */
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "local:chat",
+                     *       "object": "model",
+                     *       "created": 1735689600,
+                     *       "owned_by": "local",
+                     *       "type": "chat",
+                     *       "aliases": [
+                     *         "local-chat",
+                     *         "reference"
+                     *       ],
+                     *       "provider": "local"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     createChatCompletion: {
         parameters: {
             query?: never;
@@ -4646,6 +4860,7 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-warning": components["headers"]["OmnigateWarning"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4991,6 +5206,7 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-warning": components["headers"]["OmnigateWarning"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5205,6 +5421,7 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-warning": components["headers"]["OmnigateWarning"];
                     "request-id": components["headers"]["AnthropicRequestId"];
                     [name: string]: unknown;
                 };
@@ -5329,6 +5546,126 @@ export interface operations {
             502: components["responses"]["AnthropicBadGateway"];
             503: components["responses"]["AnthropicServiceUnavailable"];
             504: components["responses"]["AnthropicGatewayTimeout"];
+        };
+    };
+    listAnthropicModels: {
+        parameters: {
+            query?: {
+                /** @description Sent as `?beta=true` by Claude Code and the Anthropic SDK's beta client. Accepted and ignored. */
+                beta?: components["parameters"]["AnthropicBetaQuery"];
+                /** @description List the models after this id (the previous page's `last_id`). */
+                after_id?: string;
+                /** @description List the models before this id (the next page's `first_id`). */
+                before_id?: string;
+                /** @description Models per page. */
+                limit?: number;
+            };
+            header?: {
+                /** @description The Anthropic API version the client expects. Any value is accepted; the wire format is the same. */
+                "anthropic-version"?: components["parameters"]["AnthropicVersionHeader"];
+                /** @description Comma-separated Anthropic beta names. Unknown betas are ignored, never rejected. */
+                "anthropic-beta"?: components["parameters"]["AnthropicBetaHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of models. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "request-id": components["headers"]["AnthropicRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "model",
+                     *           "id": "local:chat",
+                     *           "display_name": "local:chat",
+                     *           "created_at": "2025-01-01T00:00:00Z",
+                     *           "capabilities": null,
+                     *           "deprecated_at": null,
+                     *           "lifecycle": "active",
+                     *           "line": null,
+                     *           "max_input_tokens": null,
+                     *           "max_tokens": null,
+                     *           "retires_at": null
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "first_id": "local:chat",
+                     *       "last_id": "local:chat"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnthropicModelList"];
+                };
+            };
+            400: components["responses"]["AnthropicBadRequest"];
+            401: components["responses"]["AnthropicUnauthorized"];
+            429: components["responses"]["AnthropicTooManyRequests"];
+            500: components["responses"]["AnthropicInternalServerError"];
+        };
+    };
+    getAnthropicModel: {
+        parameters: {
+            query?: {
+                /** @description Sent as `?beta=true` by Claude Code and the Anthropic SDK's beta client. Accepted and ignored. */
+                beta?: components["parameters"]["AnthropicBetaQuery"];
+            };
+            header?: {
+                /** @description The Anthropic API version the client expects. Any value is accepted; the wire format is the same. */
+                "anthropic-version"?: components["parameters"]["AnthropicVersionHeader"];
+                /** @description Comma-separated Anthropic beta names. Unknown betas are ignored, never rejected. */
+                "anthropic-beta"?: components["parameters"]["AnthropicBetaHeader"];
+            };
+            path: {
+                /**
+                 * @description A chat model id or alias.
+                 * @example local:chat
+                 */
+                model_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "request-id": components["headers"]["AnthropicRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "model",
+                     *       "id": "local:chat",
+                     *       "display_name": "local:chat",
+                     *       "created_at": "2025-01-01T00:00:00Z",
+                     *       "capabilities": null,
+                     *       "deprecated_at": null,
+                     *       "lifecycle": "active",
+                     *       "line": null,
+                     *       "max_input_tokens": null,
+                     *       "max_tokens": null,
+                     *       "retires_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnthropicModelInfo"];
+                };
+            };
+            400: components["responses"]["AnthropicBadRequest"];
+            401: components["responses"]["AnthropicUnauthorized"];
+            404: components["responses"]["AnthropicNotFound"];
+            429: components["responses"]["AnthropicTooManyRequests"];
+            500: components["responses"]["AnthropicInternalServerError"];
         };
     };
     createImage: {
@@ -5608,6 +5945,112 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteVideo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The video task id, as returned by `POST /v1/videos`.
+                 * @example video_01JD9A2B3C4D5E6F7G8H9J0K1M
+                 */
+                id: components["parameters"]["VideoIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task was deleted. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "video_01JD9A2B3C4D5E6F7G8H9J0K1M",
+                     *       "object": "video.deleted",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VideoDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    remixVideo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The video task id, as returned by `POST /v1/videos`.
+                 * @example video_01JD9A2B3C4D5E6F7G8H9J0K1M
+                 */
+                id: components["parameters"]["VideoIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "prompt": "The same paper boat, now in bright morning sun"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VideoRemixRequest"];
+            };
+        };
+        responses: {
+            /** @description The new task, queued. */
+            202: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    /** @description The new task's URL, `/v1/videos/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "video_01JD9B7C8D9E0F1G2H3J4K5M6N",
+                     *       "object": "video",
+                     *       "model": "local:video",
+                     *       "status": "queued",
+                     *       "progress": 0,
+                     *       "created_at": 1763779300,
+                     *       "completed_at": null,
+                     *       "expires_at": null,
+                     *       "prompt": "The same paper boat, now in bright morning sun",
+                     *       "seconds": "8",
+                     *       "size": "1280x720",
+                     *       "error": null,
+                     *       "remixed_from_video_id": "video_01JD9A2B3C4D5E6F7G8H9J0K1M"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Video"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { addLegacyAnchors } from './docs-anchors.mjs';
 
 // Paths from the project root, so `omnigate start` works from any folder.
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -16,6 +17,8 @@ if (!existsSync(docs) || statSync(docs).mtimeMs < statSync(spec).mtimeMs) {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
     });
+    // Redoc 2's `#tag/…/operation/…` links keep working (scripts/docs-anchors.mjs).
+    addLegacyAnchors(docs, spec);
   } catch (error) {
     process.stderr.write(String(error.stderr ?? ''));
     process.stderr.write('omnigate: could not build the API docs; /docs will answer 404 until `npm run docs` succeeds.\n');

@@ -13,7 +13,7 @@ import { errorHandler, nameAllowedValues, nameExclusiveFields } from './http/err
 import { finiteQueryNumbers } from './http/finite-query.js';
 import { jsonDepthLimit } from './http/json-depth.js';
 import { multipartError } from './http/multipart-error.js';
-import { mcpBoundary, unknownPath } from './http/outside-the-contract.js';
+import { docsSubpaths, mcpBoundary, unknownPath } from './http/outside-the-contract.js';
 import { requestStart } from './http/request-start.js';
 import { uploadOptions, uploadRefusal } from './http/upload-storage.js';
 import { cacheValidatorRouteRegexps } from './http/validator-route-cache.js';
@@ -29,6 +29,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'extended');
 
   app.use(requestStart({ logger: deps.logger, usage: deps.usage, now: deps.now }));
+  app.use(docsSubpaths());
   // Authentication before the body is read: an unauthenticated client never gets its body parsed.
   app.use(authenticate(deps.keys, publicPaths(deps.spec.document)));
   app.use(

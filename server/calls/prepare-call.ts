@@ -13,6 +13,7 @@ import type { ModelRegistry, ResolvedModel } from '../providers/registry.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { CallRecord } from '../usage/call-record.js';
 import { boundedWarnings } from './bounded-warnings.js';
+import { cutText } from '../core/quote-value.js';
 
 /** What preparing a call needs from the application. */
 export interface CallDeps {
@@ -31,6 +32,15 @@ export interface PreparedCall<T extends ModelType> {
   shutdown?: AbortSignal;
 }
 
+/** The header that says a name was answered by a stand-in model (agent-routes.ts). */
+export const STAND_IN_HEADER = 'x-omnigate-warning';
+
+/** The warning, as a header value: printable ASCII only, the requested name cut short. */
+function standInWarning(requested: string, model: string, pattern: string): string {
+  const name = cutText(requested, 80).replace(/[^\x20-\x7e]/g, '?');
+  return `model '${name}' is not configured; answered by '${model}' through the agent route '${pattern}' (configure the model or an upstream for it)`;
+}
+
 export function prepareCall<T extends ModelType>(deps: CallDeps, res: Response, requestedModel: string, type: T): PreparedCall<T> {
   const call = res.locals.call as CallRecord;
   call.modelRequested = requestedModel;
@@ -38,6 +48,11 @@ export function prepareCall<T extends ModelType>(deps: CallDeps, res: Response, 
   call.model = resolved.entry.id;
   call.provider = resolved.entry.provider;
   const requestId = res.locals.requestId as string;
+  if (resolved.standInFor !== undefined) {
+    const warning = standInWarning(requestedModel, resolved.entry.id, resolved.standInFor);
+    res.setHeader(STAND_IN_HEADER, warning);
+    deps.logger.warn({ requestId, modelRequested: cutText(requestedModel, 80), model: resolved.entry.id, route: resolved.standInFor }, warning);
+  }
   const warn = boundedWarnings((field, reason) =>
     deps.logger.warn({ requestId, field, model: resolved.entry.id }, `accepted but not honoured: ${field} (${reason})`),
   );

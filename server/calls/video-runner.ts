@@ -31,9 +31,14 @@ export interface VideoRunnerDeps {
 export interface VideoRunner {
   /** Looks for work now (after a create) rather than at the next poll. */
   wake(): void;
+  /** Stops the task's render if it runs in this process (the task was deleted); its result is thrown away. */
+  cancel(id: string): void;
   /** Stops claiming; waits up to `graceMs` for running tasks, then hands the rest back to the queue. */
   stop(graceMs: number): Promise<void>;
 }
+
+/** The abort reason of a render whose task was deleted: nothing to record, retry or hand back. */
+const TASK_DELETED = new Error('the video task was deleted');
 
 /** Statuses worth another attempt: the upstream was busy, down or slow, or our engine died under the task. */
 function isTransient(error: unknown): boolean {
@@ -110,6 +115,10 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
     } catch (thrown) {
       // A stopped attempt reports whatever its model threw on abort; why it was stopped is the signal's reason.
       const error: unknown = controller.signal.aborted ? controller.signal.reason : thrown;
+      if (error === TASK_DELETED) {
+        log.info('video task deleted while it rendered; render stopped');
+        return;
+      }
       if (stopping && controller.signal.aborted) {
         tasks.release(task.id, runnerId, now(), { refundAttempt: true });
         log.info('video handed back to the queue at shutdown');
@@ -170,6 +179,9 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
     wake() {
       setImmediate(fill);
     },
+    cancel(id) {
+      running.get(id)?.controller.abort(TASK_DELETED);
+    },
     async stop(graceMs) {
       stopping = true;
       clearTimeout(timer);
@@ -184,7 +196,8 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
   };
 }
 
-async function readBlob(blobs: BlobStore, id: string): Promise<GeneratedMedia | undefined> {
+/** A stored blob's bytes whole (an input image); undefined when it is gone. */
+export async function readBlob(blobs: BlobStore, id: string): Promise<GeneratedMedia | undefined> {
   const meta = blobs.get(id);
   const stream = blobs.open(id);
   if (!meta || !stream) {

@@ -15,7 +15,7 @@ import type { MediaDeps } from './link-media.js';
 import { readStoredFile } from './read-stored-file.js';
 import type { FileStore } from '../storage/file-store.js';
 import { prepareCall, type CallDeps } from './prepare-call.js';
-import type { VideoRunner } from './video-runner.js';
+import { readBlob, type VideoRunner } from './video-runner.js';
 
 export const DEFAULT_VIDEO_MODEL = 'local:video';
 const DEFAULT_SIZE = '720x1280';
@@ -36,7 +36,8 @@ export interface VideoDeps extends CallDeps {
   now?: () => number;
 }
 
-export function videoObject(task: VideoTask): VideoObject {
+/** The task as the contract shows it; `remixedFrom` is the original's id when the task is a remix. */
+export function videoObject(task: VideoTask, remixedFrom: string | null = null): VideoObject {
   return {
     id: task.id,
     object: 'video',
@@ -50,7 +51,7 @@ export function videoObject(task: VideoTask): VideoObject {
     seconds: String(task.seconds),
     size: `${task.width}x${task.height}`,
     error: task.status === 'failed' ? { code: task.errorCode ?? 'render_failed', message: task.errorMessage ?? 'The video could not be made.' } : null,
-    remixed_from_video_id: null,
+    remixed_from_video_id: remixedFrom,
   };
 }
 
@@ -69,6 +70,8 @@ export interface VideoRequest {
   size?: string;
   upload?: UploadedFile;
   reference?: { image_url?: string; file_id?: string };
+  /** An input image already in hand (a remix's copy of its original's), taken instead of `upload`/`reference`. */
+  inputImage?: GeneratedMedia;
 }
 
 export async function createVideoTask(deps: VideoDeps, res: Response, request: VideoRequest): Promise<VideoTask> {
@@ -83,7 +86,7 @@ export async function createVideoTask(deps: VideoDeps, res: Response, request: V
       param: 'input_reference.file_id',
       nowSeconds: Math.floor(now() / 1000),
     });
-  const inputImage: GeneratedMedia | undefined = await readInputImage(
+  const inputImage: GeneratedMedia | undefined = request.inputImage ?? await readInputImage(
     { upload: request.upload, reference: request.reference, storedFile, signal: call.context.signal },
     { resolve: deps.tools?.resolveHost },
   );
@@ -109,10 +112,50 @@ export async function createVideoTask(deps: VideoDeps, res: Response, request: V
   return task;
 }
 
+function videoNotFound(id: string): ApiError {
+  return new ApiError(404, `No video task '${id.slice(0, 128)}'. List yours with GET /v1/videos.`, { param: 'id', code: 'video_not_found' });
+}
+
 export function ownVideoTask(tasks: VideoTaskStore, res: Response, id: string): VideoTask {
   const task = tasks.get(id, (res.locals.apiKey as ApiKeyRecord).id);
   if (!task) {
-    throw new ApiError(404, `No video task '${id.slice(0, 128)}'. List yours with GET /v1/videos.`, { param: 'id', code: 'video_not_found' });
+    throw videoNotFound(id);
   }
+  return task;
+}
+
+/**
+ * A new task from a completed one: the original's model, length, size and input image (a copy, so deleting
+ * either task leaves the other whole) with a new prompt, made by `createVideoTask` like any other.
+ */
+export async function remixVideoTask(deps: VideoDeps, res: Response, originalId: string, prompt: string): Promise<VideoTask> {
+  const original = ownVideoTask(deps.videos.tasks, res, originalId);
+  if (original.status !== 'completed') {
+    throw new ApiError(409, `The video task is ${original.status}; only a completed video can be remixed.`, { code: 'video_not_ready' });
+  }
+  const inputImage = original.inputBlob ? await readBlob(deps.media.blobs, original.inputBlob) : undefined;
+  const task = await createVideoTask(deps, res, {
+    model: original.model,
+    prompt,
+    seconds: String(original.seconds),
+    size: `${original.width}x${original.height}`,
+    inputImage,
+  });
+  deps.videos.tasks.setRemixedFrom(task.id, original.id);
+  return task;
+}
+
+/**
+ * Deletes the key's task and its bytes. A running render is cancelled first: this process's runner stops it at
+ * once; a runner elsewhere loses its lease renewal and stops, and anything it still writes finds no row and is
+ * deleted by it (video-runner.ts).
+ */
+export async function deleteVideoTask(deps: VideoDeps, res: Response, id: string): Promise<VideoTask> {
+  const task = deps.videos.tasks.delete(id, (res.locals.apiKey as ApiKeyRecord).id);
+  if (!task) {
+    throw videoNotFound(id);
+  }
+  deps.videos.runner.cancel(task.id);
+  await Promise.all([task.videoBlob, task.thumbnailBlob, task.inputBlob].filter((blob): blob is string => blob !== null).map((blob) => deps.media.blobs.delete(blob)));
   return task;
 }

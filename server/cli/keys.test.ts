@@ -159,6 +159,14 @@ describe('keys revoke', () => {
     expect(verify(created[2])).toBeUndefined();
   });
 
+  it('revokes by the whole secret, without echoing it', () => {
+    const created = after(run('create', '--name', 'leaked')).lines;
+    const result = after(run('revoke', created[2]));
+    expect(result).toEqual({ code: 0, lines: [`revoked ${created[0].split(' ')[1]} (leaked)`] });
+    expect(verify(created[2])).toBeUndefined();
+    expect(after(run('revoke', created[2]))).toEqual({ code: 1, lines: [`no active key matches ${created[2].slice(0, 7)}…`] });
+  });
+
   it('refuses a prefix that matches several keys, listing them by id, and revokes none', () => {
     const first = after(run('create', '--name', 'first')).lines;
     const second = after(run('create', '--name', 'second')).lines;

@@ -1,5 +1,5 @@
 /**
- * `npm run keys -- create [--name NAME] [--models a,b]`, `npm run keys -- list`, `npm run keys -- revoke ID|PREFIX`.
+ * `npm run keys -- create [--name NAME] [--models a,b]`, `npm run keys -- list`, `npm run keys -- revoke ID|PREFIX|KEY`.
  * Works on the same database as the server (OMNIGATE_DATA_DIR, also while it runs: changes take effect at the
  * server's next request), and reads the same configuration (OMNIGATE_CONFIG) to check model names. Every
  * command names the database it used; none creates one, so a command run in the wrong folder says where it
@@ -20,10 +20,13 @@ export type KeysCommandConfig = Pick<
   'dataDir' | 'databasePath' | 'providers' | 'models' | 'aliases' | 'routes' | 'defaultChatModel' | 'agentRoutes'
 >;
 
+/** Longer than any key id (`key_` and 16 hex digits): such a target may be a whole secret. */
+const SECRET_LENGTH_FLOOR = 20;
+
 const USAGE = `usage:
   omnigate keys create [--name NAME] [--models MODEL,MODEL]
   omnigate keys list
-  omnigate keys revoke KEY_ID_OR_PREFIX
+  omnigate keys revoke KEY_ID_OR_PREFIX_OR_KEY
   omnigate keys --help
 (also as npm run keys -- …)`;
 
@@ -105,8 +108,10 @@ export function runKeysCommand(argv: string[], config: KeysCommandConfig, out: (
       return 0;
     }
     const matches = keys.find(target);
+    // A pasted secret is never echoed back (terminal scrollback, CI logs): only what `keys list` shows of it.
+    const shown = target.length > SECRET_LENGTH_FLOOR ? `${target.slice(0, 7)}…` : target;
     if (matches.length > 1) {
-      out(`${target} is ambiguous: it matches ${matches.length} active keys; revoke one by id:`);
+      out(`${shown} is ambiguous: it matches ${matches.length} active keys; revoke one by id:`);
       matches.forEach((record) => out(`  ${record.id}\t${record.name}`));
       return 1;
     }
@@ -114,7 +119,7 @@ export function runKeysCommand(argv: string[], config: KeysCommandConfig, out: (
       out(`revoked ${matches[0].id} (${matches[0].name})`);
       return 0;
     }
-    out(`no active key matches ${target}`);
+    out(`no active key matches ${shown}`);
     return 1;
   } finally {
     db.close();

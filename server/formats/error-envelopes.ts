@@ -33,7 +33,10 @@ export function anthropicErrorEnvelope(error: ApiError, requestId: string | null
 }
 
 /** The JSON-RPC code for an HTTP failure on the MCP endpoint. */
-function jsonRpcCode(status: number): number {
+function jsonRpcCode(status: number, code: string | null): number {
+  if (code === 'invalid_json') {
+    return -32700; // JSON-RPC's "Parse error": the body could not be read as JSON at all
+  }
   if (status === 400) {
     return -32600;
   }
@@ -45,7 +48,7 @@ function jsonRpcCode(status: number): number {
 
 /** `rpcId` is the id of the request being answered (null when it could not be read). */
 function jsonRpcErrorEnvelope(error: ApiError, rpcId: string | number | null) {
-  return { jsonrpc: '2.0' as const, id: rpcId, error: { code: jsonRpcCode(error.status), message: error.message } };
+  return { jsonrpc: '2.0' as const, id: rpcId, error: { code: jsonRpcCode(error.status, error.code), message: error.message } };
 }
 
 export function errorEnvelope(error: ApiError, family: ApiFamily, requestId: string | null, rpcId: string | number | null = null): unknown {

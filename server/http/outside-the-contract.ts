@@ -33,6 +33,29 @@ export function mcpBoundary(document: OpenApiDocument): RequestHandler {
   };
 }
 
+const DOCS_PATH = '/docs';
+
+/**
+ * `/docs/` and `/docs/<anything>` are not pages: the Redoc page is `/docs` and it routes by the URL's hash. Links
+ * written as paths (`/docs/#tag/Models/operation/listModels`, `/docs/tag/Models/operation/listModels`) are sent
+ * there with a 301, the path becoming the hash (a browser keeps a link's own hash across the redirect), where the
+ * page's anchor script (scripts/docs-anchors.mjs) maps Redoc 2's forms to the current ones. Before authentication:
+ * the docs need no key, and a docs link answered 401 would be the dead end this avoids.
+ */
+export function docsSubpaths(): RequestHandler {
+  return (req, res, next) => {
+    if (!req.path.startsWith(`${DOCS_PATH}/`) || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      next();
+      return;
+    }
+    // `index.html` is the page itself, the name `npm run docs` gives its file.
+    const rest = req.path.slice(DOCS_PATH.length + 1).replace(/^\/+|\/+$/g, '').replace(/^index\.html$/, '');
+    // Only path characters go into the Location header; anything else ends the hash there.
+    const hash = rest.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, '');
+    res.redirect(301, hash ? `${DOCS_PATH}#${hash}` : DOCS_PATH);
+  };
+}
+
 /** The last stop before the error handler: nothing answered, so the path is not in the contract. */
 export function unknownPath(): RequestHandler {
   return (_req, _res, next) => next(new ApiError(404, UNKNOWN_PATH_MESSAGE, { code: 'unknown_path' }));

@@ -29,14 +29,20 @@ export interface ModelEntry {
 export interface ResolvedModel {
   entry: ModelEntry;
   requested: string;
+  /** Set when a stand-in route answered the name with another model (agent-routes.ts): the pattern it matched. */
+  standInFor?: string;
 }
 
 export interface ModelRegistry {
   resolve(requested: string, type: ModelType, key?: ApiKeyRecord): ResolvedModel;
   /** The model behind a resolved entry, as the interface of its capability. */
   model<T extends ModelType>(resolved: ResolvedModel, type: T): ModelByType[T];
-  list(): ModelEntry[];
-  routes(): Array<{ pattern: string; target: string }>;
+  /** The configured models, only those `key` may use when it is limited to some. */
+  list(key?: ApiKeyRecord): ModelEntry[];
+  /** A configured model by id or alias, when `key` may use it; routed names are no models of their own. */
+  find(name: string, key?: ApiKeyRecord): ModelEntry | undefined;
+  /** The routing rules, only those `key` may use when it is limited to some. */
+  routes(key?: ApiKeyRecord): Array<{ pattern: string; target: string }>;
   close(): Promise<void>;
 }
 
@@ -48,7 +54,7 @@ function globToRegExp(pattern: string): RegExp {
 export function createModelRegistry(input: {
   models: ModelEntry[];
   aliases?: Record<string, string>;
-  routes?: RouteConfig[];
+  routes?: Array<RouteConfig & { standIn?: boolean }>;
   providers: Provider[];
 }): ModelRegistry {
   const byId = new Map<string, ModelEntry>();
@@ -100,26 +106,48 @@ export function createModelRegistry(input: {
     return { id: `${providerId}:${upstreamModel}`, type, provider: providerId, upstreamModel, aliases: [], created: 0 };
   }
 
-  function lookup(requested: string, wanted: ModelType): ModelEntry | undefined {
+  function lookup(requested: string, wanted: ModelType): { entry: ModelEntry; standInFor?: string } | undefined {
     const direct = byId.get(requested) ?? byAlias.get(requested);
     if (direct) {
-      return direct;
+      return { entry: direct };
     }
     const colon = requested.indexOf(':');
     if (colon > 0 && providers.has(requested.slice(0, colon)) && requested.length > colon + 1) {
-      return dynamicEntry(requested.slice(0, colon), requested.slice(colon + 1), wanted);
+      return { entry: dynamicEntry(requested.slice(0, colon), requested.slice(colon + 1), wanted) };
     }
     for (const { route, pattern } of routes) {
       if (pattern.test(requested)) {
-        return route.provider ? dynamicEntry(route.provider, requested, wanted) : (byId.get(route.model!) ?? byAlias.get(route.model!));
+        if (route.provider) {
+          return { entry: dynamicEntry(route.provider, requested, wanted) };
+        }
+        const entry = byId.get(route.model!) ?? byAlias.get(route.model!);
+        return entry && { entry, standInFor: route.standIn ? route.pattern : undefined };
       }
     }
     return undefined;
   }
 
+  /** Whether a limited key names this model, by its id or an alias (as `resolve` checks it). */
+  function visible(entry: ModelEntry, key: ApiKeyRecord | undefined): boolean {
+    return !key || key.allowedModels.length === 0 || [entry.id, ...entry.aliases].some((name) => key.allowedModels.includes(name));
+  }
+
+  /** A route a limited key can use: to a model it sees, or to a provider for one of its own model names. */
+  function usableRoute({ route, pattern }: (typeof routes)[number], key: ApiKeyRecord | undefined): boolean {
+    if (!key || key.allowedModels.length === 0) {
+      return true;
+    }
+    if (route.model !== undefined) {
+      const target = byId.get(route.model) ?? byAlias.get(route.model);
+      return target !== undefined && visible(target, key);
+    }
+    return key.allowedModels.some((name) => pattern.test(name));
+  }
+
   return {
     resolve(requested, type, key) {
-      const entry = lookup(requested, type);
+      const found = lookup(requested, type);
+      const entry = found?.entry;
       if (!entry) {
         throw new ApiError(404, `The model ${quoteValue(requested)} does not exist. List the available models with GET /v1/models.`, {
           code: 'model_not_found',
@@ -138,7 +166,7 @@ export function createModelRegistry(input: {
           throw new ApiError(403, `This API key may not use the model ${quoteValue(requested)}.`, { code: 'model_not_allowed', param: 'model' });
         }
       }
-      return { entry, requested };
+      return found.standInFor === undefined ? { entry, requested } : { entry, requested, standInFor: found.standInFor };
     },
     model<T extends ModelType>({ entry }: ResolvedModel, type: T): ModelByType[T] {
       const cached = models.get(entry.id);
@@ -161,11 +189,15 @@ export function createModelRegistry(input: {
       }
       return model;
     },
-    list() {
-      return [...byId.values()];
+    list(key) {
+      return [...byId.values()].filter((entry) => visible(entry, key));
     },
-    routes() {
-      return routes.map(({ route }) => ({ pattern: route.pattern, target: route.provider ? `${route.provider}:*` : route.model! }));
+    find(name, key) {
+      const entry = byId.get(name) ?? byAlias.get(name);
+      return entry && visible(entry, key) ? entry : undefined;
+    },
+    routes(key) {
+      return routes.filter((route) => usableRoute(route, key)).map(({ route }) => ({ pattern: route.pattern, target: route.provider ? `${route.provider}:*` : route.model! }));
     },
     async close() {
       await Promise.all(input.providers.map((provider) => provider.close?.()));

@@ -10,18 +10,19 @@ import { ApiError } from '../core/api-error.js';
 import { listPage } from '../http/list-page.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import type { UploadedFile } from '../calls/input-image.js';
-import { createVideoTask, ownVideoTask, videoObject } from '../calls/video-tasks.js';
+import { createVideoTask, deleteVideoTask, ownVideoTask, remixVideoTask, videoObject } from '../calls/video-tasks.js';
 import { sendStoredBytes } from '../calls/send-stored-bytes.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { VideoTask } from '../storage/video-task-store.js';
 
 export { DEFAULT_VIDEO_MODEL } from '../calls/video-tasks.js';
 
-type VideoOperations = 'createVideo' | 'listVideos' | 'retrieveVideo' | 'downloadVideoContent';
+type VideoOperations = 'createVideo' | 'listVideos' | 'retrieveVideo' | 'downloadVideoContent' | 'deleteVideo' | 'remixVideo';
 
 export function videoHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files'>): { [O in VideoOperations]: OperationHandler<O> } {
   const now = deps.now ?? Date.now;
   const ownTask = (res: Response, id: string): VideoTask => ownVideoTask(deps.videos.tasks, res, id);
+  const show = (task: VideoTask) => videoObject(task, deps.videos.tasks.remixedFrom(task.id));
 
   return {
     async createVideo(req, res) {
@@ -36,11 +37,22 @@ export function videoHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
     listVideos(req, res) {
       const { after, limit, order } = req.query;
       const page = deps.videos.tasks.list({ keyId: (res.locals.apiKey as ApiKeyRecord).id, after, limit: limit ?? 20, order: order ?? 'desc' });
-      res.json(listPage(page.tasks.map(videoObject), page.hasMore) satisfies ResponseBody<'listVideos', 200>);
+      res.json(listPage(page.tasks.map(show), page.hasMore) satisfies ResponseBody<'listVideos', 200>);
     },
 
     retrieveVideo(req, res) {
-      res.json(videoObject(ownTask(res, req.params.id)));
+      res.json(show(ownTask(res, req.params.id)));
+    },
+
+    async deleteVideo(req, res) {
+      const task = await deleteVideoTask(deps, res, req.params.id);
+      res.json({ id: task.id, object: 'video.deleted', deleted: true } satisfies ResponseBody<'deleteVideo', 200>);
+    },
+
+    async remixVideo(req, res) {
+      const task = await remixVideoTask(deps, res, req.params.id, req.body.prompt);
+      res.status(202).setHeader('Location', `/v1/videos/${task.id}`);
+      res.json(videoObject(task, req.params.id) satisfies ResponseBody<'remixVideo', 202>);
     },
 
     async downloadVideoContent(req, res) {

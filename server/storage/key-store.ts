@@ -226,8 +226,19 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
     return toRecord(byHash.get(hashKey(secret), HMAC_SCHEME)!);
   }
 
-  function find(idOrPrefix: string): ApiKeyRecord[] {
-    return idOrPrefix === '' ? [] : active.all(idOrPrefix, idOrPrefix).map(toRecord);
+  /** Active keys by id or display prefix, or else by the whole secret (what one pastes when a key leaks). */
+  function find(idOrPrefixOrSecret: string): ApiKeyRecord[] {
+    if (idOrPrefixOrSecret === '') {
+      return [];
+    }
+    const rows = active.all(idOrPrefixOrSecret, idOrPrefixOrSecret);
+    if (rows.length === 0) {
+      const row = findRow(idOrPrefixOrSecret, hashKey(idOrPrefixOrSecret));
+      if (row && row.revoked_at === null) {
+        rows.push(row);
+      }
+    }
+    return rows.map(toRecord);
   }
 
   return {

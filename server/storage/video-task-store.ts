@@ -66,6 +66,12 @@ export interface VideoTaskStore {
   fail(id: string, runner: string, error: { code: string; message: string; now: number }): boolean;
   /** Back to the queue (a transient failure, or a shutdown), claimable from `runAfter`. */
   release(id: string, runner: string, runAfter: number, options?: { refundAttempt?: boolean }): boolean;
+  /** Deletes the key's own task, whatever its status, and answers the row it was (its blobs are the caller's to delete). */
+  delete(id: string, keyId: string): VideoTask | undefined;
+  /** Records that `id` remixes `originalId` (`POST /v1/videos/{id}/remix`). */
+  setRemixedFrom(id: string, originalId: string): void;
+  /** The task `id` remixes, if it is a remix. */
+  remixedFrom(id: string): string | null;
 }
 
 interface TaskRow {
@@ -221,6 +227,38 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
     },
     release(id, runner, runAfter, options = {}) {
       return release.run({ id, runner, runAfter, refund: options.refundAttempt ? 1 : 0 }).changes === 1;
+    },
+    ...deletionAndRemixes(db),
+  };
+}
+
+/**
+ * Deleting tasks and remembering remixes. The remix link is a table of its own rather than a column: a link is
+ * written once and read when a task is shown, and the task rows (and their claim statement) stay as they are.
+ */
+function deletionAndRemixes(db: SqliteDatabase): Pick<VideoTaskStore, 'delete' | 'setRemixedFrom' | 'remixedFrom'> {
+  db.exec('CREATE TABLE IF NOT EXISTS video_remixes (video_id TEXT PRIMARY KEY, remixed_from TEXT NOT NULL) WITHOUT ROWID');
+  const deleteTask = db.prepare<[string, string], TaskRow>('DELETE FROM video_tasks WHERE id = ? AND key_id = ? RETURNING *');
+  const deleteLink = db.prepare('DELETE FROM video_remixes WHERE video_id = ?');
+  const setLink = db.prepare('INSERT OR REPLACE INTO video_remixes (video_id, remixed_from) VALUES (?, ?)');
+  const getLink = db.prepare<[string], string>('SELECT remixed_from FROM video_remixes WHERE video_id = ?').pluck();
+  const remove = db.transaction((id: string, keyId: string) => {
+    const row = deleteTask.get(id, keyId);
+    if (row) {
+      deleteLink.run(id);
+    }
+    return row;
+  });
+  return {
+    delete(id, keyId) {
+      const row = remove(id, keyId);
+      return row ? toTask(row) : undefined;
+    },
+    setRemixedFrom(id, originalId) {
+      setLink.run(id, originalId);
+    },
+    remixedFrom(id) {
+      return getLink.get(id) ?? null;
     },
   };
 }

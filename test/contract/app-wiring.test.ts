@@ -172,7 +172,7 @@ describe('unknown paths and methods', () => {
 
   it('answers 404 in the Anthropic envelope for an unknown path under /anthropic', async () => {
     const { app, key } = createTestApp();
-    const res = await request(app).get('/anthropic/v1/models').set('x-api-key', key);
+    const res = await request(app).get('/anthropic/v1/batches').set('x-api-key', key);
     expect(res.status).toBe(404);
     const id = expectRequestId(res, 'anthropic');
     expectAnthropicError(res.body, { type: 'not_found_error', message: 'Unknown path. The API is described at GET /openapi.json.', requestId: id });

@@ -201,6 +201,18 @@ describe('/v1/mcp answers in the JSON-RPC envelope (finding 11)', () => {
     expect(res.headers['x-request-id']).toMatch(/^req_/);
   });
 
+  it('a body that is not JSON is a 400 with the JSON-RPC parse error -32700, not -32600', async () => {
+    const res = await post('/v1/mcp').set('content-type', 'application/json').set('accept', 'application/json, text/event-stream').send('{"jsonrpc": "2.0", "id": 1,');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+  });
+
+  it('a JSON body that is no JSON-RPC message stays -32600', async () => {
+    const res = await post('/v1/mcp').set('accept', 'application/json, text/event-stream').send({ id: 1, method: 'tools/list' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+  });
+
   it('an unauthenticated call still gets 401 first', async () => {
     const res = await request(t.app).put('/v1/mcp');
     expect(res.status).toBe(401);

@@ -86,7 +86,13 @@ describe('GET /v1/models', () => {
           { id: 'fake:gpt-4o-mini', object: 'model', created: 0, owned_by: 'fake', type: 'chat', aliases: ['fast', 'mini'], provider: 'fake' },
           { id: 'house-model', object: 'model', created: 0, owned_by: 'fake', type: 'chat', aliases: [], provider: 'fake' },
         ],
-        routes: [{ pattern: 'gpt-*', target: 'fake:*' }, { pattern: 'mini-*', target: 'fake:gpt-4o-mini' }, ...AGENT_ROUTES],
+        // With exactly one OpenAI-compatible upstream, the agent routes send OpenAI names there, each under its own name.
+        routes: [
+          { pattern: 'gpt-*', target: 'fake:*' },
+          { pattern: 'mini-*', target: 'fake:gpt-4o-mini' },
+          AGENT_ROUTES[0],
+          ...AGENT_ROUTES.slice(1).map(({ pattern }) => ({ pattern, target: 'fake:*' })),
+        ],
       });
       expect(upstream.requests).toEqual([]);
     });
@@ -177,8 +183,8 @@ describe('model resolution', () => {
     });
   });
 
-  it('routes agents\' model names that no rule of the user matches to the reference model', async () => {
-    const { app, key } = createTestApp();
+  it('routes agents\' model names that no rule of the user matches to the reference model, with a warning', async () => {
+    const { app, key, logs } = createTestApp();
     const res = await request(app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
@@ -186,8 +192,52 @@ describe('model resolution', () => {
     expect(res.status).toBe(200);
     const id = expectRequestId(res);
     expect(res.body.model).toBe('local:chat');
+    const warning = "model 'claude-sonnet-4-5' is not configured; answered by 'local:chat' through the agent route 'claude-*' (configure the model or an upstream for it)";
+    expect(res.headers['x-omnigate-warning']).toBe(warning);
+    expect(logs.find((line) => line.requestId === id && line.level === 40)).toMatchObject({ msg: warning, model: 'local:chat', route: 'claude-*' });
     const [record] = await usageOf(app, key, id);
     expect(record).toMatchObject({ model_requested: 'claude-sonnet-4-5', model: 'local:chat', provider: 'local' });
+  });
+
+  it.each([
+    ['/v1/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }],
+    ['/v1/responses', { model: 'o4-mini', input: 'hi' }],
+    ['/anthropic/v1/messages', { model: 'codex-mini', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }],
+  ])('warns on %s when an OpenAI name is answered by the echo model, and only then', async (path, body) => {
+    const { app, key } = createTestApp();
+    const standIn = await request(app).post(path).set('authorization', `Bearer ${key}`).send(body);
+    expect(standIn.status).toBe(200);
+    expect(standIn.headers['x-omnigate-warning']).toMatch(new RegExp(`^model '${body.model}' is not configured; answered by 'local:chat'`));
+    const configured = await request(app).post(path).set('authorization', `Bearer ${key}`).send({ ...body, model: 'local:chat' });
+    expect(configured.status).toBe(200);
+    expect(configured.headers['x-omnigate-warning']).toBeUndefined();
+  });
+
+  it('sends gpt-*, o4* and codex-* names (typos too) to the one configured OpenAI-compatible upstream under their own names', async () => {
+    await withUpstream(async (upstream) => {
+      const { app, key } = createTestApp({ providers: [fakeProvider(upstream)] });
+      for (const model of ['gpt-4o', 'gpt-4oo', 'o4-mini', 'codex-mini-latest']) {
+        const res = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model, messages: [{ role: 'user', content: 'hi' }] });
+        expect(res.status).toBe(200);
+        expect(res.headers['x-omnigate-warning']).toBeUndefined();
+        expect((upstream.requests.at(-1)?.body as { model: string }).model).toBe(model);
+        const [record] = await usageOf(app, key, expectRequestId(res));
+        expect(record).toMatchObject({ model_requested: model, model: `fake:${model}`, provider: 'fake' });
+      }
+      expect(upstream.requests).toHaveLength(4);
+    });
+  });
+
+  it('with two OpenAI-compatible upstreams, leaves the choice to the user\'s routes: the stand-in answers, with its warning', async () => {
+    await withUpstream(async (upstream) => {
+      const providers = [fakeProvider(upstream), { ...fakeProvider(upstream), id: 'fake2' }];
+      const { app, key } = createTestApp({ providers });
+      const res = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+      expect(res.status).toBe(200);
+      expect(res.body.model).toBe('local:chat');
+      expect(res.headers['x-omnigate-warning']).toContain("agent route 'gpt-*'");
+      expect(upstream.requests).toEqual([]);
+    });
   });
 });
 

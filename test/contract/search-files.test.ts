@@ -48,3 +48,28 @@ describe('upload, search, answer', () => {
     expect((after.body.results as Array<{ title: string }>).map((result) => result.title)).not.toContain('lighthouse-guide.pdf');
   });
 });
+
+describe('local search scores and answers over Markdown', () => {
+  it('scores results by bm25, higher is better, never all 0', async () => {
+    const files = {
+      'harbour.md': '## Fuel dock\n\nThe fuel dock sells diesel. The fuel dock opens at six; fuel is paid at the dock.\n',
+      'moorings.md': '# Moorings\n\nVisitors moor at the east pier; the harbour master keeps a list of free berths near the fuel dock.\n',
+      'weather.md': '# Weather\n\nStorm flags are raised at the pier head when a gale is forecast.\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      const uploaded = await request(t.app).post('/v1/files').set(auth).field('purpose', 'user_data').attach('file', Buffer.from(text), name);
+      expect(uploaded.status).toBe(200);
+    }
+    const found = await request(t.app).post('/v1/web/search').set(auth).send({ model: 'local:search', query: 'fuel dock' });
+    expect(found.status).toBe(200);
+    const results = found.body.results as Array<{ title: string; score: number }>;
+    expect(results.map((result) => result.title)).toEqual(['harbour.md', 'moorings.md']);
+    expect(results[0]!.score).toBeGreaterThan(results[1]!.score);
+    expect(results[1]!.score).toBeGreaterThan(0);
+
+    const answer = await request(t.app).post('/v1/search/answer').set(auth).send({ query: 'When does the fuel dock open?' });
+    expect(answer.status).toBe(200);
+    expect(answer.body.answer).not.toMatch(/#|Fuel dock \[\d+\]/);
+    expect(answer.body.answer).toContain('The fuel dock opens at six');
+  });
+});

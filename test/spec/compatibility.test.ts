@@ -72,7 +72,13 @@ const BREAKING: Change[] = [
   },
   {
     name: 'removing a whole path (/v1/models)',
-    apply: (document) => { delete document.paths['/v1/models']; },
+    // The models paths added since 1.0.0 go too: left alone, redocly pairs one of them with the removed path as
+    // the same path renamed and reports every difference between the two instead of one removal.
+    apply: (document) => {
+      for (const path of Object.keys(document.paths).filter((path) => path.includes('/models'))) {
+        delete document.paths[path];
+      }
+    },
     reports: 'Path `/v1/models` was removed. (path-removed)',
   },
   {

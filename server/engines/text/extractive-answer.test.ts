@@ -24,4 +24,15 @@ describe('extractiveAnswer', () => {
     expect(written.answer).toBe('Nothing about the animal here at all [1].');
     expect(written.order).toEqual([0]);
   });
+
+  it('never quotes a Markdown heading as a sentence', () => {
+    const markdown = '## Fuel dock\n\nThe fuel dock opens at six and closes at dusk.\n\nFuel dock rules\n===============\n\nPay at the dock office.';
+    const written = extractiveAnswer('When does the fuel dock open?', [{ text: markdown }], 5);
+    expect(written.sentences).toEqual(['The fuel dock opens at six and closes at dusk [1].', 'Pay at the dock office [1].']);
+  });
+
+  it('falls back to the first sentence that is no heading', () => {
+    const written = extractiveAnswer('zebra', [{ text: '# Harbour guide\n\nBoats moor at the east pier.' }]);
+    expect(written.answer).toBe('Boats moor at the east pier [1].');
+  });
 });

@@ -31,8 +31,23 @@ export const DEFAULT_ANSWER_SENTENCES = 3;
 
 const stem = (word: string) => word.slice(0, STEM_LENGTH);
 
+/** An ATX heading (`## Fuel dock`) or a setext underline (`=====`, `-----`). */
+const ATX_HEADING = /^ {0,3}#{1,6}(?:\s|$)/;
+const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)\s*$/;
+
+/**
+ * The text without its Markdown heading lines: a heading is a label, not a statement, and quoted it reads as
+ * "## Fuel dock [1]." The words still count in the search (the passage keeps them); only the answer skips them.
+ */
+function withoutHeadings(text: string): string {
+  const lines = text.split('\n');
+  return lines
+    .filter((line, index) => !ATX_HEADING.test(line) && !SETEXT_UNDERLINE.test(line) && !(line.trim() && SETEXT_UNDERLINE.test(lines[index + 1] ?? '')))
+    .join('\n');
+}
+
 function sentencesOf(text: string): string[] {
-  return text
+  return withoutHeadings(text)
     .replace(/…/g, ' ')
     .split(/(?<=[.!?。！？])\s+|\n+/u)
     .map((sentence) => sentence.replace(/\s+/g, ' ').trim())

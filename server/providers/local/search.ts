@@ -9,6 +9,7 @@ import type { SearchCallOptions, SearchModel, SearchResult } from '../../core/mo
 import type { LocalSearchIndex } from './search-index.js';
 
 const DAY_MS = 86_400_000;
+const SCORE_DIGITS = 4;
 
 export function localFileUrl(fileId: string): string {
   return `/v1/files/${encodeURIComponent(fileId)}/content`;
@@ -37,7 +38,9 @@ export function createLocalSearchModel(index: LocalSearchIndex, now: () => numbe
         snippet: hit.snippet,
         publishedAt: new Date(hit.indexedAt).toISOString(),
         source: 'local',
-        score: Math.round(hit.score * 1000) / 1000,
+        // Significant digits, not decimals: FTS5 floors the idf of a word found in half the passages or more at
+        // 1e-6, so in a small index every score is of that order, and rounding to 3 decimals made them all 0.
+        score: Number(hit.score.toPrecision(SCORE_DIGITS)),
         passage: hit.passage,
       }));
       return { results };

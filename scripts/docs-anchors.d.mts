@@ -1,0 +1,3 @@
+/** Types of docs-anchors.mjs, for the tests that import it. */
+export function legacyAnchorScript(document: unknown): string;
+export function addLegacyAnchors(htmlPath: string, specPath: string): void;
