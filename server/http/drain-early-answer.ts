@@ -19,15 +19,24 @@ export function drainUnreadBody(req: IncomingMessage, limit = EARLY_ANSWER_DRAIN
   }
   // Whatever was reading the body (a parser that gave up on it) lets go of it first.
   req.unpipe();
+  closePastBound(req, limit);
+  // Consuming it here also keeps Node from closing the connection under a body it would have to skip.
+  req.resume();
+}
+
+/**
+ * Closes the connection once `limit` more bytes of `req`'s body have been read by whoever reads it: for a body
+ * another reader discards (multer reads the whole rest of a refused upload before the answer).
+ */
+export function closePastBound(req: IncomingMessage, limit = EARLY_ANSWER_DRAIN_BYTES): void {
   let discarded = 0;
-  const discard = (chunk: Buffer) => {
+  const count = (chunk: Buffer) => {
     discarded += chunk.length;
     if (discarded > limit) {
-      req.off('data', discard);
+      req.off('data', count);
       req.socket.destroy();
     }
   };
-  req.on('data', discard);
-  // Consuming it here also keeps Node from closing the connection under a body it would have to skip.
-  req.resume();
+  // A 'data' listener also sees the chunks a 'readable' reader takes with read().
+  req.on('data', count);
 }

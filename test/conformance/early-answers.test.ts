@@ -72,6 +72,20 @@ describe('an answer before the body is read', () => {
     // The server stopped reading: not the whole body went through before the close.
     expect(acceptedBytes).toBeLessThan(total);
   });
+
+  it('closes an upload refused for its size once the rest of it goes past the bound', async () => {
+    const bytes = EARLY_ANSWER_DRAIN_BYTES + 48 * MB;
+    const parts =
+      '--XyZ\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nassistants\r\n' +
+      '--XyZ\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\nContent-Type: text/plain\r\n\r\n';
+    const { acceptedBytes } = await rawExchange(
+      `POST /v1/files HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n` +
+        `Content-Type: multipart/form-data; boundary=XyZ\r\nContent-Length: ${Buffer.byteLength(parts) + bytes}\r\n\r\n${parts}`,
+      bytes,
+    );
+    // Past the 64 KiB file limit the server reads on only to the bound, not the whole body.
+    expect(acceptedBytes).toBeLessThan(bytes);
+  });
 });
 
 /**
