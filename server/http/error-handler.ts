@@ -9,6 +9,7 @@ import { ApiError } from '../core/api-error.js';
 import { cutText } from '../core/quote-value.js';
 import { errorEnvelope } from '../formats/error-envelopes.js';
 import { apiFamilyOf } from './api-family.js';
+import { drainUnreadBody } from './drain-early-answer.js';
 import { UNKNOWN_PATH_MESSAGE } from './outside-the-contract.js';
 
 interface ValidatorError {
@@ -154,11 +155,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (apiError.status === 401) {
       res.setHeader('www-authenticate', 'Bearer realm="omnigate"');
     }
-    if (!req.complete) {
-      // Answered before the body was read (401, 413, …): closing the connection is the only way not to wait
-      // for a body that may never end.
-      res.setHeader('connection', 'close');
-    }
+    // Answered before the body was read (401, 413, …): the rest is read and discarded, up to a bound, so the
+    // client still writing it sees this answer rather than a reset connection.
+    drainUnreadBody(req);
     // The SDKs retry 408, 409, 429 and every 5xx unless told not to; a bug (500) or a state a retry cannot
     // change is not worth their wait.
     const retryable = apiError.retryable ?? !(apiError.status >= 500 && apiError.status !== 503 && apiError.status !== 502 && apiError.status !== 504);

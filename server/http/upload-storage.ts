@@ -19,6 +19,7 @@ import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../core/api-error.js';
 import { createMediaSniffer } from '../core/sniff-media-type.js';
+import { closePastBound } from './drain-early-answer.js';
 import type { BlobStore, StagedBlob } from '../storage/blob-store.js';
 import type { OperationId } from './operation-types.js';
 
@@ -138,6 +139,8 @@ export function uploadOptions(settings: UploadSettings) {
         .catch((error: unknown) => {
           if (error instanceof ApiError) {
             refusals.set(req, error);
+            // multer reads the rest of a refused upload before the answer goes out: only so much of it.
+            closePastBound(req);
           }
           callback(error instanceof Error ? error : new Error(String(error)));
         });

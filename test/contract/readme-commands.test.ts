@@ -16,7 +16,7 @@ import { dataDir, killServers, ROOT, startServer, type Started } from '../helper
 
 const NOT_RUN_HERE: Record<string, string> = {
   npm: '`npm install` and `npm start` are what CI itself runs; the start is covered by test/contract/process.test.ts',
-  docker: 'no container engine on this machine (README says the image is untested)',
+  docker: 'no Docker engine here: npm run test:container builds and runs the image with Podman instead',
   claude: 'Claude Code runs in the real-client suite (npm run test:clients)',
   codex: 'Codex CLI runs in the real-client suite (npm run test:clients)',
   M: 'a shell variable for the Claude Code settings above it',

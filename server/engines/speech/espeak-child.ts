@@ -5,6 +5,7 @@
  * Synthesis is synchronous; the server sends one request at a time.
  */
 import { applyGain } from '../audio/apply-gain.js';
+import { loudnessGain } from '../audio/loudness.js';
 import type { EspeakReply, EspeakRequest } from './espeak-protocol.js';
 
 interface EspeakWorker {
@@ -60,7 +61,7 @@ function synthesize(request: EspeakRequest): void {
   }
   engine.set_rate(request.rate);
   engine.set_pitch(request.pitch);
-  engine.set_volume(request.volume);
+  engine.set_volume(100); // eSpeak's normal volume: loudness and the caller's volume are gains below
   const chunks: Int16Array[] = [];
   engine.synthesize(request.text, (samples) => {
     if (samples?.length) {
@@ -74,7 +75,8 @@ function synthesize(request: EspeakRequest): void {
     pcm.set(chunk, offset);
     offset += chunk.length;
   }
-  const out = applyGain(pcm, request.gain);
+  // Every voice and variant at one loudness (the same as Flite's), then the caller's volume.
+  const out = applyGain(pcm, request.gain * loudnessGain(pcm, engine.samplerate));
   reply({ id: request.id, ok: true, sampleRate: engine.samplerate, byteLength: out.byteLength }, out);
 }
 

@@ -12,9 +12,7 @@ export interface EspeakRequest {
   rate: number;
   /** 0–99, 50 normal. */
   pitch: number;
-  /** 0–200, 100 normal. */
-  volume: number;
-  /** Gain applied after synthesis, beyond what eSpeak's own volume reaches (limited, never clipped). */
+  /** The caller's volume: a gain applied after the one that brings the voice to the common loudness (limited, never clipped). */
   gain: number;
 }
 

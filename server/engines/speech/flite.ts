@@ -5,12 +5,14 @@
  *
  * Speed is Flite's `duration_stretch` (1/speed; verified linear over 0.25–4). Pitch scales the voice's F0
  * target by 2^(semitones/12); `rms` ignores F0 targets, so its pitch is shifted by resampling instead (with
- * the stretch lengthened by the same factor, so its duration stays). Volume is a limited gain in JS.
+ * the stretch lengthened by the same factor, so its duration stays). Volume is a limited gain in JS, on top of the
+ * gain that brings every voice to one loudness (audio/loudness.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { ApiError } from '../../core/api-error.js';
 import { applyGain } from '../audio/apply-gain.js';
+import { loudnessGain } from '../audio/loudness.js';
 import type { Pcm } from '../audio/pcm.js';
 import { readWav } from '../audio/read-wav.js';
 import { resampleMono } from '../audio/resample-pcm.js';
@@ -77,5 +79,6 @@ export async function synthesizeWithFlite(input: FliteInput): Promise<Pcm> {
     // Read the samples as if recorded pitchFactor× faster: pitch rises by that factor, duration shrinks by it.
     samples = resampleMono(samples, pcm.sampleRate * pitchFactor, pcm.sampleRate);
   }
-  return { samples: applyGain(samples, input.volume), sampleRate: pcm.sampleRate, channels: 1 };
+  // Every voice at one loudness first (they differ by up to 16 dB as Flite makes them), then the caller's volume.
+  return { samples: applyGain(samples, input.volume * loudnessGain(samples, pcm.sampleRate)), sampleRate: pcm.sampleRate, channels: 1 };
 }

@@ -43,11 +43,10 @@ export function createLocalSpeechModel(pool: MediaPool, options: LocalSpeechOpti
     if (rate !== Math.round(wpm)) {
       context.warn({ field: 'speed', reason: `eSpeak NG speaks ${ESPEAK_WPM.min}–${ESPEAK_WPM.max} words a minute; speed ${call.speed} was limited to ${(rate / ESPEAK_WPM.normal).toFixed(2)}` });
     }
-    // eSpeak's volume reaches 200 (2×) on its own; beyond that the child applies the rest as a limited gain.
-    const volume = Math.min(2, call.volume);
+    // eSpeak speaks at its normal volume; the child brings it to the common loudness and applies the caller's volume.
     espeak ??= createEspeakProcess({ idleMs: options.espeakIdleMs });
     return espeak.synthesize(
-      { text: call.input, voice: plan.voice, rate, pitch: Math.round(Math.max(0, Math.min(99, 50 + (pitch * 49) / 12))), volume: Math.round(volume * 100), gain: call.volume / volume },
+      { text: call.input, voice: plan.voice, rate, pitch: Math.round(Math.max(0, Math.min(99, 50 + (pitch * 49) / 12))), gain: call.volume },
       slot.signal,
     );
   }
