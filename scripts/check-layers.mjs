@@ -22,6 +22,7 @@ const LAYERS = [
   ['tools'],
   ['routes'],
   ['app.ts'],
+  ['services.ts'],
   ['main.ts', 'welcome-message.ts', 'cli'],
 ];
 const rank = new Map(LAYERS.flatMap((names, index) => names.map((name) => [name, index])));

@@ -1,37 +1,19 @@
 /**
- * The process entry point (`npm start`): reads the environment, opens storage, checks the contract,
- * registers keys, listens, and shuts down gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight
+ * The process entry point (`npm start`): reads the environment, checks the contract, opens the services on the
+ * data directory (services.ts), registers keys, listens, and shuts down gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight
  * work, flush usage, exit 0). The only module besides config.ts that touches process.env.
  */
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { createAppServer } from './http/app-server.js';
 import { keyWeaknesses } from './auth/key-strength.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, stdoutLog } from './logger.js';
-import { buildRegistry } from './providers/build-registry.js';
-import { createMediaPool } from './engines/media-pool.js';
-import type { ModelRegistry } from './providers/registry.js';
+import { openServices, type Services } from './services.js';
 import { checkSpec, loadSpec } from './spec/load-spec.js';
-import { openDatabase } from './storage/database.js';
-import { createKeyStore } from './storage/key-store.js';
-import { loadPepper } from './storage/pepper.js';
-import { startResponsePurge } from './storage/response-retention.js';
-import { startBlobPurge } from './storage/blob-expiry.js';
-import { createBlobStore } from './storage/blob-store.js';
-import { createMediaLinks } from './storage/media-links.js';
-import { createVideoTaskStore } from './storage/video-task-store.js';
-import { createFileStore } from './storage/file-store.js';
-import { createPassageStore } from './storage/passage-store.js';
-import { createLocalSearchIndex } from './providers/local/search-index.js';
-import { startVideoRunner } from './calls/video-runner.js';
-import { createResponseStore } from './storage/response-store.js';
-import { createUsageStore } from './storage/usage-store.js';
-import { createUsageRecorder } from './usage/usage-recorder.js';
-import { closeSharedEncoder, sendEncoderWarningsTo } from './tokens/encoder-client.js';
+import { sendEncoderWarningsTo } from './tokens/encoder-client.js';
 import { welcomeMessage } from './welcome-message.js';
 
 const DOCS_PATH = fileURLToPath(new URL('../docs/index.html', import.meta.url));
@@ -60,11 +42,24 @@ async function main(): Promise<void> {
   const spec = loadSpec();
   await checkSpec(spec.document);
 
-  // Everything this process writes (database, -wal/-shm, pepper) is readable by its owner only.
+  // Everything this process writes (database, -wal/-shm, pepper, blobs) is readable by its owner only.
   process.umask(0o077);
-  const db = openDatabase(config.databasePath);
-  const pepper = loadPepper(config.dataDir);
-  const keys = createKeyStore(db, { pepper });
+  let services: Services;
+  try {
+    services = openServices(config, {
+      logger,
+      stores: { kind: 'data-dir', dataDir: config.dataDir, databasePath: config.databasePath },
+      purge: true,
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      // An alias or route naming a model that does not exist: a configuration error like any other.
+      process.stderr.write(`omnigate: configuration error: ${config.configPath ? `${config.configPath}: ` : ''}${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const { keys, registry } = services.appDeps;
   config.apiKeys.forEach((secret, index) => {
     const name = `env-${index + 1}`;
     const weaknesses = keyWeaknesses(secret);
@@ -74,50 +69,12 @@ async function main(): Promise<void> {
     }
     keys.ensure(secret, name);
   });
-  const usage = createUsageRecorder(createUsageStore(db), {
-    onError: (error, lost) => logger.error({ err: error, pending: lost }, 'usage batch write failed; will retry'),
-  });
-  const searchIndex = createLocalSearchIndex({ passages: createPassageStore(db), logger, perKeyLimit: config.extractionPerKey });
-  // No worker exists until the first generation; the registry closes the pool with the local models.
-  const mediaPool = createMediaPool(config.media);
-  let registry: ModelRegistry;
-  try {
-    registry = buildRegistry(config, logger, searchIndex, mediaPool);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      // An alias or route naming a model that does not exist: a configuration error like any other.
-      process.stderr.write(`omnigate: configuration error: ${config.configPath ? `${config.configPath}: ` : ''}${error.message}\n`);
-      process.exit(78);
-    }
-    throw error;
-  }
-  const responses = createResponseStore(db);
-  const stopPurge = startResponsePurge(responses, {
-    retentionDays: config.responseRetentionDays,
-    onPurge: (count) => logger.info({ count, retentionDays: config.responseRetentionDays }, 'purged expired stored responses'),
-  });
-  const blobs = createBlobStore(db, path.join(config.dataDir, 'blobs'));
-  const stopBlobPurge = startBlobPurge(blobs, {
-    onPurge: (count) => logger.info({ count }, 'deleted expired media'),
-    onError: (error) => logger.error({ err: error }, 'deleting expired media failed; will retry'),
-  });
-  const videoTasks = createVideoTaskStore(db);
-  const videoRunner = startVideoRunner({ tasks: videoTasks, blobs, registry, usage, logger, settings: config.videos });
   const draining = new AbortController();
   const shutdown = new AbortController();
   const app = createApp({
+    ...services.appDeps,
     spec,
-    keys,
-    usage,
-    responses,
-    registry,
-    mediaPool,
-    media: { blobs, links: createMediaLinks(pepper), linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl },
-    videos: { tasks: videoTasks, runner: videoRunner },
-    files: { store: createFileStore(db), index: searchIndex, ...config.files },
-    search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
     tools: { mcpAllowedOrigins: config.mcpAllowedOrigins },
-    logger,
     maxBodyBytes: config.maxBodyBytes,
     docsPath: existsSync(DOCS_PATH) ? DOCS_PATH : undefined,
     version: VERSION,
@@ -162,17 +119,10 @@ async function main(): Promise<void> {
     draining.abort();
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     // Running video tasks get the same grace period; those still running then go back to the queue.
-    const videosStopped = videoRunner.stop(config.shutdownGraceMs);
+    void services.stopVideos(config.shutdownGraceMs);
+    // Once the listener has closed: the services close in their order (services.ts), after the video tasks.
     server.close(async () => {
-      await videosStopped;
-      usage.close();
-      await registry.close();
-      await searchIndex.close();
-      // The tokenizer thread does not hold the process (unref'd), but ends here with the other workers.
-      await closeSharedEncoder();
-      stopPurge();
-      stopBlobPurge();
-      db.close();
+      await services.close();
       logger.info('stopped');
       process.exit(0);
     });

@@ -3,7 +3,7 @@
  * from a folder that is not the project's.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +63,8 @@ describe('omnigate', { timeout: 60_000 }, () => {
     expect(stdout).toContain('X-Team: research');
     expect(stdout).not.toContain('verysecretkey');
     expect(stdout).not.toContain('abcdefghijkl');
+    // The services were built in memory: the check created no data directory.
+    expect(existsSync(path.join(elsewhere, 'data'))).toBe(false);
   });
 
   it('config check exits 78 naming the file and the problem', async () => {

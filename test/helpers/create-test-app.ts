@@ -2,7 +2,6 @@
  * Builds a real app for tests: the real contract, in-memory SQLite, the built-in local model plus any
  * providers a test configures, and a logger whose lines the test can read. Nothing is shared between apps.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,26 +10,22 @@ import type { Express } from 'express';
 import { createApp } from '../../server/app.js';
 import type { Config } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
-import { buildRegistry } from '../../server/providers/build-registry.js';
-import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPool } from '../../server/engines/media-pool.js';
+import { DEFAULT_MEDIA_SETTINGS, type MediaPool } from '../../server/engines/media-pool.js';
 import type { ModelRegistry } from '../../server/providers/registry.js';
 import { loadSpec, type LoadedSpec } from '../../server/spec/load-spec.js';
-import { openDatabase, type SqliteDatabase } from '../../server/storage/database.js';
-import { createBlobStore, type BlobStore } from '../../server/storage/blob-store.js';
-import { createKeyStore, type KeyStore } from '../../server/storage/key-store.js';
-import { createMediaLinks } from '../../server/storage/media-links.js';
-import { createVideoTaskStore, type VideoTaskStore } from '../../server/storage/video-task-store.js';
-import { createFileStore, type FileStore } from '../../server/storage/file-store.js';
+import type { SqliteDatabase } from '../../server/storage/database.js';
+import type { BlobStore } from '../../server/storage/blob-store.js';
+import type { KeyStore } from '../../server/storage/key-store.js';
+import type { VideoTaskStore } from '../../server/storage/video-task-store.js';
+import type { FileStore } from '../../server/storage/file-store.js';
 import type { FileIndex } from '../../server/core/file-index.js';
 import { DEFAULT_FILE_SETTINGS, type FileSettings } from '../../server/config.js';
-import { createPassageStore } from '../../server/storage/passage-store.js';
-import { createLocalSearchIndex, type LocalSearchIndex } from '../../server/providers/local/search-index.js';
-import { startVideoRunner, type VideoRunner } from '../../server/calls/video-runner.js';
+import type { LocalSearchIndex } from '../../server/providers/local/search-index.js';
+import type { VideoRunner } from '../../server/calls/video-runner.js';
 import { DEFAULT_VIDEO_RUNNER_SETTINGS, type VideoRunnerSettings } from '../../server/config.js';
-import { createResponseStore } from '../../server/storage/response-store.js';
-import { createUsageStore } from '../../server/storage/usage-store.js';
-import { createUsageRecorder, type UsageRecorder } from '../../server/usage/usage-recorder.js';
+import type { UsageRecorder } from '../../server/usage/usage-recorder.js';
 import type { ToolSettings } from '../../server/tools/tool-definition.js';
+import { openServices, type Services } from '../../server/services.js';
 
 let cachedSpec: LoadedSpec | undefined;
 
@@ -69,6 +64,8 @@ export interface TestApp {
   shutdown: AbortController;
   /** Abort to start a graceful shutdown (health answers 503). */
   draining: AbortController;
+  /** Everything above but the app, as the server builds it (server/services.ts); `services.close()` ends it all. */
+  services: Services;
 }
 
 export function createTestApp(
@@ -96,50 +93,61 @@ export function createTestApp(
     },
   });
   const logger = createLogger('debug', sink);
-  const db = openDatabase(':memory:');
-  const keys = createKeyStore(db);
-  const { key } = keys.create({ name: 'test' });
-  const usage = createUsageRecorder(createUsageStore(db), { flushIntervalMs: 10 });
-  const searchIndex = createLocalSearchIndex({ passages: createPassageStore(db), logger });
-  const mediaPool = createMediaPool(config.media ?? DEFAULT_MEDIA_SETTINGS);
-  const registry = buildRegistry(
-    { providers: config.providers ?? [], models: config.models ?? [], aliases: config.aliases ?? {}, routes: config.routes ?? [] },
-    logger,
-    searchIndex,
-    mediaPool,
+  const { index: fileIndex, ...fileSettings } = config.files ?? {};
+  const services = openServices(
+    {
+      providers: config.providers ?? [],
+      models: config.models ?? [],
+      aliases: config.aliases ?? {},
+      routes: config.routes ?? [],
+      media: config.media ?? DEFAULT_MEDIA_SETTINGS,
+      videos: { ...DEFAULT_VIDEO_RUNNER_SETTINGS, ...config.videos },
+      files: { ...DEFAULT_FILE_SETTINGS, ...fileSettings },
+      mediaLinkTtlSeconds: config.mediaLinkTtlSeconds ?? 3600,
+      // Read only by the purge, which test apps do not run.
+      responseRetentionDays: 30,
+      publicUrl: config.publicUrl,
+      defaultSearchModel: config.defaultSearchModel,
+      defaultChatModel: config.defaultChatModel,
+    },
+    {
+      logger,
+      stores: { kind: 'memory', blobDirectory: mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-')) },
+      usageFlushIntervalMs: 10,
+      now: config.now,
+    },
   );
-  const blobDirectory = mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-'));
-  const blobs = createBlobStore(db, blobDirectory);
-  const videoTasks = createVideoTaskStore(db);
-  const videoRunner = startVideoRunner({
-    tasks: videoTasks,
-    blobs,
-    registry,
-    usage,
-    logger,
-    settings: { ...DEFAULT_VIDEO_RUNNER_SETTINGS, ...config.videos },
-    now: config.now,
-  });
-  const files = createFileStore(db);
+  const { key } = services.stores.keys.create({ name: 'test' });
   const shutdown = new AbortController();
   const draining = new AbortController();
   const app = createApp({
+    ...services.appDeps,
     spec: cachedSpec,
-    keys,
-    usage,
-    responses: createResponseStore(db),
-    registry,
-    mediaPool,
-    media: { blobs, links: createMediaLinks(randomBytes(32)), linkTtlSeconds: config.mediaLinkTtlSeconds ?? 3600, publicUrl: config.publicUrl },
-    videos: { tasks: videoTasks, runner: videoRunner },
-    files: { store: files, index: searchIndex, ...DEFAULT_FILE_SETTINGS, ...config.files },
-    search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
-    logger,
+    ...(fileIndex ? { files: { ...services.appDeps.files, index: fileIndex } } : {}),
     maxBodyBytes: config.maxBodyBytes ?? 1024 * 1024,
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
     now: config.now,
     tools: { resolveHost: offlineDns, ...config.tools },
   });
-  return { app, key, keys, usage, registry, mediaPool, db, blobs, blobDirectory, videoTasks, videoRunner, files, searchIndex, logs, shutdown, draining };
+  const { stores } = services;
+  return {
+    app,
+    key,
+    keys: stores.keys,
+    usage: services.usage,
+    registry: services.registry,
+    mediaPool: services.mediaPool,
+    db: stores.db,
+    blobs: stores.blobs,
+    blobDirectory: stores.blobDirectory,
+    videoTasks: stores.videoTasks,
+    videoRunner: services.videoRunner,
+    files: stores.files,
+    searchIndex: services.searchIndex,
+    logs,
+    shutdown,
+    draining,
+    services,
+  };
 }
