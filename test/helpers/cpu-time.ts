@@ -11,10 +11,16 @@ export function threadCpuMs(pid?: number, tid = pid): number {
   return Number(readFileSync(path, 'utf8').split(' ')[0]) / 1e6;
 }
 
-/** CPU time of the whole process (every thread, user and system), in ms. */
-export function processCpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
+/** CPU time of a whole process (every thread, user and system), in ms: this one, or another by pid. */
+export function processCpuMs(pid?: number): number {
+  if (pid === undefined) {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  }
+  // /proc/<pid>/stat: utime and stime are fields 14 and 15, in clock ticks (100 a second on Linux); the command
+  // name in field 2 may hold spaces, so fields are counted after its closing parenthesis.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /**
