@@ -1,16 +1,24 @@
-/** The live (not zombie) ffmpeg processes this process started, read from /proc, and a wait for a condition. */
+/** The live (not zombie) child processes this process started, read from /proc, and a wait for a condition. */
 import { readdir, readFile } from 'node:fs/promises';
 
-export async function ffmpegChildren(): Promise<number[]> {
+/** Pids of this process's live children whose command line contains `word` (`ffmpeg`, a module's file name). */
+export async function childProcesses(word: string): Promise<number[]> {
   const found: number[] = [];
   for (const entry of await readdir('/proc')) {
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
     const match = /^(\d+) \((.*)\) (\S) (\d+)/.exec(stat);
-    if (match && match[2] === 'ffmpeg' && match[3] !== 'Z' && Number(match[4]) === process.pid) {
-      found.push(Number(match[1]));
+    if (match && match[3] !== 'Z' && Number(match[4]) === process.pid) {
+      const commandLine = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+      if (commandLine.includes(word)) {
+        found.push(Number(match[1]));
+      }
     }
   }
   return found;
+}
+
+export function ffmpegChildren(): Promise<number[]> {
+  return childProcesses('ffmpeg');
 }
 
 /**
