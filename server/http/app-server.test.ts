@@ -70,9 +70,10 @@ describe('createAppServer', () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '--eval', script],
-      { cwd: root, timeout: 20_000 },
+      // A guard against a hung child, not a speed limit: starting tsx on a busy machine can take tens of seconds.
+      { cwd: root, timeout: 100_000 },
     );
 
     expect(JSON.parse(stdout.trim().split('\n').pop() ?? '')).toEqual({ plain: false, ours: true });
-  });
+  }, 120_000);
 });

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { expectRequestId } from '../helpers/contract-assertions.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
+import { measureLoopHold, processCpuMs } from '../helpers/cpu-time.js';
 import { probeAudio } from '../helpers/probe-audio.js';
 import { imageKind, pngSize, wavInfo } from '../helpers/probe-media.js';
 import { startServer } from '../conformance/start-server.js';
@@ -225,30 +226,36 @@ describe('the media pool, seen from outside', () => {
     const auth = { authorization: `Bearer ${made.key}` };
     const chat = () => request(made.app).post('/v1/chat/completions').set(auth).send({ model: 'local:chat', messages: [{ role: 'user', content: 'ping' }] });
     expect((await chat()).status).toBe(200);
-    // supertest sends nothing until awaited: `.then()` starts the renders now.
-    const renders = Array.from({ length: 3 }, (_, index) =>
-      request(made.app)
-        .post('/v1/images/generations')
-        .set(auth)
-        .send({ prompt: `a burning forest, flames and embers ${index}`, size: '2048x2048', response_format: 'b64_json' })
-        .then((res) => res),
-    );
-    // Chats due every 100 ms while the renders run, each timed from when it was due: a render on the event loop
-    // (one 2048² fire scene takes about a second of CPU) would hold the timers and the answers alike.
-    const started = performance.now();
-    const during = await Promise.all(
-      Array.from({ length: 10 }, async (_, index) => {
-        const due = 100 * (index + 1);
-        await new Promise((resolve) => setTimeout(resolve, due));
+    // The gateway runs on this thread, so the longest stretch of its CPU between two turns of the event loop is
+    // what anything held the loop for, a measure a busy machine does not stretch: a render on the event loop (one
+    // 2048² fire scene takes about a second of CPU) would be one such stretch. The images come as links, so that
+    // reading megabytes of base64 in this same thread is not measured.
+    const { result, longestHoldMs } = await measureLoopHold(async () => {
+      // supertest sends nothing until awaited: `.then()` starts the renders now.
+      const renders = Array.from({ length: 3 }, (_, index) =>
+        request(made.app)
+          .post('/v1/images/generations')
+          .set(auth)
+          .send({ prompt: `a burning forest, flames and embers ${index}`, size: '2048x2048' })
+          .then((res) => res),
+      );
+      let rendered = 0;
+      renders.forEach((render) => void render.then(() => (rendered += 1)));
+      // Chats every ~20 ms until the renders are done: the first ones answer before any render does.
+      const chats: Array<{ status: number; rendersDone: number }> = [];
+      while (rendered < renders.length) {
         const res = await chat();
-        expect(res.status).toBe(200);
-        return performance.now() - started - due;
-      }),
-    );
-    const results = await Promise.all(renders);
-    expect(results.map((res) => res.status)).toEqual([200, 200, 200]);
-    expect(Math.max(...during)).toBeLessThan(250);
-  });
+        chats.push({ status: res.status, rendersDone: rendered });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return { chats, statuses: (await Promise.all(renders)).map((res) => res.status) };
+    });
+    expect(result.statuses).toEqual([200, 200, 200]);
+    expect(result.chats.every((answer) => answer.status === 200)).toBe(true);
+    expect(result.chats.filter((answer) => answer.rendersDone === 0).length).toBeGreaterThan(2);
+    // About 130 ms of CPU at most here; rendering on the event loop made it 2.1 s.
+    expect(longestHoldMs).toBeLessThan(500);
+  }, 120_000);
 
   it('answers 429 with Retry-After when the queue is full', async () => {
     const made = app({ media: { workers: 1, queueLimit: 0, jobTimeoutMs: 60_000 } });
@@ -292,11 +299,12 @@ describe('the media pool, seen from outside', () => {
       abandoned.end(JSON.stringify({ prompt: 'long epic orchestral piece', duration: 300, response_format: 'wav' }));
       await new Promise((resolve) => setTimeout(resolve, 500));
       abandoned.destroy();
-      const started = performance.now();
+      const cpuBefore = processCpuMs();
       const next = await request(server.baseURL).post('/v1/images/generations').set('authorization', `Bearer ${server.key}`).send({ prompt: 'a small flower', size: '64x64', response_format: 'b64_json' });
       expect(next.status).toBe(200);
-      // Rendering 300 s of music takes tens of seconds; the next call did not wait for it.
-      expect(performance.now() - started).toBeLessThan(8_000);
+      // Rendering 300 s of music takes tens of seconds of CPU (on a worker thread of this process); the next call
+      // did not wait for it: the process spent far less CPU, however long a busy machine made the wait.
+      expect(processCpuMs() - cpuBefore).toBeLessThan(5_000);
     } finally {
       await server.close();
     }

@@ -251,10 +251,9 @@ describe('listening and connection limits', () => {
         OMNIGATE_REQUEST_TIMEOUT_MS: '2000',
         OMNIGATE_HEADERS_TIMEOUT_MS: '1000',
       });
-      /** Writes `text` on a raw socket and resolves with what came back and how long until the server closed it. */
+      /** Writes `text` on a raw socket and resolves with what came back and when the server closed it. */
       const hold = (text: string) =>
-        new Promise<{ closedAfterMs: number; received: string }>((resolve, reject) => {
-          const startedAt = Date.now();
+        new Promise<{ closedAt: number; received: string }>((resolve, reject) => {
           let received = '';
           const socket = connect(server.port, '127.0.0.1', () => socket.write(text));
           socket.setEncoding('utf8');
@@ -262,7 +261,7 @@ describe('listening and connection limits', () => {
             received += piece;
           });
           socket.on('error', reject);
-          socket.on('close', () => resolve({ closedAfterMs: Date.now() - startedAt, received }));
+          socket.on('close', () => resolve({ closedAt: performance.now(), received }));
           setTimeout(() => socket.destroy(new Error('the server kept the connection open for 15 s')), 15_000).unref();
         });
       const lyingLength = hold(
@@ -277,10 +276,11 @@ describe('listening and connection limits', () => {
       // sees the answer) until the request timeout cuts it off like any other unfinished body.
       const early = await unauthenticated;
       expect(early.received).toMatch(/^HTTP\/1\.1 401 /);
-      for (const held of [early, await lyingLength, await endlessHeaders]) {
-        // Deadline plus Node's once-a-second check of open connections, with room for a busy machine.
-        expect(held.closedAfterMs).toBeLessThan(6_000);
-      }
+      // Order, not time: every held connection is closed by the server (not by `hold`'s 15 s guard, which would
+      // reject), the endless headers at the 1 s header deadline before the early answer's endless body is cut at
+      // the 2 s request deadline.
+      const [, headers] = [await lyingLength, await endlessHeaders];
+      expect(headers.closedAt).toBeLessThan(early.closedAt);
       expect((await call(server.port, 'GET', '/health')).status).toBe(200);
     },
     TEST_TIMEOUT_MS,
@@ -361,8 +361,10 @@ describe('shutting down', () => {
         .map((event) => (JSON.parse(event.data) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '')
         .join('');
       expect(text).toBe('Slow and steady');
-      // The process does not wait for the client to drop its idle keep-alive connection.
-      expect(exitedAt - streamed.endedAt).toBeLessThan(5_000);
+      // The process does not wait for the client to drop its idle keep-alive connection (this client still holds
+      // it: `agent.destroy()` comes after), which the server keeps open for 65 s. Waiting for it is a wall-clock
+      // behaviour, so this one bound stays in wall time, at half the keep-alive: seconds of load cannot reach it.
+      expect(exitedAt - streamed.endedAt).toBeLessThan(32_500);
       expect(server.logs().at(-1)?.msg).toBe('stopped');
       expect(usageRows(dir)).toEqual([
         expect.objectContaining({

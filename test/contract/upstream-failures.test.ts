@@ -196,10 +196,9 @@ function expectCleanFailure(dialect: Dialect, route: Route, stream: boolean, fai
     expect(response.status).toBe(502);
     assertErrorPayload(dialect, response.body as Record<string, any>);
     if (['bad-json', 'truncated', 'wrong-content-type', 'off-shape'].includes(failure) && isPassthrough(route, dialect) && !stream) {
-      const code = dialect === 'anthropic' ? undefined : (response.body as { error: { code: string } }).error.code;
-      if (code !== undefined) {
-        expect(code).toBe('upstream_invalid_response');
-      }
+      // Anthropic's envelope has no code, only a type; the OpenAI dialects' must carry this one.
+      const { error } = response.body as { error: { code?: string; type: string } };
+      expect(dialect === 'anthropic' ? error.type : error.code).toBe(dialect === 'anthropic' ? 'api_error' : 'upstream_invalid_response');
     }
     return;
   }

@@ -2,14 +2,16 @@
 import { spawn } from 'node:child_process';
 import { ApiError } from '../../server/core/api-error.js';
 import { serveJobs } from '../../server/engines/pool/serve-jobs.js';
+import { threadCpuMs } from '../helpers/cpu-time.js';
 
 export const poolTestJobs = {
   async echo(input: { text: string }) {
     return { text: input.text, bytes: new TextEncoder().encode(input.text) };
   },
+  /** Spins until the thread has used `ms` of CPU time, so a busy machine makes it longer but not cheaper. */
   async spin(input: { ms: number }) {
-    const end = Date.now() + input.ms;
-    while (Date.now() < end) {
+    const end = threadCpuMs() + input.ms;
+    while (threadCpuMs() < end) {
       // Busy on purpose: a synchronous engine that cannot be interrupted except by terminating its thread.
     }
     return { spun: input.ms };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eventually, ffmpegChildren } from '../../../test/helpers/child-processes.js';
+import { processCpuMs } from '../../../test/helpers/cpu-time.js';
 import { probeAudio } from '../../../test/helpers/probe-audio.js';
 import { createMediaPool } from '../media-pool.js';
 import { audioEncoders, encodeAudio, PCM_OUTPUT_RATE, type AudioFormat } from './encode-audio.js';
@@ -22,18 +23,6 @@ function tone(seconds: number, sampleRate: number, channels: 1 | 2): Pcm {
   return { samples, sampleRate, channels };
 }
 
-/** Live ffmpeg processes started by this process, from /proc (a killed child is reaped by Node at once). */
-async function ffmpegChildren(): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    const match = /^(\d+) \((.*)\) \S (\d+)/.exec(stat);
-    if (match && match[2] === 'ffmpeg' && Number(match[3]) === process.pid) {
-      found.push(Number(match[1]));
-    }
-  }
-  return found;
-}
 
 const EXTENSION: Record<AudioFormat, string> = { mp3: 'mp3', opus: 'ogg', aac: 'aac', flac: 'flac', wav: 'wav', pcm: 'raw' };
 const withSlot = <T>(steps: Parameters<typeof pool.use<T>>[1], signal = new AbortController().signal) => pool.use(signal, steps);
@@ -129,14 +118,25 @@ describe('encodeAudio', () => {
     }
     const long: Pcm = { samples, sampleRate: 48_000, channels: 2 };
     const controller = new AbortController();
-    const started = performance.now();
     const encoding = withSlot((slot) => encodeAudio(long, 'opus', slot), controller.signal);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await ffmpegChildren()).toHaveLength(1);
+    expect(await eventually(async () => (await ffmpegChildren()).length === 1)).toBe(true);
+    const [pid] = await ffmpegChildren();
+    // ffmpeg's own CPU time from the abort to its end, not wall time: left running, it would go on to seconds of
+    // opus work however busy the machine is. Its last reading is taken while it is still alive.
+    const atAbort = processCpuMs(pid);
+    let lastCpuMs = atAbort;
     controller.abort(new Error('caller left'));
     await expect(encoding).rejects.toThrow('caller left');
-    expect(performance.now() - started).toBeLessThan(1_500);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const ended = await eventually(async () => {
+      try {
+        lastCpuMs = processCpuMs(pid);
+      } catch {
+        return true; // gone from /proc
+      }
+      return !(await ffmpegChildren()).includes(pid);
+    });
+    expect(ended).toBe(true);
+    expect(lastCpuMs - atAbort).toBeLessThan(500);
     expect(await ffmpegChildren()).toEqual([]);
   });
 

@@ -3,11 +3,11 @@
  * sharp to JPEG or WebP. The same input gives the same bytes: the scene is seeded, resvg renders without
  * system fonts (the scene has no text), and both encoders are deterministic for a given build.
  */
-import { createHash } from 'node:crypto';
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { ApiError } from '../../core/api-error.js';
 import type { ImageFormat } from '../../core/models.js';
+import { seedFromText } from '../seeded-random.js';
 import { buildScene } from './scene.js';
 
 export const MIN_IMAGE_SIDE = 64;
@@ -44,11 +44,6 @@ function checkSide(value: number, name: string): void {
   }
 }
 
-/** The seed of an unseeded call: 32 bits of the prompt's SHA-256. */
-export function seedFromPrompt(prompt: string): number {
-  return createHash('sha256').update(prompt).digest().readUInt32LE(0);
-}
-
 /**
  * The bytes in an ArrayBuffer of their own: the pool transfers the output's buffers to the main thread, and a
  * native library's Buffer may be external memory or a slice of a shared pool, which cannot be transferred.
@@ -63,7 +58,7 @@ export async function renderImage(input: RenderImageInput): Promise<RenderedImag
   if (!Object.hasOwn(MEDIA_TYPES, input.format)) {
     throw new ApiError(400, `The built-in image engine writes png, jpeg or webp, not ${String(input.format)}.`, { code: 'invalid_value', param: 'output_format' });
   }
-  const { svg } = buildScene({ prompt: input.prompt, seed: input.seed ?? seedFromPrompt(input.prompt), index: input.index, width: input.width, height: input.height });
+  const { svg } = buildScene({ prompt: input.prompt, seed: input.seed ?? seedFromText(input.prompt), index: input.index, width: input.width, height: input.height });
   const rendered = new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: 'original' } }).render();
   if (input.format === 'png') {
     return { data: ownedCopy(rendered.asPng()), mediaType: MEDIA_TYPES.png };

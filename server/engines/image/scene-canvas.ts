@@ -5,7 +5,7 @@
  */
 import { mixColours } from './colour-mix.js';
 import type { PromptReading, SkyTheme } from './prompt-words.js';
-import type { SeededRandom } from './seeded-random.js';
+import type { SeededRandom } from '../seeded-random.js';
 
 export interface SkyPalette {
   /** The sky gradient, top to bottom. */

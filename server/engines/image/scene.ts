@@ -9,7 +9,7 @@ import { drawBirds, drawClouds, drawLightning, drawMoon, drawNebulae, drawPlanet
 import { drawAccentDiscs, drawFlames, drawRain, drawSnowfall } from './draw-weather.js';
 import { readPrompt, type PromptReading } from './prompt-words.js';
 import { createCanvas } from './scene-canvas.js';
-import { seededRandom } from './seeded-random.js';
+import { seededRandom } from '../seeded-random.js';
 
 export interface SceneRequest {
   prompt: string;

@@ -6,7 +6,7 @@
  */
 import { drumBar, DRUM, type Intensity } from './drum-patterns.js';
 import { GM_PROGRAM, type Genre, type Mode, type MusicPlan } from './music-words.js';
-import { seededRandom, type Random } from './seeded-random.js';
+import { seededRandom, type SeededRandom as Random } from '../seeded-random.js';
 
 export const TICKS_PER_BEAT = 480;
 const BEATS_PER_BAR = 4;
@@ -210,7 +210,7 @@ function arpeggioPitch(base: number, tones: readonly number[], index: number): n
 }
 
 export function composeSong(plan: MusicPlan, durationSeconds: number, seed: number): Song {
-  const random = seededRandom(seed);
+  const random = seededRandom(String(seed));
   const keyRoot = plan.keyRoot ?? random.below(12);
   const endTick = Math.round((durationSeconds * plan.tempo * TICKS_PER_BEAT) / 60);
   const bars = musicBars(durationSeconds, plan.tempo);

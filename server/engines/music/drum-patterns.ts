@@ -3,7 +3,7 @@
  * sparse, the verse holds back, the chorus is full. A fill closes each section so the form is audible.
  */
 import type { Genre } from './music-words.js';
-import type { Random } from './seeded-random.js';
+import type { SeededRandom as Random } from '../seeded-random.js';
 
 /** GM percussion keys (channel 10). */
 export const DRUM = {

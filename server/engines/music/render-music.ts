@@ -13,7 +13,7 @@ import { ApiError } from '../../core/api-error.js';
 import type { Pcm } from '../audio/pcm.js';
 import { composeSong } from './compose.js';
 import { planFromWords } from './music-words.js';
-import { hashText } from './seeded-random.js';
+import { seedFromText } from '../seeded-random.js';
 import { songToMidi } from './song-midi.js';
 
 export interface MusicJobInput {
@@ -50,7 +50,7 @@ export function loadSoundBank(): Promise<BasicSoundBank> {
 
 /** The seed a request without one gets: the same words give the same piece. */
 export function defaultSeed(prompt: string, lyrics?: string): number {
-  return hashText(`${prompt}\n${lyrics ?? ''}`);
+  return seedFromText(`${prompt}\n${lyrics ?? ''}`);
 }
 
 function checkInput(input: MusicJobInput): void {

@@ -38,11 +38,6 @@ export function mixPacked(from: number, to: number, amount: number): number {
   );
 }
 
-/** Brightness 0–1 of a packed colour (Rec. 709 weights). */
-export function brightnessOfPacked(colour: number): number {
-  return (0.2126 * (colour & 255) + 0.7152 * ((colour >>> 8) & 255) + 0.0722 * ((colour >>> 16) & 255)) / 255;
-}
-
 /** Fills `[x0, x1)` of row `y`, clipped to the frame; `alpha` below 1 blends over what is there. */
 export function fillSpan(frame: PixelFrame, y: number, x0: number, x1: number, colour: number, alpha = 1): void {
   if (y < 0 || y >= frame.height) {

@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp';
 import { ffmpegPath } from '../audio/ffmpeg-process.js';
-import { seedFromPrompt } from '../image/render-image.js';
+import { seedFromText } from '../seeded-random.js';
 import type { JobReporter } from '../pool/job-protocol.js';
 import { startFfmpegH264 } from './ffmpeg-h264-encoder.js';
 import type { FrameEncoder } from './frame-encoder.js';
@@ -47,7 +47,7 @@ export async function renderVideo(input: RenderVideoInput, reporter: JobReporter
   const { width, height, seconds } = input;
   checkVideoShape({ width, height, seconds });
   const backdrop = input.inputImage ? await readBackdrop(input.inputImage, width, height) : undefined;
-  const scene = buildVideoScene({ prompt: input.prompt, seed: input.seed ?? seedFromPrompt(input.prompt), width, height, seconds });
+  const scene = buildVideoScene({ prompt: input.prompt, seed: input.seed ?? seedFromText(input.prompt), width, height, seconds });
   const total = frameCount(seconds);
   const binary = input.ffmpeg === null ? undefined : (input.ffmpeg ?? ffmpegPath());
   const encoder = binary

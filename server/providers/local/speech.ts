@@ -12,8 +12,6 @@ import type { MediaPool, MediaSlot } from '../../engines/media-pool.js';
 import { createEspeakProcess, espeakInstalled, type EspeakProcess } from '../../engines/speech/espeak-process.js';
 import { planVoice, type VoicePlan } from '../../engines/speech/voices.js';
 
-export const LOCAL_SPEECH_MODEL_ID = 'local:speech';
-
 export interface LocalSpeechOptions {
   /** Whether eSpeak NG may be used; default: whether its package is installed. `false` simulates its absence. */
   espeak?: boolean;

@@ -1,9 +1,10 @@
 import { mkdtempSync } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eventually, ffmpegChildren } from '../../../test/helpers/child-processes.js';
 import { decodeVideo } from '../../../test/helpers/decode-video.js';
 import { readMp4 } from '../../../test/helpers/mp4-boxes.js';
 import { pngSize } from '../../../test/helpers/probe-media.js';
@@ -34,18 +35,6 @@ function context(signal = new AbortController().signal): VideoTaskContext & { se
 
 const options = (overrides: Partial<VideoCallOptions> = {}): VideoCallOptions => ({ prompt: 'a lighthouse by the sea at night', seconds: 2, width: 320, height: 240, ...overrides });
 
-/** Live ffmpeg processes whose parent is this process, from /proc (a killed child is reaped by Node at once). */
-async function ffmpegChildren(): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    const match = /^(\d+) \((.*)\) (\S) (\d+)/.exec(stat);
-    if (match && match[2] === 'ffmpeg' && match[3] !== 'Z' && Number(match[4]) === process.pid) {
-      found.push(Number(match[1]));
-    }
-  }
-  return found;
-}
 
 describe('local:video through the media pool', () => {
   const model = createLocalVideoModel(pool, { tempRoot });
@@ -97,9 +86,8 @@ describe('local:video through the media pool', () => {
     controller.abort(new Error('caller left'));
     await expect(rendering).rejects.toThrow('caller left');
     expect(task.seen.at(-1)).toBeLessThan(100);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await ffmpegChildren()).toEqual([]);
-    expect(await readdir(tempRoot)).toEqual([]);
+    expect(await eventually(async () => (await ffmpegChildren()).length === 0)).toBe(true);
+    expect(await eventually(async () => (await readdir(tempRoot)).length === 0)).toBe(true);
     // The slot is free again and a fresh worker renders the next video.
     await expect(model.generate(options({ seconds: 1 }), context())).resolves.toMatchObject({ usage: { seconds: 1 } });
   });

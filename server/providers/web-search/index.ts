@@ -13,8 +13,6 @@ import { createTavilySearchModel } from './tavily.js';
 
 export type WebSearchProviderConfig = Extract<ProviderConfig, { type: 'searxng' | 'brave' | 'tavily' }>;
 
-export const WEB_SEARCH_PROVIDER_TYPES = ['searxng', 'brave', 'tavily'] as const;
-
 export function createWebSearchProvider(config: WebSearchProviderConfig, deps: { now?: () => number } = {}): Provider {
   const protocol = config.type === 'searxng' ? SEARXNG_PROTOCOL : config.type === 'brave' ? BRAVE_PROTOCOL : TAVILY_PROTOCOL;
   const client = createUpstreamHttpClient(config, protocol);

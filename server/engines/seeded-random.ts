@@ -1,6 +1,7 @@
 /**
- * A small deterministic random source for drawing scenes: xorshift128 seeded from SHA-256 of a key, so the same
- * key gives the same scene on every machine and Node version (Math.random cannot be seeded).
+ * The engines' one deterministic random source (scenes, video weather, composed music): xorshift128 seeded from
+ * SHA-256 of a key, so the same key gives the same picture or piece on every machine and Node version
+ * (Math.random cannot be seeded).
  */
 import { createHash } from 'node:crypto';
 
@@ -10,6 +11,8 @@ export interface SeededRandom {
   between(min: number, max: number): number;
   /** An integer in [min, max], both included. */
   integer(min: number, max: number): number;
+  /** An integer in [0, n). */
+  below(n: number): number;
   pick<T>(items: readonly T[]): T;
   chance(probability: number): boolean;
 }
@@ -38,7 +41,13 @@ export function seededRandom(key: string): SeededRandom {
     next,
     between: (min, max) => min + (max - min) * next(),
     integer: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    below: (n) => Math.floor(next() * n),
     pick: (items) => items[Math.floor(next() * items.length)],
     chance: (probability) => next() < probability,
   };
+}
+
+/** A 32-bit seed from text (the default seed of an unseeded call): the first 32 bits of its SHA-256. */
+export function seedFromText(text: string): number {
+  return createHash('sha256').update(text).digest().readUInt32LE(0);
 }
