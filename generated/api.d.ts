@@ -5559,6 +5559,11 @@ export interface operations {
                 before_id?: string;
                 /** @description Models per page. */
                 limit?: number;
+                /**
+                 * @description Anthropic's lifecycle filter, sent by the SDK as `lifecycle[]=active`. Every model Omnigate lists is
+                 *     `active`: a filter without `active` lists none.
+                 */
+                lifecycle?: ("active" | "deprecated" | "retired")[];
             };
             header?: {
                 /** @description The Anthropic API version the client expects. Any value is accepted; the wire format is the same. */

@@ -77,7 +77,10 @@ export function modelHandlers(deps: Pick<AppDeps, 'registry'>): ModelHandlers {
       res.json(openAiModel(model));
     },
     listAnthropicModels(req, res) {
-      const chat = deps.registry.list(keyOf(res.locals)).filter((model) => model.type === 'chat');
+      // Every model here is `active`; a lifecycle filter without it asks for none of them.
+      const lifecycle = req.query.lifecycle;
+      const wanted = lifecycle === undefined || lifecycle.includes('active');
+      const chat = wanted ? deps.registry.list(keyOf(res.locals)).filter((model) => model.type === 'chat') : [];
       const limit = req.query.limit ?? DEFAULT_PAGE;
       let page: ModelEntry[];
       let hasMore: boolean;

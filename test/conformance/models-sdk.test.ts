@@ -87,6 +87,11 @@ describe('anthropic.models', () => {
     expect(next.has_more).toBe(false);
   });
 
+  it('lifecycle filters as the SDK sends them (lifecycle[]=…): every model is active', async () => {
+    expect((await anthropic.models.list({ lifecycle: ['active', 'deprecated'] })).data.map((model) => model.id)).toEqual(CHAT_IDS);
+    expect((await anthropic.models.list({ lifecycle: ['retired'] })).data).toEqual([]);
+  });
+
   it('an after_id that names no listed model is a 400 in Anthropic\'s envelope', async () => {
     const error = await rejection(anthropic.models.list({ after_id: 'nope' }));
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
