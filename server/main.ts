@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   const usage = createUsageRecorder(createUsageStore(db), {
     onError: (error, lost) => logger.error({ err: error, pending: lost }, 'usage batch write failed; will retry'),
   });
-  const searchIndex = createLocalSearchIndex({ passages: createPassageStore(db), logger });
+  const searchIndex = createLocalSearchIndex({ passages: createPassageStore(db), logger, limits: config.indexLimits });
   // No worker exists until the first generation; the registry closes the pool with the local models.
   const mediaPool = createMediaPool(config.media);
   let registry: ModelRegistry;

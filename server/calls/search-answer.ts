@@ -101,6 +101,8 @@ export interface SearchAnswerBody {
   answer: string;
   citations: Citation[];
   usage: AnswerUsage;
+  /** The caller's files still being indexed, whose text the answer could not draw on. */
+  files_indexing?: number;
 }
 
 /** The answer model resolved (before the search, so an unknown model costs none) and the sources found. */
@@ -109,12 +111,13 @@ async function searchForAnswer(deps: AnswerDeps, req: Addressed, res: Response, 
   const chat = prepareCall(deps, res, body.model ?? deps.defaultAnswerModel ?? BUILT_IN_ANSWER_MODEL, 'chat');
   const named = { modelRequested: record.modelRequested, model: record.model, provider: record.provider };
   // `model` names the answer's writer; the search itself runs on the configured default search model.
-  const { results } = await runSearch(deps, req, res, { ...body, model: undefined });
+  const { results, filesIndexing } = await runSearch(deps, req, res, { ...body, model: undefined });
   // The usage record names the model that wrote the answer; the search is counted in `media`.
   Object.assign(record, named);
   return {
     chat,
     results,
+    pending: filesIndexing && { files_indexing: filesIndexing },
     id: randomId('ans'),
     model: chat.resolved.entry.id,
     builtIn: chat.resolved.entry.provider === 'local' || results.length === 0,
@@ -130,18 +133,18 @@ async function builtInOrEmptyAnswer(query: string, results: SearchResult[]) {
 /** `POST /v1/search/answer` without `stream`, and the `search_answer` tool: the whole answer as one object. */
 export async function answerQuestion(deps: AnswerDeps, req: Addressed, res: Response, body: SearchRequest): Promise<SearchAnswerBody> {
   const record = res.locals.call as CallRecord;
-  const { chat, results, id, model, builtIn } = await searchForAnswer(deps, req, res, body);
+  const { chat, results, id, model, builtIn, pending } = await searchForAnswer(deps, req, res, body);
   if (builtIn) {
     const written = await builtInOrEmptyAnswer(body.query, results);
     record.usage = written.usage;
-    return { object: 'search.answer', id, model, query: body.query, answer: written.answer, citations: written.citations, usage: usageOf(written.usage) };
+    return { object: 'search.answer', id, model, query: body.query, answer: written.answer, citations: written.citations, usage: usageOf(written.usage), ...pending };
   }
   const result = await chat.model.generate(answerPrompt(body.query, results), chat.context);
   record.usage = result.usage;
   const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
   const { answer, order } = renumberCitations(text, results.length);
   const citations = order.map((source, index) => citationOf(results[source - 1]!, index + 1));
-  return { object: 'search.answer', id, model, query: body.query, answer, citations, usage: usageOf(result.usage) };
+  return { object: 'search.answer', id, model, query: body.query, answer, citations, usage: usageOf(result.usage), ...pending };
 }
 
 export async function sendSearchAnswer(deps: AnswerDeps, req: Addressed, res: Response, body: SearchAnswerRequest): Promise<void> {

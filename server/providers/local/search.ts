@@ -40,7 +40,8 @@ export function createLocalSearchModel(index: LocalSearchIndex, now: () => numbe
         score: Math.round(hit.score * 1000) / 1000,
         passage: hit.passage,
       }));
-      return { results };
+      const filesIndexing = index.pending(options.keyId);
+      return filesIndexing > 0 ? { results, filesIndexing } : { results };
     },
   };
 }
