@@ -9,7 +9,7 @@
  * before any page is parsed, pages are read one at a time with the characters counted as they come and the
  * time budget checked between pages. A single page that never yields is the pool's to stop (its job timeout).
  */
-import { measurePdfStreams } from './pdf-streams.js';
+import { declaredPageCount, measurePdfStreams } from './pdf-streams.js';
 import type { TextKind } from './text-kind.js';
 
 export interface ExtractionLimits {
@@ -98,7 +98,15 @@ function pageText(items: Array<{ str?: string; hasEOL?: boolean }>): string {
   return items.map((item) => (item.str ?? '') + (item.hasEOL ? '\n' : '')).join('');
 }
 
+function tooManyPages(pages: number, limits: ExtractionLimits): ExtractedText {
+  return refuse('too_many_pages', `The PDF has ${pages} pages; at most ${limits.maxPages} are indexed (OMNIGATE_INDEX_MAX_PAGES).`);
+}
+
 async function pdfText(bytes: Uint8Array, limits: ExtractionLimits, late: () => boolean): Promise<ExtractedText> {
+  const declared = declaredPageCount(bytes);
+  if (declared !== undefined && declared > limits.maxPages) {
+    return tooManyPages(declared, limits);
+  }
   const streams = await measurePdfStreams(bytes, limits.maxDecompressedBytes, late);
   if (late()) {
     return outOfTime(limits);
@@ -120,7 +128,7 @@ async function pdfText(bytes: Uint8Array, limits: ExtractionLimits, late: () => 
   const document = await getDocumentProxy(new Uint8Array(bytes));
   try {
     if (document.numPages > limits.maxPages) {
-      return refuse('too_many_pages', `The PDF has ${document.numPages} pages; at most ${limits.maxPages} are indexed (OMNIGATE_INDEX_MAX_PAGES).`);
+      return tooManyPages(document.numPages, limits);
     }
     const pages: string[] = [];
     let characters = 0;

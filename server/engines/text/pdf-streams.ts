@@ -115,3 +115,21 @@ export async function measurePdfStreams(pdf: Uint8Array, limit: number, deadline
   }
   return measure;
 }
+
+/**
+ * The page count the file's page tree declares (the largest `/Count` of a `/Type /Pages` dictionary written in
+ * the open), read without parsing the document: pdf.js takes seconds to open a file of 20,000 pages before it
+ * can say how many it has. Undefined when the tree sits in a compressed object stream; pdf.js's count decides then.
+ */
+export function declaredPageCount(pdf: Uint8Array): number | undefined {
+  const text = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('latin1');
+  let most: number | undefined;
+  for (const match of text.matchAll(/\/Count\s+(\d{1,9})/g)) {
+    const at = match.index ?? 0;
+    const dictionary = text.slice(Math.max(0, text.lastIndexOf('obj', at)), text.indexOf('endobj', at) >>> 0);
+    if (/\/Type\s*\/Pages\b/.test(dictionary)) {
+      most = Math.max(most ?? 0, Number(match[1]));
+    }
+  }
+  return most;
+}
