@@ -81,6 +81,8 @@ export function createTestApp(
     files?: Partial<FileSettings> & { index?: FileIndex };
     /** MCP allowed origins, and a DNS stand-in for image URLs (to reach the SSRF guard with a public-looking name). */
     tools?: ToolSettings;
+    /** The search index's extraction pool (its own one-worker pool by default): tests hold its slot to keep files `indexing`. */
+    searchIndexPool?: MediaPool;
   } = {},
 ): TestApp {
   cachedSpec ??= loadSpec();
@@ -100,7 +102,7 @@ export function createTestApp(
   const keys = createKeyStore(db);
   const { key } = keys.create({ name: 'test' });
   const usage = createUsageRecorder(createUsageStore(db), { flushIntervalMs: 10 });
-  const searchIndex = createLocalSearchIndex({ passages: createPassageStore(db), logger });
+  const searchIndex = createLocalSearchIndex({ passages: createPassageStore(db), logger, pool: config.searchIndexPool });
   const mediaPool = createMediaPool(config.media ?? DEFAULT_MEDIA_SETTINGS);
   const registry = buildRegistry(
     { providers: config.providers ?? [], models: config.models ?? [], aliases: config.aliases ?? {}, routes: config.routes ?? [] },
