@@ -3527,6 +3527,7 @@ export interface components {
              */
             type: "answer.citations";
             citations: components["schemas"]["SearchAnswerCitation"][];
+            files_indexing?: components["schemas"]["FilesIndexing"];
         };
         /** @description The next piece of the answer text. */
         SearchAnswerDeltaEvent: {

@@ -117,7 +117,8 @@ async function searchForAnswer(deps: AnswerDeps, req: Addressed, res: Response, 
   return {
     chat,
     results,
-    pending: filesIndexing && { files_indexing: filesIndexing },
+    /** Spread into the answer (and the citations event): how many of the key's files are not searchable yet. */
+    pending: filesIndexing ? { files_indexing: filesIndexing } : {},
     id: randomId('ans'),
     model: chat.resolved.entry.id,
     builtIn: chat.resolved.entry.provider === 'local' || results.length === 0,
@@ -153,13 +154,13 @@ export async function sendSearchAnswer(deps: AnswerDeps, req: Addressed, res: Re
     return;
   }
   const record = res.locals.call as CallRecord;
-  const { chat, results, builtIn } = await searchForAnswer(deps, req, res, body);
+  const { chat, results, builtIn, pending } = await searchForAnswer(deps, req, res, body);
   if (builtIn) {
     const written = await builtInOrEmptyAnswer(body.query, results);
     record.usage = written.usage;
     const usage = usageOf(written.usage);
     const sse = openSse(res);
-    sse.send({ event: 'answer.citations', data: { type: 'answer.citations', citations: written.citations } });
+    sse.send({ event: 'answer.citations', data: { type: 'answer.citations', citations: written.citations, ...pending } });
     written.sentences.forEach((sentence, index) => {
       sse.send({ event: 'answer.delta', data: { type: 'answer.delta', delta: index === 0 ? sentence : ` ${sentence}` } });
     });
@@ -167,10 +168,16 @@ export async function sendSearchAnswer(deps: AnswerDeps, req: Addressed, res: Re
     sse.end();
     return;
   }
-  await streamUpstreamAnswer(res, chat, answerPrompt(body.query, results), results);
+  await streamUpstreamAnswer(res, chat, answerPrompt(body.query, results), results, pending);
 }
 
-async function streamUpstreamAnswer(res: Response, chat: PreparedCall<'chat'>, prompt: ChatCallOptions, results: SearchResult[]): Promise<void> {
+async function streamUpstreamAnswer(
+  res: Response,
+  chat: PreparedCall<'chat'>,
+  prompt: ChatCallOptions,
+  results: SearchResult[],
+  pending: { files_indexing?: number },
+): Promise<void> {
   const record = res.locals.call as CallRecord;
   const iterator = chat.model.stream(prompt, chat.context)[Symbol.asyncIterator]();
   // Awaited before any header, so an upstream refusal is still a plain HTTP error.
@@ -188,7 +195,7 @@ async function streamUpstreamAnswer(res: Response, chat: PreparedCall<'chat'>, p
     }
   };
   try {
-    sse.send({ event: 'answer.citations', data: { type: 'answer.citations', citations: results.map((result, index) => citationOf(result, index + 1)) } });
+    sse.send({ event: 'answer.citations', data: { type: 'answer.citations', citations: results.map((result, index) => citationOf(result, index + 1)), ...pending } });
     while (!step.done) {
       if (step.value.type === 'text-delta') {
         emit(filter.push(step.value.text));

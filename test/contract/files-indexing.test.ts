@@ -123,6 +123,9 @@ describe('indexing after the upload has answered', () => {
     const answer = await request(made.app).post('/v1/search/answer').set(auth(made.key)).send({ query: 'What does the keeper wind?' });
     expect(answer.status).toBe(200);
     expect(answer.body.files_indexing).toBe(1);
+    const streamed = await request(made.app).post('/v1/search/answer').set(auth(made.key)).send({ query: 'What does the keeper wind?', stream: true });
+    const citationsEvent = JSON.parse(/event: answer\.citations\ndata: (.*)\n/.exec(streamed.text)![1]);
+    expect(citationsEvent).toMatchObject({ type: 'answer.citations', files_indexing: 1 });
     // Another key has nothing being indexed: its search says nothing of it.
     const stranger = made.keys.create({ name: 'stranger' }).key;
     const theirs = await request(made.app).post('/v1/web/search').set(auth(stranger)).send({ model: 'local:search', query: 'clockwork lamp' });
