@@ -82,6 +82,15 @@ describe('extractText within its limits', () => {
     expect(await extractText({ bytes: utf8('a'.repeat(100)), kind: 'text', limits: limits({ maxCharacters: 100 }) })).toEqual({ text: 'a'.repeat(100) });
   });
 
+  it('stops between pages once the time budget is spent (a budget no 200-page parse fits in)', async () => {
+    const pdf = manyPagesPdf(200);
+    expect(await extractText({ bytes: pdf, kind: 'pdf', limits: limits({ budgetMs: 1 }) })).toMatchObject({
+      refused: 'time_budget',
+      reason: expect.stringContaining('OMNIGATE_INDEX_TIME_BUDGET_MS'),
+    });
+    expect(textOf(await extractText({ bytes: pdf, kind: 'pdf' }))?.match(/Page of a very long document/g)).toHaveLength(200);
+  });
+
   it('refuses an encrypted PDF, whose streams cannot be measured before decoding', async () => {
     const pdf = Buffer.from(minimalPdf(['secret']));
     const encrypted = Buffer.from(pdf.toString('latin1').replace('/Root 1 0 R', '/Root 1 0 R /Encrypt << /Filter /Standard /V 1 /R 2 >>'), 'latin1');
