@@ -187,7 +187,8 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
       .then((state) => {
         // False when the file was deleted meanwhile: nothing to record.
         store.setIndexing(file.id, state);
-      });
+      })
+      .catch((error: unknown) => deps.logger.error({ err: error, file: file.id }, "recording a file's indexing state failed"));
   };
 
   return {
