@@ -51,7 +51,7 @@ describe('extractText within its limits', () => {
     expect(await extractText({ bytes: bomb, kind: 'pdf', limits: limits({ maxDecompressedBytes: 8 * 1024 * 1024 }) })).toEqual({ text: '' });
   }, 60_000);
 
-  it('counts a stream that calls itself an image, and a chain of two FlateDecode filters layer by layer', async () => {
+  it('counts a stream that calls itself an image, behind a name holding `stream`, and a chain of two FlateDecode filters layer by layer', async () => {
     const { deflateSync } = await import('node:zlib');
     const inner = deflateSync(Buffer.alloc(8 * 1024 * 1024, 0x20));
     const twice = deflateSync(inner);
@@ -61,9 +61,33 @@ describe('extractText within its limits', () => {
       '<< /Type /Catalog /Pages 2 0 R >>',
       '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
       '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
-      stream('/Subtype /Image /Filter [/FlateDecode /FlateDecode]', twice),
+      // A name holding `stream` must not make the scan start early and skip the real stream after it.
+      stream('/Decoy /Headstream /Subtype /Image /Filter [/FlateDecode /FlateDecode]', twice),
     ]);
     // One layer inflates to ~8 KB; only the second reaches 8 MiB.
+    expect(await extractText({ bytes: pdf, kind: 'pdf', limits: limits({ maxDecompressedBytes: 1024 * 1024 }) })).toMatchObject({ refused: 'decompressed_too_large' });
+  });
+
+  it('measures a stream whose keyword ends its line with a lone CR and whose data holds planted `endstream` bytes', async () => {
+    const { constants, createDeflate } = await import('node:zlib');
+    // A stored (level 0) deflate block carries its bytes as they are: here `endstream`; then the bulk compresses.
+    const deflate = createDeflate({ level: 0 });
+    const pieces: Buffer[] = [];
+    deflate.on('data', (piece: Buffer) => pieces.push(piece));
+    const ended = new Promise((resolve) => deflate.on('end', resolve));
+    deflate.write(Buffer.from('\nendstream\n'));
+    await new Promise((resolve) => deflate.flush(constants.Z_FULL_FLUSH, () => resolve(undefined)));
+    await new Promise((resolve) => deflate.params(9, constants.Z_DEFAULT_STRATEGY, () => resolve(undefined)));
+    deflate.end(Buffer.alloc(8 * 1024 * 1024, 0x20));
+    await ended;
+    const data = Buffer.concat(pieces);
+    expect(data.includes('endstream')).toBe(true);
+    const pdf = pdfOf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
+      Buffer.concat([Buffer.from(`<< /Length ${data.length} /Filter /FlateDecode >>stream\r`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]),
+    ]);
     expect(await extractText({ bytes: pdf, kind: 'pdf', limits: limits({ maxDecompressedBytes: 1024 * 1024 }) })).toMatchObject({ refused: 'decompressed_too_large' });
   });
 

@@ -29,6 +29,10 @@ const ENDSTREAM = Buffer.from('endstream');
 /** How far back from `stream` a stream's dictionary is looked for. */
 const DICTIONARY_WINDOW = 4096;
 const FLATE = new Set(['FlateDecode', 'Fl']);
+/** White space of PDF (NUL, tab, LF, FF, CR, space). */
+const WHITE_SPACE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
+/** What may precede a keyword: white space, a delimiter, or a comment's line end. */
+const TOKEN_BOUNDARY = new Set([...WHITE_SPACE, ...Buffer.from('()<>[]{}/%')]);
 const EXPANDING = new Set(['LZWDecode', 'LZW', 'RunLengthDecode', 'RL']);
 
 function filtersOf(dictionary: string): string[] {
@@ -82,20 +86,23 @@ export async function measurePdfStreams(pdf: Uint8Array, limit: number, deadline
       break;
     }
     at = keyword + STREAM.length;
-    if (keyword >= 3 && file.toString('latin1', keyword - 3, keyword) === 'end') {
+    // A keyword, as pdf.js's lexer sees one: not part of a longer token (`endstream`, a name like `/Headstream`),
+    // followed by white space; pdf.js then skips to the next line. The scan goes on right after the keyword, never
+    // past the data, so no false match (or `endstream` bytes planted in the data) can hide a stream from it.
+    const previous = keyword > 0 ? file[keyword - 1] : 0x0a;
+    if (!TOKEN_BOUNDARY.has(previous) || !WHITE_SPACE.has(file[at] ?? 0)) {
       continue;
     }
-    // The data starts after the keyword's end of line (CRLF or LF) and ends at the next `endstream`.
+    // pdf.js's `skipToNextLine`: past the first CR, LF or CRLF after the keyword.
     let start = at;
-    if (file[start] === 0x0d) {
+    while (start < file.length && file[start] !== 0x0a && file[start] !== 0x0d) {
       start += 1;
     }
-    if (file[start] === 0x0a) {
-      start += 1;
-    }
-    const end = file.indexOf(ENDSTREAM, start);
-    const data = file.subarray(start, end < 0 ? file.length : end);
-    at = end < 0 ? file.length : end + ENDSTREAM.length;
+    start += file[start] === 0x0d && file[start + 1] === 0x0a ? 2 : 1;
+    // zlib stops at the end of its own stream, so the data runs to the end of the file; /Length is not trusted.
+    const data = file.subarray(start);
+    const ends = file.indexOf(ENDSTREAM, start);
+    const stored = (ends < 0 ? file.length : ends) - start;
     const dictionaryStart = Math.max(0, keyword - DICTIONARY_WINDOW);
     const dictionary = file.toString('latin1', dictionaryStart, keyword);
     const filters = filtersOf(dictionary.slice(dictionary.lastIndexOf('obj') + 1));
@@ -105,7 +112,7 @@ export async function measurePdfStreams(pdf: Uint8Array, limit: number, deadline
       if (!encrypted && filters.some((name) => EXPANDING.has(name) || FLATE.has(name))) {
         measure.unmeasured += 1;
       }
-      add(data.length);
+      add(stored);
       continue;
     }
     if (filters.slice(leadingFlate).some((name) => EXPANDING.has(name) || FLATE.has(name))) {
