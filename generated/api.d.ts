@@ -3463,12 +3463,13 @@ export interface components {
              */
             purpose: string;
             /**
-             * @description `processed` once the file is stored and usable; `error` when storing it failed (see `status_details`).
+             * @description `uploaded` while the file's text is still being indexed for search (see `indexing`), then `processed`: the file is stored and usable either way; `error` when storing it failed (see `status_details`).
              * @enum {string}
              */
             status: "uploaded" | "processed" | "error";
             /** @description Why `status` is `error`; otherwise null. */
             status_details: string | null;
+            indexing?: components["schemas"]["FileIndexing"];
             /**
              * @description The media type recognised from the file's bytes (not the one the client sent), for example `image/png`, `application/pdf`, `text/plain`; `application/octet-stream` when unknown.
              * @example application/pdf
@@ -3479,6 +3480,21 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
              */
             sha256?: string;
+        };
+        /** @description Omnigate: whether the file's text is searchable (`local:search`, `POST /v1/search/answer`). An upload answers once its bytes are stored; its text is extracted afterwards, within caps on pages, decompressed bytes, extracted characters and seconds (see the README). */
+        FileIndexing: {
+            /**
+             * @description `indexing`: queued or being extracted, not searchable yet; `indexed`: searchable; `failed`: extraction was refused or failed (see `reason`), the file is stored but not searchable; `not_indexed`: the file is not text (an image, a binary file) and is never indexed.
+             * @enum {string}
+             */
+            status: "indexing" | "indexed" | "failed" | "not_indexed";
+            /**
+             * @description Why the status is `failed` or `not_indexed`; null otherwise.
+             * @example The PDF has 20000 pages; at most 2000 are indexed (OMNIGATE_INDEX_MAX_PAGES).
+             */
+            reason: string | null;
+            /** @description A stable code for `failed` and `not_indexed`: `too_many_pages`, `too_many_characters`, `decompressed_too_large`, `encrypted`, `time_budget`, `unreadable`, `too_large`, `not_text`; null otherwise. */
+            code?: string | null;
         };
         /** @description One page of files. */
         FileList: {
@@ -3590,6 +3606,7 @@ export interface components {
             query: string;
             /** @description The results, most relevant first. */
             results: components["schemas"]["WebSearchResult"][];
+            files_indexing?: components["schemas"]["FilesIndexing"];
             /**
              * @description The id of the configured search provider that ran the search.
              * @example searxng
@@ -3657,7 +3674,10 @@ export interface components {
             /** @description The cited sources, by ascending `index`. */
             citations: components["schemas"]["SearchAnswerCitation"][];
             usage: components["schemas"]["SearchAnswerUsage"];
+            files_indexing?: components["schemas"]["FilesIndexing"];
         };
+        /** @description Omnigate, when the built-in `local:search` searched your files: how many of them are still being indexed, so their text was not searched yet. Absent when none is (poll `GET /v1/files/{id}` until `indexing.status` is `indexed`). */
+        FilesIndexing: number;
         /** @description The first event, listing the sources the answer may cite. */
         SearchAnswerCitationsEvent: {
             /**
@@ -3666,6 +3686,7 @@ export interface components {
              */
             type: "answer.citations";
             citations: components["schemas"]["SearchAnswerCitation"][];
+            files_indexing?: components["schemas"]["FilesIndexing"];
         };
         /** @description The next piece of the answer text. */
         SearchAnswerDeltaEvent: {

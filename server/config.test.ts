@@ -33,6 +33,7 @@ describe('loadConfig: environment', () => {
       logLevel: 'info',
       maxBodyBytes: 25 * 1024 * 1024,
       files: { maxFileBytes: 512 * 1024 * 1024, quotaBytes: 10 * 1024 * 1024 * 1024, quotaCount: 10_000 },
+      indexLimits: { maxPages: 2000, maxDecompressedBytes: 128 * 1024 * 1024, maxCharacters: 10_000_000, budgetMs: 10_000 },
       shutdownGraceMs: 10_000,
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 15_000,
@@ -134,6 +135,8 @@ describe('loadConfig: environment', () => {
     ['OMNIGATE_MAX_FILE_BYTES', '0', "OMNIGATE_MAX_FILE_BYTES must be an integer from 1 to 68719476736, got '0'"],
     ['OMNIGATE_FILE_QUOTA_BYTES', 'lots', "OMNIGATE_FILE_QUOTA_BYTES must be an integer from 0 to 1125899906842624, got 'lots'"],
     ['OMNIGATE_FILE_QUOTA_COUNT', '-1', "OMNIGATE_FILE_QUOTA_COUNT must be an integer from 0 to 10000000, got '-1'"],
+    ['OMNIGATE_INDEX_TIME_BUDGET_MS', '60000', "OMNIGATE_INDEX_TIME_BUDGET_MS must be an integer from 100 to 20000, got '60000'"],
+    ['OMNIGATE_INDEX_MAX_PAGES', '0', "OMNIGATE_INDEX_MAX_PAGES must be an integer from 1 to 1000000, got '0'"],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value, message) => {
     expect(configError(() => loadConfig({ [name]: value })).message).toBe(message);
   });

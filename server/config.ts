@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { MODEL_TYPES } from './core/models.js';
 import { DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from './engines/media-pool.js';
+import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './engines/text/extract-text.js';
 
 const providerBase = {
   base_url: z.string().url(),
@@ -177,6 +178,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Uploaded files (`/v1/files`): the largest upload, and each key's quota of stored bytes and files. */
   files: FileSettings;
+  /** The caps of one file's text extraction for the search index. */
+  indexLimits: ExtractionLimits;
   /** How long a graceful shutdown waits for in-flight requests before closing them. */
   shutdownGraceMs: number;
   /** How long a client may take to send a whole request (headers and body); the connection is closed after. */
@@ -358,6 +361,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
       maxFileBytes: integerVariable(env, 'OMNIGATE_MAX_FILE_BYTES', DEFAULT_FILE_SETTINGS.maxFileBytes, 1, 64 * 1024 ** 3),
       quotaBytes: integerVariable(env, 'OMNIGATE_FILE_QUOTA_BYTES', DEFAULT_FILE_SETTINGS.quotaBytes, 0, 1024 ** 5),
       quotaCount: integerVariable(env, 'OMNIGATE_FILE_QUOTA_COUNT', DEFAULT_FILE_SETTINGS.quotaCount, 0, 10_000_000),
+    },
+    indexLimits: {
+      maxPages: integerVariable(env, 'OMNIGATE_INDEX_MAX_PAGES', DEFAULT_EXTRACTION_LIMITS.maxPages, 1, 1_000_000),
+      maxDecompressedBytes: integerVariable(env, 'OMNIGATE_INDEX_MAX_DECOMPRESSED_BYTES', DEFAULT_EXTRACTION_LIMITS.maxDecompressedBytes, 1024, 4 * 1024 ** 3),
+      maxCharacters: integerVariable(env, 'OMNIGATE_INDEX_MAX_CHARACTERS', DEFAULT_EXTRACTION_LIMITS.maxCharacters, 1, 500_000_000),
+      budgetMs: integerVariable(env, 'OMNIGATE_INDEX_TIME_BUDGET_MS', DEFAULT_EXTRACTION_LIMITS.budgetMs, 100, 20_000),
     },
     shutdownGraceMs: integerVariable(env, 'OMNIGATE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     requestTimeoutMs: integerVariable(env, 'OMNIGATE_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),

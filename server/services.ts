@@ -37,7 +37,7 @@ export type ServiceConfig = Pick<
   Config,
   'providers' | 'models' | 'aliases' | 'routes' | 'media' | 'videos' | 'files' | 'mediaLinkTtlSeconds' | 'responseRetentionDays'
 > &
-  Partial<Pick<Config, 'extractionPerKey' | 'defaultChatModel' | 'defaultSearchModel' | 'agentRoutes' | 'publicUrl'>>;
+  Partial<Pick<Config, 'extractionPerKey' | 'indexLimits' | 'defaultChatModel' | 'defaultSearchModel' | 'agentRoutes' | 'publicUrl'>>;
 
 /**
  * Where the stores live. `data-dir` is the server's: the SQLite file, the pepper beside it and the blobs under
@@ -108,6 +108,8 @@ export interface ServiceOptions {
   usageFlushIntervalMs?: number;
   /** The clock (ms since the epoch) of the video runner; Date.now when absent. */
   now?: () => number;
+  /** The search index's extraction pool (tests hold its one worker); a one-worker pool of its own when absent. */
+  searchIndexPool?: MediaPool;
 }
 
 export interface Services {
@@ -147,7 +149,13 @@ export function openServices(config: Readonly<ServiceConfig>, options: ServiceOp
     flushIntervalMs: options.usageFlushIntervalMs,
     onError: (error, lost) => logger.error({ err: error, pending: lost }, 'usage batch write failed; will retry'),
   });
-  const searchIndex = createLocalSearchIndex({ passages: stores.passages, logger, perKeyLimit: config.extractionPerKey });
+  const searchIndex = createLocalSearchIndex({
+    passages: stores.passages,
+    logger,
+    perKeyLimit: config.extractionPerKey,
+    limits: config.indexLimits,
+    pool: options.searchIndexPool,
+  });
   // No worker exists until the first generation; the registry closes the pool with the local models.
   const mediaPool = createMediaPool(config.media);
   let registry: ModelRegistry;

@@ -112,7 +112,11 @@ export async function readFileText(
     if (extracted.refused === 'too_large') {
       throw new ApiError(413, `The file '${file.id}' (${file.bytes} bytes) is larger than text extraction reads.`, { param: 'file_id', code: 'file_too_large' });
     }
-    throw notText(file);
+    if (extracted.refused === 'not_text') {
+      throw notText(file);
+    }
+    // A cap of extraction (pages, decompressed bytes, characters, time): the same refusal the file's `indexing` shows.
+    throw new ApiError(422, `The text of '${file.id}' is not read: ${extracted.reason}`, { param: 'file_id', code: 'text_extraction_refused' });
   }
   return { file, ...cut(extracted.text, options.maxChars) };
 }

@@ -36,6 +36,8 @@ export interface SearchOutcome {
   /** The provider id that ran the search. */
   provider: string;
   results: SearchResult[];
+  /** How many of the caller's files were still being indexed (not searched), when the model searched files and some were. */
+  filesIndexing?: number;
 }
 
 export async function runSearch(deps: SearchDeps, req: Addressed, res: Response, body: SearchRequest): Promise<SearchOutcome> {
@@ -43,7 +45,7 @@ export async function runSearch(deps: SearchDeps, req: Addressed, res: Response,
   if (body.search_type === 'news') {
     call.context.warn({ field: 'search_type', reason: 'news search is not offered by the search providers yet; a web search was run' });
   }
-  const { results } = await call.model.search(
+  const { results, filesIndexing } = await call.model.search(
     {
       query: body.query,
       maxResults: body.max_results ?? DEFAULT_MAX_RESULTS,
@@ -58,5 +60,5 @@ export async function runSearch(deps: SearchDeps, req: Addressed, res: Response,
   const absolute = results.map((result) => (result.url.startsWith('/') ? { ...result, url: `${base}${result.url}` } : result));
   const record = res.locals.call as CallRecord;
   record.media = { queries: 1, results: absolute.length };
-  return { provider: call.resolved.entry.provider, results: absolute };
+  return { provider: call.resolved.entry.provider, results: absolute, ...(filesIndexing && { filesIndexing }) };
 }

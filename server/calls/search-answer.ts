@@ -101,6 +101,8 @@ export interface SearchAnswerBody {
   answer: string;
   citations: Citation[];
   usage: AnswerUsage;
+  /** The caller's files still being indexed, whose text the answer could not draw on. */
+  files_indexing?: number;
 }
 
 /** The answer model resolved (before the search, so an unknown model costs none) and the sources found. */
@@ -109,12 +111,14 @@ async function searchForAnswer(deps: AnswerDeps, req: Addressed, res: Response, 
   const chat = prepareCall(deps, res, body.model ?? deps.defaultAnswerModel ?? BUILT_IN_ANSWER_MODEL, 'chat');
   const named = { modelRequested: record.modelRequested, model: record.model, provider: record.provider };
   // `model` names the answer's writer; the search itself runs on the configured default search model.
-  const { results } = await runSearch(deps, req, res, { ...body, model: undefined });
+  const { results, filesIndexing } = await runSearch(deps, req, res, { ...body, model: undefined });
   // The usage record names the model that wrote the answer; the search is counted in `media`.
   Object.assign(record, named);
   return {
     chat,
     results,
+    /** Spread into the answer (and the citations event): how many of the key's files are not searchable yet. */
+    pending: filesIndexing ? { files_indexing: filesIndexing } : {},
     id: randomId('ans'),
     model: chat.resolved.entry.id,
     builtIn: chat.resolved.entry.provider === 'local' || results.length === 0,
@@ -130,18 +134,18 @@ async function builtInOrEmptyAnswer(query: string, results: SearchResult[]) {
 /** `POST /v1/search/answer` without `stream`, and the `search_answer` tool: the whole answer as one object. */
 export async function answerQuestion(deps: AnswerDeps, req: Addressed, res: Response, body: SearchRequest): Promise<SearchAnswerBody> {
   const record = res.locals.call as CallRecord;
-  const { chat, results, id, model, builtIn } = await searchForAnswer(deps, req, res, body);
+  const { chat, results, id, model, builtIn, pending } = await searchForAnswer(deps, req, res, body);
   if (builtIn) {
     const written = await builtInOrEmptyAnswer(body.query, results);
     record.usage = written.usage;
-    return { object: 'search.answer', id, model, query: body.query, answer: written.answer, citations: written.citations, usage: usageOf(written.usage) };
+    return { object: 'search.answer', id, model, query: body.query, answer: written.answer, citations: written.citations, usage: usageOf(written.usage), ...pending };
   }
   const result = await chat.model.generate(answerPrompt(body.query, results), chat.context);
   record.usage = result.usage;
   const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
   const { answer, order } = renumberCitations(text, results.length);
   const citations = order.map((source, index) => citationOf(results[source - 1]!, index + 1));
-  return { object: 'search.answer', id, model, query: body.query, answer, citations, usage: usageOf(result.usage) };
+  return { object: 'search.answer', id, model, query: body.query, answer, citations, usage: usageOf(result.usage), ...pending };
 }
 
 export async function sendSearchAnswer(deps: AnswerDeps, req: Addressed, res: Response, body: SearchAnswerRequest): Promise<void> {
@@ -150,13 +154,13 @@ export async function sendSearchAnswer(deps: AnswerDeps, req: Addressed, res: Re
     return;
   }
   const record = res.locals.call as CallRecord;
-  const { chat, results, builtIn } = await searchForAnswer(deps, req, res, body);
+  const { chat, results, builtIn, pending } = await searchForAnswer(deps, req, res, body);
   if (builtIn) {
     const written = await builtInOrEmptyAnswer(body.query, results);
     record.usage = written.usage;
     const usage = usageOf(written.usage);
     const sse = openSse(res);
-    sse.send({ event: 'answer.citations', data: { type: 'answer.citations', citations: written.citations } });
+    sse.send({ event: 'answer.citations', data: { type: 'answer.citations', citations: written.citations, ...pending } });
     written.sentences.forEach((sentence, index) => {
       sse.send({ event: 'answer.delta', data: { type: 'answer.delta', delta: index === 0 ? sentence : ` ${sentence}` } });
     });
@@ -164,10 +168,16 @@ export async function sendSearchAnswer(deps: AnswerDeps, req: Addressed, res: Re
     sse.end();
     return;
   }
-  await streamUpstreamAnswer(res, chat, answerPrompt(body.query, results), results);
+  await streamUpstreamAnswer(res, chat, answerPrompt(body.query, results), results, pending);
 }
 
-async function streamUpstreamAnswer(res: Response, chat: PreparedCall<'chat'>, prompt: ChatCallOptions, results: SearchResult[]): Promise<void> {
+async function streamUpstreamAnswer(
+  res: Response,
+  chat: PreparedCall<'chat'>,
+  prompt: ChatCallOptions,
+  results: SearchResult[],
+  pending: { files_indexing?: number },
+): Promise<void> {
   const record = res.locals.call as CallRecord;
   const iterator = chat.model.stream(prompt, chat.context)[Symbol.asyncIterator]();
   // Awaited before any header, so an upstream refusal is still a plain HTTP error.
@@ -185,7 +195,7 @@ async function streamUpstreamAnswer(res: Response, chat: PreparedCall<'chat'>, p
     }
   };
   try {
-    sse.send({ event: 'answer.citations', data: { type: 'answer.citations', citations: results.map((result, index) => citationOf(result, index + 1)) } });
+    sse.send({ event: 'answer.citations', data: { type: 'answer.citations', citations: results.map((result, index) => citationOf(result, index + 1)), ...pending } });
     while (!step.done) {
       if (step.value.type === 'text-delta') {
         emit(filter.push(step.value.text));

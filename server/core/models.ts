@@ -187,7 +187,8 @@ export interface SearchResult {
 export interface SearchModel {
   readonly provider: string;
   readonly modelId: string;
-  search(options: SearchCallOptions, context: CallContext): Promise<{ results: SearchResult[] }>;
+  /** `filesIndexing`: a model over stored files counts the caller's files not searchable yet (still being indexed). */
+  search(options: SearchCallOptions, context: CallContext): Promise<{ results: SearchResult[]; filesIndexing?: number }>;
 }
 
 /** The interface a model of each type offers. `vision` models are chat models that read images. */

@@ -10,7 +10,7 @@ import type { MusicJobInput } from './music/render-music.js';
 import type { FliteInput } from './speech/flite.js';
 import type { RenderVideoInput } from './video/render-video.js';
 import type { JobReporter } from './pool/job-protocol.js';
-import type { ExtractTextInput } from './text/extract-text.js';
+import type { ExtractedText, ExtractTextInput } from './text/extract-text.js';
 
 export const mediaJobs = {
   image: async (input: RenderImageInput) => (await import('./image/render-image.js')).renderImage(input),
@@ -25,9 +25,7 @@ export const mediaJobs = {
     mp3: (await import('./audio/mp3-lame.js')).encodeMp3WithLame(input.pcm, input.kbps),
   }),
   /** A stored file's plain text for the search index; pdf.js parsing would otherwise hold the event loop. */
-  'extract-text': async (input: ExtractTextInput): Promise<{ text: string | null }> => ({
-    text: (await (await import('./text/extract-text.js')).extractText(input)) ?? null,
-  }),
+  'extract-text': async (input: ExtractTextInput): Promise<ExtractedText> => (await import('./text/extract-text.js')).extractText(input),
 };
 
 export type MediaJobs = typeof mediaJobs;

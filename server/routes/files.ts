@@ -1,14 +1,15 @@
 /**
  * `/v1/files`: file storage per API key. The upload's bytes were streamed to a staged blob while the validator
  * read the form (http/upload-storage.ts, with the limit `fileUploadLimit` sets); the handler checks the fields,
- * commits the blob, inserts the row under the key's quota and has the search index read it (in a worker) before
- * answering, so the file is searchable once its upload has answered.
+ * commits the blob, inserts the row under the key's quota and answers at once: the search index reads the file
+ * afterwards (in a worker, within its caps), and the row's `indexing` state says how that went
+ * (`indexing` → `indexed`, or `failed`/`not_indexed` with the reason), so nothing is silently left unindexed.
  * Every route sees only the caller's own files: another key's id is a 404 exactly like an unknown one.
  */
 import type { Request, Response } from 'express';
 import type { AppDeps } from './app-deps.js';
 import { ApiError } from '../core/api-error.js';
-import type { FileIndex } from '../core/file-index.js';
+import type { FileIndex, FileIndexState } from '../core/file-index.js';
 import { contentDisposition } from '../http/content-disposition.js';
 import { listPage } from '../http/list-page.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
@@ -33,7 +34,10 @@ type FileDeps = Pick<AppDeps, 'files' | 'media' | 'logger' | 'now'>;
 const MIB = 1024 * 1024;
 const describeBytes = (bytes: number) => (bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`);
 
+const NO_INDEX: FileIndexState = { status: 'not_indexed', code: 'no_index', reason: 'This server has no search index; files are stored but not searchable.' };
+
 function fileObject(file: StoredFile): FileObject {
+  const indexing = file.indexing;
   return {
     id: file.id,
     object: 'file',
@@ -42,10 +46,12 @@ function fileObject(file: StoredFile): FileObject {
     expires_at: file.expiresAt,
     filename: file.filename,
     purpose: file.purpose,
-    status: 'processed',
+    // OpenAI's own sequence: `uploaded` until the file is processed; here, until its text is indexed or refused.
+    status: indexing?.status === 'indexing' ? 'uploaded' : 'processed',
     status_details: null,
     content_type: file.mediaType,
     sha256: file.sha256,
+    ...(indexing && { indexing: { status: indexing.status, reason: indexing.reason ?? null, code: indexing.code ?? null } }),
   };
 }
 
@@ -144,16 +150,22 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
       }
     });
   };
+  // A row left `indexing` by a process that stopped mid-extraction would say so forever: it was never finished.
+  store.abandonIndexing({
+    status: 'failed',
+    code: 'interrupted',
+    reason: 'The server restarted while the file was being indexed; upload it again to index it.',
+  });
   /**
-   * The upload answers once its text is searchable, so a search right after an upload finds it (read your own
-   * writes). Extraction runs in a worker, never on the event loop; the index skips what it cannot read (binary
-   * files, files over its size limit) at once, and a failure to index never fails the upload.
+   * Indexing runs after the upload has answered (the answer says `indexing`): a PDF that takes its whole time
+   * budget holds no request. Extraction runs in a worker, never on the event loop; its outcome is written to
+   * the row, and a failure to index never fails the upload.
    */
-  const indexFile = async (file: StoredFile): Promise<void> => {
-    if (!index) {
+  const indexFile = (file: StoredFile): void => {
+    if (!index || file.indexing?.status !== 'indexing') {
       return;
     }
-    await index
+    void index
       .add({
         id: file.id,
         keyId: file.keyId,
@@ -168,7 +180,15 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
           return stream;
         },
       })
-      .catch((error: unknown) => deps.logger.warn({ err: error, file: file.id }, 'indexing an uploaded file failed; it is stored but not searchable'));
+      .catch((error: unknown): FileIndexState => {
+        deps.logger.warn({ err: error, file: file.id }, 'indexing an uploaded file failed; it is stored but not searchable');
+        return { status: 'failed', code: 'extraction_failed', reason: 'Indexing the file failed.' };
+      })
+      .then((state) => {
+        // False when the file was deleted meanwhile: nothing to record.
+        store.setIndexing(file.id, state);
+      })
+      .catch((error: unknown) => deps.logger.error({ err: error, file: file.id }, "recording a file's indexing state failed"));
   };
 
   return {
@@ -200,6 +220,7 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
             mediaType: upload.mediaType,
             createdAt: created,
             expiresAt,
+            indexing: index ? index.admit({ mediaType: upload.mediaType, filename: uploadedFilename(upload.originalname), bytes: upload.size }) : NO_INDEX,
           },
           { maxBytes: quotaBytes, maxCount: quotaCount },
           created,
@@ -213,7 +234,7 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
           throw outcome.refused === 'count' ? quotaCountError(quotaCount) : quotaBytesError(quotaBytes, outcome.holdings.bytes);
         }
         (res.locals.call as CallRecord).media = { bytes: upload.size };
-        await indexFile(outcome.file);
+        indexFile(outcome.file);
         sweepExpired();
         res.json(fileObject(outcome.file) satisfies ResponseBody<'createFile', 200>);
       } finally {

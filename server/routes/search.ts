@@ -16,7 +16,7 @@ export function searchHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shut
   const searchDeps = { ...deps, defaultSearchModel: deps.search?.defaultSearchModel, defaultAnswerModel: deps.search?.defaultAnswerModel };
   return {
     async webSearch(req, res) {
-      const { provider, results } = await runSearch(searchDeps, req, res, req.body);
+      const { provider, results, filesIndexing } = await runSearch(searchDeps, req, res, req.body);
       const body = {
         object: 'web_search.result' as const,
         id: randomId('ws'),
@@ -30,6 +30,7 @@ export function searchHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shut
           score: result.score ?? null,
         })),
         provider,
+        ...(filesIndexing && { files_indexing: filesIndexing }),
       } satisfies ResponseBody<'webSearch', 200>;
       res.json(body);
     },

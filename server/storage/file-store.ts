@@ -5,6 +5,7 @@
  * uploads finishing together cannot both slip under the limit. Times are unix seconds, as the contract shows.
  */
 import { randomId } from '../core/random-id.js';
+import type { FileIndexState } from '../core/file-index.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface StoredFile {
@@ -19,6 +20,8 @@ export interface StoredFile {
   mediaType: string;
   createdAt: number;
   expiresAt: number | null;
+  /** Undefined for rows written before indexing was recorded. */
+  indexing?: FileIndexState;
 }
 
 export type NewStoredFile = Omit<StoredFile, 'id'>;
@@ -47,6 +50,10 @@ export interface FileStore {
   holdings(keyId: string, now: number): FileHoldings;
   /** Removes and returns up to `limit` files expired at `now`. */
   takeExpired(now: number, limit: number): StoredFile[];
+  /** Records how indexing the file went; false when the row is gone (deleted meanwhile). */
+  setIndexing(id: string, state: FileIndexState): boolean;
+  /** Gives every row still `indexing` this state (at start: no extraction of a previous process is running); how many. */
+  abandonIndexing(state: FileIndexState): number;
 }
 
 interface FileRow {
@@ -61,6 +68,9 @@ interface FileRow {
   media_type: string;
   created_at: number;
   expires_at: number | null;
+  index_status: FileIndexState['status'] | null;
+  index_reason: string | null;
+  index_code: string | null;
 }
 
 function toFile(row: FileRow): StoredFile {
@@ -75,6 +85,7 @@ function toFile(row: FileRow): StoredFile {
     mediaType: row.media_type,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
+    indexing: row.index_status === null ? undefined : { status: row.index_status, reason: row.index_reason ?? undefined, code: row.index_code ?? undefined },
   };
 }
 
@@ -96,9 +107,17 @@ export function createFileStore(db: SqliteDatabase): FileStore {
   );
   CREATE INDEX IF NOT EXISTS files_by_key ON files (key_id, seq);
   CREATE INDEX IF NOT EXISTS files_by_expiry ON files (expires_at) WHERE expires_at IS NOT NULL`);
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(files)').all();
+  if (!columns.some((column) => column.name === 'index_status')) {
+    // Rows from before these columns were indexed (or skipped) before their upload answered: their state is unknown, so null.
+    db.exec('ALTER TABLE files ADD COLUMN index_status TEXT; ALTER TABLE files ADD COLUMN index_reason TEXT; ALTER TABLE files ADD COLUMN index_code TEXT');
+  }
 
-  const insert = db.prepare(`INSERT INTO files (id, key_id, blob_id, filename, purpose, bytes, sha256, media_type, created_at, expires_at)
-    VALUES (@id, @keyId, @blobId, @filename, @purpose, @bytes, @sha256, @mediaType, @createdAt, @expiresAt) RETURNING *`);
+  const insert = db.prepare(`INSERT INTO files (id, key_id, blob_id, filename, purpose, bytes, sha256, media_type, created_at, expires_at, index_status, index_reason, index_code)
+    VALUES (@id, @keyId, @blobId, @filename, @purpose, @bytes, @sha256, @mediaType, @createdAt, @expiresAt, @indexStatus, @indexReason, @indexCode) RETURNING *`);
+  const indexed = db.prepare<{ id: string; status: string; reason: string | null; code: string | null }>(
+    'UPDATE files SET index_status = @status, index_reason = @reason, index_code = @code WHERE id = @id',
+  );
   const byId = db.prepare<{ id: string; keyId: string; now: number }, FileRow>(`SELECT * FROM files WHERE id = @id AND key_id = @keyId AND ${LIVE}`);
   const holdings = db.prepare<{ keyId: string; now: number }, { bytes: number | null; count: number }>(
     `SELECT SUM(bytes) AS bytes, COUNT(*) AS count FROM files WHERE key_id = @keyId AND ${LIVE}`,
@@ -119,7 +138,9 @@ export function createFileStore(db: SqliteDatabase): FileStore {
     if (current.bytes + file.bytes > quota.maxBytes) {
       return { refused: 'bytes', holdings: current };
     }
-    return { file: toFile(insert.get({ ...file, id: randomId('file', '-') }) as FileRow) };
+    const { indexing, ...fields } = file;
+    const row = insert.get({ ...fields, id: randomId('file', '-'), indexStatus: indexing?.status ?? null, indexReason: indexing?.reason ?? null, indexCode: indexing?.code ?? null });
+    return { file: toFile(row as FileRow) };
   });
 
   return {
@@ -155,6 +176,14 @@ export function createFileStore(db: SqliteDatabase): FileStore {
     holdings: held,
     takeExpired(now, limit) {
       return expired.all({ now, limit }).map(toFile);
+    },
+    setIndexing(id, { status, reason, code }) {
+      return indexed.run({ id, status, reason: reason ?? null, code: code ?? null }).changes > 0;
+    },
+    abandonIndexing({ status, reason, code }) {
+      return db
+        .prepare("UPDATE files SET index_status = @status, index_reason = @reason, index_code = @code WHERE index_status = 'indexing'")
+        .run({ status, reason: reason ?? null, code: code ?? null }).changes;
     },
   };
 }

@@ -244,6 +244,8 @@ describe('files, search and answers through the client', () => {
   it('uploads from a stream, finds the file, answers with citations (JSON and streamed), and downloads it', async () => {
     const text = 'The harbour master raises the storm flag when the barometer falls quickly.';
     const file = await omnigate.uploadFile({ file: (async function* () { yield new TextEncoder().encode(text); })(), filename: 'harbour.txt', purpose: 'user_data' });
+    // The upload answers before its text is indexed.
+    await started.testApp.searchIndex.idle();
     const found = await omnigate.webSearch({ query: 'storm flag barometer' });
     expect(found.results.map((result) => result.title)).toContain('harbour.txt');
     const answer = await omnigate.createSearchAnswer({ query: 'When is the storm flag raised?' });

@@ -65,6 +65,8 @@ beforeAll(async () => {
   uploaded.html = await send(started.key, 'daybook.html', Buffer.from(HTML));
   uploaded.png = await send(started.key, 'picture.png', png);
   uploaded.othersMd = await send(otherKey, 'secret.md', Buffer.from('# Secret\n\nThe lighthouse keeper hides the spare key under the mat.\n'));
+  // Uploads answer before their text is indexed.
+  await started.testApp.searchIndex.idle();
 });
 
 afterAll(async () => {

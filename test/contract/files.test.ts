@@ -208,10 +208,11 @@ describe('POST /v1/files', () => {
     expect(usage.body.data[0]).toMatchObject({ operation: 'createFile', media: { bytes: 4321 }, status: 200 });
   });
 
-  it('tells the search index after the upload, off the request path; a failing index fails nothing', async () => {
+  it('tells the search index after the upload, off the request path; a failing index fails nothing and is recorded on the file', async () => {
     const added: Array<{ file: IndexableFile; text: string }> = [];
     const removed: string[] = [];
     const index: FileIndex = {
+      admit: () => ({ status: 'indexing' }),
       async add(file) {
         const chunks: Buffer[] = [];
         for await (const chunk of file.open()) {
@@ -221,6 +222,7 @@ describe('POST /v1/files', () => {
         if (file.filename === 'boom.txt') {
           throw new Error('index is broken');
         }
+        return { status: 'indexed' };
       },
       remove(fileId) {
         removed.push(fileId);
@@ -235,6 +237,10 @@ describe('POST /v1/files', () => {
     expect(boom.status).toBe(200);
     await settle(() => made.logs.some((line) => line.msg?.toString().startsWith('indexing an uploaded file failed')));
     expect(made.logs.some((line) => line.msg?.toString().startsWith('indexing an uploaded file failed'))).toBe(true);
+    expect(boom.body.indexing.status).toBe('indexing');
+    const boomAfter = await request(made.app).get(`/v1/files/${boom.body.id}`).set(auth(made.key));
+    expect(boomAfter.body.indexing).toEqual({ status: 'failed', code: 'extraction_failed', reason: 'Indexing the file failed.' });
+    expect((await request(made.app).get(`/v1/files/${res.body.id}`).set(auth(made.key))).body.indexing).toEqual({ status: 'indexed', reason: null, code: null });
     const deleted = await request(made.app).delete(`/v1/files/${res.body.id}`).set(auth(made.key));
     expect(deleted.status).toBe(200);
     expect(removed).toEqual([res.body.id]);

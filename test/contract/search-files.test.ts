@@ -1,6 +1,6 @@
 /**
  * The offline path of the files and search issue, end to end over HTTP: a user uploads a PDF and a Markdown
- * file, finds both with `/v1/web/search` on the local provider right after the uploads answered, and gets an
+ * file, waits until both say `indexed`, finds both with `/v1/web/search` on the local provider, and gets an
  * answer whose every sentence cites one of them; deleting a file takes it out of the results.
  */
 import { readFileSync } from 'node:fs';
@@ -18,11 +18,15 @@ afterAll(async () => {
 });
 
 describe('upload, search, answer', () => {
-  it('finds an uploaded PDF and Markdown at once and answers with every sentence cited', async () => {
+  it('finds an uploaded PDF and Markdown once indexed and answers with every sentence cited', async () => {
     const pdf = await request(t.app).post('/v1/files').set(auth).field('purpose', 'user_data').attach('file', readFileSync(`${ROOT}/test/fixtures/lighthouse-guide.pdf`), 'lighthouse-guide.pdf');
     const md = await request(t.app).post('/v1/files').set(auth).field('purpose', 'user_data').attach('file', Buffer.from(MARKDOWN), 'keeping.md');
     expect([pdf.status, md.status]).toEqual([200, 200]);
     expect(pdf.body.content_type).toBe('application/pdf');
+    await t.searchIndex.idle();
+    for (const id of [pdf.body.id, md.body.id]) {
+      expect((await request(t.app).get(`/v1/files/${id}`).set(auth)).body).toMatchObject({ status: 'processed', indexing: { status: 'indexed' } });
+    }
 
     const found = await request(t.app).post('/v1/web/search').set(auth).send({ model: 'local:search', query: 'keeper lens fog ship' });
     expect(found.status).toBe(200);

@@ -145,6 +145,8 @@ const KEEPING = '# Lighthouse keeping\n\nThe keeper lights the lamp at dusk and 
 async function upload(t: TestApp, key: string, name: string, text: string): Promise<string> {
   const res = await request(t.app).post('/v1/files').set('authorization', `Bearer ${key}`).field('purpose', 'user_data').attach('file', Buffer.from(text), name);
   expect(res.status).toBe(200);
+  // The upload answers before its text is indexed.
+  await t.searchIndex.idle();
   return res.body.id as string;
 }
 

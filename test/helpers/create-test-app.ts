@@ -78,6 +78,8 @@ export function createTestApp(
     files?: Partial<FileSettings> & { index?: FileIndex };
     /** MCP allowed origins, and a DNS stand-in for image URLs (to reach the SSRF guard with a public-looking name). */
     tools?: ToolSettings;
+    /** The search index's extraction pool (its own one-worker pool by default): tests hold its slot to keep files `indexing`. */
+    searchIndexPool?: MediaPool;
   } = {},
 ): TestApp {
   cachedSpec ??= loadSpec();
@@ -115,6 +117,7 @@ export function createTestApp(
       stores: { kind: 'memory', blobDirectory: mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-')) },
       usageFlushIntervalMs: 10,
       now: config.now,
+      searchIndexPool: config.searchIndexPool,
     },
   );
   const { key } = services.stores.keys.create({ name: 'test' });

@@ -2,13 +2,54 @@
  * The plain text of one text-like file, for the search index: UTF-8 text as it is (Markdown, CSV), HTML without
  * its markup (html-to-text, tables kept as rows of cells), JSON as `path: value` lines, PDF through unpdf
  * (pdf.js). PDF parsing is CPU-heavy, so this runs in the media worker pool (the `extract-text` job), never on
- * the event loop. Bytes that are not text (a NUL byte, invalid UTF-8) give `undefined`: they are not indexed.
+ * the event loop. Bytes that are not text (a NUL byte, invalid UTF-8) are refused as `not_text`.
+ *
+ * The work is bounded by `ExtractionLimits`, each refusal named by a code and a sentence the file then shows:
+ * a PDF's compressed streams are measured before pdf.js decodes any (pdf-streams.ts), its page count is read
+ * before any page is parsed, pages are read one at a time with the characters counted as they come and the
+ * time budget checked between pages. A single page that never yields is the pool's to stop (its job timeout).
  */
+import { declaredPageCount, measurePdfStreams } from './pdf-streams.js';
 import type { TextKind } from './text-kind.js';
+
+export interface ExtractionLimits {
+  /** Pages of a PDF; a longer one is refused before its first page is parsed. */
+  maxPages: number;
+  /** Bytes a PDF's compressed streams may inflate to, all together. */
+  maxDecompressedBytes: number;
+  /** Characters of extracted text, any kind of file. */
+  maxCharacters: number;
+  /** Milliseconds of extraction, checked between steps. */
+  budgetMs: number;
+}
+
+export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = {
+  maxPages: 2_000,
+  maxDecompressedBytes: 128 * 1024 * 1024,
+  maxCharacters: 10_000_000,
+  budgetMs: 10_000,
+};
+
+export type ExtractionRefusal = 'not_text' | 'unreadable' | 'encrypted' | 'too_many_pages' | 'decompressed_too_large' | 'too_many_characters' | 'time_budget';
+
+export type ExtractedText = { text: string } | { refused: ExtractionRefusal; reason: string };
 
 export interface ExtractTextInput {
   bytes: Uint8Array;
   kind: TextKind;
+  /** Defaults to `DEFAULT_EXTRACTION_LIMITS`. */
+  limits?: ExtractionLimits;
+}
+
+const refuse = (refused: ExtractionRefusal, reason: string): ExtractedText => ({ refused, reason });
+const NOT_TEXT = refuse('not_text', 'The file is not text (a NUL byte or invalid UTF-8).');
+
+function tooManyCharacters(limits: ExtractionLimits): ExtractedText {
+  return refuse('too_many_characters', `The file's text is longer than ${limits.maxCharacters} characters (OMNIGATE_INDEX_MAX_CHARACTERS).`);
+}
+
+function outOfTime(limits: ExtractionLimits): ExtractedText {
+  return refuse('time_budget', `Extracting the file's text took longer than its budget of ${limits.budgetMs} ms (OMNIGATE_INDEX_TIME_BUDGET_MS).`);
 }
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
@@ -52,43 +93,95 @@ async function htmlText(html: string): Promise<string> {
   });
 }
 
-async function pdfText(bytes: Uint8Array): Promise<string> {
-  const { extractText, getDocumentProxy } = await import('unpdf');
+/** The text of one page as pdf.js lays it out, lines kept (what unpdf's `extractText` does per page). */
+function pageText(items: Array<{ str?: string; hasEOL?: boolean }>): string {
+  return items.map((item) => (item.str ?? '') + (item.hasEOL ? '\n' : '')).join('');
+}
+
+function tooManyPages(pages: number, limits: ExtractionLimits): ExtractedText {
+  return refuse('too_many_pages', `The PDF has ${pages} pages; at most ${limits.maxPages} are indexed (OMNIGATE_INDEX_MAX_PAGES).`);
+}
+
+async function pdfText(bytes: Uint8Array, limits: ExtractionLimits, late: () => boolean): Promise<ExtractedText> {
+  const declared = declaredPageCount(bytes);
+  if (declared !== undefined && declared > limits.maxPages) {
+    return tooManyPages(declared, limits);
+  }
+  const streams = await measurePdfStreams(bytes, limits.maxDecompressedBytes, late);
+  if (late()) {
+    return outOfTime(limits);
+  }
+  if (streams.over) {
+    return refuse(
+      'decompressed_too_large',
+      `The PDF's compressed streams inflate to more than ${limits.maxDecompressedBytes} bytes (OMNIGATE_INDEX_MAX_DECOMPRESSED_BYTES).`,
+    );
+  }
+  if (streams.encrypted) {
+    return refuse('encrypted', 'The PDF is encrypted: its compressed streams cannot be measured before they are decoded, so it is not indexed.');
+  }
+  if (streams.unmeasured > 0) {
+    return refuse('unreadable', `${streams.unmeasured} of the PDF's streams use a compression (LZW, RunLength, or Flate inside ASCII85/ASCIIHex) whose size cannot be measured before decoding, so it is not indexed.`);
+  }
+  const { getDocumentProxy } = await import('unpdf');
   // pdf.js takes ownership of (detaches) the buffer it is given; hand it a copy.
   const document = await getDocumentProxy(new Uint8Array(bytes));
   try {
-    const { text } = await extractText(document, { mergePages: false });
+    if (document.numPages > limits.maxPages) {
+      return tooManyPages(document.numPages, limits);
+    }
+    const pages: string[] = [];
+    let characters = 0;
+    for (let number = 1; number <= document.numPages; number += 1) {
+      if (late()) {
+        return outOfTime(limits);
+      }
+      const page = await document.getPage(number);
+      const text = pageText((await page.getTextContent()).items as Array<{ str?: string; hasEOL?: boolean }>);
+      page.cleanup();
+      characters += text.length;
+      if (characters > limits.maxCharacters) {
+        return tooManyCharacters(limits);
+      }
+      pages.push(text);
+    }
     // A blank line between pages keeps a sentence of one page from running into the next.
-    return text.join('\n\n');
+    return { text: pages.join('\n\n') };
   } finally {
     await document.destroy();
   }
 }
 
-export async function extractText({ bytes, kind }: ExtractTextInput): Promise<string | undefined> {
-  if (kind === 'pdf') {
-    try {
-      return await pdfText(bytes);
-    } catch {
-      // A damaged or encrypted PDF is simply not indexed.
-      return undefined;
-    }
-  }
+async function plainText(bytes: Uint8Array, kind: TextKind, limits: ExtractionLimits): Promise<ExtractedText> {
   const text = decodeUtf8(bytes);
   if (text === undefined) {
-    return undefined;
+    return NOT_TEXT;
   }
+  let plain = text;
   if (kind === 'html') {
-    return htmlText(text);
-  }
-  if (kind === 'json') {
+    plain = await htmlText(text);
+  } else if (kind === 'json') {
     try {
       const lines: string[] = [];
       jsonLines(JSON.parse(text), '', lines);
-      return lines.join('\n');
+      plain = lines.join('\n');
     } catch {
-      return text;
+      plain = text;
     }
   }
-  return text;
+  return plain.length > limits.maxCharacters ? tooManyCharacters(limits) : { text: plain };
+}
+
+export async function extractText({ bytes, kind, limits = DEFAULT_EXTRACTION_LIMITS }: ExtractTextInput): Promise<ExtractedText> {
+  const deadline = performance.now() + limits.budgetMs;
+  const late = () => performance.now() > deadline;
+  if (kind !== 'pdf') {
+    return plainText(bytes, kind, limits);
+  }
+  try {
+    return await pdfText(bytes, limits, late);
+  } catch (error) {
+    // A damaged PDF, or one that needs a password, is not indexed; the file says why.
+    return refuse('unreadable', `The PDF could not be read: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}.`);
+  }
 }

@@ -1,8 +1,10 @@
 /**
  * The local search index behind `local:search`, and the `FileIndex` file storage calls: a stored file's text
  * is extracted in a worker (`extract-text` job: pdf.js, html-to-text), cut into ~1,000-character passages and
- * written to the passage store; a deleted file's passages are dropped. Indexing never throws to its caller —
- * a file that is not text, or that fails to parse, is logged and left unindexed.
+ * written to the passage store; a deleted file's passages are dropped. Indexing never throws to its caller: it
+ * resolves with the file's final state (`indexed`, or `failed`/`not_indexed` with the reason), which file storage
+ * records on the file. Extraction is bounded by `ExtractionLimits` (pages, decompressed bytes, characters, a time
+ * budget; engines/text/extract-text.ts) and, for one page that never yields, by the pool's job timeout.
  *
  * Extraction has its own pool instance (one worker, a long queue served round-robin across keys, a cap per key, a
  * 256 MB heap) rather than the media pool: uploads are background work, and a media pool busy with renders would
@@ -12,8 +14,9 @@
 import type { Readable } from 'node:stream';
 import { DEFAULT_EXTRACTION_PER_KEY } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
-import type { FileIndex, FileText, IndexableFile } from '../../core/file-index.js';
+import type { FileIndex, FileIndexState, FileText, IndexableFile } from '../../core/file-index.js';
 import { createMediaPool, type MediaPool } from '../../engines/media-pool.js';
+import { DEFAULT_EXTRACTION_LIMITS, type ExtractedText, type ExtractionLimits } from '../../engines/text/extract-text.js';
 import { splitIntoPassages } from '../../engines/text/passages.js';
 import { safeMatchExpression } from '../../engines/text/safe-match.js';
 import { textKindOf } from '../../engines/text/text-kind.js';
@@ -24,6 +27,8 @@ export interface LocalSearchIndex extends FileIndex {
   text(file: IndexableFile, signal: AbortSignal): Promise<FileText>;
   /** The key's passages best matching the query, at most one per file, best first. */
   search(query: { keyId: string; query: string; maxResults: number; indexedAfter?: number }): PassageHit[];
+  /** The key's files whose `add` has not finished: their text is not searched yet. */
+  pending(keyId: string): number;
   /** Resolves when every `add` started so far has finished (tests, shutdown). */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -38,14 +43,19 @@ export interface LocalSearchIndexOptions {
   perKeyLimit?: number;
   /** Larger files are not indexed (their text would not fit a passage budget anyway). */
   maxFileBytes?: number;
+  /** Caps of one extraction; `DEFAULT_EXTRACTION_LIMITS` when absent. */
+  limits?: ExtractionLimits;
   now?: () => number;
 }
 
 export const DEFAULT_MAX_INDEXED_FILE_BYTES = 64 * 1024 * 1024;
-/** pdf.js parses a 20-page PDF in under a second; a minute is for the pathological file, then it is dropped. */
-const EXTRACTION_TIMEOUT_MS = 60_000;
-/** The extraction worker's heap: a PDF whose parse needs more (a decompression bomb) is refused as too large. */
+/** The extraction worker's heap: a parse that needs more is refused as too large and the worker replaced. */
 const EXTRACTION_HEAP_MB = 256;
+/**
+ * The hard stop of one extraction (the worker is terminated): the time budget is checked between pages, and this
+ * catches the one page whose parse never returns. pdf.js parses a 20-page PDF in under a second.
+ */
+const EXTRACTION_TIMEOUT_MS = 20_000;
 /** Candidate passages read per result wanted, so that dropping a file's second-best passages still fills the page. */
 const CANDIDATES_PER_RESULT = 4;
 
@@ -77,71 +87,118 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     });
   const ownsPool = options.pool === undefined;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_INDEXED_FILE_BYTES;
+  const limits = options.limits ?? DEFAULT_EXTRACTION_LIMITS;
+  const tooLarge = () => ({ refused: 'too_large' as const, reason: `The file is larger than the ${maxFileBytes} bytes the search index reads.` });
   const now = options.now ?? Date.now;
   const closing = new AbortController();
   /** The latest `add` of each file; a `remove` (or a newer `add`) while one runs makes its result stale. */
   const generations = new Map<string, number>();
-  const running = new Set<Promise<void>>();
+  const running = new Set<Promise<unknown>>();
+  /** Unfinished `add`s per key, for `pending`. */
+  const pendingByKey = new Map<string, number>();
   let generation = 0;
 
   /** What `add` indexes and `text` answers: one extraction, so `read_file` shows exactly what search reads. */
   async function extract(file: IndexableFile, signal: AbortSignal): Promise<FileText> {
     const kind = textKindOf(file.mediaType, file.filename);
     if (!kind) {
-      return { refused: 'not_text' };
+      return { refused: 'not_text', reason: `A ${file.mediaType} file is not text.` };
     }
     if (file.bytes > maxFileBytes) {
-      return { refused: 'too_large' };
+      return tooLarge();
     }
     const bytes = await readAll(file.open(), maxFileBytes);
     if (!bytes) {
-      return { refused: 'too_large' };
+      return tooLarge();
     }
-    let text: string | null;
     try {
-      ({ text } = await pool.use(signal, (slot) => slot.run('extract-text', { bytes, kind }), { owner: file.keyId }));
+      const extracted: ExtractedText = await pool.use(signal, (slot) => slot.run('extract-text', { bytes, kind, limits }), { owner: file.keyId });
+      return extracted;
     } catch (error) {
       if (error instanceof ApiError && error.code === 'engine_out_of_memory') {
         logger?.warn({ fileId: file.id, bytes: file.bytes, reason: error.message }, 'text extraction ran out of memory');
-        return { refused: 'too_large' };
+        return { refused: 'too_large', reason: `Extracting the file's text needed more memory than the extraction worker may use (${EXTRACTION_HEAP_MB} MB).` };
       }
       throw error;
     }
-    return text === null ? { refused: 'not_text' } : { text };
   }
 
-  async function index(file: IndexableFile, mine: number): Promise<void> {
+  function admit(file: Pick<IndexableFile, 'mediaType' | 'filename' | 'bytes'>): FileIndexState {
     if (!textKindOf(file.mediaType, file.filename)) {
-      return;
+      return { status: 'not_indexed', code: 'not_text', reason: `A ${file.mediaType} file is not text; it is stored but not searchable.` };
     }
-    const extracted = await extract(file, closing.signal);
-    if ('refused' in extracted && extracted.refused === 'too_large') {
-      logger?.warn({ fileId: file.id, bytes: file.bytes }, 'file too large to index for search');
-      return;
+    if (file.bytes > maxFileBytes) {
+      return { status: 'failed', code: 'too_large', reason: tooLarge().reason };
     }
-    if (generations.get(file.id) !== mine) {
-      return;
+    return { status: 'indexing' };
+  }
+
+  /** Why an extraction that threw did not finish, as the file shows it. */
+  function stoppedState(error: unknown): FileIndexState {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'generation_timeout') {
+      return { status: 'failed', code: 'time_budget', reason: `Extracting the file's text did not finish within ${EXTRACTION_TIMEOUT_MS} ms; the extraction was stopped.` };
     }
-    const pieces = 'text' in extracted ? splitIntoPassages(extracted.text) : [];
-    passages.replace({ fileId: file.id, keyId: file.keyId, title: file.filename }, pieces, now());
+    if (code === 'key_jobs_limit') {
+      return { status: 'failed', code: 'key_jobs_limit', reason: `${(error as Error).message.slice(0, 300)} Upload it again later to index it.` };
+    }
+    if (closing.signal.aborted) {
+      return { status: 'failed', code: 'interrupted', reason: 'The server shut down while the file was being indexed; upload it again to index it.' };
+    }
+    // The worker died (its memory limit, a crash): it is replaced for the next file.
+    return { status: 'failed', code: 'extraction_failed', reason: `Extracting the file's text failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}.` };
+  }
+
+  async function index(file: IndexableFile, mine: number): Promise<FileIndexState> {
+    const admitted = admit(file);
+    if (admitted.status !== 'indexing') {
+      return admitted;
+    }
+    let extracted: FileText;
+    try {
+      extracted = await extract(file, closing.signal);
+    } catch (error) {
+      logger?.warn({ fileId: file.id, err: error }, 'file not indexed for search');
+      return stoppedState(error);
+    }
+    if ('refused' in extracted) {
+      logger?.warn({ fileId: file.id, bytes: file.bytes, refused: extracted.refused }, 'file not indexed for search');
+      return { status: extracted.refused === 'not_text' ? 'not_indexed' : 'failed', code: extracted.refused, reason: extracted.reason };
+    }
+    if (generations.get(file.id) === mine) {
+      passages.replace({ fileId: file.id, keyId: file.keyId, title: file.filename }, splitIntoPassages(extracted.text), now());
+    }
+    return { status: 'indexed' };
   }
 
   return {
+    admit,
     add(file) {
       const mine = ++generation;
       generations.set(file.id, mine);
+      pendingByKey.set(file.keyId, (pendingByKey.get(file.keyId) ?? 0) + 1);
       const task = index(file, mine)
-        .catch((error: unknown) => {
+        .catch((error: unknown): FileIndexState => {
           logger?.warn({ fileId: file.id, err: error }, 'file not indexed for search');
+          return { status: 'failed', code: 'extraction_failed', reason: 'Indexing the file failed.' };
         })
         .finally(() => {
           running.delete(task);
+          const left = (pendingByKey.get(file.keyId) ?? 1) - 1;
+          if (left > 0) {
+            pendingByKey.set(file.keyId, left);
+          } else {
+            pendingByKey.delete(file.keyId);
+          }
           if (generations.get(file.id) === mine) {
             generations.delete(file.id);
           }
         });
       running.add(task);
       return task;
+    },
+    pending(keyId) {
+      return pendingByKey.get(keyId) ?? 0;
     },
     text(file, signal) {
       return extract(file, AbortSignal.any([closing.signal, signal]));

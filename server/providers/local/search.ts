@@ -43,7 +43,8 @@ export function createLocalSearchModel(index: LocalSearchIndex, now: () => numbe
         score: Number(hit.score.toPrecision(SCORE_DIGITS)),
         passage: hit.passage,
       }));
-      return { results };
+      const filesIndexing = index.pending(options.keyId);
+      return filesIndexing > 0 ? { results, filesIndexing } : { results };
     },
   };
 }
