@@ -57,7 +57,7 @@ describe('local search index', () => {
     index = createLocalSearchIndex({ passages: createPassageStore(openDatabase(':memory:')), pool });
     try {
       const html = new TextEncoder().encode(`<html><body>${'<p><b>x</b></p>'.repeat(1_000_000)}</body></html>`);
-      await expect(index.text(file('f_huge', 'huge.html', 'text/html', html), never())).resolves.toEqual({ refused: 'too_large' });
+      await expect(index.text(file('f_huge', 'huge.html', 'text/html', html), never())).resolves.toEqual({ refused: 'too_large', reason: expect.stringContaining('more memory than the extraction worker may use') });
       const small = new TextEncoder().encode('<html><body><p>Storm petrels</p></body></html>');
       await expect(index.text(file('f_small', 'small.html', 'text/html', small), never())).resolves.toEqual({ text: expect.stringContaining('Storm petrels') });
     } finally {
