@@ -17,8 +17,8 @@ import { docsSubpaths, mcpBoundary, unknownPath } from './http/outside-the-contr
 import { requestStart } from './http/request-start.js';
 import { uploadOptions, uploadRefusal } from './http/upload-storage.js';
 import { cacheValidatorRouteRegexps } from './http/validator-route-cache.js';
+import { fileUploadLimit, FILE_BLOB_PREFIX } from './calls/files/file-quota.js';
 import type { AppDeps } from './routes/app-deps.js';
-import { fileUploadLimit, FILE_BLOB_PREFIX } from './routes/files.js';
 import { createHandlers } from './routes/index.js';
 import { mountOperations } from './routes/mount-operations.js';
 

@@ -125,7 +125,7 @@ export type ProviderConfig = z.infer<typeof providerSchema> & { id: string };
 export type ModelConfig = z.infer<typeof modelSchema>;
 export type RouteConfig = z.infer<typeof routeSchema>;
 
-/** How this process works the video task queue (calls/video-runner.ts). */
+/** How this process works the video task queue (calls/video/video-runner.ts). */
 export interface VideoRunnerSettings {
   /** Tasks running at once in this process. */
   concurrency: number;

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { startVideoRunner, type VideoRunner } from './calls/video-runner.js';
+import { startVideoRunner, type VideoRunner } from './calls/video/video-runner.js';
 import type { Config } from './config.js';
 import { createMediaPool, type MediaPool } from './engines/media-pool.js';
 import { buildRegistry } from './providers/build-registry.js';

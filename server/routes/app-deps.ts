@@ -7,11 +7,11 @@ import type { ModelRegistry } from '../providers/registry.js';
 import type { MediaPool } from '../engines/media-pool.js';
 import type { LoadedSpec } from '../spec/load-spec.js';
 import type { MediaDeps } from '../calls/link-media.js';
-import type { VideoRunner } from '../calls/video-runner.js';
+import type { VideoRunner } from '../calls/video/video-runner.js';
 import type { FileIndex } from '../core/file-index.js';
 import type { VideoTaskStore } from '../storage/video-task-store.js';
 import type { KeyStore } from '../storage/key-store.js';
-import type { FileStore } from '../storage/file-store.js';
+import type { FileSettings } from '../calls/files/file-quota.js';
 import type { ResponseStore } from '../storage/response-store.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import type { ToolSettings } from '../tools/tool-definition.js';
@@ -28,7 +28,7 @@ export interface AppDeps {
   /** Video tasks: the durable queue and the runner that works it. */
   videos: { tasks: VideoTaskStore; runner: VideoRunner };
   /** Uploaded files: rows here, bytes in `media.blobs`; `index` (search) is told of each file, when present. */
-  files: { store: FileStore; index?: FileIndex; maxFileBytes: number; quotaBytes: number; quotaCount: number };
+  files: FileSettings;
   /**
    * Search: the index of stored files (file storage calls `search.index.add`/`remove`) and the default models
    * of `POST /v1/web/search` (`local:search` when unset) and `POST /v1/search/answer` (`local:chat`).

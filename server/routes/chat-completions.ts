@@ -4,11 +4,11 @@ import { randomId } from '../core/random-id.js';
 import type { OperationHandler } from '../http/operation-types.js';
 import { decodeChatRequest, encodeChatCompletion, encodeChatStream, encodeChatStreamFailure } from '../formats/openai-chat/index.js';
 import type { ChatCompletionRequest } from '../formats/openai-chat/wire-types.js';
-import { answerCheck } from '../calls/answer-contract.js';
-import { estimateInputTokens } from '../calls/forward-native.js';
-import { forwardOrTranslate } from '../calls/forward-or-translate.js';
+import { answerCheck } from '../calls/chat/answer-contract.js';
+import { estimateInputTokens } from '../calls/chat/forward-native.js';
+import { forwardOrTranslate } from '../calls/chat/forward-or-translate.js';
 import { prepareCall } from '../calls/prepare-call.js';
-import { sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
+import { sendGenerated, sendStreamed } from '../calls/chat/run-chat-call.js';
 
 export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'spec'>): {
   createChatCompletion: OperationHandler<'createChatCompletion'>;

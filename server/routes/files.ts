@@ -1,6 +1,6 @@
 /**
  * `/v1/files`: file storage per API key. The upload's bytes were streamed to a staged blob while the validator
- * read the form (http/upload-storage.ts, with the limit `fileUploadLimit` sets); the handler checks the fields,
+ * read the form (http/upload-storage.ts, with the limit calls/files/file-quota.ts `fileUploadLimit` sets); the handler checks the fields,
  * commits the blob, inserts the row under the key's quota and answers at once: the search index reads the file
  * afterwards (in a worker, within its caps), and the row's `indexing` state says how that went
  * (`indexing` → `indexed`, or `failed`/`not_indexed` with the reason), so nothing is silently left unindexed.
@@ -9,30 +9,23 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from './app-deps.js';
 import { ApiError } from '../core/api-error.js';
-import type { FileIndex, FileIndexState } from '../core/file-index.js';
+import type { FileIndexState } from '../core/file-index.js';
 import { contentDisposition } from '../http/content-disposition.js';
 import { listPage } from '../http/list-page.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
-import type { StreamedFile, StreamedLimit } from '../http/upload-storage.js';
+import type { StreamedFile } from '../http/upload-storage.js';
 import { sendStoredBytes } from '../calls/send-stored-bytes.js';
-import type { BlobStore } from '../storage/blob-store.js';
+import { quotaBytesError, quotaCountError } from '../calls/files/file-quota.js';
+import { expiredFileSweep, expiryOf, removeFile } from '../calls/files/file-lifetime.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { FileStore, StoredFile } from '../storage/file-store.js';
 import type { CallRecord } from '../usage/call-record.js';
 
-export const FILE_BLOB_PREFIX = 'upload';
-const MIN_EXPIRY_SECONDS = 3600;
-const MAX_EXPIRY_SECONDS = 2_592_000;
 const MAX_FILENAME_CHARS = 255;
-/** Expired rows removed per sweep; a sweep runs after a create or a list, off the response. */
-const EXPIRED_SWEEP = 100;
 
 type FileObject = ResponseBody<'retrieveFile', 200>;
 type FileOperations = 'listFiles' | 'createFile' | 'retrieveFile' | 'deleteFile' | 'downloadFile';
 type FileDeps = Pick<AppDeps, 'files' | 'media' | 'logger' | 'now'>;
-
-const MIB = 1024 * 1024;
-const describeBytes = (bytes: number) => (bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`);
 
 const NO_INDEX: FileIndexState = { status: 'not_indexed', code: 'no_index', reason: 'This server has no search index; files are stored but not searchable.' };
 
@@ -69,68 +62,6 @@ function keyOf(res: Response): string {
   return (res.locals.apiKey as ApiKeyRecord).id;
 }
 
-function quotaBytesError(quota: number, held: number): ApiError {
-  return new ApiError(413, `This file would take this key's stored files past its quota of ${describeBytes(quota)} (${describeBytes(held)} used). Delete files to make room.`, {
-    code: 'file_quota_bytes_exceeded',
-    param: 'file',
-  });
-}
-
-function quotaCountError(quota: number): ApiError {
-  return new ApiError(429, `This key already holds ${quota} files, its quota. Delete files (DELETE /v1/files/{id}) before uploading more.`, {
-    code: 'file_quota_count_exceeded',
-    retryable: false,
-  });
-}
-
-/**
- * The limit of one upload, decided before its first byte is read: the smaller of the upload limit and the room
- * left in the key's byte quota; a key already at its file count is refused at once.
- */
-export function fileUploadLimit(deps: FileDeps): (req: Request, res: Response) => StreamedLimit {
-  const now = deps.now ?? Date.now;
-  return (_req, res) => {
-    const { maxFileBytes, quotaBytes, quotaCount } = deps.files;
-    const held = deps.files.store.holdings(keyOf(res), Math.floor(now() / 1000));
-    if (held.count >= quotaCount) {
-      throw quotaCountError(quotaCount);
-    }
-    const room = Math.max(0, quotaBytes - held.bytes);
-    if (room < maxFileBytes) {
-      return { maxBytes: room, tooLarge: () => quotaBytesError(quotaBytes, held.bytes) };
-    }
-    return {
-      maxBytes: maxFileBytes,
-      tooLarge: () =>
-        new ApiError(413, `The file exceeds the upload limit of ${describeBytes(maxFileBytes)} (OMNIGATE_MAX_FILE_BYTES).`, { code: 'file_too_large', param: 'file' }),
-    };
-  };
-}
-
-function expiryOf(body: Record<string, unknown>, created: number): number | null {
-  // multer reads `expires_after[anchor]` as a nested object; a client may also send the flat names as JSON-like keys.
-  const nested = (typeof body.expires_after === 'object' && body.expires_after !== null ? body.expires_after : {}) as Record<string, unknown>;
-  const anchor = nested.anchor ?? body['expires_after[anchor]'];
-  const seconds = nested.seconds ?? body['expires_after[seconds]'];
-  if (anchor === undefined && seconds === undefined) {
-    return null;
-  }
-  if (anchor !== 'created_at') {
-    throw new ApiError(400, "expires_after[anchor] must be 'created_at' (sent together with expires_after[seconds]).", { param: 'expires_after.anchor' });
-  }
-  const value = typeof seconds === 'string' && /^\d{1,10}$/.test(seconds) ? Number(seconds) : NaN;
-  if (!Number.isInteger(value) || value < MIN_EXPIRY_SECONDS || value > MAX_EXPIRY_SECONDS) {
-    throw new ApiError(400, `expires_after[seconds] must be an integer from ${MIN_EXPIRY_SECONDS} to ${MAX_EXPIRY_SECONDS}.`, { param: 'expires_after.seconds' });
-  }
-  return created + value;
-}
-
-/** Deletes a file's row, bytes and index entry. */
-async function removeFile(file: StoredFile, blobs: BlobStore, index: FileIndex | undefined): Promise<void> {
-  await blobs.delete(file.blobId);
-  index?.remove(file.id);
-}
-
 export function fileHandlers(deps: FileDeps): { [O in FileOperations]: OperationHandler<O> } {
   const now = deps.now ?? Date.now;
   const { store, index } = deps.files;
@@ -142,14 +73,7 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
     }
     return file;
   };
-  const sweepExpired = () => {
-    setImmediate(() => {
-      const expired = store.takeExpired(Math.floor(now() / 1000), EXPIRED_SWEEP);
-      for (const file of expired) {
-        removeFile(file, blobs, index).catch((error: unknown) => deps.logger.error({ err: error, file: file.id }, 'deleting an expired file failed'));
-      }
-    });
-  };
+  const sweepExpired = expiredFileSweep({ store, index, blobs, logger: deps.logger, now });
   // A row left `indexing` by a process that stopped mid-extraction would say so forever: it was never finished.
   store.abandonIndexing({
     status: 'failed',

@@ -1,13 +1,13 @@
 /**
  * `POST /v1/images/generations`: OpenAI's images format on any image model. `url` answers are signed links to
  * bytes kept in our blob store, whatever the model: a built-in render or an upstream's image alike. The
- * generation itself (calls/generate-images.ts) is shared with the `generate_image` tool.
+ * generation itself (calls/media/generate-images.ts) is shared with the `generate_image` tool.
  */
 import type { AppDeps } from './app-deps.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
-import { generateImages } from '../calls/generate-images.js';
+import { generateImages } from '../calls/media/generate-images.js';
 
-export { DEFAULT_IMAGE_MODEL } from '../calls/generate-images.js';
+export { DEFAULT_IMAGE_MODEL } from '../calls/media/generate-images.js';
 
 export function imageHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'media'>): {
   createImage: OperationHandler<'createImage'>;

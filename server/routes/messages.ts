@@ -6,16 +6,16 @@
 import type { AppDeps } from './app-deps.js';
 import { decodeMessagesRequest, encodeMessage, encodeMessagesStream, encodeMessagesStreamFailure } from '../formats/anthropic-messages/index.js';
 import type { AnthropicMessagesRequest } from '../formats/anthropic-messages/wire-types.js';
-import { UpstreamError, type ApiError } from '../core/api-error.js';
+import type { ApiError } from '../core/api-error.js';
 import { randomId } from '../core/random-id.js';
 import type { Handlers } from '../http/operation-types.js';
-import { answerCheck } from '../calls/answer-contract.js';
-import { estimateInputTokens } from '../calls/forward-native.js';
-import { forwardOrTranslate } from '../calls/forward-or-translate.js';
-import { readJsonBody } from '../providers/upstream/read-body.js';
+import { answerCheck } from '../calls/chat/answer-contract.js';
+import { estimateInputTokens } from '../calls/chat/forward-native.js';
+import { forwardOrTranslate } from '../calls/chat/forward-or-translate.js';
+import { countAnthropicTokens } from '../calls/chat/count-tokens.js';
 import { countCallInputTokens } from '../tokens/tokenizer.js';
 import { prepareCall } from '../calls/prepare-call.js';
-import { sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
+import { sendGenerated, sendStreamed } from '../calls/chat/run-chat-call.js';
 
 function forwardedQuery(req: { originalUrl: string }): string | undefined {
   const query = req.originalUrl.indexOf('?');
@@ -66,24 +66,11 @@ export function messageHandlers(
     },
     async countMessageTokens(req, res) {
       const chat = prepareCall(deps, res, req.body.model, 'chat');
-      const native = chat.model.passthrough?.['anthropic-messages']?.forwardCountTokens;
-      if (native) {
-        // An Anthropic upstream counts exactly, with the caller's own body, query and betas.
-        const beta = req.get('anthropic-beta');
-        const upstream = await native(
-          { ...(req.body as unknown as Record<string, unknown>), model: chat.resolved.entry.upstreamModel },
-          { ...chat.context, query: forwardedQuery(req), headers: beta ? { 'anthropic-beta': beta } : undefined },
-        );
-        const count = (await readJsonBody(chat.resolved.entry.provider, upstream)) as { input_tokens?: unknown } | null;
-        if (typeof count?.input_tokens !== 'number') {
-          throw new UpstreamError(chat.resolved.entry.provider, 502, upstream.status, 'The upstream count_tokens answer has no input_tokens.');
-        }
-        res.json({ input_tokens: count.input_tokens });
-        return;
-      }
-      // Same block shapes as a create request; max_tokens only satisfies the decoder's type.
-      const request = decodeMessagesRequest({ ...(req.body as unknown as AnthropicMessagesRequest), max_tokens: 1 }, chat.context.warn);
-      const inputTokens = await chat.model.countTokens(request.options, chat.context);
+      const beta = req.get('anthropic-beta');
+      const inputTokens = await countAnthropicTokens(chat, req.body as unknown as Record<string, unknown>, {
+        query: forwardedQuery(req),
+        headers: beta ? { 'anthropic-beta': beta } : undefined,
+      });
       res.json({ input_tokens: inputTokens });
     },
   };

@@ -1,11 +1,11 @@
 /** `POST /v1/music/generations`: the audio file itself, or JSON with a signed link or base64 MP3. */
 import type { AppDeps } from './app-deps.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
-import { composeMusic } from '../calls/compose-music.js';
+import { composeMusic } from '../calls/media/compose-music.js';
 import { linkMedia } from '../calls/link-media.js';
-import { sendMediaBytes } from '../calls/send-media-bytes.js';
+import { sendMediaBytes } from '../calls/media/send-media-bytes.js';
 
-export { DEFAULT_MUSIC_MODEL } from '../calls/compose-music.js';
+export { DEFAULT_MUSIC_MODEL } from '../calls/media/compose-music.js';
 
 export function musicHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'media'>): {
   createMusic: OperationHandler<'createMusic'>;

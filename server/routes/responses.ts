@@ -19,11 +19,11 @@ import { ApiError } from '../core/api-error.js';
 import { randomId } from '../core/random-id.js';
 import type { Handlers } from '../http/operation-types.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
-import { answerCheck } from '../calls/answer-contract.js';
-import { estimateInputTokens } from '../calls/forward-native.js';
-import { forwardOrTranslate } from '../calls/forward-or-translate.js';
+import { answerCheck } from '../calls/chat/answer-contract.js';
+import { estimateInputTokens } from '../calls/chat/forward-native.js';
+import { forwardOrTranslate } from '../calls/chat/forward-or-translate.js';
 import { prepareCall } from '../calls/prepare-call.js';
-import { sendGenerated, sendStreamed } from '../calls/run-chat-call.js';
+import { sendGenerated, sendStreamed } from '../calls/chat/run-chat-call.js';
 import { quoteValue } from '../core/quote-value.js';
 
 function notFound(id: string): ApiError {

@@ -1,13 +1,13 @@
 /**
- * `POST /v1/web/search` and `POST /v1/search/answer` (see calls/run-search.ts and calls/search-answer.ts).
+ * `POST /v1/web/search` and `POST /v1/search/answer` (see calls/search/run-search.ts and calls/search/search-answer.ts).
  * `invokeWebSearchTool` is left to the tools routes: it is the same `runSearch` with its results rendered as
  * text, and belongs beside the MCP tool that shares that rendering.
  */
 import type { AppDeps } from './app-deps.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import { randomId } from '../core/random-id.js';
-import { runSearch } from '../calls/run-search.js';
-import { sendSearchAnswer } from '../calls/search-answer.js';
+import { runSearch } from '../calls/search/run-search.js';
+import { sendSearchAnswer } from '../calls/search/search-answer.js';
 
 export function searchHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'media' | 'search'>): {
   webSearch: OperationHandler<'webSearch'>;

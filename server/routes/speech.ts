@@ -1,8 +1,8 @@
 /** `POST /v1/audio/speech`: the audio file itself, its Content-Type following `response_format`. */
 import type { AppDeps } from './app-deps.js';
 import type { OperationHandler } from '../http/operation-types.js';
-import { sendMediaBytes } from '../calls/send-media-bytes.js';
-import { synthesizeSpeech } from '../calls/synthesize-speech.js';
+import { sendMediaBytes } from '../calls/media/send-media-bytes.js';
+import { synthesizeSpeech } from '../calls/media/synthesize-speech.js';
 
 export function speechHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal'>): { createSpeech: OperationHandler<'createSpeech'> } {
   return {

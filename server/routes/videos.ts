@@ -1,6 +1,6 @@
 /**
  * `/v1/videos`: video generation as durable tasks. Create checks what it can at once (model, size, seconds,
- * the input image) and answers 202 with the queued task; the task queue (calls/video-runner.ts) renders it;
+ * the input image) and answers 202 with the queued task; the task queue (calls/video/video-runner.ts) renders it;
  * the caller polls `GET /v1/videos/{id}` and downloads `…/content`, with byte ranges so a `<video>` seeks.
  * Every route sees only the caller's own tasks: another key's id is a 404 like an unknown one.
  */
@@ -9,13 +9,13 @@ import type { AppDeps } from './app-deps.js';
 import { ApiError } from '../core/api-error.js';
 import { listPage } from '../http/list-page.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
-import type { UploadedFile } from '../calls/input-image.js';
-import { createVideoTask, deleteVideoTask, ownVideoTask, remixVideoTask, videoObject } from '../calls/video-tasks.js';
+import type { UploadedFile } from '../calls/media/input-image.js';
+import { createVideoTask, deleteVideoTask, ownVideoTask, remixVideoTask, videoObject } from '../calls/video/video-tasks.js';
 import { sendStoredBytes } from '../calls/send-stored-bytes.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { VideoTask } from '../storage/video-task-store.js';
 
-export { DEFAULT_VIDEO_MODEL } from '../calls/video-tasks.js';
+export { DEFAULT_VIDEO_MODEL } from '../calls/video/video-tasks.js';
 
 type VideoOperations = 'createVideo' | 'listVideos' | 'retrieveVideo' | 'downloadVideoContent' | 'deleteVideo' | 'remixVideo';
 

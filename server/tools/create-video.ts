@@ -1,11 +1,11 @@
 /**
- * `create_video`: queues a video task as `POST /v1/videos` does (calls/video-tasks.ts). With `wait_seconds`
+ * `create_video`: queues a video task as `POST /v1/videos` does (calls/video/video-tasks.ts). With `wait_seconds`
  * the call stays open that long while the task renders, sending MCP progress notifications (when the client
  * asked for them with a progress token) and answering with the finished video if it finished in time;
  * otherwise it answers at once with the queued task, to be followed with `get_video`.
  */
 import { z } from 'zod';
-import { createVideoTask } from '../calls/video-tasks.js';
+import { createVideoTask } from '../calls/video/video-tasks.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import { defineTool } from './tool-definition.js';
 import { showVideo, videoOutput } from './video-output.js';

@@ -1,6 +1,6 @@
-/** `generate_image`: the image generation of `POST /v1/images/generations` (calls/generate-images.ts). */
+/** `generate_image`: the image generation of `POST /v1/images/generations` (calls/media/generate-images.ts). */
 import { z } from 'zod';
-import { generateImages, DEFAULT_IMAGE_MODEL } from '../calls/generate-images.js';
+import { generateImages, DEFAULT_IMAGE_MODEL } from '../calls/media/generate-images.js';
 import { defineTool } from './tool-definition.js';
 import { toolMedia } from './tool-media.js';
 

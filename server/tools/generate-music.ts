@@ -1,6 +1,6 @@
-/** `generate_music`: the music generation of `POST /v1/music/generations` (calls/compose-music.ts). */
+/** `generate_music`: the music generation of `POST /v1/music/generations` (calls/media/compose-music.ts). */
 import { z } from 'zod';
-import { composeMusic } from '../calls/compose-music.js';
+import { composeMusic } from '../calls/media/compose-music.js';
 import { ApiError } from '../core/api-error.js';
 import { defineTool } from './tool-definition.js';
 import { toolMedia } from './tool-media.js';

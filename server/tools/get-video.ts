@@ -1,6 +1,6 @@
 /** `get_video`: a video task of the caller's key, as `GET /v1/videos/{id}` shows it, with signed links when done. */
 import { z } from 'zod';
-import { ownVideoTask } from '../calls/video-tasks.js';
+import { ownVideoTask } from '../calls/video/video-tasks.js';
 import { defineTool } from './tool-definition.js';
 import { showVideo, videoOutput } from './video-output.js';
 

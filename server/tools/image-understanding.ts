@@ -1,6 +1,6 @@
 /**
  * `image_understanding` (also `POST /v1/tools/image_understanding`): answers a prompt about one image. The
- * image comes through calls/input-image.ts, as a video's start image does (URL through the SSRF guard, `data:`
+ * image comes through calls/media/input-image.ts, as a video's start image does (URL through the SSRF guard, `data:`
  * URL, or a stored file id). A vision model (the request's `model`, else the first configured model of type
  * `vision`) is asked through the canonical chat core; without one, the built-in analysis
  * (engines/image-analysis) measures the image and describes it, and the prompt is not interpreted: the answer
@@ -15,7 +15,7 @@ import { quoteValue } from '../core/quote-value.js';
 import type { GeneratedMedia } from '../core/models.js';
 import type { ImageFacts } from '../engines/image-analysis/analyse-image.js';
 import { abortOnClose } from '../http/abort-on-close.js';
-import { readInputImage } from '../calls/input-image.js';
+import { readInputImage } from '../calls/media/input-image.js';
 import { prepareCall } from '../calls/prepare-call.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { CallRecord } from '../usage/call-record.js';

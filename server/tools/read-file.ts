@@ -1,10 +1,10 @@
 /**
- * `read_file`: the text of one of the caller's own uploaded files (calls/read-file-text.ts): text-like files
+ * `read_file`: the text of one of the caller's own uploaded files (calls/files/read-file-text.ts): text-like files
  * as UTF-8, PDF and HTML through the search index's extraction, anything else an error saying it is not text.
  * Another key's file id is the same "not found" as an unknown one.
  */
 import { z } from 'zod';
-import { readFileText } from '../calls/read-file-text.js';
+import { readFileText } from '../calls/files/read-file-text.js';
 import { abortOnClose } from '../http/abort-on-close.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import { defineTool } from './tool-definition.js';

@@ -1,9 +1,9 @@
 /**
- * `search_answer`: the answer of `POST /v1/search/answer` (not streamed; calls/search-answer.ts `answerQuestion`,
+ * `search_answer`: the answer of `POST /v1/search/answer` (not streamed; calls/search/search-answer.ts `answerQuestion`,
  * the same function the route answers with): a search, then an answer whose `[n]` markers match its citations.
  */
 import { z } from 'zod';
-import { answerQuestion } from '../calls/search-answer.js';
+import { answerQuestion } from '../calls/search/search-answer.js';
 import { defineTool } from './tool-definition.js';
 
 export const searchAnswerTool = defineTool({

@@ -1,6 +1,6 @@
-/** `text_to_speech`: the speech synthesis of `POST /v1/audio/speech` (calls/synthesize-speech.ts). */
+/** `text_to_speech`: the speech synthesis of `POST /v1/audio/speech` (calls/media/synthesize-speech.ts). */
 import { z } from 'zod';
-import { synthesizeSpeech } from '../calls/synthesize-speech.js';
+import { synthesizeSpeech } from '../calls/media/synthesize-speech.js';
 import { defineTool } from './tool-definition.js';
 import { toolMedia } from './tool-media.js';
 

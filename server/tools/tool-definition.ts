@@ -14,7 +14,7 @@ import type { CallDeps } from '../calls/prepare-call.js';
 import type { FileIndex } from '../core/file-index.js';
 import type { MediaPool } from '../engines/media-pool.js';
 import type { FileStore } from '../storage/file-store.js';
-import type { VideoRunner } from '../calls/video-runner.js';
+import type { VideoRunner } from '../calls/video/video-runner.js';
 import type { ResolvedAddress } from '../providers/upstream/safe-fetch.js';
 import type { VideoTaskStore } from '../storage/video-task-store.js';
 

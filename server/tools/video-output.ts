@@ -4,7 +4,7 @@
  */
 import type { Request } from 'express';
 import { z } from 'zod';
-import { videoObject } from '../calls/video-tasks.js';
+import { videoObject } from '../calls/video/video-tasks.js';
 import type { VideoTask } from '../storage/video-task-store.js';
 import type { ToolDeps, ToolMedia } from './tool-definition.js';
 

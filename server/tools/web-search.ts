@@ -1,11 +1,11 @@
 /**
- * `web_search` (also `POST /v1/tools/web_search`): the search of `POST /v1/web/search` (calls/run-search.ts:
+ * `web_search` (also `POST /v1/tools/web_search`): the search of `POST /v1/web/search` (calls/search/run-search.ts:
  * the same model resolution, key scoping and usage record), its results as structured output and as the
  * numbered plain text a language model reads. The REST operation answers that text as `content`.
  */
 import { z } from 'zod';
 import type { SearchResult } from '../core/models.js';
-import { runSearch } from '../calls/run-search.js';
+import { runSearch } from '../calls/search/run-search.js';
 import { defineTool } from './tool-definition.js';
 
 const domains = z.array(z.string().min(1).max(253)).max(20);

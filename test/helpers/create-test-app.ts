@@ -21,7 +21,7 @@ import type { FileStore } from '../../server/storage/file-store.js';
 import type { FileIndex } from '../../server/core/file-index.js';
 import { DEFAULT_FILE_SETTINGS, type FileSettings } from '../../server/config.js';
 import type { LocalSearchIndex } from '../../server/providers/local/search-index.js';
-import type { VideoRunner } from '../../server/calls/video-runner.js';
+import type { VideoRunner } from '../../server/calls/video/video-runner.js';
 import { DEFAULT_VIDEO_RUNNER_SETTINGS, type VideoRunnerSettings } from '../../server/config.js';
 import type { UsageRecorder } from '../../server/usage/usage-recorder.js';
 import type { ToolSettings } from '../../server/tools/tool-definition.js';

@@ -13,16 +13,16 @@
  * reaches the caller, who did not ask for it.
  */
 import type { Response } from 'express';
-import { UpstreamError, type ApiError } from '../core/api-error.js';
-import type { CallRecord } from '../usage/call-record.js';
-import { openSse, type SseEvent } from '../http/sse.js';
-import { readAllBytes } from '../providers/upstream/read-body.js';
-import { sseDecoder, type UpstreamSseEvent } from '../providers/upstream/read-sse.js';
-import type { ChatCallOptions, Dialect, NativePassthrough } from '../core/chat.js';
+import { UpstreamError, type ApiError } from '../../core/api-error.js';
+import type { CallRecord } from '../../usage/call-record.js';
+import { openSse, type SseEvent } from '../../http/sse.js';
+import { readAllBytes } from '../../providers/upstream/read-body.js';
+import { sseDecoder, type UpstreamSseEvent } from '../../providers/upstream/read-sse.js';
+import type { ChatCallOptions, Dialect, NativePassthrough } from '../../core/chat.js';
 import type { ResolvedChat } from './run-chat-call.js';
-import { streamFailure } from './stream-failure.js';
-import { countCallInputTokens } from '../tokens/tokenizer.js';
-import { estimatedUsage } from '../tokens/estimated-usage.js';
+import { streamFailure } from '../stream-failure.js';
+import { countCallInputTokens } from '../../tokens/tokenizer.js';
+import { estimatedUsage } from '../../tokens/estimated-usage.js';
 import type { AnswerCheck } from './answer-contract.js';
 import { wireUsageReader } from './wire-usage.js';
 

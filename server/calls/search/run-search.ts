@@ -5,11 +5,11 @@
  * its results on the call's usage record.
  */
 import type { Response } from 'express';
-import type { SearchResult } from '../core/models.js';
-import type { ApiKeyRecord } from '../storage/key-store.js';
-import type { CallRecord } from '../usage/call-record.js';
-import { baseUrlOf, type Addressed, type MediaDeps } from './link-media.js';
-import { prepareCall, type CallDeps } from './prepare-call.js';
+import type { SearchResult } from '../../core/models.js';
+import type { ApiKeyRecord } from '../../storage/key-store.js';
+import type { CallRecord } from '../../usage/call-record.js';
+import { baseUrlOf, type Addressed, type MediaDeps } from '../link-media.js';
+import { prepareCall, type CallDeps } from '../prepare-call.js';
 
 export const BUILT_IN_SEARCH_MODEL = 'local:search';
 export const DEFAULT_MAX_RESULTS = 10;

@@ -12,19 +12,19 @@
  * the answer may cite"), and only markers pointing at none of them are removed from the deltas.
  */
 import type { Response } from 'express';
-import type { ChatCallOptions, Usage } from '../core/chat.js';
-import type { SearchResult } from '../core/models.js';
-import { randomId } from '../core/random-id.js';
-import { extractiveAnswer } from '../engines/text/extractive-answer.js';
-import { openAiErrorEnvelope } from '../formats/error-envelopes.js';
-import { openSse } from '../http/sse.js';
-import { countTextTokens } from '../tokens/tokenizer.js';
-import type { CallRecord } from '../usage/call-record.js';
+import type { ChatCallOptions, Usage } from '../../core/chat.js';
+import type { SearchResult } from '../../core/models.js';
+import { randomId } from '../../core/random-id.js';
+import { extractiveAnswer } from '../../engines/text/extractive-answer.js';
+import { openAiErrorEnvelope } from '../../formats/error-envelopes.js';
+import { openSse } from '../../http/sse.js';
+import { countTextTokens } from '../../tokens/tokenizer.js';
+import type { CallRecord } from '../../usage/call-record.js';
 import { createMarkerFilter, renumberCitations } from './citation-markers.js';
-import type { Addressed } from './link-media.js';
-import { prepareCall, type PreparedCall } from './prepare-call.js';
+import type { Addressed } from '../link-media.js';
+import { prepareCall, type PreparedCall } from '../prepare-call.js';
 import { runSearch, type SearchDeps, type SearchRequest } from './run-search.js';
-import { streamFailure } from './stream-failure.js';
+import { streamFailure } from '../stream-failure.js';
 
 export const BUILT_IN_ANSWER_MODEL = 'local:chat';
 /** The most characters of one source put in a prompt: enough for a passage, not a whole page. */

@@ -3,9 +3,9 @@
  * Input files are read whole, so they are capped: a file past `maxBytes` is refused rather than loaded.
  */
 import { buffer } from 'node:stream/consumers';
-import { ApiError } from '../core/api-error.js';
-import type { BlobStore } from '../storage/blob-store.js';
-import type { FileStore } from '../storage/file-store.js';
+import { ApiError } from '../../core/api-error.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import type { FileStore } from '../../storage/file-store.js';
 
 export async function readStoredFile(
   deps: { store: FileStore; blobs: BlobStore },

@@ -11,8 +11,8 @@
  * `object: "chat.completion"` or `type: "message"`.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { Dialect } from '../core/chat.js';
-import type { OpenApiDocument } from '../spec/load-spec.js';
+import type { Dialect } from '../../core/chat.js';
+import type { OpenApiDocument } from '../../spec/load-spec.js';
 
 /** Returns the first few schema errors of an answer (`/choices/0/message must be object`), empty when it fits. */
 export type AnswerCheck = (answer: unknown) => string[];

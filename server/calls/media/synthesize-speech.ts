@@ -3,11 +3,11 @@
  * decode, resolve the model for the key, synthesize, record characters and seconds.
  */
 import type { Response } from 'express';
-import type { GeneratedMedia } from '../core/models.js';
-import { decodeSpeechRequest } from '../formats/openai-media/speech-request.js';
-import type { components } from '../../generated/api.js';
-import type { CallRecord } from '../usage/call-record.js';
-import { prepareCall, type CallDeps } from './prepare-call.js';
+import type { GeneratedMedia } from '../../core/models.js';
+import { decodeSpeechRequest } from '../../formats/openai-media/speech-request.js';
+import type { components } from '../../../generated/api.js';
+import type { CallRecord } from '../../usage/call-record.js';
+import { prepareCall, type CallDeps } from '../prepare-call.js';
 
 export async function synthesizeSpeech(
   deps: CallDeps,

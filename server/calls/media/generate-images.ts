@@ -4,12 +4,12 @@
  * behind a signed link (or inline it as base64). Nothing here writes the HTTP answer.
  */
 import type { Response } from 'express';
-import type { GeneratedMedia, ImageResult } from '../core/models.js';
-import { decodeImageRequest } from '../formats/openai-media/image-request.js';
-import type { components } from '../../generated/api.js';
-import type { CallRecord } from '../usage/call-record.js';
-import { linkMedia, type MediaDeps } from './link-media.js';
-import { prepareCall, type CallDeps } from './prepare-call.js';
+import type { GeneratedMedia, ImageResult } from '../../core/models.js';
+import { decodeImageRequest } from '../../formats/openai-media/image-request.js';
+import type { components } from '../../../generated/api.js';
+import type { CallRecord } from '../../usage/call-record.js';
+import { linkMedia, type MediaDeps } from '../link-media.js';
+import { prepareCall, type CallDeps } from '../prepare-call.js';
 
 /** The model of a request that names none. */
 export const DEFAULT_IMAGE_MODEL = 'local:image';

@@ -4,7 +4,7 @@
  * route's translation onto the canonical core.
  */
 import type { Response } from 'express';
-import type { Dialect } from '../core/chat.js';
+import type { Dialect } from '../../core/chat.js';
 import { forwardNative, type ForwardOptions } from './forward-native.js';
 import type { ResolvedChat } from './run-chat-call.js';
 

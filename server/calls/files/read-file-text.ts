@@ -6,11 +6,11 @@
  * are no use to a language model.
  */
 import type { Readable } from 'node:stream';
-import { ApiError } from '../core/api-error.js';
-import type { FileIndex } from '../core/file-index.js';
-import { textKindOf } from '../engines/text/text-kind.js';
-import type { BlobStore } from '../storage/blob-store.js';
-import type { FileStore, StoredFile } from '../storage/file-store.js';
+import { ApiError } from '../../core/api-error.js';
+import type { FileIndex } from '../../core/file-index.js';
+import { textKindOf } from '../../engines/text/text-kind.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import type { FileStore, StoredFile } from '../../storage/file-store.js';
 
 export interface FileTextDeps {
   store: FileStore;

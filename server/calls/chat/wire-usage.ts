@@ -6,13 +6,13 @@
  * (bounded: beyond what is counted exactly only its length is kept), which the caller counts with the
  * tokenizer, as the translated path does.
  */
-import { mergeAnthropicUsage, usageFromCounters, type AnthropicUsageCounters } from '../formats/anthropic-messages/map-usage.js';
-import type { AnthropicUpstreamUsage } from '../formats/anthropic-messages/wire-types.js';
-import { decodeUsage } from '../formats/openai-chat/map-usage.js';
-import type { UpstreamUsage } from '../formats/openai-chat/wire-types.js';
-import type { Dialect, Usage } from '../core/chat.js';
-import { BoundedText } from '../tokens/bounded-text.js';
-import { jsonText } from '../tokens/json-text.js';
+import { mergeAnthropicUsage, usageFromCounters, type AnthropicUsageCounters } from '../../formats/anthropic-messages/map-usage.js';
+import type { AnthropicUpstreamUsage } from '../../formats/anthropic-messages/wire-types.js';
+import { decodeUsage } from '../../formats/openai-chat/map-usage.js';
+import type { UpstreamUsage } from '../../formats/openai-chat/wire-types.js';
+import type { Dialect, Usage } from '../../core/chat.js';
+import { BoundedText } from '../../tokens/bounded-text.js';
+import { jsonText } from '../../tokens/json-text.js';
 
 export interface WireUsageReader {
   json(body: unknown): void;

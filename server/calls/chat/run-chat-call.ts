@@ -6,15 +6,15 @@
  * produced so far. The dialect-specific parts come in as functions; this file knows no wire format.
  */
 import type { Response } from 'express';
-import { ApiError } from '../core/api-error.js';
-import type { CallRecord } from '../usage/call-record.js';
-import { openSse, type SseEvent } from '../http/sse.js';
-import type { ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Usage } from '../core/chat.js';
-import type { PreparedCall } from './prepare-call.js';
-import { streamFailure } from './stream-failure.js';
-import { BoundedText } from '../tokens/bounded-text.js';
-import { countCallInputTokens } from '../tokens/tokenizer.js';
-import { estimatedUsage } from '../tokens/estimated-usage.js';
+import { ApiError } from '../../core/api-error.js';
+import type { CallRecord } from '../../usage/call-record.js';
+import { openSse, type SseEvent } from '../../http/sse.js';
+import type { ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Usage } from '../../core/chat.js';
+import type { PreparedCall } from '../prepare-call.js';
+import { streamFailure } from '../stream-failure.js';
+import { BoundedText } from '../../tokens/bounded-text.js';
+import { countCallInputTokens } from '../../tokens/tokenizer.js';
+import { estimatedUsage } from '../../tokens/estimated-usage.js';
 
 /** A prepared chat call: the model, its context, and what a failure needs to know. */
 export type ResolvedChat = PreparedCall<'chat'>;

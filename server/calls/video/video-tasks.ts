@@ -5,16 +5,16 @@
  * the same 404 as an unknown one.
  */
 import type { Response } from 'express';
-import { ApiError } from '../core/api-error.js';
-import type { GeneratedMedia } from '../core/models.js';
-import type { components } from '../../generated/api.js';
-import type { ApiKeyRecord } from '../storage/key-store.js';
-import type { VideoTask, VideoTaskStore } from '../storage/video-task-store.js';
-import { readInputImage, type InputImageSettings, type UploadedFile } from './input-image.js';
-import type { MediaDeps } from './link-media.js';
-import { readStoredFile } from './read-stored-file.js';
-import type { FileStore } from '../storage/file-store.js';
-import { prepareCall, type CallDeps } from './prepare-call.js';
+import { ApiError } from '../../core/api-error.js';
+import type { GeneratedMedia } from '../../core/models.js';
+import type { components } from '../../../generated/api.js';
+import type { ApiKeyRecord } from '../../storage/key-store.js';
+import type { VideoTask, VideoTaskStore } from '../../storage/video-task-store.js';
+import { readInputImage, type InputImageSettings, type UploadedFile } from '../media/input-image.js';
+import type { MediaDeps } from '../link-media.js';
+import { readStoredFile } from '../files/read-stored-file.js';
+import type { FileStore } from '../../storage/file-store.js';
+import { prepareCall, type CallDeps } from '../prepare-call.js';
 import { readBlob, type VideoRunner } from './video-runner.js';
 
 export const DEFAULT_VIDEO_MODEL = 'local:video';

@@ -3,11 +3,11 @@
  * tool: decode, resolve the model for the key, compose, record the seconds.
  */
 import type { Response } from 'express';
-import type { GeneratedMedia } from '../core/models.js';
-import { decodeMusicRequest, type MusicAnswer } from '../formats/openai-media/music-request.js';
-import type { components } from '../../generated/api.js';
-import type { CallRecord } from '../usage/call-record.js';
-import { prepareCall, type CallDeps } from './prepare-call.js';
+import type { GeneratedMedia } from '../../core/models.js';
+import { decodeMusicRequest, type MusicAnswer } from '../../formats/openai-media/music-request.js';
+import type { components } from '../../../generated/api.js';
+import type { CallRecord } from '../../usage/call-record.js';
+import { prepareCall, type CallDeps } from '../prepare-call.js';
 
 export const DEFAULT_MUSIC_MODEL = 'local:music';
 

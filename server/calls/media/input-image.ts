@@ -4,10 +4,10 @@
  * key stored with `POST /v1/files` (another key's file id is unknown, as on every files route).
  * Whatever the source, the bytes must be a PNG, JPEG or WebP image, recognised by their magic, else 422.
  */
-import { ApiError } from '../core/api-error.js';
-import type { GeneratedMedia } from '../core/models.js';
-import { readImageHeader } from '../providers/upstream/image-header.js';
-import { createSafeFetcher, type SafeFetchSettings } from '../providers/upstream/safe-fetch.js';
+import { ApiError } from '../../core/api-error.js';
+import type { GeneratedMedia } from '../../core/models.js';
+import { readImageHeader } from '../../providers/upstream/image-header.js';
+import { createSafeFetcher, type SafeFetchSettings } from '../../providers/upstream/safe-fetch.js';
 
 /** A file part as the validator's multipart parser (multer, in memory) hands it over. */
 export interface UploadedFile {

@@ -10,13 +10,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ApiError } from '../core/api-error.js';
-import type { GeneratedMedia, VideoTaskContext } from '../core/models.js';
-import type { VideoRunnerSettings } from '../config.js';
-import type { ModelRegistry } from '../providers/registry.js';
-import type { BlobStore } from '../storage/blob-store.js';
-import type { VideoTask, VideoTaskStore } from '../storage/video-task-store.js';
-import type { UsageRecorder } from '../usage/usage-recorder.js';
+import { ApiError } from '../../core/api-error.js';
+import type { GeneratedMedia, VideoTaskContext } from '../../core/models.js';
+import type { VideoRunnerSettings } from '../../config.js';
+import type { ModelRegistry } from '../../providers/registry.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import type { VideoTask, VideoTaskStore } from '../../storage/video-task-store.js';
+import type { UsageRecorder } from '../../usage/usage-recorder.js';
 
 export interface VideoRunnerDeps {
   tasks: VideoTaskStore;
