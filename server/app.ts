@@ -7,7 +7,7 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { authenticate, publicPaths } from './auth/authenticate.js';
-import { UNKNOWN_OPERATION, type CallRecord } from './usage/call-record.js';
+import { UNKNOWN_OPERATION } from './usage/call-record.js';
 import { allowedValuesAt, exclusiveFieldsAt } from './http/allowed-values.js';
 import { errorHandler, nameAllowedValues, nameExclusiveFields } from './http/error-handler.js';
 import { finiteQueryNumbers } from './http/finite-query.js';
@@ -63,7 +63,7 @@ export function createApp(deps: AppDeps): Express {
   // A request the validator refused still names its operation in its usage record. No handler has run yet
   // when the operation is still unnamed, so a multipart failure here is the validator reading the form.
   app.use(((error, req, res, next) => {
-    const call = res.locals.call as CallRecord;
+    const call = res.locals.call;
     const refusedBeforeHandler = call.operation === UNKNOWN_OPERATION;
     const operation = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema;
     if (operation?.operationId) {
@@ -75,7 +75,7 @@ export function createApp(deps: AppDeps): Express {
   }) satisfies ErrorRequestHandler);
   app.use(mcpBoundary(deps.spec.document));
   const router = express.Router();
-  mountOperations(router, deps.spec.document, createHandlers(deps));
+  mountOperations(router, deps.spec.document, createHandlers(deps), { shutdownSignal: deps.shutdownSignal, publicUrl: deps.media.publicUrl });
   app.use(router);
   app.use(unknownPath());
   app.use(errorHandler(deps.logger));

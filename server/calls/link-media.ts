@@ -16,19 +16,9 @@ export interface MediaDeps {
   publicUrl?: string;
 }
 
-/** The part of a request that names the address the caller used. */
-export interface Addressed {
-  protocol: string;
-  get(name: 'host'): string | undefined;
-}
-
-/** Our base URL as the caller reaches it (also used to make `local:search` result links absolute). */
-export function baseUrlOf(req: Addressed, publicUrl: string | undefined): string {
-  return publicUrl ? publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.get('host')}`;
-}
-
-export async function linkMedia(media: MediaDeps, req: Addressed, item: GeneratedMedia, now: number): Promise<string> {
+/** `baseUrl` is the call scope's (http/call-scope.ts): the public URL, else the address the caller used. */
+export async function linkMedia(media: MediaDeps, baseUrl: string, item: GeneratedMedia, now: number): Promise<string> {
   const expiresAt = Math.floor(now / 1000) + media.linkTtlSeconds;
   const stored = await media.blobs.put(item.data, { prefix: 'media', mediaType: item.mediaType, expiresAt, now });
-  return `${baseUrlOf(req, media.publicUrl)}${media.links.pathFor(stored.id, expiresAt)}`;
+  return `${baseUrl}${media.links.pathFor(stored.id, expiresAt)}`;
 }

@@ -1,16 +1,14 @@
 /**
  * The first step of every call, whatever its capability: resolve the requested model for the caller's key as a
  * model of the operation's type, name it in the call's usage record, and build the call context (abort when
- * the client leaves or the server shuts down, bounded warnings). Routes call `prepareCall(deps, res, model,
- * 'image')` and get the `ImageModel` to call; nothing here knows a wire format.
+ * the client leaves or the server shuts down, bounded warnings). Routes call `prepareCall(deps, scope, model,
+ * 'image')` with the request's call scope (http/call-scope.ts) and get the `ImageModel` to call; nothing here knows a wire format.
  */
-import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { CallContext } from '../core/call-context.js';
 import type { ModelByType, ModelType } from '../core/models.js';
-import { abortOnClose } from '../http/abort-on-close.js';
+import type { CallScope } from '../http/call-scope.js';
 import type { ModelRegistry, ResolvedModel } from '../providers/registry.js';
-import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { CallRecord } from '../usage/call-record.js';
 import { boundedWarnings } from './bounded-warnings.js';
 import { cutText } from '../core/quote-value.js';
@@ -26,6 +24,8 @@ export interface CallDeps {
 export interface PreparedCall<T extends ModelType> {
   resolved: ResolvedModel;
   model: ModelByType[T];
+  /** The usage record of the request this call runs in. */
+  call: CallRecord;
   context: CallContext;
   logger: Logger;
   /** Fires when the server shuts down; `context.signal` fires then too, and when the client goes away. */
@@ -41,16 +41,16 @@ function standInWarning(requested: string, model: string, pattern: string): stri
   return `model '${name}' is not configured; answered by '${model}' through the agent route '${pattern}' (configure the model or an upstream for it)`;
 }
 
-export function prepareCall<T extends ModelType>(deps: CallDeps, res: Response, requestedModel: string, type: T): PreparedCall<T> {
-  const call = res.locals.call as CallRecord;
+export function prepareCall<T extends ModelType>(deps: CallDeps, scope: CallScope, requestedModel: string, type: T): PreparedCall<T> {
+  const call = scope.call;
   call.modelRequested = requestedModel;
-  const resolved = deps.registry.resolve(requestedModel, type, res.locals.apiKey as ApiKeyRecord);
+  const resolved = deps.registry.resolve(requestedModel, type, scope.key);
   call.model = resolved.entry.id;
   call.provider = resolved.entry.provider;
-  const requestId = res.locals.requestId as string;
+  const requestId = scope.requestId;
   if (resolved.standInFor !== undefined) {
     const warning = standInWarning(requestedModel, resolved.entry.id, resolved.standInFor);
-    res.setHeader(STAND_IN_HEADER, warning);
+    scope.setHeader(STAND_IN_HEADER, warning);
     deps.logger.warn({ requestId, modelRequested: cutText(requestedModel, 80), model: resolved.entry.id, route: resolved.standInFor }, warning);
   }
   const warn = boundedWarnings((field, reason) =>
@@ -59,7 +59,8 @@ export function prepareCall<T extends ModelType>(deps: CallDeps, res: Response, 
   return {
     resolved,
     model: deps.registry.model(resolved, type),
-    context: { signal: abortOnClose(res, deps.shutdownSignal), requestId, owner: (res.locals.apiKey as ApiKeyRecord).id, warn },
+    call,
+    context: { signal: scope.signal, requestId, owner: scope.key.id, warn },
     logger: deps.logger,
     shutdown: deps.shutdownSignal,
   };

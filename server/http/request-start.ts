@@ -40,7 +40,7 @@ export function requestStart(options: RequestStartOptions): RequestHandler {
           path: req.path,
           status: res.statusCode,
           ms: Math.round((performance.now() - startedAt) * 10) / 10,
-          keyId: (res.locals.apiKey as { id?: string } | undefined)?.id ?? null,
+          keyId: res.locals.apiKey?.id ?? null,
           model: call.model,
           // The client left before the answer was complete (a stream cut short, a disconnect).
           ...(res.writableFinished ? {} : { aborted: true }),

@@ -1,5 +1,6 @@
 /** `POST /v1/chat/completions`: the OpenAI chat dialect on the canonical core, JSON or SSE ending in `[DONE]`. */
 import type { AppDeps } from './app-deps.js';
+import { scopeOf } from '../http/call-scope.js';
 import { randomId } from '../core/random-id.js';
 import type { OperationHandler } from '../http/operation-types.js';
 import { decodeChatRequest, encodeChatCompletion, encodeChatStream, encodeChatStreamFailure } from '../formats/openai-chat/index.js';
@@ -17,7 +18,7 @@ export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger'
   const checkAnswer = answerCheck(deps.spec.document, 'openai-chat');
   return {
     async createChatCompletion(req, res) {
-      const chat = prepareCall(deps, res, req.body.model, 'chat');
+      const chat = prepareCall(deps, scopeOf(res), req.body.model, 'chat');
       const body = req.body as ChatCompletionRequest;
       await forwardOrTranslate(
         res,

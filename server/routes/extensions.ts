@@ -4,10 +4,10 @@
  */
 import type { Response } from 'express';
 import type { AppDeps } from './app-deps.js';
+import { scopeOf } from '../http/call-scope.js';
 import { ApiError } from '../core/api-error.js';
 import { listPage } from '../http/list-page.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
-import type { ApiKeyRecord } from '../storage/key-store.js';
 
 type ExtensionOperations = 'listUsage' | 'getHealth' | 'getOpenApiJson' | 'getOpenApiYaml' | 'getDocs' | 'getRoot' | 'getFavicon';
 
@@ -18,7 +18,7 @@ export function extensionHandlers(deps: Pick<AppDeps, 'usage' | 'spec' | 'docsPa
   const startedAt = now();
   return {
     listUsage(req, res) {
-      const key = res.locals.apiKey as ApiKeyRecord;
+      const key = scopeOf(res).key;
       const { request_id, model, since, until, after, limit, order } = req.query;
       const page = deps.usage.list({
         keyId: key.id,

@@ -8,6 +8,7 @@
  */
 import type { Request, Response } from 'express';
 import type { AppDeps } from './app-deps.js';
+import { scopeOf } from '../http/call-scope.js';
 import { ApiError } from '../core/api-error.js';
 import type { FileIndexState } from '../core/file-index.js';
 import { contentDisposition } from '../http/content-disposition.js';
@@ -17,9 +18,7 @@ import type { StreamedFile } from '../http/upload-storage.js';
 import { sendStoredBytes } from '../calls/send-stored-bytes.js';
 import { quotaBytesError, quotaCountError } from '../calls/files/file-quota.js';
 import { expiredFileSweep, expiryOf, removeFile } from '../calls/files/file-lifetime.js';
-import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { FileStore, StoredFile } from '../storage/file-store.js';
-import type { CallRecord } from '../usage/call-record.js';
 
 const MAX_FILENAME_CHARS = 255;
 
@@ -59,7 +58,7 @@ export function uploadedFilename(original: string | undefined): string {
 }
 
 function keyOf(res: Response): string {
-  return (res.locals.apiKey as ApiKeyRecord).id;
+  return scopeOf(res).key.id;
 }
 
 export function fileHandlers(deps: FileDeps): { [O in FileOperations]: OperationHandler<O> } {
@@ -157,7 +156,7 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
           await blobs.delete(blob.id);
           throw outcome.refused === 'count' ? quotaCountError(quotaCount) : quotaBytesError(quotaBytes, outcome.holdings.bytes);
         }
-        (res.locals.call as CallRecord).media = { bytes: upload.size };
+        scopeOf(res).call.media = { bytes: upload.size };
         indexFile(outcome.file);
         sweepExpired();
         res.json(fileObject(outcome.file) satisfies ResponseBody<'createFile', 200>);

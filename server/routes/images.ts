@@ -4,6 +4,7 @@
  * generation itself (calls/media/generate-images.ts) is shared with the `generate_image` tool.
  */
 import type { AppDeps } from './app-deps.js';
+import { scopeOf } from '../http/call-scope.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import { generateImages } from '../calls/media/generate-images.js';
 
@@ -14,7 +15,7 @@ export function imageHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
 } {
   return {
     async createImage(req, res) {
-      const generated = await generateImages(deps, req, res, req.body);
+      const generated = await generateImages(deps, scopeOf(res), req.body);
       const body = {
         created: Math.floor(generated.created / 1000),
         data: generated.data.map(({ url, b64_json }) => ({ ...(url !== undefined ? { url } : { b64_json }), revised_prompt: generated.result.revisedPrompt ?? null })),

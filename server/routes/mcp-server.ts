@@ -6,20 +6,18 @@
  * when small, and as a `resource_link` to our signed URL otherwise (video always).
  */
 import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
-import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiError } from '../core/api-error.js';
-import type { CallRecord } from '../usage/call-record.js';
+import type { CallScope } from '../http/call-scope.js';
 import type { Tool, ToolDeps, ToolInvocation, ToolOutcome } from '../tools/tool-definition.js';
 import { TOOLS } from '../tools/tool-list.js';
 
 export const MCP_INSTRUCTIONS =
   'Omnigate tools: image understanding, image, speech, music and video generation, questions to the configured chat models, search (results or a cited answer), and the files uploaded with your API key (list_files, read_file). Media comes back inline when small and always as a signed URL.';
 
-/** What the route hands the SDK for one request. */
+/** What the route hands the SDK for one request: its call scope. */
 export interface McpRequestScope {
-  req: Request;
-  res: Response;
+  scope: CallScope;
 }
 
 type ContentBlock = CallToolResult['content'][number];
@@ -58,18 +56,18 @@ function progressOf(context: ServerContext): ToolInvocation['progress'] {
   };
 }
 
-export function buildMcpServer(deps: ToolDeps & { version?: string }, scope: McpRequestScope): McpServer {
+export function buildMcpServer(deps: ToolDeps & { version?: string }, { scope }: McpRequestScope): McpServer {
   const server = new McpServer({ name: 'omnigate', version: deps.version ?? '0.0.0' }, { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS });
   for (const tool of TOOLS as readonly Tool[]) {
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
       async (input: unknown, context: ServerContext): Promise<CallToolResult> => {
-        const record = scope.res.locals.call as CallRecord;
+        const record = scope.call;
         // One record per HTTP request (stateless MCP: one tools/call per POST); the operation names the tool.
         record.operation = `mcpPost:${tool.name}`;
         try {
-          const outcome = await tool.run(input as never, { deps, req: scope.req, res: scope.res, progress: progressOf(context) });
+          const outcome = await tool.run(input as never, { deps, scope, progress: progressOf(context) });
           return { content: contentOf(outcome), structuredContent: outcome.output as Record<string, unknown> };
         } catch (error) {
           return { isError: true, content: [{ type: 'text', text: failureText(error, deps.logger, tool.name) }] };

@@ -10,7 +10,7 @@ import type { AppDeps } from './app-deps.js';
 import { ApiError } from '../core/api-error.js';
 import { checkMcpOrigin } from '../http/mcp-origin.js';
 import type { Handlers } from '../http/operation-types.js';
-import type { ApiKeyRecord } from '../storage/key-store.js';
+import { scopeOf } from '../http/call-scope.js';
 import type { McpRequestScope } from './mcp-server.js';
 
 function postOnly(): never {
@@ -35,7 +35,7 @@ async function loadMcpHandler(deps: McpDeps): Promise<NodeHandler> {
     import('./mcp-server.js'),
   ]);
   const handler = createMcpHandler(
-    (context) => buildMcpServer(deps, (context.authInfo?.extra as { scope: McpRequestScope }).scope),
+    (context) => buildMcpServer(deps, (context.authInfo?.extra as { request: McpRequestScope }).request),
     { onerror: (error) => deps.logger.debug({ err: error }, 'MCP request refused') },
   );
   return toNodeHandler(handler, { onerror: (error) => deps.logger.error({ err: error }, 'MCP handler failed') });
@@ -48,10 +48,10 @@ export function mcpHandlers(deps: McpDeps): Pick<Handlers, 'mcpPost' | 'mcpGet' 
     async mcpPost(req, res) {
       checkMcpOrigin(req as Request, allowed);
       refuseUnrepeatableIds(req.body);
-      const key = res.locals.apiKey as ApiKeyRecord;
+      const scope = scopeOf(res);
       // The SDK hands `auth` to the server factory as `authInfo`; the key was verified by authenticate().
-      const scope: McpRequestScope = { req: req as Request, res };
-      (req as Request & { auth?: unknown }).auth = { token: 'verified', clientId: key.id, scopes: [], extra: { scope } };
+      const request: McpRequestScope = { scope };
+      (req as Request & { auth?: unknown }).auth = { token: 'verified', clientId: scope.key.id, scopes: [], extra: { request } };
       serving ??= loadMcpHandler(deps).catch((error: unknown) => {
         serving = undefined; // the next request tries again
         throw error;

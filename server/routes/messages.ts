@@ -4,6 +4,7 @@
  * gets the caller's body natively (query and `anthropic-beta` included); other providers get a translation.
  */
 import type { AppDeps } from './app-deps.js';
+import { scopeOf } from '../http/call-scope.js';
 import { decodeMessagesRequest, encodeMessage, encodeMessagesStream, encodeMessagesStreamFailure } from '../formats/anthropic-messages/index.js';
 import type { AnthropicMessagesRequest } from '../formats/anthropic-messages/wire-types.js';
 import type { ApiError } from '../core/api-error.js';
@@ -28,7 +29,7 @@ export function messageHandlers(
   const checkAnswer = answerCheck(deps.spec.document, 'anthropic-messages');
   return {
     async createMessage(req, res) {
-      const chat = prepareCall(deps, res, req.body.model, 'chat');
+      const chat = prepareCall(deps, scopeOf(res), req.body.model, 'chat');
       const body = req.body as unknown as AnthropicMessagesRequest;
       const failure = (error: ApiError) => encodeMessagesStreamFailure(error, chat.context.requestId);
       await forwardOrTranslate(
@@ -65,7 +66,7 @@ export function messageHandlers(
       );
     },
     async countMessageTokens(req, res) {
-      const chat = prepareCall(deps, res, req.body.model, 'chat');
+      const chat = prepareCall(deps, scopeOf(res), req.body.model, 'chat');
       const beta = req.get('anthropic-beta');
       const inputTokens = await countAnthropicTokens(chat, req.body as unknown as Record<string, unknown>, {
         query: forwardedQuery(req),

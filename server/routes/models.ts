@@ -58,7 +58,7 @@ function cursorIndex(models: ModelEntry[], id: string, param: string): number {
 }
 
 export function modelHandlers(deps: Pick<AppDeps, 'registry'>): ModelHandlers {
-  const keyOf = (locals: Record<string, unknown>) => locals.apiKey as ApiKeyRecord | undefined;
+  const keyOf = (locals: { apiKey?: ApiKeyRecord }) => locals.apiKey;
   return {
     listModels(_req, res) {
       const key = keyOf(res.locals);

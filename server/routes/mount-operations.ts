@@ -4,7 +4,7 @@
  * from the spec, and `Handlers` makes a missing operation a compile error.
  */
 import type { Response, Router } from 'express';
-import type { CallRecord } from '../usage/call-record.js';
+import { buildCallScope, type ScopeSettings } from '../http/call-scope.js';
 import type { Handlers, OperationId } from '../http/operation-types.js';
 import type { OpenApiDocument } from '../spec/load-spec.js';
 
@@ -15,7 +15,8 @@ export function toExpressPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-export function mountOperations(router: Router, document: OpenApiDocument, handlers: Handlers): void {
+/** `settings` make each authenticated operation's call scope (http/call-scope.ts), built here once per request. */
+export function mountOperations(router: Router, document: OpenApiDocument, handlers: Handlers, settings: ScopeSettings = {}): void {
   const mounted = new Set<string>();
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of METHODS) {
@@ -30,7 +31,10 @@ export function mountOperations(router: Router, document: OpenApiDocument, handl
       }
       mounted.add(operationId);
       router[method](toExpressPath(path), (req, res: Response, next) => {
-        (res.locals.call as CallRecord).operation = operationId;
+        res.locals.call.operation = operationId;
+        if (res.locals.apiKey) {
+          res.locals.scope = buildCallScope(req, res, settings);
+        }
         return (handler as (q: typeof req, s: typeof res, n: typeof next) => unknown)(req, res, next);
       });
     }

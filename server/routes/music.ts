@@ -1,5 +1,6 @@
 /** `POST /v1/music/generations`: the audio file itself, or JSON with a signed link or base64 MP3. */
 import type { AppDeps } from './app-deps.js';
+import { scopeOf } from '../http/call-scope.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import { composeMusic } from '../calls/media/compose-music.js';
 import { linkMedia } from '../calls/link-media.js';
@@ -13,7 +14,7 @@ export function musicHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
   const now = deps.now ?? Date.now;
   return {
     async createMusic(req, res) {
-      const { audio, seconds, answer } = await composeMusic(deps, res, req.body);
+      const { audio, seconds, answer } = await composeMusic(deps, scopeOf(res), req.body);
       if (answer === 'bytes') {
         sendMediaBytes(res, audio);
         return;
@@ -21,7 +22,7 @@ export function musicHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
       const created = now();
       const item =
         answer === 'url'
-          ? { url: await linkMedia(deps.media, req, audio, created), duration: seconds, format: 'mp3' as const }
+          ? { url: await linkMedia(deps.media, scopeOf(res).baseUrl, audio, created), duration: seconds, format: 'mp3' as const }
           : { b64_json: Buffer.from(audio.data).toString('base64'), duration: seconds, format: 'mp3' as const };
       const body = { created: Math.floor(created / 1000), data: [item] } satisfies ResponseBody<'createMusic', 200>;
       res.json(body);

@@ -4,6 +4,7 @@
  * `previous_response_id` and `item_reference` continue it; they belong to the key that made them.
  */
 import type { AppDeps } from './app-deps.js';
+import { scopeOf } from '../http/call-scope.js';
 import {
   conversationAfterTurn,
   decodeResponsesRequest,
@@ -18,7 +19,6 @@ import {
 import { ApiError } from '../core/api-error.js';
 import { randomId } from '../core/random-id.js';
 import type { Handlers } from '../http/operation-types.js';
-import type { ApiKeyRecord } from '../storage/key-store.js';
 import { answerCheck } from '../calls/chat/answer-contract.js';
 import { estimateInputTokens } from '../calls/chat/forward-native.js';
 import { forwardOrTranslate } from '../calls/chat/forward-or-translate.js';
@@ -37,8 +37,8 @@ export function responseHandlers(
   const checkAnswer = answerCheck(deps.spec.document, 'openai-responses');
   return {
     async createResponse(req, res) {
-      const key = res.locals.apiKey as ApiKeyRecord;
-      const chat = prepareCall(deps, res, req.body.model, 'chat');
+      const key = scopeOf(res).key;
+      const chat = prepareCall(deps, scopeOf(res), req.body.model, 'chat');
       const body = req.body as unknown as ResponsesRequestBody;
       await forwardOrTranslate(
         res,
@@ -99,14 +99,14 @@ export function responseHandlers(
       );
     },
     getResponse(req, res) {
-      const stored = deps.responses.get(req.params.response_id, (res.locals.apiKey as ApiKeyRecord).id);
+      const stored = deps.responses.get(req.params.response_id, scopeOf(res).key.id);
       if (!stored) {
         throw notFound(req.params.response_id);
       }
       res.json(stored.response as never);
     },
     deleteResponse(req, res) {
-      if (!deps.responses.delete(req.params.response_id, (res.locals.apiKey as ApiKeyRecord).id)) {
+      if (!deps.responses.delete(req.params.response_id, scopeOf(res).key.id)) {
         throw notFound(req.params.response_id);
       }
       res.json({ id: req.params.response_id, object: 'response.deleted', deleted: true });

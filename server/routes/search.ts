@@ -4,6 +4,7 @@
  * text, and belongs beside the MCP tool that shares that rendering.
  */
 import type { AppDeps } from './app-deps.js';
+import { scopeOf } from '../http/call-scope.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import { randomId } from '../core/random-id.js';
 import { runSearch } from '../calls/search/run-search.js';
@@ -16,7 +17,7 @@ export function searchHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shut
   const searchDeps = { ...deps, defaultSearchModel: deps.search?.defaultSearchModel, defaultAnswerModel: deps.search?.defaultAnswerModel };
   return {
     async webSearch(req, res) {
-      const { provider, results, filesIndexing } = await runSearch(searchDeps, req, res, req.body);
+      const { provider, results, filesIndexing } = await runSearch(searchDeps, scopeOf(res), req.body);
       const body = {
         object: 'web_search.result' as const,
         id: randomId('ws'),
@@ -35,7 +36,7 @@ export function searchHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shut
       res.json(body);
     },
     async createSearchAnswer(req, res) {
-      await sendSearchAnswer(searchDeps, req, res, req.body);
+      await sendSearchAnswer(searchDeps, scopeOf(res), res, req.body);
     },
   };
 }

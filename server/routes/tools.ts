@@ -2,11 +2,11 @@
  * `POST /v1/tools/{tool}`: a tool run directly, answering the contract's tool result. The tool module is the
  * one MCP's `tools/call` runs (tools/), so both surfaces answer alike; here errors are plain HTTP errors.
  */
-import type { Request } from 'express';
 import type { z } from 'zod';
 import { ApiError } from '../core/api-error.js';
 import { randomId } from '../core/random-id.js';
 import type { AppDeps } from './app-deps.js';
+import { scopeOf } from '../http/call-scope.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import { imageUnderstandingTool } from '../tools/image-understanding.js';
 import type { Tool } from '../tools/tool-definition.js';
@@ -35,12 +35,12 @@ export function toolHandlers(deps: ToolRouteDeps): {
   return {
     async invokeImageUnderstandingTool(req, res) {
       const input = toolInput(imageUnderstandingTool, req.body);
-      const { output } = await imageUnderstandingTool.run(input, { deps, req: req as Request, res, progress: noProgress });
+      const { output } = await imageUnderstandingTool.run(input, { deps, scope: scopeOf(res), progress: noProgress });
       res.json(output satisfies ResponseBody<'invokeImageUnderstandingTool', 200>);
     },
     async invokeWebSearchTool(req, res) {
       const input = toolInput(webSearchTool, req.body);
-      const { output, text } = await webSearchTool.run(input, { deps, req: req as Request, res, progress: noProgress });
+      const { output, text } = await webSearchTool.run(input, { deps, scope: scopeOf(res), progress: noProgress });
       const body = { object: 'tool.result' as const, tool: 'web_search' as const, id: randomId('tr'), output, content: text };
       res.json(body satisfies ResponseBody<'invokeWebSearchTool', 200>);
     },

@@ -6,13 +6,13 @@
  */
 import type { Request, Response } from 'express';
 import type { AppDeps } from './app-deps.js';
+import { scopeOf } from '../http/call-scope.js';
 import { ApiError } from '../core/api-error.js';
 import { listPage } from '../http/list-page.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import type { UploadedFile } from '../calls/media/input-image.js';
 import { createVideoTask, deleteVideoTask, ownVideoTask, remixVideoTask, videoObject } from '../calls/video/video-tasks.js';
 import { sendStoredBytes } from '../calls/send-stored-bytes.js';
-import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { VideoTask } from '../storage/video-task-store.js';
 
 export { DEFAULT_VIDEO_MODEL } from '../calls/video/video-tasks.js';
@@ -21,7 +21,7 @@ type VideoOperations = 'createVideo' | 'listVideos' | 'retrieveVideo' | 'downloa
 
 export function videoHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files'>): { [O in VideoOperations]: OperationHandler<O> } {
   const now = deps.now ?? Date.now;
-  const ownTask = (res: Response, id: string): VideoTask => ownVideoTask(deps.videos.tasks, res, id);
+  const ownTask = (res: Response, id: string): VideoTask => ownVideoTask(deps.videos.tasks, scopeOf(res), id);
   const show = (task: VideoTask) => videoObject(task, deps.videos.tasks.remixedFrom(task.id));
 
   return {
@@ -29,14 +29,14 @@ export function videoHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
       const body = req.body as { model?: string; prompt: string; seconds?: string; size?: string; input_reference?: { image_url?: string; file_id?: string } | string };
       const upload = ((req as Request & { files?: UploadedFile[] }).files ?? []).find((file) => file.fieldname === 'input_reference');
       const reference = typeof body.input_reference === 'object' ? body.input_reference : undefined;
-      const task = await createVideoTask(deps, res, { model: body.model, prompt: body.prompt, seconds: body.seconds, size: body.size, upload, reference });
+      const task = await createVideoTask(deps, scopeOf(res), { model: body.model, prompt: body.prompt, seconds: body.seconds, size: body.size, upload, reference });
       res.status(202).setHeader('Location', `/v1/videos/${task.id}`);
       res.json(videoObject(task) satisfies ResponseBody<'createVideo', 202>);
     },
 
     listVideos(req, res) {
       const { after, limit, order } = req.query;
-      const page = deps.videos.tasks.list({ keyId: (res.locals.apiKey as ApiKeyRecord).id, after, limit: limit ?? 20, order: order ?? 'desc' });
+      const page = deps.videos.tasks.list({ keyId: scopeOf(res).key.id, after, limit: limit ?? 20, order: order ?? 'desc' });
       res.json(listPage(page.tasks.map(show), page.hasMore) satisfies ResponseBody<'listVideos', 200>);
     },
 
@@ -45,12 +45,12 @@ export function videoHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
     },
 
     async deleteVideo(req, res) {
-      const task = await deleteVideoTask(deps, res, req.params.id);
+      const task = await deleteVideoTask(deps, scopeOf(res), req.params.id);
       res.json({ id: task.id, object: 'video.deleted', deleted: true } satisfies ResponseBody<'deleteVideo', 200>);
     },
 
     async remixVideo(req, res) {
-      const task = await remixVideoTask(deps, res, req.params.id, req.body.prompt);
+      const task = await remixVideoTask(deps, scopeOf(res), req.params.id, req.body.prompt);
       res.status(202).setHeader('Location', `/v1/videos/${task.id}`);
       res.json(videoObject(task, req.params.id) satisfies ResponseBody<'remixVideo', 202>);
     },

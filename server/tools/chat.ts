@@ -5,7 +5,6 @@
 import { z } from 'zod';
 import type { ChatMessage } from '../core/chat.js';
 import { prepareCall } from '../calls/prepare-call.js';
-import type { CallRecord } from '../usage/call-record.js';
 import { defineTool } from './tool-definition.js';
 
 const DEFAULT_CHAT_MODEL = 'local:chat';
@@ -28,14 +27,14 @@ export const chatTool = defineTool({
     usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() }),
   }),
   annotations: { readOnlyHint: true, openWorldHint: true },
-  async run(input, { deps, res }) {
-    const call = prepareCall(deps, res, input.model ?? DEFAULT_CHAT_MODEL, 'chat');
+  async run(input, { deps, scope }) {
+    const call = prepareCall(deps, scope, input.model ?? DEFAULT_CHAT_MODEL, 'chat');
     const messages: ChatMessage[] = [
       ...(input.system ? [{ role: 'system' as const, content: [{ type: 'text' as const, text: input.system }] }] : []),
       { role: 'user', content: [{ type: 'text', text: input.prompt }] },
     ];
     const result = await call.model.generate({ messages, maxOutputTokens: input.max_tokens, temperature: input.temperature }, call.context);
-    (res.locals.call as CallRecord).usage = result.usage;
+    call.call.usage = result.usage;
     const content = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
     return {
       output: {

@@ -6,7 +6,6 @@
  */
 import { z } from 'zod';
 import { createVideoTask } from '../calls/video/video-tasks.js';
-import type { ApiKeyRecord } from '../storage/key-store.js';
 import { defineTool } from './tool-definition.js';
 import { showVideo, videoOutput } from './video-output.js';
 
@@ -26,8 +25,8 @@ export const createVideoTool = defineTool({
   }),
   output: videoOutput,
   annotations: { readOnlyHint: false, openWorldHint: false, idempotentHint: false },
-  async run(input, { deps, req, res, progress }) {
-    let task = await createVideoTask(deps, res, {
+  async run(input, { deps, scope, progress }) {
+    let task = await createVideoTask(deps, scope, {
       model: input.model,
       prompt: input.prompt,
       seconds: input.seconds,
@@ -35,9 +34,9 @@ export const createVideoTool = defineTool({
       reference: input.image_url ? { image_url: input.image_url } : undefined,
     });
     const deadline = Date.now() + (input.wait_seconds ?? 0) * 1000;
-    const keyId = (res.locals.apiKey as ApiKeyRecord).id;
+    const keyId = scope.key.id;
     let reported = -1;
-    while ((task.status === 'queued' || task.status === 'processing') && Date.now() < deadline && !res.destroyed) {
+    while ((task.status === 'queued' || task.status === 'processing') && Date.now() < deadline && !scope.signal.aborted) {
       if (task.progress !== reported) {
         reported = task.progress;
         await progress(task.progress, 100, `video ${task.status}`);
@@ -48,6 +47,6 @@ export const createVideoTool = defineTool({
     if (task.status === 'completed' && reported !== 100) {
       await progress(100, 100, 'video completed');
     }
-    return showVideo(deps, req, task);
+    return showVideo(deps, scope.baseUrl, task);
   },
 });

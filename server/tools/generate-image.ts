@@ -24,9 +24,9 @@ export const generateImageTool = defineTool({
     images: z.array(z.object({ url: z.string(), media_type: z.string(), bytes: z.number().int() })),
   }),
   annotations: { readOnlyHint: false, openWorldHint: false, idempotentHint: false },
-  async run(input, { deps, req, res }) {
-    const generated = await generateImages(deps, req, res, { ...input, response_format: 'url' });
-    const media = await Promise.all(generated.data.map((item, index) => toolMedia(deps, req, 'image', item.image, `image-${index + 1}.${generated.format}`, item.url)));
+  async run(input, { deps, scope }) {
+    const generated = await generateImages(deps, scope, { ...input, response_format: 'url' });
+    const media = await Promise.all(generated.data.map((item, index) => toolMedia(deps, scope.baseUrl, 'image', item.image, `image-${index + 1}.${generated.format}`, item.url)));
     const size = `${generated.result.width}x${generated.result.height}`;
     return {
       output: {

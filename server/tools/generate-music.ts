@@ -19,12 +19,12 @@ export const generateMusicTool = defineTool({
   }),
   output: z.object({ model: z.string(), media_type: z.string(), url: z.string(), seconds: z.number() }),
   annotations: { readOnlyHint: false, openWorldHint: false, idempotentHint: false },
-  async run(input, { deps, req, res }) {
+  async run(input, { deps, scope }) {
     if (!input.prompt && !input.lyrics) {
       throw new ApiError(400, 'Give `prompt` or `lyrics` (or both).', { param: 'prompt' });
     }
-    const composed = await composeMusic(deps, res, { ...input, response_format: 'url' });
-    const audio = await toolMedia(deps, req, 'audio', composed.audio, 'music.mp3');
+    const composed = await composeMusic(deps, scope, { ...input, response_format: 'url' });
+    const audio = await toolMedia(deps, scope.baseUrl, 'audio', composed.audio, 'music.mp3');
     return {
       output: { model: composed.model, media_type: composed.audio.mediaType, url: audio.url, seconds: composed.seconds },
       text: `Composed ${composed.seconds.toFixed(1)} s of music with ${composed.model}: ${audio.url}`,

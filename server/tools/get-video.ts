@@ -11,7 +11,7 @@ export const getVideoTool = defineTool({
   input: z.object({ id: z.string().min(1).max(128).describe('The task id create_video answered.') }),
   output: videoOutput,
   annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
-  async run(input, { deps, req, res }) {
-    return showVideo(deps, req, ownVideoTask(deps.videos.tasks, res, input.id));
+  async run(input, { deps, scope }) {
+    return showVideo(deps, scope.baseUrl, ownVideoTask(deps.videos.tasks, scope, input.id));
   },
 });

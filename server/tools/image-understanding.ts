@@ -14,11 +14,8 @@ import { randomId } from '../core/random-id.js';
 import { quoteValue } from '../core/quote-value.js';
 import type { GeneratedMedia } from '../core/models.js';
 import type { ImageFacts } from '../engines/image-analysis/analyse-image.js';
-import { abortOnClose } from '../http/abort-on-close.js';
 import { readInputImage } from '../calls/media/input-image.js';
 import { prepareCall } from '../calls/prepare-call.js';
-import type { ApiKeyRecord } from '../storage/key-store.js';
-import type { CallRecord } from '../usage/call-record.js';
 import { defineTool, type ToolInvocation } from './tool-definition.js';
 
 /** The built-in analysis, named like a model so keys can be limited to it and usage records name it. */
@@ -125,13 +122,13 @@ export const imageUnderstandingTool = defineTool({
     if ((input.image_url === undefined) === (input.file_id === undefined)) {
       throw new ApiError(400, 'Give exactly one of `image_url` and `file_id`.', { param: 'image_url', code: 'invalid_image_source' });
     }
-    const { deps, res } = invocation;
-    const record = res.locals.call as CallRecord;
+    const { deps, scope } = invocation;
+    const record = scope.call;
     const id = randomId('tr');
     const modelId = visionModelOf(input.model, invocation);
     if (modelId !== undefined) {
       // Resolve (and check the key's limits) before fetching anything: a refused call costs no download.
-      const call = prepareCall(deps, res, modelId, 'vision');
+      const call = prepareCall(deps, scope, modelId, 'vision');
       const image = await readImage(input, call.context.signal, invocation);
       const result = await call.model.generate(
         {
@@ -161,14 +158,14 @@ export const imageUnderstandingTool = defineTool({
         text: content,
       };
     }
-    const key = res.locals.apiKey as ApiKeyRecord;
+    const key = scope.key;
     record.modelRequested = input.model ?? BUILT_IN_VISION_MODEL;
     if (key.allowedModels.length > 0 && !key.allowedModels.includes(BUILT_IN_VISION_MODEL)) {
       throw new ApiError(403, `This API key may not use the model ${quoteValue(BUILT_IN_VISION_MODEL)}.`, { code: 'model_not_allowed', param: 'model' });
     }
     record.model = BUILT_IN_VISION_MODEL;
     record.provider = 'local';
-    const signal = abortOnClose(res, deps.shutdownSignal);
+    const signal = scope.signal;
     // Fetched before a slot is taken: a slow download must not hold a worker the engines could use.
     const image = await readImage(input, signal, invocation);
     const facts = await deps.mediaPool.use(signal, (slot) => slot.run('analyse-image', { bytes: image.data }), { owner: key.id });

@@ -3,7 +3,6 @@
  * store query, so another key's files never appear), paged with `after`.
  */
 import { z } from 'zod';
-import type { ApiKeyRecord } from '../storage/key-store.js';
 import { defineTool } from './tool-definition.js';
 
 const DEFAULT_LIMIT = 20;
@@ -32,10 +31,10 @@ export const listFilesTool = defineTool({
     last_id: z.string().nullable().describe('Pass as `after` for the next page.'),
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
-  async run(input, { deps, res }) {
+  async run(input, { deps, scope }) {
     const now = deps.now ?? Date.now;
     const page = deps.files.store.list({
-      keyId: (res.locals.apiKey as ApiKeyRecord).id,
+      keyId: scope.key.id,
       purpose: input.purpose,
       after: input.after,
       limit: input.limit ?? DEFAULT_LIMIT,

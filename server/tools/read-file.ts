@@ -5,8 +5,6 @@
  */
 import { z } from 'zod';
 import { readFileText } from '../calls/files/read-file-text.js';
-import { abortOnClose } from '../http/abort-on-close.js';
-import type { ApiKeyRecord } from '../storage/key-store.js';
 import { defineTool } from './tool-definition.js';
 
 /** Enough for a long article; a model that wants less asks for less. */
@@ -31,14 +29,14 @@ export const readFileTool = defineTool({
     truncated: z.boolean().describe('The file holds more text than was returned.'),
   }),
   annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
-  async run(input, { deps, res }) {
+  async run(input, { deps, scope }) {
     const now = deps.now ?? Date.now;
     const maxChars = input.max_chars ?? DEFAULT_READ_CHARS;
     const { file, text, truncated } = await readFileText(
       { store: deps.files.store, blobs: deps.media.blobs, index: deps.search?.index },
-      (res.locals.apiKey as ApiKeyRecord).id,
+      scope.key.id,
       input.file_id,
-      { maxChars, nowSeconds: Math.floor(now() / 1000), signal: abortOnClose(res, deps.shutdownSignal) },
+      { maxChars, nowSeconds: Math.floor(now() / 1000), signal: scope.signal },
     );
     return {
       output: { file_id: file.id, filename: file.filename, content_type: file.mediaType, bytes: file.bytes, text, truncated },

@@ -26,11 +26,10 @@ export const searchAnswerTool = defineTool({
     usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int(), search_count: z.number().int() }),
   }),
   annotations: { readOnlyHint: true, openWorldHint: true },
-  async run(input, { deps, req, res }) {
+  async run(input, { deps, scope }) {
     const answered = await answerQuestion(
       { ...deps, defaultSearchModel: deps.search?.defaultSearchModel, defaultAnswerModel: deps.search?.defaultAnswerModel },
-      req,
-      res,
+      scope,
       input,
     );
     const { id, model, answer, citations, usage } = answered;

@@ -1,17 +1,17 @@
 /**
  * What a tool is: a name, an input and an output schema (zod 4, which the MCP SDK reads as Standard Schema and
  * turns into the JSON Schemas of `tools/list`), and one `run` function. The REST operation and the MCP
- * `tools/call` of a tool run that same function with the HTTP request they arrived on, so model resolution,
+ * `tools/call` of a tool run that same function with the call scope of the HTTP request they arrived on, so model resolution,
  * the key's model limits and the usage record are the REST route's own (calls/prepare-call.ts).
  *
  * A tool knows nothing of MCP framing: it returns its structured output, the text a language model reads, and
  * the media it made (bytes and their signed link); routes/mcp-server.ts turns that into MCP content.
  */
-import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { MediaDeps } from '../calls/link-media.js';
 import type { CallDeps } from '../calls/prepare-call.js';
 import type { FileIndex } from '../core/file-index.js';
+import type { CallScope } from '../http/call-scope.js';
 import type { MediaPool } from '../engines/media-pool.js';
 import type { FileStore } from '../storage/file-store.js';
 import type { VideoRunner } from '../calls/video/video-runner.js';
@@ -39,11 +39,10 @@ export interface ToolDeps extends CallDeps {
   now?: () => number;
 }
 
-/** One invocation: the HTTP request it arrived on (its key, its usage record, its abort signal). */
+/** One invocation: the call scope of the HTTP request it arrived on (its key, usage record, abort signal, base URL). */
 export interface ToolInvocation {
   deps: ToolDeps;
-  req: Request;
-  res: Response;
+  scope: CallScope;
   /** Reports progress (0–total) where the protocol revision and the client allow it; otherwise does nothing. */
   progress(progress: number, total: number, message?: string): Promise<void>;
 }

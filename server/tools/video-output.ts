@@ -2,7 +2,6 @@
  * The video task as the video tools show it: the `/v1/videos` object, plus signed links to the video and its
  * thumbnail once the task is completed (a tool caller has no way to send our key to `…/content`).
  */
-import type { Request } from 'express';
 import { z } from 'zod';
 import { videoObject } from '../calls/video/video-tasks.js';
 import type { VideoTask } from '../storage/video-task-store.js';
@@ -26,25 +25,21 @@ export const videoOutput = z.object({
 
 type VideoOutput = z.input<typeof videoOutput>;
 
-function baseUrlOf(deps: ToolDeps, req: Request): string {
-  return deps.media.publicUrl ? deps.media.publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.get('host')}`;
-}
-
 /** Links live as long as media links do, but never past the task's own expiry (its bytes go then). */
-function linkTo(deps: ToolDeps, req: Request, blob: string | null, task: VideoTask): string | null {
+function linkTo(deps: ToolDeps, baseUrl: string, blob: string | null, task: VideoTask): string | null {
   if (!blob || !deps.media.blobs.get(blob)) {
     return null;
   }
   const ttl = Math.floor((deps.now ?? Date.now)() / 1000) + deps.media.linkTtlSeconds;
   const expiresAt = task.expiresAt !== null ? Math.min(task.expiresAt, ttl) : ttl;
-  return `${baseUrlOf(deps, req)}${deps.media.links.pathFor(blob, expiresAt)}`;
+  return `${baseUrl}${deps.media.links.pathFor(blob, expiresAt)}`;
 }
 
-export function showVideo(deps: ToolDeps, req: Request, task: VideoTask): { output: VideoOutput; text: string; media: ToolMedia[] } {
+export function showVideo(deps: ToolDeps, baseUrl: string, task: VideoTask): { output: VideoOutput; text: string; media: ToolMedia[] } {
   const object = videoObject(task);
   const completed = task.status === 'completed';
-  const video_url = completed ? linkTo(deps, req, task.videoBlob, task) : null;
-  const thumbnail_url = completed ? linkTo(deps, req, task.thumbnailBlob, task) : null;
+  const video_url = completed ? linkTo(deps, baseUrl, task.videoBlob, task) : null;
+  const thumbnail_url = completed ? linkTo(deps, baseUrl, task.thumbnailBlob, task) : null;
   const output: VideoOutput = {
     id: object.id,
     status: object.status,

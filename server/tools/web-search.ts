@@ -55,8 +55,8 @@ export const webSearchTool = defineTool({
   }),
   output: z.object({ results: z.array(result) }),
   annotations: { readOnlyHint: true, openWorldHint: true },
-  async run(input, { deps, req, res }) {
-    const { results } = await runSearch({ ...deps, defaultSearchModel: deps.search?.defaultSearchModel }, req, res, input);
+  async run(input, { deps, scope }) {
+    const { results } = await runSearch({ ...deps, defaultSearchModel: deps.search?.defaultSearchModel }, scope, input);
     const output = { results: results.map(resultOf) };
     return { output, text: resultsAsText(output.results) };
   },

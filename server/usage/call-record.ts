@@ -46,13 +46,13 @@ export function startCallRecord(res: Response, recorder: UsageRecorder, now: () 
         return;
       }
       done = true;
-      const key = res.locals.apiKey as { id: string } | undefined;
+      const key = res.locals.apiKey;
       // Unauthenticated calls are logged, not recorded: a flood of bad keys must not grow the database.
       if (!key) {
         return;
       }
       recorder.record({
-        requestId: res.locals.requestId as string,
+        requestId: res.locals.requestId,
         keyId: key.id,
         operation: record.operation,
         modelRequested: record.modelRequested,

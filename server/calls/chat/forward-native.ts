@@ -14,7 +14,6 @@
  */
 import type { Response } from 'express';
 import { UpstreamError, type ApiError } from '../../core/api-error.js';
-import type { CallRecord } from '../../usage/call-record.js';
 import { openSse, type SseEvent } from '../../http/sse.js';
 import { readAllBytes } from '../../providers/upstream/read-body.js';
 import { sseDecoder, type UpstreamSseEvent } from '../../providers/upstream/read-sse.js';
@@ -67,7 +66,7 @@ function isUsageOnlyChunk(data: unknown): boolean {
 }
 
 export async function forwardNative(res: Response, chat: ResolvedChat, native: NativePassthrough, options: ForwardOptions): Promise<void> {
-  const call = res.locals.call as CallRecord;
+  const call = chat.call;
   const body: Record<string, unknown> = { ...options.body, model: chat.resolved.entry.upstreamModel };
   let dropUsageChunk = false;
   if (options.dialect === 'openai-chat' && body.stream === true) {

@@ -7,7 +7,6 @@
  */
 import type { Response } from 'express';
 import { ApiError } from '../../core/api-error.js';
-import type { CallRecord } from '../../usage/call-record.js';
 import { openSse, type SseEvent } from '../../http/sse.js';
 import type { ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Usage } from '../../core/chat.js';
 import type { PreparedCall } from '../prepare-call.js';
@@ -22,7 +21,7 @@ export type ResolvedChat = PreparedCall<'chat'>;
 /** Whole answer: generate, record usage, send the encoded JSON. */
 export async function sendGenerated(res: Response, chat: ResolvedChat, options: ChatCallOptions, encode: (result: ChatResult) => unknown): Promise<void> {
   const result = await chat.model.generate(options, chat.context);
-  (res.locals.call as CallRecord).usage = result.usage;
+  chat.call.usage = result.usage;
   res.json(encode(result));
 }
 
@@ -61,7 +60,7 @@ function tap(first: IteratorResult<ChatStreamPart>, iterator: AsyncIterator<Chat
  * the call still gets a plain HTTP error in the family's envelope; after that, failures become events.
  */
 export async function sendStreamed(res: Response, chat: ResolvedChat, options: ChatCallOptions, encoding: StreamEncoding): Promise<void> {
-  const call = res.locals.call as CallRecord;
+  const call = chat.call;
   const iterator = chat.model.stream(options, chat.context)[Symbol.asyncIterator]();
   const first = await iterator.next();
   call.defer();

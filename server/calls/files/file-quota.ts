@@ -8,7 +8,6 @@ import { ApiError } from '../../core/api-error.js';
 import type { FileIndex } from '../../core/file-index.js';
 import type { StreamedLimit } from '../../http/upload-storage.js';
 import type { FileStore } from '../../storage/file-store.js';
-import type { ApiKeyRecord } from '../../storage/key-store.js';
 
 /** The blob-store prefix of uploaded files' bytes. */
 export const FILE_BLOB_PREFIX = 'upload';
@@ -47,7 +46,11 @@ export function fileUploadLimit(deps: { files: FileSettings; now?: () => number 
   const now = deps.now ?? Date.now;
   return (_req, res) => {
     const { maxFileBytes, quotaBytes, quotaCount } = deps.files;
-    const held = deps.files.store.holdings((res.locals.apiKey as ApiKeyRecord).id, Math.floor(now() / 1000));
+    const key = res.locals.apiKey;
+    if (!key) {
+      throw new Error('an upload limit is asked only behind the key check');
+    }
+    const held = deps.files.store.holdings(key.id, Math.floor(now() / 1000));
     if (held.count >= quotaCount) {
       throw quotaCountError(quotaCount);
     }

@@ -3,11 +3,10 @@
  * tool: decode OpenAI's request, resolve the model for the key, generate, record the usage, and keep each image
  * behind a signed link (or inline it as base64). Nothing here writes the HTTP answer.
  */
-import type { Response } from 'express';
+import type { CallScope } from '../../http/call-scope.js';
 import type { GeneratedMedia, ImageResult } from '../../core/models.js';
 import { decodeImageRequest } from '../../formats/openai-media/image-request.js';
 import type { components } from '../../../generated/api.js';
-import type { CallRecord } from '../../usage/call-record.js';
 import { linkMedia, type MediaDeps } from '../link-media.js';
 import { prepareCall, type CallDeps } from '../prepare-call.js';
 
@@ -26,21 +25,20 @@ export interface GeneratedImages {
 
 export async function generateImages(
   deps: CallDeps & { media: MediaDeps; now?: () => number },
-  req: { protocol: string; get(name: 'host'): string | undefined },
-  res: Response,
+  scope: CallScope,
   body: components['schemas']['ImageGenerationRequest'],
 ): Promise<GeneratedImages> {
   const options = decodeImageRequest(body);
-  const call = prepareCall(deps, res, body.model ?? DEFAULT_IMAGE_MODEL, 'image');
+  const call = prepareCall(deps, scope, body.model ?? DEFAULT_IMAGE_MODEL, 'image');
   const result = await call.model.generate(options, call.context);
-  const record = res.locals.call as CallRecord;
+  const record = call.call;
   record.units = result.usage.images;
   record.media = { images: result.usage.images, pixels: result.usage.pixels };
   const asUrl = (body.response_format ?? 'url') === 'url';
   const created = (deps.now ?? Date.now)();
   const data = await Promise.all(
     result.images.map(async (image) =>
-      asUrl ? { url: await linkMedia(deps.media, req, image, created), image } : { b64_json: Buffer.from(image.data).toString('base64'), image },
+      asUrl ? { url: await linkMedia(deps.media, scope.baseUrl, image, created), image } : { b64_json: Buffer.from(image.data).toString('base64'), image },
     ),
   );
   return { result, model: call.resolved.entry.id, format: formatOf(result.images[0]?.mediaType) ?? options.outputFormat, data, created };

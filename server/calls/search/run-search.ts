@@ -4,11 +4,8 @@
  * to that key, make this server's own result paths (`/v1/files/{id}/content`) absolute, and count the query and
  * its results on the call's usage record.
  */
-import type { Response } from 'express';
+import type { CallScope } from '../../http/call-scope.js';
 import type { SearchResult } from '../../core/models.js';
-import type { ApiKeyRecord } from '../../storage/key-store.js';
-import type { CallRecord } from '../../usage/call-record.js';
-import { baseUrlOf, type Addressed, type MediaDeps } from '../link-media.js';
 import { prepareCall, type CallDeps } from '../prepare-call.js';
 
 export const BUILT_IN_SEARCH_MODEL = 'local:search';
@@ -27,7 +24,6 @@ export interface SearchRequest {
 }
 
 export interface SearchDeps extends CallDeps {
-  media: Pick<MediaDeps, 'publicUrl'>;
   /** The configured default search model (`default_search_model`). */
   defaultSearchModel?: string;
 }
@@ -40,8 +36,8 @@ export interface SearchOutcome {
   filesIndexing?: number;
 }
 
-export async function runSearch(deps: SearchDeps, req: Addressed, res: Response, body: SearchRequest): Promise<SearchOutcome> {
-  const call = prepareCall(deps, res, body.model ?? deps.defaultSearchModel ?? BUILT_IN_SEARCH_MODEL, 'search');
+export async function runSearch(deps: SearchDeps, scope: CallScope, body: SearchRequest): Promise<SearchOutcome> {
+  const call = prepareCall(deps, scope, body.model ?? deps.defaultSearchModel ?? BUILT_IN_SEARCH_MODEL, 'search');
   if (body.search_type === 'news') {
     call.context.warn({ field: 'search_type', reason: 'news search is not offered by the search providers yet; a web search was run' });
   }
@@ -49,16 +45,16 @@ export async function runSearch(deps: SearchDeps, req: Addressed, res: Response,
     {
       query: body.query,
       maxResults: body.max_results ?? DEFAULT_MAX_RESULTS,
-      keyId: (res.locals.apiKey as ApiKeyRecord).id,
+      keyId: scope.key.id,
       includeDomains: body.include_domains,
       excludeDomains: body.exclude_domains,
       recencyDays: body.recency ? RECENCY_DAYS[body.recency] : undefined,
     },
     call.context,
   );
-  const base = baseUrlOf(req, deps.media.publicUrl);
+  const base = scope.baseUrl;
   const absolute = results.map((result) => (result.url.startsWith('/') ? { ...result, url: `${base}${result.url}` } : result));
-  const record = res.locals.call as CallRecord;
+  const record = call.call;
   record.media = { queries: 1, results: absolute.length };
   return { provider: call.resolved.entry.provider, results: absolute, ...(filesIndexing && { filesIndexing }) };
 }

@@ -17,11 +17,10 @@ import type { SearchResult } from '../../core/models.js';
 import { randomId } from '../../core/random-id.js';
 import { extractiveAnswer } from '../../engines/text/extractive-answer.js';
 import { openAiErrorEnvelope } from '../../formats/error-envelopes.js';
+import type { CallScope } from '../../http/call-scope.js';
 import { openSse } from '../../http/sse.js';
 import { countTextTokens } from '../../tokens/tokenizer.js';
-import type { CallRecord } from '../../usage/call-record.js';
 import { createMarkerFilter, renumberCitations } from './citation-markers.js';
-import type { Addressed } from '../link-media.js';
 import { prepareCall, type PreparedCall } from '../prepare-call.js';
 import { runSearch, type SearchDeps, type SearchRequest } from './run-search.js';
 import { streamFailure } from '../stream-failure.js';
@@ -106,12 +105,12 @@ export interface SearchAnswerBody {
 }
 
 /** The answer model resolved (before the search, so an unknown model costs none) and the sources found. */
-async function searchForAnswer(deps: AnswerDeps, req: Addressed, res: Response, body: SearchRequest) {
-  const record = res.locals.call as CallRecord;
-  const chat = prepareCall(deps, res, body.model ?? deps.defaultAnswerModel ?? BUILT_IN_ANSWER_MODEL, 'chat');
+async function searchForAnswer(deps: AnswerDeps, scope: CallScope, body: SearchRequest) {
+  const record = scope.call;
+  const chat = prepareCall(deps, scope, body.model ?? deps.defaultAnswerModel ?? BUILT_IN_ANSWER_MODEL, 'chat');
   const named = { modelRequested: record.modelRequested, model: record.model, provider: record.provider };
   // `model` names the answer's writer; the search itself runs on the configured default search model.
-  const { results, filesIndexing } = await runSearch(deps, req, res, { ...body, model: undefined });
+  const { results, filesIndexing } = await runSearch(deps, scope, { ...body, model: undefined });
   // The usage record names the model that wrote the answer; the search is counted in `media`.
   Object.assign(record, named);
   return {
@@ -132,9 +131,9 @@ async function builtInOrEmptyAnswer(query: string, results: SearchResult[]) {
 }
 
 /** `POST /v1/search/answer` without `stream`, and the `search_answer` tool: the whole answer as one object. */
-export async function answerQuestion(deps: AnswerDeps, req: Addressed, res: Response, body: SearchRequest): Promise<SearchAnswerBody> {
-  const record = res.locals.call as CallRecord;
-  const { chat, results, id, model, builtIn, pending } = await searchForAnswer(deps, req, res, body);
+export async function answerQuestion(deps: AnswerDeps, scope: CallScope, body: SearchRequest): Promise<SearchAnswerBody> {
+  const record = scope.call;
+  const { chat, results, id, model, builtIn, pending } = await searchForAnswer(deps, scope, body);
   if (builtIn) {
     const written = await builtInOrEmptyAnswer(body.query, results);
     record.usage = written.usage;
@@ -148,13 +147,13 @@ export async function answerQuestion(deps: AnswerDeps, req: Addressed, res: Resp
   return { object: 'search.answer', id, model, query: body.query, answer, citations, usage: usageOf(result.usage), ...pending };
 }
 
-export async function sendSearchAnswer(deps: AnswerDeps, req: Addressed, res: Response, body: SearchAnswerRequest): Promise<void> {
+export async function sendSearchAnswer(deps: AnswerDeps, scope: CallScope, res: Response, body: SearchAnswerRequest): Promise<void> {
   if (!body.stream) {
-    res.json(await answerQuestion(deps, req, res, body));
+    res.json(await answerQuestion(deps, scope, body));
     return;
   }
-  const record = res.locals.call as CallRecord;
-  const { chat, results, builtIn, pending } = await searchForAnswer(deps, req, res, body);
+  const record = scope.call;
+  const { chat, results, builtIn, pending } = await searchForAnswer(deps, scope, body);
   if (builtIn) {
     const written = await builtInOrEmptyAnswer(body.query, results);
     record.usage = written.usage;
@@ -178,7 +177,7 @@ async function streamUpstreamAnswer(
   results: SearchResult[],
   pending: { files_indexing?: number },
 ): Promise<void> {
-  const record = res.locals.call as CallRecord;
+  const record = chat.call;
   const iterator = chat.model.stream(prompt, chat.context)[Symbol.asyncIterator]();
   // Awaited before any header, so an upstream refusal is still a plain HTTP error.
   let step = await iterator.next();

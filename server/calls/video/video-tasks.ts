@@ -4,11 +4,10 @@
  * input image, queues the task and wakes the runner. Every lookup is by the caller's key: another key's id is
  * the same 404 as an unknown one.
  */
-import type { Response } from 'express';
+import type { CallScope } from '../../http/call-scope.js';
 import { ApiError } from '../../core/api-error.js';
 import type { GeneratedMedia } from '../../core/models.js';
 import type { components } from '../../../generated/api.js';
-import type { ApiKeyRecord } from '../../storage/key-store.js';
 import type { VideoTask, VideoTaskStore } from '../../storage/video-task-store.js';
 import { readInputImage, type InputImageSettings, type UploadedFile } from '../media/input-image.js';
 import type { MediaDeps } from '../link-media.js';
@@ -74,12 +73,12 @@ export interface VideoRequest {
   inputImage?: GeneratedMedia;
 }
 
-export async function createVideoTask(deps: VideoDeps, res: Response, request: VideoRequest): Promise<VideoTask> {
+export async function createVideoTask(deps: VideoDeps, scope: CallScope, request: VideoRequest): Promise<VideoTask> {
   const now = deps.now ?? Date.now;
-  const call = prepareCall(deps, res, request.model ?? DEFAULT_VIDEO_MODEL, 'video');
+  const call = prepareCall(deps, scope, request.model ?? DEFAULT_VIDEO_MODEL, 'video');
   const { width, height } = sizeOf(request.size ?? DEFAULT_SIZE);
   const seconds = Number(request.seconds ?? DEFAULT_SECONDS);
-  const keyId = (res.locals.apiKey as ApiKeyRecord).id;
+  const keyId = scope.key.id;
   const storedFile = (id: string) =>
     readStoredFile({ store: deps.files.store, blobs: deps.media.blobs }, keyId, id, {
       maxBytes: MAX_INPUT_FILE_BYTES,
@@ -116,8 +115,8 @@ function videoNotFound(id: string): ApiError {
   return new ApiError(404, `No video task '${id.slice(0, 128)}'. List yours with GET /v1/videos.`, { param: 'id', code: 'video_not_found' });
 }
 
-export function ownVideoTask(tasks: VideoTaskStore, res: Response, id: string): VideoTask {
-  const task = tasks.get(id, (res.locals.apiKey as ApiKeyRecord).id);
+export function ownVideoTask(tasks: VideoTaskStore, scope: Pick<CallScope, 'key'>, id: string): VideoTask {
+  const task = tasks.get(id, scope.key.id);
   if (!task) {
     throw videoNotFound(id);
   }
@@ -128,13 +127,13 @@ export function ownVideoTask(tasks: VideoTaskStore, res: Response, id: string): 
  * A new task from a completed one: the original's model, length, size and input image (a copy, so deleting
  * either task leaves the other whole) with a new prompt, made by `createVideoTask` like any other.
  */
-export async function remixVideoTask(deps: VideoDeps, res: Response, originalId: string, prompt: string): Promise<VideoTask> {
-  const original = ownVideoTask(deps.videos.tasks, res, originalId);
+export async function remixVideoTask(deps: VideoDeps, scope: CallScope, originalId: string, prompt: string): Promise<VideoTask> {
+  const original = ownVideoTask(deps.videos.tasks, scope, originalId);
   if (original.status !== 'completed') {
     throw new ApiError(409, `The video task is ${original.status}; only a completed video can be remixed.`, { code: 'video_not_ready' });
   }
   const inputImage = original.inputBlob ? await readBlob(deps.media.blobs, original.inputBlob) : undefined;
-  const task = await createVideoTask(deps, res, {
+  const task = await createVideoTask(deps, scope, {
     model: original.model,
     prompt,
     seconds: String(original.seconds),
@@ -150,8 +149,8 @@ export async function remixVideoTask(deps: VideoDeps, res: Response, originalId:
  * once; a runner elsewhere loses its lease renewal and stops, and anything it still writes finds no row and is
  * deleted by it (video-runner.ts).
  */
-export async function deleteVideoTask(deps: VideoDeps, res: Response, id: string): Promise<VideoTask> {
-  const task = deps.videos.tasks.delete(id, (res.locals.apiKey as ApiKeyRecord).id);
+export async function deleteVideoTask(deps: VideoDeps, scope: Pick<CallScope, 'key'>, id: string): Promise<VideoTask> {
+  const task = deps.videos.tasks.delete(id, scope.key.id);
   if (!task) {
     throw videoNotFound(id);
   }
