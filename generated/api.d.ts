@@ -423,6 +423,10 @@ export interface paths {
          *     an image by URL or by the id of a stored file. An unknown `file_id` is a 404; a reference that is not
          *     a PNG, JPEG or WebP image is a 422.
          *
+         *     A key holds at most `OMNIGATE_VIDEO_TASKS_PER_KEY` (10) tasks queued or processing; past that, create is a
+         *     429 `video_task_limit_exceeded` with `Retry-After`, before any input image is read. Tasks are claimed in
+         *     turn across keys, so one key's queue never holds back another key's task by more than one task.
+         *
          *     The built-in engine draws procedural frames from the prompt and encodes them as H.264 in MP4
          *     (`moov` first, so the file streams). Upstream models produce real generated video.
          */

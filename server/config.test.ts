@@ -38,7 +38,7 @@ describe('loadConfig: environment', () => {
       headersTimeoutMs: 15_000,
       responseRetentionDays: 30,
       media: { workers: Math.max(1, Math.min(2, availableParallelism() - 1)), queueLimit: 16, jobTimeoutMs: 120_000 },
-      videos: { concurrency: 1, leaseMs: 30_000, pollMs: 1_000, maxAttempts: 3, retentionSeconds: 86_400, attemptTimeoutMs: 1_800_000 },
+      videos: { concurrency: 1, leaseMs: 30_000, pollMs: 1_000, maxAttempts: 3, retentionSeconds: 86_400, attemptTimeoutMs: 1_800_000, maxActivePerKey: 10 },
       mediaLinkTtlSeconds: 3600,
       mcpAllowedOrigins: [],
       providers: [],
@@ -60,13 +60,15 @@ describe('loadConfig: environment', () => {
       OMNIGATE_PUBLIC_URL: 'https://gateway.example.com/',
     });
     expect(config.media).toEqual({ workers: 3, queueLimit: 0, jobTimeoutMs: 5000 });
-    expect(loadConfig({ OMNIGATE_VIDEO_CONCURRENCY: '2', OMNIGATE_VIDEO_LEASE_MS: '2000', OMNIGATE_VIDEO_RETENTION_HOURS: '2', OMNIGATE_VIDEO_TIMEOUT_MS: '60000' }).videos).toMatchObject({
+    expect(loadConfig({ OMNIGATE_VIDEO_CONCURRENCY: '2', OMNIGATE_VIDEO_LEASE_MS: '2000', OMNIGATE_VIDEO_RETENTION_HOURS: '2', OMNIGATE_VIDEO_TIMEOUT_MS: '60000', OMNIGATE_VIDEO_TASKS_PER_KEY: '3' }).videos).toMatchObject({
       concurrency: 2,
+      maxActivePerKey: 3,
       leaseMs: 2000,
       retentionSeconds: 7200,
       attemptTimeoutMs: 60_000,
     });
     expect(() => loadConfig({ OMNIGATE_VIDEO_LEASE_MS: '10' })).toThrow(/OMNIGATE_VIDEO_LEASE_MS/);
+    expect(() => loadConfig({ OMNIGATE_VIDEO_TASKS_PER_KEY: '0' })).toThrow(/OMNIGATE_VIDEO_TASKS_PER_KEY/);
     expect(config.mediaLinkTtlSeconds).toBe(120);
     expect(config.publicUrl).toBe('https://gateway.example.com');
     expect(() => loadConfig({ OMNIGATE_MEDIA_WORKERS: '0' })).toThrow(/OMNIGATE_MEDIA_WORKERS/);

@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     registry,
     mediaPool,
     media: { blobs, links: createMediaLinks(pepper), linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl },
-    videos: { tasks: videoTasks, runner: videoRunner },
+    videos: { tasks: videoTasks, runner: videoRunner, maxActivePerKey: config.videos.maxActivePerKey },
     files: { store: createFileStore(db), index: searchIndex, ...config.files },
     search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
     tools: { mcpAllowedOrigins: config.mcpAllowedOrigins },

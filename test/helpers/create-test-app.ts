@@ -131,7 +131,7 @@ export function createTestApp(
     registry,
     mediaPool,
     media: { blobs, links: createMediaLinks(randomBytes(32)), linkTtlSeconds: config.mediaLinkTtlSeconds ?? 3600, publicUrl: config.publicUrl },
-    videos: { tasks: videoTasks, runner: videoRunner },
+    videos: { tasks: videoTasks, runner: videoRunner, maxActivePerKey: config.videos?.maxActivePerKey ?? DEFAULT_VIDEO_RUNNER_SETTINGS.maxActivePerKey },
     files: { store: files, index: searchIndex, ...DEFAULT_FILE_SETTINGS, ...config.files },
     search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
     logger,
