@@ -421,7 +421,8 @@ export interface paths {
          *     The body may be JSON or `multipart/form-data`; the OpenAI SDKs' `videos.create()` sends multipart,
          *     which is also the way to upload `input_reference` as an image file. In JSON, `input_reference` names
          *     an image by URL or by the id of a stored file. An unknown `file_id` is a 404; a reference that is not
-         *     a PNG, JPEG or WebP image is a 422.
+         *     a PNG, JPEG or WebP image is a 422; one of more than 40 Mpx (width times height) is a 400
+         *     `image_too_large`.
          *
          *     A key holds at most `OMNIGATE_VIDEO_TASKS_PER_KEY` (10) tasks queued or processing; past that, create is a
          *     429 `video_task_limit_exceeded` with `Retry-After`, before any input image is read. Tasks are claimed in
@@ -753,7 +754,8 @@ export interface paths {
          *     as a sentence in `content` and as `analysis`. It does not interpret `prompt`.
          *
          *     Errors: 404 for an unknown `file_id` or model; 422 when the file or URL is not a supported image;
-         *     413 when the body or the image is larger than the limit; 403 when the key may not use the model;
+         *     413 when the body or the image is larger than the limit; 400 `image_too_large` for an image of more than
+         *     40 Mpx (its width times height); 403 when the key may not use the model;
          *     502, 503 and 504 when fetching the image or the model's provider fails, is unavailable or times out.
          */
         post: operations["invokeImageUnderstandingTool"];

@@ -11,9 +11,8 @@ import type { GeneratedMedia } from '../core/models.js';
 import type { components } from '../../generated/api.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { VideoTask, VideoTaskStore } from '../storage/video-task-store.js';
-import { readInputImage, type InputImageSettings, type UploadedFile } from './input-image.js';
+import { readInputImage, storedImageFiles, type InputImageSettings, type UploadedFile } from './input-image.js';
 import type { MediaDeps } from './link-media.js';
-import { readStoredFile } from './read-stored-file.js';
 import type { FileStore } from '../storage/file-store.js';
 import { prepareCall, type CallDeps } from './prepare-call.js';
 import type { VideoRunner } from './video-runner.js';
@@ -21,8 +20,6 @@ import type { VideoRunner } from './video-runner.js';
 export const DEFAULT_VIDEO_MODEL = 'local:video';
 const DEFAULT_SIZE = '720x1280';
 const DEFAULT_SECONDS = '4';
-/** The largest stored file taken as an input image by `file_id`. */
-const MAX_INPUT_FILE_BYTES = 50 * 1024 * 1024;
 /** How long the input image of a task is kept: past any retry of the task. */
 const INPUT_IMAGE_SECONDS = 7 * 86_400;
 /** The wait a refused create is told: room comes when one of the key's own tasks ends, which is not known ahead. */
@@ -101,12 +98,10 @@ export async function createVideoTask(deps: VideoDeps, res: Response, request: V
   if (deps.videos.tasks.activeCount(keyId) >= maxActivePerKey) {
     throw queueFullError(maxActivePerKey);
   }
-  const storedFile = (id: string) =>
-    readStoredFile({ store: deps.files.store, blobs: deps.media.blobs }, keyId, id, {
-      maxBytes: MAX_INPUT_FILE_BYTES,
-      param: 'input_reference.file_id',
-      nowSeconds: Math.floor(now() / 1000),
-    });
+  const storedFile = storedImageFiles({ store: deps.files.store, blobs: deps.media.blobs }, keyId, {
+    param: 'input_reference.file_id',
+    nowSeconds: Math.floor(now() / 1000),
+  });
   const inputImage: GeneratedMedia | undefined = await readInputImage(
     { upload: request.upload, reference: request.reference, storedFile, signal: call.context.signal },
     { resolve: deps.tools?.resolveHost },
