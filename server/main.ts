@@ -101,8 +101,11 @@ async function main(): Promise<void> {
     onPurge: (count) => logger.info({ count }, 'deleted expired media'),
     onError: (error) => logger.error({ err: error }, 'deleting expired media failed; will retry'),
   });
+  // One byte quota per key over its files and the generated media kept for it.
+  const fileStore = createFileStore(db, { otherHeldBytes: (keyId, nowSeconds) => blobs.heldBytes(keyId, nowSeconds) });
+  const storage = { maxBytes: config.files.quotaBytes, held: (keyId: string, nowSeconds: number) => fileStore.holdings(keyId, nowSeconds).bytes };
   const videoTasks = createVideoTaskStore(db);
-  const videoRunner = startVideoRunner({ tasks: videoTasks, blobs, registry, usage, logger, settings: config.videos });
+  const videoRunner = startVideoRunner({ tasks: videoTasks, blobs, storage, registry, usage, logger, settings: config.videos });
   const draining = new AbortController();
   const shutdown = new AbortController();
   const app = createApp({
@@ -112,9 +115,9 @@ async function main(): Promise<void> {
     responses,
     registry,
     mediaPool,
-    media: { blobs, links: createMediaLinks(pepper), linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl },
+    media: { blobs, links: createMediaLinks(pepper), linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl, storage },
     videos: { tasks: videoTasks, runner: videoRunner, maxActivePerKey: config.videos.maxActivePerKey },
-    files: { store: createFileStore(db), index: searchIndex, ...config.files },
+    files: { store: fileStore, index: searchIndex, ...config.files },
     search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
     tools: { mcpAllowedOrigins: config.mcpAllowedOrigins },
     logger,

@@ -15,6 +15,7 @@ import { readInputImage, storedImageFiles, type InputImageSettings, type Uploade
 import type { MediaDeps } from './link-media.js';
 import type { FileStore } from '../storage/file-store.js';
 import { prepareCall, type CallDeps } from './prepare-call.js';
+import { chargedTo, checkStorageRoom } from './storage-quota.js';
 import type { VideoRunner } from './video-runner.js';
 
 export const DEFAULT_VIDEO_MODEL = 'local:video';
@@ -98,6 +99,7 @@ export async function createVideoTask(deps: VideoDeps, res: Response, request: V
   if (deps.videos.tasks.activeCount(keyId) >= maxActivePerKey) {
     throw queueFullError(maxActivePerKey);
   }
+  checkStorageRoom(deps.media.storage, keyId, now()); // its video would count against a quota already full
   const storedFile = storedImageFiles({ store: deps.files.store, blobs: deps.media.blobs }, keyId, {
     param: 'input_reference.file_id',
     nowSeconds: Math.floor(now() / 1000),
@@ -109,7 +111,15 @@ export async function createVideoTask(deps: VideoDeps, res: Response, request: V
   call.model.check?.({ prompt: request.prompt, seconds, width, height, inputImage });
   const created = now();
   const inputBlob = inputImage
-    ? (await deps.media.blobs.put(inputImage.data, { prefix: 'vref', mediaType: inputImage.mediaType, expiresAt: Math.floor(created / 1000) + INPUT_IMAGE_SECONDS, now: created })).id
+    ? (
+        await deps.media.blobs.put(inputImage.data, {
+          prefix: 'vref',
+          mediaType: inputImage.mediaType,
+          expiresAt: Math.floor(created / 1000) + INPUT_IMAGE_SECONDS,
+          now: created,
+          owner: chargedTo(deps.media.storage, keyId, created),
+        })
+      ).id
     : null;
   const outcome = deps.videos.tasks.createWithin(
     {

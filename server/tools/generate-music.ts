@@ -24,7 +24,7 @@ export const generateMusicTool = defineTool({
       throw new ApiError(400, 'Give `prompt` or `lyrics` (or both).', { param: 'prompt' });
     }
     const composed = await composeMusic(deps, res, { ...input, response_format: 'url' });
-    const audio = await toolMedia(deps, req, 'audio', composed.audio, 'music.mp3');
+    const audio = await toolMedia(deps, { req, res }, 'audio', composed.audio, 'music.mp3');
     return {
       output: { model: composed.model, media_type: composed.audio.mediaType, url: audio.url, seconds: composed.seconds },
       text: `Composed ${composed.seconds.toFixed(1)} s of music with ${composed.model}: ${audio.url}`,

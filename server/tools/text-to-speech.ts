@@ -33,7 +33,7 @@ export const textToSpeechTool = defineTool({
       speed: input.speed,
       language: input.language,
     });
-    const audio = await toolMedia(deps, req, 'audio', spoken.audio, `speech.${input.format}`);
+    const audio = await toolMedia(deps, { req, res }, 'audio', spoken.audio, `speech.${input.format}`);
     return {
       output: { model: spoken.model, media_type: spoken.audio.mediaType, url: audio.url, characters: spoken.characters, seconds: spoken.seconds },
       text: `Spoke ${spoken.characters} characters (${spoken.seconds.toFixed(1)} s of ${input.format.toUpperCase()}) with ${spoken.model}: ${audio.url}`,

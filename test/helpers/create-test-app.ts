@@ -110,17 +110,20 @@ export function createTestApp(
   );
   const blobDirectory = mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-'));
   const blobs = createBlobStore(db, blobDirectory);
+  const files = createFileStore(db, { otherHeldBytes: (keyId, nowSeconds) => blobs.heldBytes(keyId, nowSeconds) });
+  const fileSettings = { ...DEFAULT_FILE_SETTINGS, ...config.files };
+  const storage = { maxBytes: fileSettings.quotaBytes, held: (keyId: string, nowSeconds: number) => files.holdings(keyId, nowSeconds).bytes };
   const videoTasks = createVideoTaskStore(db);
   const videoRunner = startVideoRunner({
     tasks: videoTasks,
     blobs,
+    storage,
     registry,
     usage,
     logger,
     settings: { ...DEFAULT_VIDEO_RUNNER_SETTINGS, ...config.videos },
     now: config.now,
   });
-  const files = createFileStore(db);
   const shutdown = new AbortController();
   const draining = new AbortController();
   const app = createApp({
@@ -130,9 +133,9 @@ export function createTestApp(
     responses: createResponseStore(db),
     registry,
     mediaPool,
-    media: { blobs, links: createMediaLinks(randomBytes(32)), linkTtlSeconds: config.mediaLinkTtlSeconds ?? 3600, publicUrl: config.publicUrl },
+    media: { blobs, links: createMediaLinks(randomBytes(32)), linkTtlSeconds: config.mediaLinkTtlSeconds ?? 3600, publicUrl: config.publicUrl, storage },
     videos: { tasks: videoTasks, runner: videoRunner, maxActivePerKey: config.videos?.maxActivePerKey ?? DEFAULT_VIDEO_RUNNER_SETTINGS.maxActivePerKey },
-    files: { store: files, index: searchIndex, ...DEFAULT_FILE_SETTINGS, ...config.files },
+    files: { store: files, index: searchIndex, ...fileSettings },
     search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
     logger,
     maxBodyBytes: config.maxBodyBytes ?? 1024 * 1024,
