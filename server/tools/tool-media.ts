@@ -6,6 +6,7 @@
 import type { Request, Response } from 'express';
 import type { GeneratedMedia } from '../core/models.js';
 import { linkMedia } from '../calls/link-media.js';
+import { checkStorageRoom } from '../calls/storage-quota.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { ToolDeps, ToolMedia } from './tool-definition.js';
 
@@ -22,4 +23,9 @@ export async function toolMedia(
 ): Promise<ToolMedia> {
   const linked = url ?? (await linkMedia(deps.media, req, media, (deps.now ?? Date.now)(), (res.locals.apiKey as ApiKeyRecord).id));
   return { kind, mediaType: media.mediaType, url: linked, name, data: media.data.byteLength <= INLINE_MEDIA_BYTES ? media.data : undefined };
+}
+
+/** A tool always keeps what it makes, so a key whose storage is full is refused before the model runs. */
+export function checkToolStorageRoom(deps: ToolDeps, res: Response): void {
+  checkStorageRoom(deps.media.storage, (res.locals.apiKey as ApiKeyRecord).id, (deps.now ?? Date.now)());
 }

@@ -9,11 +9,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectRequestId } from '../helpers/contract-assertions.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { finishedVideo } from '../helpers/finished-video.js';
+import { mcpToolCall } from '../helpers/mcp-tool-call.js';
 
 const QUOTA = 120_000;
 const TTL = 3600;
 let clock = Date.now();
-const made: TestApp = createTestApp({ files: { quotaBytes: QUOTA }, mediaLinkTtlSeconds: TTL, now: () => clock });
+// One worker and no queue: a generation that reached the engines while a test holds the worker is a 429, so a
+// 413 then shows the refusal came before the model ran.
+const made: TestApp = createTestApp({ files: { quotaBytes: QUOTA }, mediaLinkTtlSeconds: TTL, now: () => clock, media: { workers: 1, queueLimit: 0, jobTimeoutMs: 120_000 } });
 const auth = { authorization: `Bearer ${made.key}` };
 const keyId = made.keys.verify(made.key)!.id;
 const held = () => made.files.holdings(keyId, Math.floor(clock / 1000)).bytes;
@@ -58,6 +61,16 @@ describe('the storage quota counts generated media', () => {
     const refused = await request(made.app).post('/v1/videos').set(auth).send({ model: 'local:video', prompt: 'waves', seconds: '4', size: '64x64' });
     expect(refused.status).toBe(413);
     expect(refused.body.error.code).toBe('storage_quota_exceeded');
+    let release = () => {};
+    const holding = made.mediaPool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)));
+    for (const [tool, args] of [['text_to_speech', { input: 'hello' }], ['generate_music', { prompt: 'piano', duration: 1 }], ['generate_image', { prompt: 'a boat' }]] as const) {
+      const result = await mcpToolCall(made.app, made.key, tool, args);
+      expect(result.isError, tool).toBe(true);
+      expect(result.content[0]?.text, tool).toMatch(/413 storage_quota_exceeded/);
+    }
+    expect((await image(500)).status).toBe(413);
+    release();
+    await holding;
     await request(made.app).delete(`/v1/files/${fill.body.id}`).set(auth).expect(200);
     const before = held();
     clock += (TTL + 1) * 1000;

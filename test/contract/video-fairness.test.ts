@@ -8,6 +8,7 @@ import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectRequestId } from '../helpers/contract-assertions.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
+import { mcpToolCall } from '../helpers/mcp-tool-call.js';
 import type { ApiKeyRecord } from '../../server/storage/key-store.js';
 
 const CAP = 4;
@@ -22,19 +23,6 @@ afterAll(async () => {
 
 const create = (key: string, prompt: string) =>
   request(made.app).post('/v1/videos').set('authorization', `Bearer ${key}`).send({ model: 'local:video', prompt, seconds: '4', size: '320x240' });
-
-/** One stateless MCP tools/call (the 2025-11-25 leg), answered as an SSE stream of one JSON-RPC response. */
-async function mcpToolCall(app: TestApp['app'], key: string, name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; content: Array<{ text?: string }> }> {
-  const res = await request(app)
-    .post('/v1/mcp')
-    .set('authorization', `Bearer ${key}`)
-    .set('accept', 'application/json, text/event-stream')
-    .set('mcp-protocol-version', '2025-11-25')
-    .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
-  expect(res.status).toBe(200);
-  const data = /^data: (.+)$/m.exec(res.text)?.[1];
-  return (JSON.parse(data ?? 'null') as { result: { isError?: boolean; content: Array<{ text?: string }> } }).result;
-}
 
 describe('the per-key cap on video tasks', () => {
   it('accepts a key’s tasks up to the cap, then answers 429 with Retry-After to 200 more; another key is still served', async () => {
