@@ -26,7 +26,7 @@ export const generateImageTool = defineTool({
   annotations: { readOnlyHint: false, openWorldHint: false, idempotentHint: false },
   async run(input, { deps, req, res }) {
     const generated = await generateImages(deps, req, res, { ...input, response_format: 'url' });
-    const media = await Promise.all(generated.data.map((item, index) => toolMedia(deps, req, 'image', item.image, `image-${index + 1}.${generated.format}`, item.url)));
+    const media = await Promise.all(generated.data.map((item, index) => toolMedia(deps, { req, res }, 'image', item.image, `image-${index + 1}.${generated.format}`, item.url)));
     const size = `${generated.result.width}x${generated.result.height}`;
     return {
       output: {

@@ -15,7 +15,7 @@ import { quoteValue } from '../core/quote-value.js';
 import type { GeneratedMedia } from '../core/models.js';
 import type { ImageFacts } from '../engines/image-analysis/analyse-image.js';
 import { abortOnClose } from '../http/abort-on-close.js';
-import { readInputImage } from '../calls/input-image.js';
+import { readInputImage, storedImageFiles } from '../calls/input-image.js';
 import { prepareCall } from '../calls/prepare-call.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { CallRecord } from '../usage/call-record.js';
@@ -89,8 +89,14 @@ function visionModelOf(requested: string | undefined, invocation: ToolInvocation
 }
 
 async function readImage(input: { image_url?: string; file_id?: string }, signal: AbortSignal, invocation: ToolInvocation): Promise<GeneratedMedia> {
+  const { deps, res } = invocation;
+  // The key's own stored file, as on every files route: another key's id is unknown.
+  const storedFile = storedImageFiles({ store: deps.files.store, blobs: deps.media.blobs }, (res.locals.apiKey as ApiKeyRecord).id, {
+    param: 'file_id',
+    nowSeconds: Math.floor((deps.now ?? Date.now)() / 1000),
+  });
   const image = await readInputImage(
-    { reference: { image_url: input.image_url, file_id: input.file_id }, signal },
+    { reference: { image_url: input.image_url, file_id: input.file_id }, storedFile, signal },
     { param: input.file_id !== undefined ? 'file_id' : 'image_url', urlParam: 'image_url', fileParam: 'file_id', gif: true, resolve: invocation.deps.tools?.resolveHost },
   );
   if (!image) {

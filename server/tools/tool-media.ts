@@ -3,15 +3,29 @@
  * answers do), and the bytes themselves only up to `INLINE_MEDIA_BYTES`, because MCP inlines media as base64
  * inside a JSON-RPC message and clients hold the whole message in memory (and a model's context).
  */
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { GeneratedMedia } from '../core/models.js';
 import { linkMedia } from '../calls/link-media.js';
+import { checkStorageRoom } from '../calls/storage-quota.js';
+import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { ToolDeps, ToolMedia } from './tool-definition.js';
 
 /** 1 MiB: a 1024² PNG of the built-in engine or a minute of speech fits; a video never does. */
 export const INLINE_MEDIA_BYTES = 1024 * 1024;
 
-export async function toolMedia(deps: ToolDeps, req: Request, kind: ToolMedia['kind'], media: GeneratedMedia, name: string, url?: string): Promise<ToolMedia> {
-  const linked = url ?? (await linkMedia(deps.media, req, media, (deps.now ?? Date.now)()));
+export async function toolMedia(
+  deps: ToolDeps,
+  { req, res }: { req: Request; res: Response },
+  kind: ToolMedia['kind'],
+  media: GeneratedMedia,
+  name: string,
+  url?: string,
+): Promise<ToolMedia> {
+  const linked = url ?? (await linkMedia(deps.media, req, media, (deps.now ?? Date.now)(), (res.locals.apiKey as ApiKeyRecord).id));
   return { kind, mediaType: media.mediaType, url: linked, name, data: media.data.byteLength <= INLINE_MEDIA_BYTES ? media.data : undefined };
+}
+
+/** A tool always keeps what it makes, so a key whose storage is full is refused before the model runs. */
+export function checkToolStorageRoom(deps: ToolDeps, res: Response): void {
+  checkStorageRoom(deps.media.storage, (res.locals.apiKey as ApiKeyRecord).id, (deps.now ?? Date.now)());
 }
