@@ -103,6 +103,15 @@ describe('one item over the contract bound is a 400 naming the field, in every d
     expectOpenAiRefusal(await post('/v1/tools/web_search', { query: 'q', include_domains: domains }), 'include_domains', overItems);
   });
 
+  it('MCP: a JSON-RPC batch of 101 messages is a 400 in the JSON-RPC envelope', async () => {
+    const message = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const res = await post('/v1/mcp', Array(101).fill(message)).set('accept', 'application/json, text/event-stream');
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+    expect(res.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+    expect(res.body.error.message).toMatch(/at most 100 messages/);
+  });
+
   it('a body at the bounds is served: 100,000 messages', async () => {
     const res = await post('/v1/chat/completions', { model: 'local:chat', messages: Array(MESSAGES_LIMIT).fill(user) });
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
