@@ -15,6 +15,7 @@ import { listPage } from '../http/list-page.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import type { StreamedFile, StreamedLimit } from '../http/upload-storage.js';
 import { sendStoredBytes } from '../calls/send-stored-bytes.js';
+import { uploadedFilename } from '../http/upload-filename.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { FileStore, StoredFile } from '../storage/file-store.js';
@@ -23,7 +24,6 @@ import type { CallRecord } from '../usage/call-record.js';
 export const FILE_BLOB_PREFIX = 'upload';
 const MIN_EXPIRY_SECONDS = 3600;
 const MAX_EXPIRY_SECONDS = 2_592_000;
-const MAX_FILENAME_CHARS = 255;
 /** Expired rows removed per sweep; a sweep runs after a create or a list, off the response. */
 const EXPIRED_SWEEP = 100;
 
@@ -53,16 +53,6 @@ function fileObject(file: StoredFile): FileObject {
     sha256: file.sha256,
     ...(indexing && { indexing: { status: indexing.status, reason: indexing.reason ?? null, code: indexing.code ?? null } }),
   };
-}
-
-/**
- * The name to keep: the last segment of whatever path the client sent (`C:\tmp\a.pdf`, `../../a.pdf` → `a.pdf`),
- * without control characters, at most 255 characters. It is only ever shown, never used as a path.
- */
-export function uploadedFilename(original: string | undefined): string {
-  const segment = (original ?? '').split(/[\\/]/).pop() ?? '';
-  const clean = segment.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return (clean === '.' || clean === '..' || clean === '' ? 'file' : clean).slice(0, MAX_FILENAME_CHARS);
 }
 
 function keyOf(res: Response): string {
