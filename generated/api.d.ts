@@ -437,7 +437,9 @@ export interface paths {
          *     expiring link under Omnigate's own base URL (`GET /v1/media/{id}?expires=…&signature=…`) that loads
          *     without an API key, so an `<img>` tag can show it; it stops working when it expires (one hour by
          *     default) and the bytes are deleted then. With `b64_json` the image bytes are inlined as base64. Images
-         *     of upstream models are always re-served this way: upstream URLs never reach the caller.
+         *     of upstream models are always re-served this way: upstream URLs never reach the caller. Stored images
+         *     count against the key's storage quota (`OMNIGATE_FILE_QUOTA_BYTES`, with its files) until they expire:
+         *     a key with no room left, or whose images would not fit, gets a 413 `storage_quota_exceeded`.
          *
          *     The built-in engine draws a deterministic procedural scene from the words of the prompt (sky, land,
          *     colours): the same prompt, seed and size give the same image. It renders PNG natively and encodes
@@ -498,7 +500,14 @@ export interface paths {
          *     The body may be JSON or `multipart/form-data`; the OpenAI SDKs' `videos.create()` sends multipart,
          *     which is also the way to upload `input_reference` as an image file. In JSON, `input_reference` names
          *     an image by URL or by the id of a stored file. An unknown `file_id` is a 404; a reference that is not
-         *     a PNG, JPEG or WebP image is a 422.
+         *     a PNG, JPEG or WebP image is a 422; one of more than 40 Mpx (width times height) is a 400
+         *     `image_too_large`. The finished video counts against the key's storage quota (`OMNIGATE_FILE_QUOTA_BYTES`,
+         *     with its files): a key with no room left is a 413 `storage_quota_exceeded` here, and a video that does not
+         *     fit fails its task with that code.
+         *
+         *     A key holds at most `OMNIGATE_VIDEO_TASKS_PER_KEY` (10) tasks queued or processing; past that, create is a
+         *     429 `video_task_limit_exceeded` with `Retry-After`, before any input image is read. Tasks are claimed in
+         *     turn across keys, so one key's queue never holds back another key's task by more than one task.
          *
          *     The built-in engine draws procedural frames from the prompt and encodes them as H.264 in MP4
          *     (`moov` first, so the file streams). Upstream models produce real generated video.
@@ -638,7 +647,8 @@ export interface paths {
          * @description Generates a piece of music from a style `prompt`, `lyrics`, or both, synchronously. With
          *     `response_format` `mp3` (default), `wav` or `flac` the answer is the audio file itself; with `url` or
          *     `b64_json` it is JSON (`MusicGenerationResponse`) whose audio is MP3, stored by Omnigate (`url` is a
-         *     signed, expiring `GET /v1/media/{id}` link that needs no API key) or inlined as base64.
+         *     signed, expiring `GET /v1/media/{id}` link that needs no API key) or inlined as base64. Stored audio
+         *     counts against the key's storage quota until its link expires; past it, a 413 `storage_quota_exceeded`.
          *
          *     The built-in engine composes a General MIDI arrangement (tempo, key, progression and instruments
          *     follow the prompt's words; `seed` makes it repeatable) and renders it with a General MIDI
@@ -856,7 +866,8 @@ export interface paths {
          *     as a sentence in `content` and as `analysis`. It does not interpret `prompt`.
          *
          *     Errors: 404 for an unknown `file_id` or model; 422 when the file or URL is not a supported image;
-         *     413 when the body or the image is larger than the limit; 403 when the key may not use the model;
+         *     413 when the body or the image is larger than the limit; 400 `image_too_large` for an image of more than
+         *     40 Mpx (its width times height); 403 when the key may not use the model;
          *     502, 503 and 504 when fetching the image or the model's provider fails, is unavailable or times out.
          */
         post: operations["invokeImageUnderstandingTool"];

@@ -11,6 +11,7 @@ import { UNKNOWN_OPERATION } from './usage/call-record.js';
 import { allowedValuesAt, exclusiveFieldsAt } from './http/allowed-values.js';
 import { errorHandler, nameAllowedValues, nameExclusiveFields } from './http/error-handler.js';
 import { finiteQueryNumbers } from './http/finite-query.js';
+import { jsonBody } from './http/json-body.js';
 import { jsonDepthLimit } from './http/json-depth.js';
 import { multipartError } from './http/multipart-error.js';
 import { docsSubpaths, mcpBoundary, unknownPath } from './http/outside-the-contract.js';
@@ -30,14 +31,10 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestStart({ logger: deps.logger, usage: deps.usage, now: deps.now }));
   app.use(docsSubpaths());
-  // Authentication before the body is read: an unauthenticated client never gets its body parsed.
+  // Authentication before the body is read: an unauthenticated client never gets its body parsed. The JSON
+  // parser refuses a body over the token budget before parsing it (http/json-token-budget.ts).
   app.use(authenticate(deps.keys, publicPaths(deps.spec.document)));
-  app.use(
-    express.json({
-      limit: deps.maxBodyBytes,
-      type: ['application/json', 'application/*+json'],
-    }),
-  );
+  app.use(jsonBody(deps.maxBodyBytes));
   app.use(jsonDepthLimit());
   cacheValidatorRouteRegexps();
   app.use(

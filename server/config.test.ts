@@ -40,7 +40,7 @@ describe('loadConfig: environment', () => {
       responseRetentionDays: 30,
       media: { workers: Math.max(1, Math.min(2, availableParallelism() - 1)), queueLimit: 16, perKeyLimit: 8, jobTimeoutMs: 120_000 },
       extractionPerKey: 100,
-      videos: { concurrency: 1, leaseMs: 30_000, pollMs: 1_000, maxAttempts: 3, retentionSeconds: 86_400, attemptTimeoutMs: 1_800_000 },
+      videos: { concurrency: 1, leaseMs: 30_000, pollMs: 1_000, maxAttempts: 3, retentionSeconds: 86_400, attemptTimeoutMs: 1_800_000, maxActivePerKey: 10 },
       mediaLinkTtlSeconds: 3600,
       mcpAllowedOrigins: [],
       providers: [],
@@ -67,13 +67,15 @@ describe('loadConfig: environment', () => {
     expect(config.extractionPerKey).toBe(7);
     expect(() => loadConfig({ OMNIGATE_MEDIA_QUEUE_PER_KEY: '0' })).toThrow(/OMNIGATE_MEDIA_QUEUE_PER_KEY/);
     expect(() => loadConfig({ OMNIGATE_EXTRACTION_QUEUE_PER_KEY: 'many' })).toThrow(/OMNIGATE_EXTRACTION_QUEUE_PER_KEY/);
-    expect(loadConfig({ OMNIGATE_VIDEO_CONCURRENCY: '2', OMNIGATE_VIDEO_LEASE_MS: '2000', OMNIGATE_VIDEO_RETENTION_HOURS: '2', OMNIGATE_VIDEO_TIMEOUT_MS: '60000' }).videos).toMatchObject({
+    expect(loadConfig({ OMNIGATE_VIDEO_CONCURRENCY: '2', OMNIGATE_VIDEO_LEASE_MS: '2000', OMNIGATE_VIDEO_RETENTION_HOURS: '2', OMNIGATE_VIDEO_TIMEOUT_MS: '60000', OMNIGATE_VIDEO_TASKS_PER_KEY: '3' }).videos).toMatchObject({
       concurrency: 2,
+      maxActivePerKey: 3,
       leaseMs: 2000,
       retentionSeconds: 7200,
       attemptTimeoutMs: 60_000,
     });
     expect(() => loadConfig({ OMNIGATE_VIDEO_LEASE_MS: '10' })).toThrow(/OMNIGATE_VIDEO_LEASE_MS/);
+    expect(() => loadConfig({ OMNIGATE_VIDEO_TASKS_PER_KEY: '0' })).toThrow(/OMNIGATE_VIDEO_TASKS_PER_KEY/);
     expect(config.mediaLinkTtlSeconds).toBe(120);
     expect(config.publicUrl).toBe('https://gateway.example.com');
     expect(() => loadConfig({ OMNIGATE_MEDIA_WORKERS: '0' })).toThrow(/OMNIGATE_MEDIA_WORKERS/);

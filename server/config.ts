@@ -139,6 +139,8 @@ export interface VideoRunnerSettings {
   retentionSeconds: number;
   /** Longest one attempt may run (an upstream job stuck in `queued` forever); then it counts as a transient failure. */
   attemptTimeoutMs: number;
+  /** A key's tasks queued or processing at once; its next create is a 429 (checked when a task is created). */
+  maxActivePerKey: number;
 }
 
 export const DEFAULT_VIDEO_RUNNER_SETTINGS: VideoRunnerSettings = {
@@ -148,6 +150,7 @@ export const DEFAULT_VIDEO_RUNNER_SETTINGS: VideoRunnerSettings = {
   maxAttempts: 3,
   retentionSeconds: 24 * 3600,
   attemptTimeoutMs: 30 * 60_000,
+  maxActivePerKey: 10,
 };
 
 /** Extractions (PDF and HTML text) one key may have queued or running: a large honest batch of uploads, not a flood. */
@@ -384,6 +387,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
       concurrency: integerVariable(env, 'OMNIGATE_VIDEO_CONCURRENCY', DEFAULT_VIDEO_RUNNER_SETTINGS.concurrency, 1, 64),
       leaseMs: integerVariable(env, 'OMNIGATE_VIDEO_LEASE_MS', DEFAULT_VIDEO_RUNNER_SETTINGS.leaseMs, 1_000, 3_600_000),
       attemptTimeoutMs: integerVariable(env, 'OMNIGATE_VIDEO_TIMEOUT_MS', DEFAULT_VIDEO_RUNNER_SETTINGS.attemptTimeoutMs, 1_000, 24 * 3_600_000),
+      maxActivePerKey: integerVariable(env, 'OMNIGATE_VIDEO_TASKS_PER_KEY', DEFAULT_VIDEO_RUNNER_SETTINGS.maxActivePerKey, 1, 100_000),
       retentionSeconds: integerVariable(env, 'OMNIGATE_VIDEO_RETENTION_HOURS', DEFAULT_VIDEO_RUNNER_SETTINGS.retentionSeconds / 3600, 1, 24 * 365) * 3600,
     },
     mediaLinkTtlSeconds: integerVariable(env, 'OMNIGATE_MEDIA_URL_TTL_SECONDS', 3600, 60, 7 * 86_400),

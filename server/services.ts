@@ -75,15 +75,17 @@ export function openStores(location: StoreLocation): Stores {
     const pepper = memory ? randomBytes(32) : loadPepper(location.dataDir);
     const temporary = memory && !location.blobDirectory ? mkdtempSync(path.join(tmpdir(), 'omnigate-blobs-')) : undefined;
     const blobDirectory = memory ? (location.blobDirectory ?? temporary!) : path.join(location.dataDir, 'blobs');
+    const blobs = createBlobStore(db, blobDirectory);
     return {
       db,
       keys: createKeyStore(db, { pepper }),
       usage: createUsageStore(db),
       responses: createResponseStore(db),
-      files: createFileStore(db),
+      // One byte quota per key over its files and the generated media kept for it.
+      files: createFileStore(db, { otherHeldBytes: (keyId, nowSeconds) => blobs.heldBytes(keyId, nowSeconds) }),
       passages: createPassageStore(db),
       videoTasks: createVideoTaskStore(db),
-      blobs: createBlobStore(db, blobDirectory),
+      blobs,
       links: createMediaLinks(pepper),
       blobDirectory,
       close() {
@@ -169,9 +171,14 @@ export function openServices(config: Readonly<ServiceConfig>, options: ServiceOp
     throw error;
   }
   const stopPurges = options.purge ? startPurges(config, stores, logger) : () => {};
+  const storage = {
+    maxBytes: config.files.quotaBytes,
+    held: (keyId: string, nowSeconds: number) => stores.files.holdings(keyId, nowSeconds).bytes,
+  };
   const videoRunner = startVideoRunner({
     tasks: stores.videoTasks,
     blobs: stores.blobs,
+    storage,
     registry,
     usage,
     logger,
@@ -197,8 +204,8 @@ export function openServices(config: Readonly<ServiceConfig>, options: ServiceOp
       responses: stores.responses,
       registry,
       mediaPool,
-      media: { blobs: stores.blobs, links: stores.links, linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl },
-      videos: { tasks: stores.videoTasks, runner: videoRunner },
+      media: { blobs: stores.blobs, links: stores.links, linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl, storage },
+      videos: { tasks: stores.videoTasks, runner: videoRunner, maxActivePerKey: config.videos.maxActivePerKey },
       files: { store: stores.files, index: searchIndex, ...config.files },
       search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
       logger,

@@ -66,6 +66,15 @@ export function nameExclusiveFields(error: unknown, exclusiveAt: (path: string) 
   }
 }
 
+/**
+ * A string-or-array field (`stop`, `input`) whose array is over its `maxItems` fails both `oneOf` branches, and
+ * the validator lists the string branch first ("must be string"): the bound is the error that names the problem.
+ */
+function overItemsError(error: ValidatorError): NonNullable<ValidatorError['errors']>[number] | undefined {
+  const first = error.errors?.[0];
+  return error.errors?.find((candidate) => candidate.errorCode === 'maxItems.openapi.validation' && candidate.path === first?.path);
+}
+
 function isValidatorError(error: unknown): error is ValidatorError & { status: number } {
   return typeof error === 'object' && error !== null && Array.isArray((error as ValidatorError).errors) && typeof (error as ValidatorError).status === 'number';
 }
@@ -76,7 +85,7 @@ export function toApiError(error: unknown): ApiError {
     return error;
   }
   if (isValidatorError(error)) {
-    const first = error.errors?.[0];
+    const first = overItemsError(error) ?? error.errors?.[0];
     const status = error.status;
     if (status === 500) {
       // A response that breaks the spec, or a spec that failed to load: our bug, not the caller's.

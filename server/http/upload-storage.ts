@@ -20,6 +20,7 @@ import type { Readable } from 'node:stream';
 import { ApiError } from '../core/api-error.js';
 import { createMediaSniffer } from '../core/sniff-media-type.js';
 import { closePastBound } from './drain-early-answer.js';
+import { filenameRefusal } from './upload-filename.js';
 import type { BlobStore, StagedBlob } from '../storage/blob-store.js';
 import type { OperationId } from './operation-types.js';
 
@@ -80,6 +81,13 @@ export function uploadOptions(settings: UploadSettings) {
   };
   const storage = {
     _handleFile(req: Request, file: IncomingFile, callback: Callback) {
+      const badName = filenameRefusal(file.originalname);
+      if (badName) {
+        refusals.set(req, badName);
+        file.stream.resume();
+        callback(badName);
+        return;
+      }
       const limitFor = limitOf(req);
       if (!limitFor) {
         const chunks: Buffer[] = [];
@@ -157,6 +165,9 @@ export function uploadOptions(settings: UploadSettings) {
     storage,
     // Busboy's default reads a part's filename as latin1; the SDKs send UTF-8.
     defParamCharset: 'utf8',
+    // The name as sent: busboy would otherwise turn `.`, `..` and `/` into no name, and the part into a plain
+    // field, which the validator then calls a missing file. upload-filename.ts keeps the last segment itself.
+    preservePath: true,
     limits: (req: Request) =>
       limitOf(req)
         ? // The size of a streamed file is checked by the engine, against a limit that can depend on the key.

@@ -7,9 +7,8 @@ import type { ModelRegistry } from '../providers/registry.js';
 import type { MediaPool } from '../engines/media-pool.js';
 import type { LoadedSpec } from '../spec/load-spec.js';
 import type { MediaDeps } from '../calls/link-media.js';
-import type { VideoRunner } from '../calls/video/video-runner.js';
+import type { VideoQueue } from '../calls/video/video-tasks.js';
 import type { FileIndex } from '../core/file-index.js';
-import type { VideoTaskStore } from '../storage/video-task-store.js';
 import type { KeyStore } from '../storage/key-store.js';
 import type { FileSettings } from '../calls/files/file-quota.js';
 import type { ResponseStore } from '../storage/response-store.js';
@@ -25,8 +24,8 @@ export interface AppDeps {
   /** The built-in engines' worker pool: the local models run in it (given to the registry), and so does image_understanding's built-in analysis. */
   mediaPool: MediaPool;
   media: MediaDeps;
-  /** Video tasks: the durable queue and the runner that works it. */
-  videos: { tasks: VideoTaskStore; runner: VideoRunner };
+  /** Video tasks: the durable queue, the runner that works it and each key's cap. */
+  videos: VideoQueue;
   /** Uploaded files: rows here, bytes in `media.blobs`; `index` (search) is told of each file, when present. */
   files: FileSettings;
   /**

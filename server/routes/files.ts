@@ -18,9 +18,9 @@ import type { StreamedFile } from '../http/upload-storage.js';
 import { sendStoredBytes } from '../calls/send-stored-bytes.js';
 import { quotaBytesError, quotaCountError } from '../calls/files/file-quota.js';
 import { expiredFileSweep, expiryOf, removeFile } from '../calls/files/file-lifetime.js';
+import { uploadedFilename } from '../http/upload-filename.js';
 import type { FileStore, StoredFile } from '../storage/file-store.js';
 
-const MAX_FILENAME_CHARS = 255;
 
 type FileObject = ResponseBody<'retrieveFile', 200>;
 type FileOperations = 'listFiles' | 'createFile' | 'retrieveFile' | 'deleteFile' | 'downloadFile';
@@ -45,16 +45,6 @@ function fileObject(file: StoredFile): FileObject {
     sha256: file.sha256,
     ...(indexing && { indexing: { status: indexing.status, reason: indexing.reason ?? null, code: indexing.code ?? null } }),
   };
-}
-
-/**
- * The name to keep: the last segment of whatever path the client sent (`C:\tmp\a.pdf`, `../../a.pdf` → `a.pdf`),
- * without control characters, at most 255 characters. It is only ever shown, never used as a path.
- */
-export function uploadedFilename(original: string | undefined): string {
-  const segment = (original ?? '').split(/[\\/]/).pop() ?? '';
-  const clean = segment.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return (clean === '.' || clean === '..' || clean === '' ? 'file' : clean).slice(0, MAX_FILENAME_CHARS);
 }
 
 function keyOf(res: Response): string {

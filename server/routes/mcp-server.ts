@@ -1,7 +1,7 @@
 /**
  * The MCP server of one `/v1/mcp` request (the v2 SDK builds one per request; stateless): every tool of
  * tools/tool-list.ts, registered with its own schemas, run with the HTTP request it arrived on (passed through
- * the SDK as `authInfo.extra`, after our bearer auth accepted the key). A tool's failure is a result with
+ * the SDK as `authInfo.extra`, after our bearer auth accepted the key); unknown arguments are refused. A tool's failure is a result with
  * `isError: true` and the error's message, never a JSON-RPC error; media goes out as MCP image/audio content
  * when small, and as a `resource_link` to our signed URL otherwise (video always).
  */
@@ -61,7 +61,9 @@ export function buildMcpServer(deps: ToolDeps & { version?: string }, { scope }:
   for (const tool of TOOLS as readonly Tool[]) {
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
+      // Strict: an argument the tool does not know is refused naming it (zod's unrecognized_keys), not dropped,
+      // as REST refuses it through the contract's additionalProperties: false; tools/list shows the same.
+      { title: tool.title, description: tool.description, inputSchema: tool.input.strict(), outputSchema: tool.output, annotations: tool.annotations },
       async (input: unknown, context: ServerContext): Promise<CallToolResult> => {
         const record = scope.call;
         // One record per HTTP request (stateless MCP: one tools/call per POST); the operation names the tool.

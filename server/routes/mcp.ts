@@ -47,6 +47,7 @@ export function mcpHandlers(deps: McpDeps): Pick<Handlers, 'mcpPost' | 'mcpGet' 
   return {
     async mcpPost(req, res) {
       checkMcpOrigin(req as Request, allowed);
+      refuseLongBatches(req.body);
       refuseUnrepeatableIds(req.body);
       const scope = scopeOf(res);
       // The SDK hands `auth` to the server factory as `authInfo`; the key was verified by authenticate().
@@ -67,6 +68,15 @@ export function mcpHandlers(deps: McpDeps): Pick<Handlers, 'mcpPost' | 'mcpGet' 
       postOnly();
     },
   };
+}
+
+/** The contract's `maxItems` of a JSON-RPC batch (`McpPostBody`): the validator does not read `/v1/mcp` bodies. */
+const MAX_BATCH = 100;
+
+function refuseLongBatches(body: unknown): void {
+  if (Array.isArray(body) && body.length > MAX_BATCH) {
+    throw new ApiError(400, `A JSON-RPC batch holds at most ${MAX_BATCH} messages; this one has ${body.length}.`, { code: 'invalid_request' });
+  }
 }
 
 /**

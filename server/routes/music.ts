@@ -5,6 +5,7 @@ import type { OperationHandler, ResponseBody } from '../http/operation-types.js'
 import { composeMusic } from '../calls/media/compose-music.js';
 import { linkMedia } from '../calls/link-media.js';
 import { sendMediaBytes } from '../calls/media/send-media-bytes.js';
+import { checkStorageRoom } from '../calls/storage-quota.js';
 
 export { DEFAULT_MUSIC_MODEL } from '../calls/media/compose-music.js';
 
@@ -14,7 +15,11 @@ export function musicHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
   const now = deps.now ?? Date.now;
   return {
     async createMusic(req, res) {
-      const { audio, seconds, answer } = await composeMusic(deps, scopeOf(res), req.body);
+      const scope = scopeOf(res);
+      if (req.body.response_format === 'url') {
+        checkStorageRoom(deps.media.storage, scope.key.id, now()); // a full key is refused before the model runs
+      }
+      const { audio, seconds, answer } = await composeMusic(deps, scope, req.body);
       if (answer === 'bytes') {
         sendMediaBytes(res, audio);
         return;
@@ -22,7 +27,7 @@ export function musicHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
       const created = now();
       const item =
         answer === 'url'
-          ? { url: await linkMedia(deps.media, scopeOf(res).baseUrl, audio, created), duration: seconds, format: 'mp3' as const }
+          ? { url: await linkMedia(deps.media, scope.baseUrl, audio, created, scope.key.id), duration: seconds, format: 'mp3' as const }
           : { b64_json: Buffer.from(audio.data).toString('base64'), duration: seconds, format: 'mp3' as const };
       const body = { created: Math.floor(created / 1000), data: [item] } satisfies ResponseBody<'createMusic', 200>;
       res.json(body);

@@ -58,3 +58,41 @@ describe('blob store', () => {
     expect(readFileSync(path.join(dir, kept.id))).toEqual(Buffer.from([9]));
   });
 });
+
+describe('blobs kept for a key', () => {
+  it('sum their live bytes per key, and a put its owner refuses leaves nothing on disk', async () => {
+    const { dir, store } = fresh();
+    await store.put(new Uint8Array(100), { prefix: 'media', mediaType: 'image/png', expiresAt: 50, owner: { keyId: 'key_a' } });
+    await store.put(new Uint8Array(30), { prefix: 'media', mediaType: 'image/png', expiresAt: null, owner: { keyId: 'key_a' } });
+    await store.put(new Uint8Array(7), { prefix: 'media', mediaType: 'image/png', expiresAt: null, owner: { keyId: 'key_b' } });
+    await store.put(new Uint8Array(1000), { prefix: 'upload', mediaType: 'text/plain', expiresAt: null });
+    expect(store.heldBytes('key_a', 10)).toBe(130);
+    expect(store.heldBytes('key_a', 50)).toBe(30); // expired at 50
+    expect(store.heldBytes('key_b', 10)).toBe(7);
+    const before = readdirSync(dir).sort();
+    const refused = store.put(new Uint8Array(64), {
+      prefix: 'media',
+      mediaType: 'image/png',
+      expiresAt: null,
+      owner: {
+        keyId: 'key_b',
+        admit(size) {
+          throw new Error(`no room for ${size}`);
+        },
+      },
+    });
+    await expect(refused).rejects.toThrow('no room for 64');
+    expect(readdirSync(dir).sort()).toEqual(before);
+    expect(store.heldBytes('key_b', 10)).toBe(7);
+  });
+
+  it('adds the owner column to a table made before it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'blob-store-test-'));
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE blobs (id TEXT PRIMARY KEY, media_type TEXT NOT NULL, size INTEGER NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER)');
+    const store = createBlobStore(db, dir);
+    await store.put(new Uint8Array(5), { prefix: 'media', mediaType: 'image/png', expiresAt: null, owner: { keyId: 'key_a' } });
+    expect(store.heldBytes('key_a', 0)).toBe(5);
+  });
+});
+

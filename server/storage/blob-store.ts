@@ -7,6 +7,11 @@
  * Large bytes arriving over time (an upload) are `stage`d instead: streamed to the temporary name while their
  * SHA-256 and size are taken, and only `commit`ted (renamed, row inserted) once the caller has checked what it
  * must; `discard` removes a staged file that was not committed, so a refused or cut-off upload leaves nothing.
+ *
+ * Bytes kept for a key (generated media, a video and its input image) are `put` with an `owner`: the row names
+ * the key, `heldBytes` sums the key's live ones for its storage quota, and `admit` is asked right before the
+ * row is inserted, in the same synchronous step, so two puts finishing together cannot both pass the quota.
+ * Uploads carry no owner here: their file row (storage/file-store.ts) counts them.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, readdirSync, type ReadStream } from 'node:fs';
@@ -46,10 +51,19 @@ export interface StageOptions {
   check?(size: number): void;
 }
 
+/** Whose quota a put blob counts against, and the check that may refuse it (by throwing) before it is kept. */
+export interface BlobOwner {
+  keyId: string;
+  admit?(size: number): void;
+}
+
 export interface BlobStore {
   /** Streams `source` to a temporary file; rejects (with nothing left on disk) when the source fails or `check` throws. */
   stage(source: Readable, options: StageOptions): Promise<StagedBlob>;
-  put(bytes: Uint8Array, options: { prefix: string; mediaType: string; expiresAt: number | null; now?: number }): Promise<BlobMeta>;
+  /** Rejects, with nothing left on disk, when `owner.admit` throws. */
+  put(bytes: Uint8Array, options: { prefix: string; mediaType: string; expiresAt: number | null; now?: number; owner?: BlobOwner }): Promise<BlobMeta>;
+  /** The bytes of the key's owned blobs not expired at `nowSeconds`. */
+  heldBytes(keyId: string, nowSeconds: number): number;
   get(id: string): BlobMeta | undefined;
   /** The blob's bytes (or the inclusive byte range) as a stream; undefined when it does not exist. */
   open(id: string, range?: { start: number; end: number }): ReadStream | undefined;
@@ -90,10 +104,21 @@ export function createBlobStore(db: SqliteDatabase, directory: string): BlobStor
     media_type TEXT NOT NULL,
     size INTEGER NOT NULL,
     created_at INTEGER NOT NULL,
-    expires_at INTEGER
+    expires_at INTEGER,
+    key_id TEXT
+  )`);
+  // Databases made before blobs had owners lack the column; their blobs count against nobody's quota.
+  if (!(db.prepare('PRAGMA table_info(blobs)').all() as Array<{ name: string }>).some((column) => column.name === 'key_id')) {
+    db.exec('ALTER TABLE blobs ADD COLUMN key_id TEXT');
+  }
+  db.exec(`CREATE INDEX IF NOT EXISTS blobs_by_expiry ON blobs (expires_at) WHERE expires_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS blobs_by_owner ON blobs (key_id) WHERE key_id IS NOT NULL`);
+  const insert = db.prepare(
+    'INSERT INTO blobs (id, media_type, size, created_at, expires_at, key_id) VALUES (@id, @mediaType, @size, @createdAt, @expiresAt, @keyId)',
   );
-  CREATE INDEX IF NOT EXISTS blobs_by_expiry ON blobs (expires_at) WHERE expires_at IS NOT NULL`);
-  const insert = db.prepare('INSERT INTO blobs (id, media_type, size, created_at, expires_at) VALUES (@id, @mediaType, @size, @createdAt, @expiresAt)');
+  const held = db.prepare<{ keyId: string; now: number }, { bytes: number | null }>(
+    'SELECT SUM(size) AS bytes FROM blobs WHERE key_id = @keyId AND (expires_at IS NULL OR expires_at > @now)',
+  );
   const select = db.prepare<[string], BlobRow>('SELECT * FROM blobs WHERE id = ?');
   const remove = db.prepare('DELETE FROM blobs WHERE id = ?');
   const expired = db.prepare<[number], { id: string }>('SELECT id FROM blobs WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000');
@@ -157,7 +182,7 @@ export function createBlobStore(db: SqliteDatabase, directory: string): BlobStor
           };
           await rename(temporary, fileOf(id));
           state = 'committed';
-          insert.run(meta);
+          insert.run({ ...meta, keyId: null });
           return meta;
         },
         async discard() {
@@ -179,8 +204,18 @@ export function createBlobStore(db: SqliteDatabase, directory: string): BlobStor
       const temporary = path.join(directory, `.${meta.id}.partial`);
       await writeFile(temporary, bytes, { mode: 0o600, flag: 'wx' });
       await rename(temporary, fileOf(meta.id));
-      insert.run(meta);
+      try {
+        options.owner?.admit?.(meta.size);
+      } catch (error) {
+        await rm(fileOf(meta.id), { force: true });
+        throw error;
+      }
+      // Nothing awaited between the admission and the insert: no other put can slip in between.
+      insert.run({ ...meta, keyId: options.owner?.keyId ?? null });
       return meta;
+    },
+    heldBytes(keyId, nowSeconds) {
+      return held.get({ keyId, now: nowSeconds })?.bytes ?? 0;
     },
     get(id) {
       if (!ID_PATTERN.test(id)) {

@@ -2,7 +2,9 @@
  * Uploaded files as rows (`POST /v1/files`): who owns each, what it was called and for, and which blob holds
  * its bytes (the blob store keeps the bytes; this store never touches the disk). Every read names the owning
  * key, so another key's id reads as unknown. Quotas are checked in the same transaction as the insert, so two
- * uploads finishing together cannot both slip under the limit. Times are unix seconds, as the contract shows.
+ * uploads finishing together cannot both slip under the limit. The byte quota is the key's whole storage:
+ * `otherHeldBytes` adds what it holds besides files (its generated media in the blob store), so an upload
+ * and a generation draw on one budget. Times are unix seconds, as the contract shows.
  */
 import { randomId } from '../core/random-id.js';
 import type { FileIndexState } from '../core/file-index.js';
@@ -33,6 +35,7 @@ export interface FileQuota {
 
 /** What the key holds now (expired files not counted). */
 export interface FileHoldings {
+  /** Its files' bytes plus `otherHeldBytes`. */
   bytes: number;
   count: number;
 }
@@ -91,7 +94,12 @@ function toFile(row: FileRow): StoredFile {
 
 const LIVE = '(expires_at IS NULL OR expires_at > @now)';
 
-export function createFileStore(db: SqliteDatabase): FileStore {
+export interface FileStoreOptions {
+  /** Bytes the key holds outside this store that count against the same byte quota (its generated media). */
+  otherHeldBytes?(keyId: string, nowSeconds: number): number;
+}
+
+export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = {}): FileStore {
   db.exec(`CREATE TABLE IF NOT EXISTS files (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,
@@ -128,7 +136,7 @@ export function createFileStore(db: SqliteDatabase): FileStore {
   );
   const held = (keyId: string, now: number): FileHoldings => {
     const row = holdings.get({ keyId, now });
-    return { bytes: row?.bytes ?? 0, count: row?.count ?? 0 };
+    return { bytes: (row?.bytes ?? 0) + (options.otherHeldBytes?.(keyId, now) ?? 0), count: row?.count ?? 0 };
   };
   const create = db.transaction((file: NewStoredFile, quota: FileQuota, now: number): CreateFileOutcome => {
     const current = held(file.keyId, now);

@@ -69,4 +69,66 @@ describe('video task store', () => {
     expect(store.list({ keyId: 'key_a', limit: 2, order: 'asc', after: theirs.id }).tasks).toEqual([]);
     expect(store.get(theirs.id, 'key_a')).toBeUndefined();
   });
+
+  it('refuses a key past its cap of queued and running tasks, counting only its own, and frees room as tasks end', () => {
+    const store = createVideoTaskStore(openDatabase(':memory:'));
+    for (let n = 0; n < 3; n++) {
+      expect('task' in store.createWithin(task('key_a', `a${n}`), n, 3)).toBe(true);
+    }
+    expect(store.createWithin(task('key_a', 'a3'), 3, 3)).toEqual({ refused: { active: 3 } });
+    expect('task' in store.createWithin(task('key_b', 'b0'), 4, 3)).toBe(true);
+    const running = store.claim('r', 10, 1_000)!;
+    expect(store.activeCount('key_a')).toBe(3); // processing still counts
+    store.complete(running.id, 'r', { videoBlob: 'video_x', thumbnailBlob: null, now: 1, expiresAt: 2 });
+    expect(store.activeCount('key_a')).toBe(2);
+    expect('task' in store.createWithin(task('key_a', 'a3'), 11, 3)).toBe(true);
+  });
+
+  it('claims round-robin across keys: a key with one task waits behind at most one task of a key that queued many', () => {
+    const store = createVideoTaskStore(openDatabase(':memory:'));
+    for (let n = 0; n < 50; n++) {
+      store.create(task('key_a', `a${n}`), n);
+    }
+    const order: string[] = [];
+    const finish = (claimed: { id: string }) => store.complete(claimed.id, 'r', { videoBlob: 'video_x', thumbnailBlob: null, now: 1, expiresAt: 2 });
+    const first = store.claim('r', 100, 1_000)!;
+    order.push(first.prompt);
+    store.create(task('key_b', 'b0'), 101);
+    store.create(task('key_c', 'c0'), 102);
+    store.create(task('key_c', 'c1'), 103);
+    finish(first);
+    for (let n = 0; n < 6; n++) {
+      const claimed = store.claim('r', 200 + n, 1_000)!;
+      order.push(claimed.prompt);
+      finish(claimed);
+    }
+    expect(order).toEqual(['a0', 'b0', 'c0', 'a1', 'c1', 'a2', 'a3']);
+  });
+
+  it('with several runners, prefers the key holding fewer of them', () => {
+    const store = createVideoTaskStore(openDatabase(':memory:'));
+    store.create(task('key_a', 'a0'), 0);
+    store.create(task('key_a', 'a1'), 1);
+    store.create(task('key_b', 'b0'), 2);
+    store.create(task('key_b', 'b1'), 3);
+    expect(store.claim('r1', 10, 1_000)?.prompt).toBe('a0');
+    expect(store.claim('r2', 10, 1_000)?.prompt).toBe('b0');
+    // key_b's task ends; key_a still holds a runner, so key_b goes next although key_a was served first.
+    const b0 = store.list({ keyId: 'key_b', limit: 1, order: 'asc' }).tasks[0]!;
+    store.complete(b0.id, 'r2', { videoBlob: 'video_x', thumbnailBlob: null, now: 1, expiresAt: 2 });
+    expect(store.claim('r2', 11, 1_000)?.prompt).toBe('b1');
+  });
+
+  it('adds the claim order column to a table made before it', () => {
+    const db = openDatabase(':memory:');
+    db.exec(`CREATE TABLE video_tasks (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, key_id TEXT NOT NULL, request_id TEXT NOT NULL,
+      model TEXT NOT NULL, prompt TEXT NOT NULL, seconds INTEGER NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL, input_blob TEXT,
+      status TEXT NOT NULL, progress INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, run_after INTEGER NOT NULL, claimed_by TEXT,
+      lease_until INTEGER, checkpoint TEXT, video_blob TEXT, thumbnail_blob TEXT, error_code TEXT, error_message TEXT, created_at INTEGER NOT NULL,
+      completed_at INTEGER, expires_at INTEGER)`);
+    db.exec(`INSERT INTO video_tasks (id, key_id, request_id, model, prompt, seconds, width, height, status, run_after, created_at)
+      VALUES ('video_old', 'key_a', 'req', 'local:video', 'old', 4, 320, 240, 'queued', 0, 0)`);
+    const store = createVideoTaskStore(db);
+    expect(store.claim('r', 1, 1_000)).toMatchObject({ id: 'video_old', claimOrder: 1 });
+  });
 });

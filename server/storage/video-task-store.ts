@@ -3,7 +3,12 @@
  * (`claimed_by`, `lease_until`) and renews it while it works; a task whose runner died (kill -9, a crash) is
  * claimable again once its lease has run out, so nothing is lost with the process. Claiming is one statement:
  * on SQLite, where one writer at a time holds the database, `UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING`
- * is atomic; the same table and statement work on PostgreSQL with `FOR UPDATE SKIP LOCKED` in the subquery.
+ * is atomic.
+ *
+ * No key can take the queue: `createWithin` refuses a key's task past its cap of queued and running tasks (in
+ * the same transaction as the insert), and a claim takes the oldest runnable task of the key with the fewest
+ * tasks running, and among those the key claimed from least recently (`claim_order`, a counter stamped on each
+ * claim): round-robin across keys, so a key with one task waits behind at most one task of each other key.
  *
  * Times are milliseconds since the epoch (leases and backoff need better than seconds); the contract's seconds
  * are derived when a task is shown.
@@ -42,6 +47,8 @@ export interface VideoTask {
   completedAt: number | null;
   expiresAt: number | null;
   seq: number;
+  /** Stamped from a counter on each claim, so the claim statement knows which key was served least recently. */
+  claimOrder: number | null;
 }
 
 export type NewVideoTask = Pick<VideoTask, 'keyId' | 'requestId' | 'model' | 'prompt' | 'seconds' | 'width' | 'height' | 'inputBlob'>;
@@ -51,12 +58,21 @@ export interface VideoTaskPage {
   hasMore: boolean;
 }
 
+export type CreateVideoTaskOutcome = { task: VideoTask } | { refused: { active: number } };
+
 export interface VideoTaskStore {
   create(task: NewVideoTask, now: number): VideoTask;
+  /** Inserts the task unless its key already has `maxActive` tasks queued or processing (checked atomically with the insert). */
+  createWithin(task: NewVideoTask, now: number, maxActive: number): CreateVideoTaskOutcome;
+  /** The key's tasks queued or processing. */
+  activeCount(keyId: string): number;
   /** The key's own task; another key's id reads as unknown. */
   get(id: string, keyId: string): VideoTask | undefined;
   list(query: { keyId: string; after?: string; limit: number; order: 'asc' | 'desc' }): VideoTaskPage;
-  /** Claims the oldest runnable task: queued and due, or processing with an expired lease. */
+  /**
+   * Claims a runnable task (queued and due, or processing with an expired lease), fairly across keys: the key
+   * with the fewest tasks running first, then the key claimed from least recently, then its oldest task.
+   */
   claim(runner: string, now: number, leaseMs: number): VideoTask | undefined;
   /** Extends the lease; false when the task is no longer this runner's (taken over, or finished). */
   renew(id: string, runner: string, now: number, leaseMs: number): boolean;
@@ -99,6 +115,7 @@ interface TaskRow {
   completed_at: number | null;
   expires_at: number | null;
   seq: number;
+  claim_order: number | null;
 }
 
 function toTask(row: TaskRow): VideoTask {
@@ -127,6 +144,7 @@ function toTask(row: TaskRow): VideoTask {
     completedAt: row.completed_at,
     expiresAt: row.expires_at,
     seq: row.seq,
+    claimOrder: row.claim_order,
   };
 }
 
@@ -155,22 +173,41 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
     error_message TEXT,
     created_at INTEGER NOT NULL,
     completed_at INTEGER,
-    expires_at INTEGER
-  );
-  CREATE INDEX IF NOT EXISTS video_tasks_by_key ON video_tasks (key_id, seq);
-  CREATE INDEX IF NOT EXISTS video_tasks_runnable ON video_tasks (status, run_after) WHERE status IN ('queued', 'processing')`);
+    expires_at INTEGER,
+    claim_order INTEGER
+  )`);
+  // Databases made before fair claiming lack the column; adding it is the whole migration (NULL: never claimed).
+  if (!(db.prepare('PRAGMA table_info(video_tasks)').all() as Array<{ name: string }>).some((column) => column.name === 'claim_order')) {
+    db.exec('ALTER TABLE video_tasks ADD COLUMN claim_order INTEGER');
+  }
+  db.exec(`CREATE INDEX IF NOT EXISTS video_tasks_by_key ON video_tasks (key_id, seq);
+  CREATE INDEX IF NOT EXISTS video_tasks_runnable ON video_tasks (status, run_after) WHERE status IN ('queued', 'processing');
+  CREATE INDEX IF NOT EXISTS video_tasks_key_claims ON video_tasks (key_id, claim_order);
+  CREATE INDEX IF NOT EXISTS video_tasks_active_by_key ON video_tasks (key_id, status) WHERE status IN ('queued', 'processing');
+  CREATE INDEX IF NOT EXISTS video_tasks_claims ON video_tasks (claim_order) WHERE claim_order IS NOT NULL`);
 
   const insert = db.prepare(`INSERT INTO video_tasks (id, key_id, request_id, model, prompt, seconds, width, height, input_blob, status, run_after, created_at)
     VALUES (@id, @keyId, @requestId, @model, @prompt, @seconds, @width, @height, @inputBlob, 'queued', @now, @now) RETURNING *`);
   const byId = db.prepare<[string, string], TaskRow>('SELECT * FROM video_tasks WHERE id = ? AND key_id = ?');
+  // The head of each key's runnable tasks, ordered by how much of the runners the key holds now, then by how
+  // long ago it was last served: round-robin across keys, in one statement so two runners never take one task.
   const claim = db.prepare<{ runner: string; now: number; leaseUntil: number }, TaskRow>(`UPDATE video_tasks
-    SET status = 'processing', claimed_by = @runner, lease_until = @leaseUntil, attempts = attempts + 1
+    SET status = 'processing', claimed_by = @runner, lease_until = @leaseUntil, attempts = attempts + 1,
+      claim_order = (SELECT COALESCE(MAX(claim_order), 0) + 1 FROM video_tasks)
     WHERE id = (
-      SELECT id FROM video_tasks
-      WHERE (status = 'queued' AND run_after <= @now) OR (status = 'processing' AND lease_until < @now)
-      ORDER BY seq LIMIT 1
+      SELECT head.id FROM (
+        SELECT id, key_id, MIN(seq) AS seq FROM video_tasks
+        WHERE (status = 'queued' AND run_after <= @now) OR (status = 'processing' AND lease_until < @now)
+        GROUP BY key_id
+      ) AS head
+      ORDER BY
+        (SELECT COUNT(*) FROM video_tasks AS held WHERE held.key_id = head.key_id AND held.status = 'processing' AND held.lease_until >= @now),
+        COALESCE((SELECT MAX(served.claim_order) FROM video_tasks AS served WHERE served.key_id = head.key_id), 0),
+        head.seq
+      LIMIT 1
     )
     RETURNING *`);
+  const active = db.prepare<[string], { count: number }>(`SELECT COUNT(*) AS count FROM video_tasks WHERE key_id = ? AND status IN ('queued', 'processing')`);
   const renew = db.prepare(`UPDATE video_tasks SET lease_until = @leaseUntil WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
   const progress = db.prepare(`UPDATE video_tasks SET progress = @progress WHERE id = @id AND claimed_by = @runner AND status = 'processing' AND progress < @progress`);
   const checkpoint = db.prepare(`UPDATE video_tasks SET checkpoint = @checkpoint WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
@@ -184,10 +221,17 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
     attempts = attempts - @refund
     WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
 
+  const insertTask = (task: NewVideoTask, now: number): VideoTask => toTask(insert.get({ ...task, id: randomId('video'), now }) as TaskRow);
+  const activeCount = (keyId: string): number => active.get(keyId)?.count ?? 0;
+  const createWithin = db.transaction((task: NewVideoTask, now: number, maxActive: number): CreateVideoTaskOutcome => {
+    const current = activeCount(task.keyId);
+    return current >= maxActive ? { refused: { active: current } } : { task: insertTask(task, now) };
+  });
+
   return {
-    create(task, now) {
-      return toTask(insert.get({ ...task, id: randomId('video'), now }) as TaskRow);
-    },
+    create: insertTask,
+    createWithin,
+    activeCount,
     get(id, keyId) {
       const row = byId.get(id, keyId);
       return row ? toTask(row) : undefined;

@@ -14,8 +14,12 @@ const batchSizeEntry = new URL('../../test/fakes/batch-size-encoder-worker.ts', 
 let encoders: Encoder[] = [];
 let warnings: Array<{ details: object; message: string }> = [];
 
+/**
+ * The job timeout is a generous guard unless a test is about it: the production 10 s includes loading the ranks
+ * on a fresh thread, which a machine busy with other suites can stretch past it, turning an exact count rough.
+ */
 function makeEncoder(options: EncoderOptions = {}): Encoder {
-  const encoder = createEncoder({ warnings: { warn: (details, message) => warnings.push({ details, message }) }, ...options });
+  const encoder = createEncoder({ warnings: { warn: (details, message) => warnings.push({ details, message }) }, jobTimeoutMs: 120_000, ...options });
   encoders.push(encoder);
   return encoder;
 }

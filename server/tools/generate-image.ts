@@ -26,7 +26,7 @@ export const generateImageTool = defineTool({
   annotations: { readOnlyHint: false, openWorldHint: false, idempotentHint: false },
   async run(input, { deps, scope }) {
     const generated = await generateImages(deps, scope, { ...input, response_format: 'url' });
-    const media = await Promise.all(generated.data.map((item, index) => toolMedia(deps, scope.baseUrl, 'image', item.image, `image-${index + 1}.${generated.format}`, item.url)));
+    const media = await Promise.all(generated.data.map((item, index) => toolMedia(deps, scope, 'image', item.image, `image-${index + 1}.${generated.format}`, item.url)));
     const size = `${generated.result.width}x${generated.result.height}`;
     return {
       output: {

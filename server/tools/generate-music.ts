@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { composeMusic } from '../calls/media/compose-music.js';
 import { ApiError } from '../core/api-error.js';
 import { defineTool } from './tool-definition.js';
-import { toolMedia } from './tool-media.js';
+import { checkToolStorageRoom, toolMedia } from './tool-media.js';
 
 export const generateMusicTool = defineTool({
   name: 'generate_music',
@@ -23,8 +23,9 @@ export const generateMusicTool = defineTool({
     if (!input.prompt && !input.lyrics) {
       throw new ApiError(400, 'Give `prompt` or `lyrics` (or both).', { param: 'prompt' });
     }
+    checkToolStorageRoom(deps, scope);
     const composed = await composeMusic(deps, scope, { ...input, response_format: 'url' });
-    const audio = await toolMedia(deps, scope.baseUrl, 'audio', composed.audio, 'music.mp3');
+    const audio = await toolMedia(deps, scope, 'audio', composed.audio, 'music.mp3');
     return {
       output: { model: composed.model, media_type: composed.audio.mediaType, url: audio.url, seconds: composed.seconds },
       text: `Composed ${composed.seconds.toFixed(1)} s of music with ${composed.model}: ${audio.url}`,

@@ -14,7 +14,7 @@ import { randomId } from '../core/random-id.js';
 import { quoteValue } from '../core/quote-value.js';
 import type { GeneratedMedia } from '../core/models.js';
 import type { ImageFacts } from '../engines/image-analysis/analyse-image.js';
-import { readInputImage } from '../calls/media/input-image.js';
+import { readInputImage, storedImageFiles } from '../calls/media/input-image.js';
 import { prepareCall } from '../calls/prepare-call.js';
 import { defineTool, type ToolInvocation } from './tool-definition.js';
 
@@ -86,8 +86,14 @@ function visionModelOf(requested: string | undefined, invocation: ToolInvocation
 }
 
 async function readImage(input: { image_url?: string; file_id?: string }, signal: AbortSignal, invocation: ToolInvocation): Promise<GeneratedMedia> {
+  const { deps, scope } = invocation;
+  // The key's own stored file, as on every files route: another key's id is unknown.
+  const storedFile = storedImageFiles({ store: deps.files.store, blobs: deps.media.blobs }, scope.key.id, {
+    param: 'file_id',
+    nowSeconds: Math.floor((deps.now ?? Date.now)() / 1000),
+  });
   const image = await readInputImage(
-    { reference: { image_url: input.image_url, file_id: input.file_id }, signal },
+    { reference: { image_url: input.image_url, file_id: input.file_id }, storedFile, signal },
     { param: input.file_id !== undefined ? 'file_id' : 'image_url', urlParam: 'image_url', fileParam: 'file_id', gif: true, resolve: invocation.deps.tools?.resolveHost },
   );
   if (!image) {

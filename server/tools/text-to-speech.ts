@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { synthesizeSpeech } from '../calls/media/synthesize-speech.js';
 import { defineTool } from './tool-definition.js';
-import { toolMedia } from './tool-media.js';
+import { checkToolStorageRoom, toolMedia } from './tool-media.js';
 
 export const textToSpeechTool = defineTool({
   name: 'text_to_speech',
@@ -25,6 +25,7 @@ export const textToSpeechTool = defineTool({
   }),
   annotations: { readOnlyHint: false, openWorldHint: false, idempotentHint: true },
   async run(input, { deps, scope }) {
+    checkToolStorageRoom(deps, scope);
     const spoken = await synthesizeSpeech(deps, scope, {
       input: input.input,
       model: input.model,
@@ -33,7 +34,7 @@ export const textToSpeechTool = defineTool({
       speed: input.speed,
       language: input.language,
     });
-    const audio = await toolMedia(deps, scope.baseUrl, 'audio', spoken.audio, `speech.${input.format}`);
+    const audio = await toolMedia(deps, scope, 'audio', spoken.audio, `speech.${input.format}`);
     return {
       output: { model: spoken.model, media_type: spoken.audio.mediaType, url: audio.url, characters: spoken.characters, seconds: spoken.seconds },
       text: `Spoke ${spoken.characters} characters (${spoken.seconds.toFixed(1)} s of ${input.format.toUpperCase()}) with ${spoken.model}: ${audio.url}`,

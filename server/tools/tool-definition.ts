@@ -14,9 +14,8 @@ import type { FileIndex } from '../core/file-index.js';
 import type { CallScope } from '../http/call-scope.js';
 import type { MediaPool } from '../engines/media-pool.js';
 import type { FileStore } from '../storage/file-store.js';
-import type { VideoRunner } from '../calls/video/video-runner.js';
+import type { VideoQueue } from '../calls/video/video-tasks.js';
 import type { ResolvedAddress } from '../providers/upstream/safe-fetch.js';
-import type { VideoTaskStore } from '../storage/video-task-store.js';
 
 /** Settings of the tools surface, from configuration. */
 export interface ToolSettings {
@@ -31,7 +30,7 @@ export interface ToolDeps extends CallDeps {
   /** The built-in engines' worker pool, for work with no model behind it (image_understanding's analysis). */
   mediaPool: MediaPool;
   media: MediaDeps;
-  videos: { tasks: VideoTaskStore; runner: VideoRunner };
+  videos: VideoQueue;
   files: { store: FileStore };
   /** The search index (read_file extracts text through it) and the default search and answer models. */
   search?: { index: FileIndex; defaultSearchModel?: string; defaultAnswerModel?: string };

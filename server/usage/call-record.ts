@@ -73,7 +73,8 @@ export function startCallRecord(res: Response, recorder: UsageRecorder, now: () 
   };
   res.on('close', () => {
     if (!deferred) {
-      record.complete();
+      // Closed before the answer was fully written: the client left (a download cut short), which is 499.
+      record.complete(res.writableFinished ? res.statusCode : 499);
     }
   });
   return record;

@@ -8,6 +8,7 @@ import type { GeneratedMedia, ImageResult } from '../../core/models.js';
 import { decodeImageRequest } from '../../formats/openai-media/image-request.js';
 import type { components } from '../../../generated/api.js';
 import { linkMedia, type MediaDeps } from '../link-media.js';
+import { checkStorageRoom } from '../storage-quota.js';
 import { prepareCall, type CallDeps } from '../prepare-call.js';
 
 /** The model of a request that names none. */
@@ -30,15 +31,19 @@ export async function generateImages(
 ): Promise<GeneratedImages> {
   const options = decodeImageRequest(body);
   const call = prepareCall(deps, scope, body.model ?? DEFAULT_IMAGE_MODEL, 'image');
+  const keyId = scope.key.id;
+  const asUrl = (body.response_format ?? 'url') === 'url';
+  if (asUrl) {
+    checkStorageRoom(deps.media.storage, keyId, (deps.now ?? Date.now)()); // a full key is refused before the model runs
+  }
   const result = await call.model.generate(options, call.context);
   const record = call.call;
   record.units = result.usage.images;
   record.media = { images: result.usage.images, pixels: result.usage.pixels };
-  const asUrl = (body.response_format ?? 'url') === 'url';
   const created = (deps.now ?? Date.now)();
   const data = await Promise.all(
     result.images.map(async (image) =>
-      asUrl ? { url: await linkMedia(deps.media, scope.baseUrl, image, created), image } : { b64_json: Buffer.from(image.data).toString('base64'), image },
+      asUrl ? { url: await linkMedia(deps.media, scope.baseUrl, image, created, keyId), image } : { b64_json: Buffer.from(image.data).toString('base64'), image },
     ),
   );
   return { result, model: call.resolved.entry.id, format: formatOf(result.images[0]?.mediaType) ?? options.outputFormat, data, created };

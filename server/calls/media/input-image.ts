@@ -2,12 +2,17 @@
  * The input image of a generation (a video's `input_reference`): an uploaded multipart file, a `data:` URL, an
  * http(s) URL (fetched through the SSRF guard: a caller's URL may not reach our network), or a file the same
  * key stored with `POST /v1/files` (another key's file id is unknown, as on every files route).
- * Whatever the source, the bytes must be a PNG, JPEG or WebP image, recognised by their magic, else 422.
+ * Whatever the source, the bytes must be a PNG, JPEG or WebP image, recognised by their magic, else 422, of
+ * at most MAX_INPUT_PIXELS by its header, else 400 (before any worker decodes it).
  */
 import { ApiError } from '../../core/api-error.js';
+import { checkInputPixels } from '../../core/input-pixels.js';
 import type { GeneratedMedia } from '../../core/models.js';
 import { readImageHeader } from '../../providers/upstream/image-header.js';
 import { createSafeFetcher, type SafeFetchSettings } from '../../providers/upstream/safe-fetch.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import type { FileStore } from '../../storage/file-store.js';
+import { readStoredFile } from '../files/read-stored-file.js';
 
 /** A file part as the validator's multipart parser (multer, in memory) hands it over. */
 export interface UploadedFile {
@@ -16,6 +21,8 @@ export interface UploadedFile {
   originalname?: string;
 }
 
+/** The largest stored file taken as an input image by `file_id`. */
+const MAX_INPUT_FILE_BYTES = 50 * 1024 * 1024;
 const ACCEPTED = new Set(['image/png', 'image/jpeg', 'image/webp']);
 const FETCH_TIMEOUT_MS = 15_000;
 
@@ -37,6 +44,7 @@ function asImage(bytes: Uint8Array, settings: InputImageSettings): GeneratedMedi
   if (!header || !(ACCEPTED.has(header.mediaType) || (settings.gif && header.mediaType === 'image/gif'))) {
     throw new ApiError(422, `${param} must be a PNG, JPEG${settings.gif ? ', GIF' : ''} or WebP image.`, { param, code: 'invalid_image' });
   }
+  checkInputPixels(param, header);
   return { data: bytes, mediaType: header.mediaType };
 }
 
@@ -55,6 +63,15 @@ function callerUrlError(error: unknown, urlParam: string, signal: AbortSignal): 
     code: refused ? 'image_url_refused' : 'image_url_unreachable',
     cause: error,
   });
+}
+
+/** The caller's own stored files as input images (`storedFile` of readInputImage), capped in size. */
+export function storedImageFiles(
+  deps: { store: FileStore; blobs: BlobStore },
+  keyId: string,
+  options: { param: string; nowSeconds: number },
+): (id: string) => Promise<Uint8Array | undefined> {
+  return (id) => readStoredFile(deps, keyId, id, { maxBytes: MAX_INPUT_FILE_BYTES, ...options });
 }
 
 export async function readInputImage(

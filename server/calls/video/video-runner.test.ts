@@ -20,7 +20,7 @@ import type { UsageRecorder } from '../../usage/usage-recorder.js';
 import { startVideoRunner, type VideoRunner } from './video-runner.js';
 
 const LEASE_MS = 300;
-const SETTINGS: VideoRunnerSettings = { concurrency: 1, leaseMs: LEASE_MS, pollMs: 3_600_000, maxAttempts: 3, retentionSeconds: 3600, attemptTimeoutMs: 3_600_000 };
+const SETTINGS: VideoRunnerSettings = { concurrency: 1, leaseMs: LEASE_MS, pollMs: 3_600_000, maxAttempts: 3, retentionSeconds: 3600, attemptTimeoutMs: 3_600_000, maxActivePerKey: 10 };
 const MP4 = new Uint8Array([0, 0, 0, 8, 0x66, 0x74, 0x79, 0x70]);
 
 /** A video model whose every generation waits until the test finishes it, or until its signal fires. */
@@ -62,6 +62,7 @@ function runnerOn(file: string, blobDirectory: string, clock: { ms: number }) {
   const runner: VideoRunner = startVideoRunner({
     tasks: counted,
     blobs: createBlobStore(db, blobDirectory),
+    storage: { maxBytes: Number.MAX_SAFE_INTEGER, held: () => 0 },
     registry,
     usage,
     logger: createLogger('silent'),

@@ -4,6 +4,8 @@
  * ends each task as `completed` (bytes in the blob store, written whole before the row points at them, so a
  * partial file is never served) or `failed` (the contract's error object). A transient failure (an upstream
  * 429/5xx, a timeout, a crashed engine) goes back to the queue with exponential backoff, `maxAttempts` times.
+ * The finished video and thumbnail count against the key's storage quota; a result that does not fit fails the
+ * task with `storage_quota_exceeded` (nothing is kept).
  *
  * Stopping (SIGTERM) stops claiming and gives running tasks until `graceMs` to finish; the rest are handed back
  * to the queue at once, so the next start (or another process) takes them without waiting for the lease.
@@ -15,12 +17,15 @@ import type { GeneratedMedia, VideoTaskContext } from '../../core/models.js';
 import type { VideoRunnerSettings } from '../../config.js';
 import type { ModelRegistry } from '../../providers/registry.js';
 import type { BlobStore } from '../../storage/blob-store.js';
+import { chargedTo, type StorageQuota } from '../storage-quota.js';
 import type { VideoTask, VideoTaskStore } from '../../storage/video-task-store.js';
 import type { UsageRecorder } from '../../usage/usage-recorder.js';
 
 export interface VideoRunnerDeps {
   tasks: VideoTaskStore;
   blobs: BlobStore;
+  /** The keys' storage quota, which finished videos count against. */
+  storage: StorageQuota;
   registry: ModelRegistry;
   usage: UsageRecorder;
   logger: Logger;
@@ -56,8 +61,8 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
 
-  async function keep(media: GeneratedMedia, expiresAt: number): Promise<string> {
-    return (await blobs.put(media.data, { prefix: 'video', mediaType: media.mediaType, expiresAt, now: now() })).id;
+  async function keep(task: VideoTask, media: GeneratedMedia, expiresAt: number): Promise<string> {
+    return (await blobs.put(media.data, { prefix: 'video', mediaType: media.mediaType, expiresAt, now: now(), owner: chargedTo(deps.storage, task.keyId, now()) })).id;
   }
 
   async function run(task: VideoTask, controller: AbortController): Promise<void> {
@@ -100,8 +105,14 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
       const input = task.inputBlob ? await readBlob(blobs, task.inputBlob) : undefined;
       const result = await model.generate({ prompt: task.prompt, seconds: task.seconds, width: task.width, height: task.height, inputImage: input }, context);
       const expiresAt = Math.floor(now() / 1000) + settings.retentionSeconds;
-      const videoBlob = await keep(result.video, expiresAt);
-      const thumbnailBlob = result.thumbnail ? await keep(result.thumbnail, expiresAt) : null;
+      const videoBlob = await keep(task, result.video, expiresAt);
+      let thumbnailBlob: string | null = null;
+      try {
+        thumbnailBlob = result.thumbnail ? await keep(task, result.thumbnail, expiresAt) : null;
+      } catch (error) {
+        await blobs.delete(videoBlob); // the quota refused the thumbnail: keep neither
+        throw error;
+      }
       if (!tasks.complete(task.id, runnerId, { videoBlob, thumbnailBlob, now: Math.floor(now() / 1000), expiresAt })) {
         // Taken over meanwhile: the other runner's result wins; ours is not referenced by anything.
         await blobs.delete(videoBlob);

@@ -2,33 +2,42 @@
  * Creating a video task and showing one, as `/v1/videos` does, shared by those routes and the `create_video` /
  * `get_video` tools: create checks what it can at once (model, size, seconds, the input image), stores the
  * input image, queues the task and wakes the runner. Every lookup is by the caller's key: another key's id is
- * the same 404 as an unknown one.
+ * the same 404 as an unknown one. A key holds at most `maxActivePerKey` tasks queued or processing: the next is
+ * a 429, refused before the input image is fetched and again, atomically, when the row is inserted.
  */
 import type { CallScope } from '../../http/call-scope.js';
 import { ApiError } from '../../core/api-error.js';
 import type { GeneratedMedia } from '../../core/models.js';
 import type { components } from '../../../generated/api.js';
 import type { VideoTask, VideoTaskStore } from '../../storage/video-task-store.js';
-import { readInputImage, type InputImageSettings, type UploadedFile } from '../media/input-image.js';
+import { readInputImage, storedImageFiles, type InputImageSettings, type UploadedFile } from '../media/input-image.js';
 import type { MediaDeps } from '../link-media.js';
-import { readStoredFile } from '../files/read-stored-file.js';
 import type { FileStore } from '../../storage/file-store.js';
 import { prepareCall, type CallDeps } from '../prepare-call.js';
+import { chargedTo, checkStorageRoom } from '../storage-quota.js';
 import { readBlob, type VideoRunner } from './video-runner.js';
 
 export const DEFAULT_VIDEO_MODEL = 'local:video';
 const DEFAULT_SIZE = '720x1280';
 const DEFAULT_SECONDS = '4';
-/** The largest stored file taken as an input image by `file_id`. */
-const MAX_INPUT_FILE_BYTES = 50 * 1024 * 1024;
 /** How long the input image of a task is kept: past any retry of the task. */
 const INPUT_IMAGE_SECONDS = 7 * 86_400;
+/** The wait a refused create is told: room comes when one of the key's own tasks ends, which is not known ahead. */
+const QUEUE_FULL_RETRY_SECONDS = 20;
+
+/** The video queue as create and show use it: the rows, the runner to wake, and each key's cap. */
+export interface VideoQueue {
+  tasks: VideoTaskStore;
+  runner: VideoRunner;
+  /** A key's tasks queued or processing at once (`OMNIGATE_VIDEO_TASKS_PER_KEY`). */
+  maxActivePerKey: number;
+}
 
 export type VideoObject = components['schemas']['Video'];
 
 export interface VideoDeps extends CallDeps {
   media: MediaDeps;
-  videos: { tasks: VideoTaskStore; runner: VideoRunner };
+  videos: VideoQueue;
   files: { store: FileStore };
   /** Tests replace DNS for input image URLs (see ToolSettings.resolveHost). */
   tools?: { resolveHost?: InputImageSettings['resolve'] };
@@ -73,18 +82,30 @@ export interface VideoRequest {
   inputImage?: GeneratedMedia;
 }
 
+function queueFullError(maxActive: number): ApiError {
+  return new ApiError(
+    429,
+    `This key already has ${maxActive} video tasks queued or processing, its limit (OMNIGATE_VIDEO_TASKS_PER_KEY). Retry once one of them has finished.`,
+    { code: 'video_task_limit_exceeded', headers: { 'retry-after': String(QUEUE_FULL_RETRY_SECONDS) } },
+  );
+}
+
 export async function createVideoTask(deps: VideoDeps, scope: CallScope, request: VideoRequest): Promise<VideoTask> {
   const now = deps.now ?? Date.now;
   const call = prepareCall(deps, scope, request.model ?? DEFAULT_VIDEO_MODEL, 'video');
   const { width, height } = sizeOf(request.size ?? DEFAULT_SIZE);
   const seconds = Number(request.seconds ?? DEFAULT_SECONDS);
   const keyId = scope.key.id;
-  const storedFile = (id: string) =>
-    readStoredFile({ store: deps.files.store, blobs: deps.media.blobs }, keyId, id, {
-      maxBytes: MAX_INPUT_FILE_BYTES,
-      param: 'input_reference.file_id',
-      nowSeconds: Math.floor(now() / 1000),
-    });
+  const { maxActivePerKey } = deps.videos;
+  // Refused before any work (fetching or storing the input image); checked again atomically at the insert.
+  if (deps.videos.tasks.activeCount(keyId) >= maxActivePerKey) {
+    throw queueFullError(maxActivePerKey);
+  }
+  checkStorageRoom(deps.media.storage, keyId, now()); // its video would count against a quota already full
+  const storedFile = storedImageFiles({ store: deps.files.store, blobs: deps.media.blobs }, keyId, {
+    param: 'input_reference.file_id',
+    nowSeconds: Math.floor(now() / 1000),
+  });
   const inputImage: GeneratedMedia | undefined = request.inputImage ?? await readInputImage(
     { upload: request.upload, reference: request.reference, storedFile, signal: call.context.signal },
     { resolve: deps.tools?.resolveHost },
@@ -92,9 +113,17 @@ export async function createVideoTask(deps: VideoDeps, scope: CallScope, request
   call.model.check?.({ prompt: request.prompt, seconds, width, height, inputImage });
   const created = now();
   const inputBlob = inputImage
-    ? (await deps.media.blobs.put(inputImage.data, { prefix: 'vref', mediaType: inputImage.mediaType, expiresAt: Math.floor(created / 1000) + INPUT_IMAGE_SECONDS, now: created })).id
+    ? (
+        await deps.media.blobs.put(inputImage.data, {
+          prefix: 'vref',
+          mediaType: inputImage.mediaType,
+          expiresAt: Math.floor(created / 1000) + INPUT_IMAGE_SECONDS,
+          now: created,
+          owner: chargedTo(deps.media.storage, keyId, created),
+        })
+      ).id
     : null;
-  const task = deps.videos.tasks.create(
+  const outcome = deps.videos.tasks.createWithin(
     {
       keyId,
       requestId: call.context.requestId,
@@ -106,9 +135,16 @@ export async function createVideoTask(deps: VideoDeps, scope: CallScope, request
       inputBlob,
     },
     created,
+    maxActivePerKey,
   );
+  if ('refused' in outcome) {
+    if (inputBlob) {
+      await deps.media.blobs.delete(inputBlob);
+    }
+    throw queueFullError(maxActivePerKey);
+  }
   deps.videos.runner.wake();
-  return task;
+  return outcome.task;
 }
 
 function videoNotFound(id: string): ApiError {

@@ -9,6 +9,7 @@
 import sharp, { type ChannelStats, type Metadata, type Sharp, type Stats } from 'sharp';
 import { fileTypeFromBuffer } from 'file-type';
 import { ApiError } from '../../core/api-error.js';
+import { inputPixelsError, isPixelLimitError, MAX_INPUT_PIXELS } from '../../core/input-pixels.js';
 import { colourName, hexOf } from './colour-names.js';
 import { readExif, type ExifFacts } from './read-exif.js';
 
@@ -112,13 +113,16 @@ function describe(facts: Omit<ImageFacts, 'description'>): string {
 
 export async function analyseImage(bytes: Uint8Array): Promise<ImageFacts> {
   const sniffed = await fileTypeFromBuffer(bytes);
-  const image = sharp(bytes, { failOn: 'error', limitInputPixels: 100_000_000 });
+  const image = sharp(bytes, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS });
   let metadata: Metadata;
   let stats: Stats;
   try {
     metadata = await image.metadata();
     stats = await image.stats();
   } catch (error) {
+    if (isPixelLimitError(error)) {
+      throw inputPixelsError('image_url');
+    }
     throw new ApiError(422, `The image could not be decoded${sniffed ? ` (${sniffed.mime})` : ''}: ${(error as Error).message}`, { param: 'image_url', code: 'invalid_image', cause: error });
   }
   const [red, green, blue] = stats.channels;

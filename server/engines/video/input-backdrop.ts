@@ -4,6 +4,7 @@
  */
 import sharp from 'sharp';
 import { ApiError } from '../../core/api-error.js';
+import { inputPixelsError, isPixelLimitError, MAX_INPUT_PIXELS } from '../../core/input-pixels.js';
 import type { PixelFrame } from './pixel-frame.js';
 
 const HOLD_SECONDS = 0.5;
@@ -12,9 +13,12 @@ const FADE_SECONDS = 1.5;
 /** The image's RGBA pixels at exactly `width`×`height` (scaled to cover, centre kept). */
 export async function readBackdrop(image: Uint8Array, width: number, height: number): Promise<Uint8Array> {
   try {
-    const pixels = await sharp(image).rotate().resize(width, height, { fit: 'cover' }).removeAlpha().ensureAlpha(1).raw().toBuffer();
+    const pixels = await sharp(image, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().resize(width, height, { fit: 'cover' }).removeAlpha().ensureAlpha(1).raw().toBuffer();
     return new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.byteLength);
   } catch (error) {
+    if (isPixelLimitError(error)) {
+      throw inputPixelsError('input_reference');
+    }
     throw new ApiError(400, `The input image could not be read: ${error instanceof Error ? error.message : String(error)}`, {
       code: 'invalid_image',
       param: 'input_reference',

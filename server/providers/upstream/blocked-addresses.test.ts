@@ -39,6 +39,19 @@ describe('blockedAddressReason', () => {
     // NAT64 reaches the IPv4 address it embeds.
     ['64:ff9b::7f00:1', 'NAT64 to loopback'],
     ['64:ff9b::169.254.169.254', 'NAT64 to link-local (cloud metadata)'],
+    ['64:ff9b::10.0.0.1', 'NAT64 to private'],
+    ['64:ff9b::a00:1', 'NAT64 to private'],
+    // IPv6 forms that carry or reach an IPv4 address: refused whatever they embed (issue 28).
+    ['::ffff:8.8.8.8', 'IPv4-mapped'],
+    ['::ffff:808:808', 'IPv4-mapped'],
+    ['::ffff:0:a00:1', 'IPv4-translated'],
+    ['::ffff:0:808:808', 'IPv4-translated'],
+    ['2002:a00:1::1', '6to4'],
+    ['2002:808:808::1', '6to4'],
+    ['64:ff9b:1::a00:1', 'local-use NAT64'],
+    ['64:ff9b:1:ffff::1', 'local-use NAT64'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+    ['2001:db8::1', 'documentation'],
     ['not-an-ip', 'not an IP address'],
   ])('refuses %s (%s)', (address, reason) => {
     expect(blockedAddressReason(address)).toBe(reason);
@@ -57,9 +70,9 @@ describe('blockedAddressReason', () => {
     '223.255.255.255',
     '2606:4700:4700::1111',
     '2001:4860:4860::8888',
-    '::ffff:8.8.8.8',
-    '::ffff:808:808',
     '64:ff9b::808:808',
+    '2003::1',
+    '64:ff9b:2::1',
     'fbff::1',
     'fe7f::1',
   ])('lets %s through', (address) => {

@@ -2,8 +2,9 @@
  * Which IP addresses a URL handed to us by an upstream may never make us connect to: everything that is not
  * the public internet (loopback, private, link-local with the cloud metadata address, CGNAT, multicast,
  * reserved). node:net's `BlockList` holds the ranges; it already matches IPv4-mapped IPv6 forms
- * (`::ffff:127.0.0.1`, `::ffff:7f00:1`) against the IPv4 rules. Addresses that embed an IPv4 address in other
- * ways (NAT64 `64:ff9b::/96`) are checked by the address they embed.
+ * (`::ffff:127.0.0.1`, `::ffff:7f00:1`) against the IPv4 rules. The well-known NAT64 prefix (`64:ff9b::/96`) is
+ * checked by the IPv4 address it embeds; every other IPv6 form that carries or reaches an IPv4 address (mapped,
+ * translated, 6to4, Teredo, local-use NAT64) is refused outright: a public host has a plain address to give.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
@@ -28,6 +29,25 @@ const BLOCKED_RANGES: ReadonlyArray<readonly [network: string, prefix: number, f
   ['fec0::', 10, 'ipv6', 'site-local'],
   ['ff00::', 8, 'ipv6', 'multicast'],
 ];
+
+/**
+ * Checked for IPv6 addresses only: BlockList also matches an IPv4 address against an IPv6 rule through its mapped
+ * form, so `::ffff:0:0/96` among the rules above would refuse every IPv4 address.
+ */
+const IPV6_ONLY_RANGES: ReadonlyArray<readonly [network: string, prefix: number, reason: string]> = [
+  ['::ffff:0:0', 96, 'IPv4-mapped'],
+  ['::ffff:0:0:0', 96, 'IPv4-translated'],
+  ['64:ff9b:1::', 48, 'local-use NAT64'],
+  ['2001::', 32, 'Teredo'],
+  ['2001:db8::', 32, 'documentation'],
+  ['2002::', 16, '6to4'],
+];
+
+const IPV6_ONLY_RULES = IPV6_ONLY_RANGES.map(([network, prefix, reason]) => {
+  const list = new BlockList();
+  list.addSubnet(network, prefix, 'ipv6');
+  return { list, reason };
+});
 
 const RULES = BLOCKED_RANGES.map(([network, prefix, family, reason]) => {
   const list = new BlockList();
@@ -69,5 +89,9 @@ export function blockedAddressReason(input: string): string | undefined {
     const reason = blockedAddressReason(embeddedIPv4(address));
     return reason && `NAT64 to ${reason}`;
   }
-  return RULES.find((rule) => rule.list.check(address, family))?.reason;
+  const reason = RULES.find((rule) => rule.list.check(address, family))?.reason;
+  if (reason || family === 'ipv4') {
+    return reason;
+  }
+  return IPV6_ONLY_RULES.find((rule) => rule.list.check(address, 'ipv6'))?.reason;
 }

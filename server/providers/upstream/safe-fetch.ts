@@ -57,10 +57,13 @@ export interface SafeFetcher {
 export const DEFAULT_MAX_FETCH_BYTES = 20 * 1024 * 1024;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** Thrown from our `lookup`; found again in the error undici rejects with. */
+/**
+ * Thrown from our `lookup`; found again in the error undici rejects with. Its message names neither the address
+ * nor its kind: a caller who hands us URLs must not learn what internal names resolve to.
+ */
 class BlockedAddressError extends Error {
   constructor(readonly hostname: string, readonly address: string, readonly reason: string) {
-    super(`${hostname} resolves to ${address} (${reason})`);
+    super(`${hostname} resolves to a non-public address`);
     this.name = 'BlockedAddressError';
   }
 }

@@ -1,0 +1,48 @@
+/**
+ * A key's storage quota (`OMNIGATE_FILE_QUOTA_BYTES`) as generations see it: its uploaded files and the media
+ * kept for it (images, speech and music answered by URL, a video with its thumbnail and input image) draw on
+ * one budget, each generated blob until its link expires. A generation is refused before any work when the
+ * key has no room left at all, and its result when keeping it would pass the quota (the admission runs in the
+ * blob store's insert step, so concurrent generations cannot both slip under).
+ */
+import { ApiError } from '../core/api-error.js';
+import type { BlobOwner } from '../storage/blob-store.js';
+
+export interface StorageQuota {
+  /** Each key's quota of stored bytes. */
+  maxBytes: number;
+  /** What the key holds now: live files and live generated media. */
+  held(keyId: string, nowSeconds: number): number;
+}
+
+const MIB = 1024 * 1024;
+const describe = (bytes: number) => (bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`);
+
+export function storageQuotaError(quota: StorageQuota, held: number): ApiError {
+  return new ApiError(
+    413,
+    `Keeping this result would take this key's storage past its quota of ${describe(quota.maxBytes)} (${describe(held)} used by its files and generated media). Delete files, or wait for media links to expire.`,
+    { code: 'storage_quota_exceeded', retryable: false },
+  );
+}
+
+/** Refuses at once (before a model runs) when the key's storage is already full. */
+export function checkStorageRoom(quota: StorageQuota, keyId: string, nowMs: number): void {
+  const held = quota.held(keyId, Math.floor(nowMs / 1000));
+  if (held >= quota.maxBytes) {
+    throw storageQuotaError(quota, held);
+  }
+}
+
+/** The owner of a blob kept for the key: admitted only when it fits in the quota. */
+export function chargedTo(quota: StorageQuota, keyId: string, nowMs: number): BlobOwner {
+  return {
+    keyId,
+    admit(size) {
+      const held = quota.held(keyId, Math.floor(nowMs / 1000));
+      if (held + size > quota.maxBytes) {
+        throw storageQuotaError(quota, held);
+      }
+    },
+  };
+}

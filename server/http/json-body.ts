@@ -1,0 +1,38 @@
+/**
+ * The JSON body parser: express.json with the body size limit, and the token budget of `json-token-budget.ts`
+ * counted while the body arrives, so a body too costly to parse is refused before JSON.parse sees it.
+ */
+import express, { type RequestHandler } from 'express';
+import { createJsonTokenCounter, MAX_JSON_TOKENS, tooManyJsonTokens, type JsonTokenCounter } from './json-token-budget.js';
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+export function jsonBody(limit: number, maxTokens = MAX_JSON_TOKENS): RequestHandler {
+  const counters = new WeakMap<object, JsonTokenCounter>();
+  const parse = express.json({
+    limit,
+    type: JSON_TYPES,
+    verify: (req, _res, body) => {
+      let counter = counters.get(req);
+      if (!counter) {
+        // A compressed body: its decoded bytes exist only now, in one piece (no real client compresses).
+        counter = createJsonTokenCounter(maxTokens);
+        counter.write(body);
+      }
+      if (counter.over) {
+        throw tooManyJsonTokens(maxTokens);
+      }
+    },
+  });
+  return (req, res, next) => {
+    const identity = (req.headers['content-encoding'] ?? 'identity').toLowerCase() === 'identity';
+    // Only a body that express.json reads right below is tapped: a listener on any other body would start it
+    // flowing with nobody else reading it.
+    if (identity && req.is(JSON_TYPES)) {
+      const counter = createJsonTokenCounter(maxTokens);
+      counters.set(req, counter);
+      req.on('data', (chunk: Buffer) => counter.write(chunk));
+    }
+    parse(req, res, next);
+  };
+}

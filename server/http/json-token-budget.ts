@@ -1,0 +1,87 @@
+/**
+ * A budget on how many JSON tokens a body may hold, counted on the raw bytes before JSON.parse runs.
+ *
+ * JSON.parse costs time per value, not per byte: 24 MB of one string parses in tens of milliseconds, but 24 MB
+ * of `[],[],…` takes seconds, and 400,000 tiny messages (13.6 MB) took 0.4 s before the contract's `maxItems`
+ * could look at them. Parsing is synchronous, so that time is the event loop's. The counter counts the
+ * structural bytes outside strings (`{`, `[`, `,`, `:`: one per key or value, so a close bound on what
+ * JSON.parse would build) chunk by chunk as the body arrives, so its own cost is spread over the reads and a
+ * body over the budget is refused before it is parsed at all.
+ *
+ * The budget is far above what real clients send (a long Claude Code or Codex session with all its tools is
+ * about 10^5 tokens; the contract's largest arrays, 100,000 minimal messages, fit in it).
+ */
+import { ApiError } from '../core/api-error.js';
+
+export const MAX_JSON_TOKENS = 1_000_000;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+export interface JsonTokenCounter {
+  /** Counts the tokens in the next chunk of the body; stops counting once past the limit. */
+  write(chunk: Uint8Array): void;
+  /** Whether the body so far holds more tokens than the limit. */
+  readonly over: boolean;
+}
+
+/**
+ * A counter that carries its place (inside a string, after a backslash) from one chunk to the next. Inside a
+ * string it jumps to the next quote with the native `indexOf`, so a long string (a base64 image, a pasted
+ * document) costs almost nothing; the byte loop runs only between strings.
+ */
+export function createJsonTokenCounter(limit: number): JsonTokenCounter {
+  let count = 0;
+  let inString = false;
+  let escaped = false;
+  return {
+    write(data) {
+      const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      let index = 0;
+      while (index < chunk.length && count <= limit) {
+        if (inString) {
+          if (escaped) {
+            escaped = false;
+            index += 1;
+            continue;
+          }
+          const quote = chunk.indexOf(QUOTE, index);
+          const end = quote === -1 ? chunk.length : quote;
+          let backslashes = 0;
+          while (end - backslashes - 1 >= index && chunk[end - backslashes - 1] === BACKSLASH) {
+            backslashes += 1;
+          }
+          if (quote === -1) {
+            escaped = backslashes % 2 === 1; // the next chunk starts with an escaped byte
+            return;
+          }
+          inString = backslashes % 2 === 1; // an escaped quote does not close the string
+          index = quote + 1;
+          continue;
+        }
+        const byte = chunk[index]!;
+        if (byte === QUOTE) {
+          inString = true;
+        } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET || byte === COMMA || byte === COLON) {
+          count += 1;
+        }
+        index += 1;
+      }
+    },
+    get over() {
+      return count > limit;
+    },
+  };
+}
+
+export function tooManyJsonTokens(maxTokens: number): ApiError {
+  return new ApiError(
+    400,
+    `The JSON body holds more than ${maxTokens.toLocaleString('en-US')} keys and values; no request of this API needs that many.`,
+    { code: 'too_many_json_values' },
+  );
+}
