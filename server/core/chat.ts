@@ -180,6 +180,19 @@ export interface ChatModel {
    * untouched (only `model` is rewritten). Absent when the provider has no upstream of that dialect.
    */
   passthrough?: Partial<Record<Dialect, NativePassthrough>>;
+  /**
+   * Present on a model that writes a cited answer from numbered sources itself, with no prompt (the built-in
+   * extractive writer): `POST /v1/search/answer` asks this capability rather than the provider's id.
+   */
+  writeFromSources?(query: string, sources: Array<{ text: string }>): SourcedAnswer;
+}
+
+/** An answer written from sources: each sentence carries its `[n]` marker; `order[i]` is the source of `[i + 1]`. */
+export interface SourcedAnswer {
+  answer: string;
+  /** The sentences as sent, in order (each with its marker), for streaming. */
+  sentences: string[];
+  order: number[];
 }
 
 /** The raw upstream answer of a native passthrough call. */

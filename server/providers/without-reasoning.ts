@@ -21,6 +21,7 @@ export function withoutReasoning(model: ChatModel): ChatModel {
     provider: model.provider,
     modelId: model.modelId,
     passthrough: model.passthrough,
+    writeFromSources: model.writeFromSources,
     generate: (options, context) => model.generate(stripReasoning(options, context), context),
     stream: (options, context) => model.stream(stripReasoning(options, context), context),
     countTokens: (options, context) => model.countTokens(options, context),

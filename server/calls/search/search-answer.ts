@@ -2,9 +2,9 @@
  * `POST /v1/search/answer`: search, then write an answer whose `[n]` markers match its `citations`.
  *
  * The answer model is the request's `model`, else the configured default chat model, else `local:chat`; it is
- * resolved before the search, so an unknown model costs no search. A model of the `local` provider means the
- * built-in writer (engines/text/extractive-answer.ts: quoted sentences, every one cited). Any other chat model
- * is prompted with the numbered sources and its markers are checked (citation-markers.ts).
+ * resolved before the search, so an unknown model costs no search. A model that writes from sources itself
+ * (`ChatModel.writeFromSources`: the built-in `local:chat`, quoted sentences, every one cited) does so; any other
+ * chat model is prompted with the numbered sources and its markers are checked (citation-markers.ts).
  *
  * Streams follow the contract's events: `answer.citations` first, `answer.delta`s, one `answer.done`. A built-in
  * answer is written whole first, so its citation list is exactly the sources it cites. An upstream model's list
@@ -12,10 +12,9 @@
  * the answer may cite"), and only markers pointing at none of them are removed from the deltas.
  */
 import type { Response } from 'express';
-import type { ChatCallOptions, Usage } from '../../core/chat.js';
+import type { ChatCallOptions, ChatModel, SourcedAnswer, Usage } from '../../core/chat.js';
 import type { SearchResult } from '../../core/models.js';
 import { randomId } from '../../core/random-id.js';
-import { extractiveAnswer } from '../../engines/text/extractive-answer.js';
 import { openAiErrorEnvelope } from '../../formats/error-envelopes.js';
 import type { CallScope } from '../../http/call-scope.js';
 import { openSse } from '../../http/sse.js';
@@ -83,8 +82,8 @@ export function answerPrompt(query: string, results: SearchResult[]): ChatCallOp
 }
 
 /** The built-in writer's answer, with its token counts (what the question and sources were, what was written). */
-async function builtInAnswer(query: string, results: SearchResult[]) {
-  const written = extractiveAnswer(query, results.map((result) => ({ text: result.passage ?? result.snippet })));
+async function builtInAnswer(write: (query: string, sources: Array<{ text: string }>) => SourcedAnswer, query: string, results: SearchResult[]) {
+  const written = write(query, results.map((result) => ({ text: result.passage ?? result.snippet })));
   const citations = written.order.map((source, index) => citationOf(results[source]!, index + 1));
   const inputTokens = await countTextTokens([query, ...results.map(sourceText)].join('\n'));
   const outputTokens = await countTextTokens(written.answer);
@@ -120,14 +119,16 @@ async function searchForAnswer(deps: AnswerDeps, scope: CallScope, body: SearchR
     pending: filesIndexing ? { files_indexing: filesIndexing } : {},
     id: randomId('ans'),
     model: chat.resolved.entry.id,
-    builtIn: chat.resolved.entry.provider === 'local' || results.length === 0,
+    builtIn: chat.model.writeFromSources !== undefined || results.length === 0,
   };
 }
 
-async function builtInOrEmptyAnswer(query: string, results: SearchResult[]) {
-  return results.length === 0
+/** No sources: the fixed answer, whatever the model; else the model's own writing from them. */
+async function builtInOrEmptyAnswer(model: ChatModel, query: string, results: SearchResult[]) {
+  const write = model.writeFromSources?.bind(model);
+  return results.length === 0 || !write
     ? { answer: NO_SOURCES, sentences: [NO_SOURCES], citations: [], usage: { inputTokens: 0, outputTokens: 0 } }
-    : builtInAnswer(query, results);
+    : builtInAnswer(write, query, results);
 }
 
 /** `POST /v1/search/answer` without `stream`, and the `search_answer` tool: the whole answer as one object. */
@@ -135,7 +136,7 @@ export async function answerQuestion(deps: AnswerDeps, scope: CallScope, body: S
   const record = scope.call;
   const { chat, results, id, model, builtIn, pending } = await searchForAnswer(deps, scope, body);
   if (builtIn) {
-    const written = await builtInOrEmptyAnswer(body.query, results);
+    const written = await builtInOrEmptyAnswer(chat.model, body.query, results);
     record.usage = written.usage;
     return { object: 'search.answer', id, model, query: body.query, answer: written.answer, citations: written.citations, usage: usageOf(written.usage), ...pending };
   }
@@ -155,7 +156,7 @@ export async function sendSearchAnswer(deps: AnswerDeps, scope: CallScope, res: 
   const record = scope.call;
   const { chat, results, builtIn, pending } = await searchForAnswer(deps, scope, body);
   if (builtIn) {
-    const written = await builtInOrEmptyAnswer(body.query, results);
+    const written = await builtInOrEmptyAnswer(chat.model, body.query, results);
     record.usage = written.usage;
     const usage = usageOf(written.usage);
     const sse = openSse(res);

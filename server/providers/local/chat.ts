@@ -9,6 +9,7 @@ import type { ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, FinishReas
 import type { CallContext } from '../../core/call-context.js';
 import { collectStream } from '../../core/collect-stream.js';
 import { referenceReply } from './reference-reply.js';
+import { extractiveAnswer } from '../../engines/text/extractive-answer.js';
 
 export const LOCAL_CHAT_MODEL_ID = 'local:chat';
 
@@ -95,5 +96,7 @@ export function createLocalChatModel(): ChatModel {
     async countTokens(options) {
       return countCallInputTokens(options);
     },
+    // The built-in writer of search answers: quoted sentences, every one cited.
+    writeFromSources: (query, sources) => extractiveAnswer(query, sources),
   };
 }
