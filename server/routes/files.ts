@@ -19,33 +19,15 @@ import { sendStoredBytes } from '../calls/send-stored-bytes.js';
 import { quotaBytesError, quotaCountError } from '../calls/files/file-quota.js';
 import { expiredFileSweep, expiryOf, removeFile } from '../calls/files/file-lifetime.js';
 import { uploadedFilename } from '../http/upload-filename.js';
+import { fileObject } from '../formats/openai-files/file-object.js';
 import type { FileStore, StoredFile } from '../storage/file-store.js';
 
 
-type FileObject = ResponseBody<'retrieveFile', 200>;
 type FileOperations = 'listFiles' | 'createFile' | 'retrieveFile' | 'deleteFile' | 'downloadFile';
 type FileDeps = Pick<AppDeps, 'files' | 'media' | 'logger' | 'now'>;
 
 const NO_INDEX: FileIndexState = { status: 'not_indexed', code: 'no_index', reason: 'This server has no search index; files are stored but not searchable.' };
 
-function fileObject(file: StoredFile): FileObject {
-  const indexing = file.indexing;
-  return {
-    id: file.id,
-    object: 'file',
-    bytes: file.bytes,
-    created_at: file.createdAt,
-    expires_at: file.expiresAt,
-    filename: file.filename,
-    purpose: file.purpose,
-    // OpenAI's own sequence: `uploaded` until the file is processed; here, until its text is indexed or refused.
-    status: indexing?.status === 'indexing' ? 'uploaded' : 'processed',
-    status_details: null,
-    content_type: file.mediaType,
-    sha256: file.sha256,
-    ...(indexing && { indexing: { status: indexing.status, reason: indexing.reason ?? null, code: indexing.code ?? null } }),
-  };
-}
 
 function keyOf(res: Response): string {
   return scopeOf(res).key.id;

@@ -8,6 +8,7 @@ import { scopeOf } from '../http/call-scope.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import { randomId } from '../core/random-id.js';
 import { runSearch } from '../calls/search/run-search.js';
+import { encodeSearchResult } from '../formats/search/search-result.js';
 import { sendSearchAnswer } from '../calls/search/search-answer.js';
 
 export function searchHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'media' | 'search'>): {
@@ -22,14 +23,7 @@ export function searchHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shut
         object: 'web_search.result' as const,
         id: randomId('ws'),
         query: req.body.query,
-        results: results.map((result) => ({
-          title: result.title,
-          url: result.url,
-          snippet: result.snippet,
-          published_at: result.publishedAt ?? null,
-          source: result.source,
-          score: result.score ?? null,
-        })),
+        results: results.map(encodeSearchResult),
         provider,
         ...(filesIndexing && { files_indexing: filesIndexing }),
       } satisfies ResponseBody<'webSearch', 200>;

@@ -11,7 +11,8 @@ import { ApiError } from '../core/api-error.js';
 import { listPage } from '../http/list-page.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import type { UploadedFile } from '../calls/media/input-image.js';
-import { createVideoTask, deleteVideoTask, ownVideoTask, remixVideoTask, videoObject } from '../calls/video/video-tasks.js';
+import { createVideoTask, deleteVideoTask, ownVideoTask, remixVideoTask } from '../calls/video/video-tasks.js';
+import { videoObject } from '../formats/openai-media/video-object.js';
 import { sendStoredBytes } from '../calls/send-stored-bytes.js';
 import type { VideoTask } from '../storage/video-task-store.js';
 

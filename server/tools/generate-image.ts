@@ -1,6 +1,7 @@
 /** `generate_image`: the image generation of `POST /v1/images/generations` (calls/media/generate-images.ts). */
 import { z } from 'zod';
 import { generateImages, DEFAULT_IMAGE_MODEL } from '../calls/media/generate-images.js';
+import { encodeImageToolAnswer } from '../formats/openai-media/image-answer.js';
 import { defineTool } from './tool-definition.js';
 import { toolMedia } from './tool-media.js';
 
@@ -27,16 +28,8 @@ export const generateImageTool = defineTool({
   async run(input, { deps, scope }) {
     const generated = await generateImages(deps, scope, { ...input, response_format: 'url' });
     const media = await Promise.all(generated.data.map((item, index) => toolMedia(deps, scope, 'image', item.image, `image-${index + 1}.${generated.format}`, item.url)));
-    const size = `${generated.result.width}x${generated.result.height}`;
     return {
-      output: {
-        model: generated.model,
-        size,
-        format: generated.format,
-        revised_prompt: generated.result.revisedPrompt ?? null,
-        images: media.map((item, index) => ({ url: item.url, media_type: item.mediaType, bytes: generated.data[index].image.data.byteLength })),
-      },
-      text: `Generated ${media.length} ${size} ${generated.format.toUpperCase()} image${media.length === 1 ? '' : 's'} with ${generated.model}:\n${media.map((item) => item.url).join('\n')}`,
+      ...encodeImageToolAnswer(generated),
       media,
     };
   },

@@ -3,7 +3,7 @@
  * thumbnail once the task is completed (a tool caller has no way to send our key to `…/content`).
  */
 import { z } from 'zod';
-import { videoObject } from '../calls/video/video-tasks.js';
+import { videoObject } from '../formats/openai-media/video-object.js';
 import type { VideoTask } from '../storage/video-task-store.js';
 import type { ToolDeps, ToolMedia } from './tool-definition.js';
 

@@ -1,11 +1,11 @@
 /**
- * `web_search` (also `POST /v1/tools/web_search`): the search of `POST /v1/web/search` (calls/search/run-search.ts:
+ * `web_search` (also `POST /v1/tools/web_search`): the search of `POST /v1/web/search` (calls/search/run-search.ts, results encoded by formats/search/search-result.ts:
  * the same model resolution, key scoping and usage record), its results as structured output and as the
  * numbered plain text a language model reads. The REST operation answers that text as `content`.
  */
 import { z } from 'zod';
-import type { SearchResult } from '../core/models.js';
 import { runSearch } from '../calls/search/run-search.js';
+import { encodeSearchResult, resultsAsText } from '../formats/search/search-result.js';
 import { defineTool } from './tool-definition.js';
 
 const domains = z.array(z.string().min(1).max(253)).max(20);
@@ -18,27 +18,6 @@ const result = z.object({
   source: z.string(),
   score: z.number().nullable().optional(),
 });
-
-/** Numbered results, the date beside the title when known: `1. Title (2025-09-30)\n   url\n   snippet`. */
-export function resultsAsText(results: readonly z.input<typeof result>[]): string {
-  if (results.length === 0) {
-    return 'No results.';
-  }
-  return results
-    .map((item, index) => {
-      const date = item.published_at ? ` (${item.published_at.slice(0, 10)})` : '';
-      const lines = [`${index + 1}. ${item.title}${date}`, `   ${item.url}`];
-      if (item.snippet) {
-        lines.push(`   ${item.snippet.replace(/\s+/g, ' ').trim()}`);
-      }
-      return lines.join('\n');
-    })
-    .join('\n\n');
-}
-
-function resultOf(found: SearchResult): z.input<typeof result> {
-  return { title: found.title, url: found.url, snippet: found.snippet, published_at: found.publishedAt ?? null, source: found.source, score: found.score ?? null };
-}
 
 export const webSearchTool = defineTool({
   name: 'web_search',
@@ -57,7 +36,7 @@ export const webSearchTool = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: true },
   async run(input, { deps, scope }) {
     const { results } = await runSearch({ ...deps, defaultSearchModel: deps.search?.defaultSearchModel }, scope, input);
-    const output = { results: results.map(resultOf) };
+    const output = { results: results.map(encodeSearchResult) };
     return { output, text: resultsAsText(output.results) };
   },
 });

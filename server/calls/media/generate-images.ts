@@ -5,6 +5,7 @@
  */
 import type { CallScope } from '../../http/call-scope.js';
 import type { GeneratedMedia, ImageResult } from '../../core/models.js';
+import type { GeneratedImageAnswer } from '../../formats/openai-media/image-answer.js';
 import { decodeImageRequest } from '../../formats/openai-media/image-request.js';
 import type { components } from '../../../generated/api.js';
 import { linkMedia, type MediaDeps } from '../link-media.js';
@@ -14,15 +15,8 @@ import { prepareCall, type CallDeps } from '../prepare-call.js';
 /** The model of a request that names none. */
 export const DEFAULT_IMAGE_MODEL = 'local:image';
 
-export interface GeneratedImages {
-  result: ImageResult;
-  /** The resolved model id. */
-  model: string;
-  format: 'png' | 'jpeg' | 'webp';
-  /** Per image, as the request asked: a signed URL or base64 bytes. */
-  data: Array<{ url?: string; b64_json?: string; image: GeneratedMedia }>;
-  created: number;
-}
+/** What one generation produced; formats/openai-media/image-answer.ts encodes it for the route and the tool. */
+export type GeneratedImages = GeneratedImageAnswer;
 
 export async function generateImages(
   deps: CallDeps & { media: MediaDeps; now?: () => number },

@@ -8,7 +8,6 @@
 import type { CallScope } from '../../http/call-scope.js';
 import { ApiError } from '../../core/api-error.js';
 import type { GeneratedMedia } from '../../core/models.js';
-import type { components } from '../../../generated/api.js';
 import type { VideoTask, VideoTaskStore } from '../../storage/video-task-store.js';
 import { readInputImage, storedImageFiles, type InputImageSettings, type UploadedFile } from '../media/input-image.js';
 import type { MediaDeps } from '../link-media.js';
@@ -33,7 +32,6 @@ export interface VideoQueue {
   maxActivePerKey: number;
 }
 
-export type VideoObject = components['schemas']['Video'];
 
 export interface VideoDeps extends CallDeps {
   media: MediaDeps;
@@ -42,25 +40,6 @@ export interface VideoDeps extends CallDeps {
   /** Tests replace DNS for input image URLs (see ToolSettings.resolveHost). */
   tools?: { resolveHost?: InputImageSettings['resolve'] };
   now?: () => number;
-}
-
-/** The task as the contract shows it; `remixedFrom` is the original's id when the task is a remix. */
-export function videoObject(task: VideoTask, remixedFrom: string | null = null): VideoObject {
-  return {
-    id: task.id,
-    object: 'video',
-    model: task.model,
-    status: task.status,
-    progress: task.status === 'completed' ? 100 : task.progress,
-    created_at: Math.floor(task.createdAt / 1000),
-    completed_at: task.completedAt,
-    expires_at: task.expiresAt,
-    prompt: task.prompt,
-    seconds: String(task.seconds),
-    size: `${task.width}x${task.height}`,
-    error: task.status === 'failed' ? { code: task.errorCode ?? 'render_failed', message: task.errorMessage ?? 'The video could not be made.' } : null,
-    remixed_from_video_id: remixedFrom,
-  };
 }
 
 function sizeOf(size: string): { width: number; height: number } {
