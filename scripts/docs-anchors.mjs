@@ -61,5 +61,6 @@ export function addLegacyAnchors(htmlPath, specPath) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  addLegacyAnchors(`${root}docs/index.html`, `${root}openapi/api.yaml`);
+  // The page to patch: docs/index.html (what `npm run docs` writes) unless another is named.
+  addLegacyAnchors(process.argv[2] ?? `${root}docs/index.html`, `${root}openapi/api.yaml`);
 }

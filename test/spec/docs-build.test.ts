@@ -26,7 +26,9 @@ let html: string;
 
 beforeAll(async () => {
   workDirectory = mkdtempSync(join(tmpdir(), 'omnigate-docs-'));
-  const [command, ...args] = docsScript.split(/\s+/);
+  // `redocly build-docs … -o docs/index.html && node scripts/docs-anchors.mjs`: the build, then the anchor patch.
+  const [build, patch] = docsScript.split('&&').map((part) => part.trim());
+  const [command, ...args] = build.split(/\s+/);
   const output = args.indexOf('-o');
   expect(command).toBe('redocly');
   expect(output, 'the docs script names its output with -o').toBeGreaterThan(0);
@@ -36,6 +38,9 @@ beforeAll(async () => {
     env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
     timeout: 55_000,
   });
+  const [node, ...patchArgs] = patch.split(/\s+/);
+  expect(node).toBe('node');
+  await run(process.execPath, [...patchArgs, join(workDirectory, 'index.html')], { cwd: ROOT, timeout: 30_000 });
   html = readFileSync(join(workDirectory, 'index.html'), 'utf8');
 }, 60_000);
 
@@ -44,6 +49,10 @@ afterAll(() => {
 });
 
 describe('npm run docs', () => {
+  it('patches the built page so Redoc 2 deep links still land (scripts/docs-anchors.mjs)', () => {
+    expect(html).toContain('<!-- omnigate: Redoc 2 anchors -->');
+  });
+
   it('inlines the Redoc bundle', () => {
     expect(docsScript).toContain('--inlineBundle');
     expect(html.length).toBeGreaterThan(1_000_000);
