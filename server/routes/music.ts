@@ -6,6 +6,7 @@ import { composeMusic } from '../calls/media/compose-music.js';
 import { linkMedia } from '../calls/link-media.js';
 import { sendMediaBytes } from '../calls/media/send-media-bytes.js';
 import { checkStorageRoom } from '../calls/storage-quota.js';
+import { encodeMusicResponse } from '../formats/openai-media/media-answer.js';
 
 export { DEFAULT_MUSIC_MODEL } from '../calls/media/compose-music.js';
 
@@ -25,12 +26,8 @@ export function musicHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
         return;
       }
       const created = now();
-      const item =
-        answer === 'url'
-          ? { url: await linkMedia(deps.media, scope.baseUrl, audio, created, scope.key.id), duration: seconds, format: 'mp3' as const }
-          : { b64_json: Buffer.from(audio.data).toString('base64'), duration: seconds, format: 'mp3' as const };
-      const body = { created: Math.floor(created / 1000), data: [item] } satisfies ResponseBody<'createMusic', 200>;
-      res.json(body);
+      const url = answer === 'url' ? await linkMedia(deps.media, scope.baseUrl, audio, created, scope.key.id) : undefined;
+      res.json(encodeMusicResponse(audio, seconds, created, url) satisfies ResponseBody<'createMusic', 200>);
     },
   };
 }

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { composeMusic } from '../calls/media/compose-music.js';
 import { ApiError } from '../core/api-error.js';
+import { encodeMusicToolAnswer } from '../formats/openai-media/media-answer.js';
 import { defineTool } from './tool-definition.js';
 import { checkToolStorageRoom, toolMedia } from './tool-media.js';
 
@@ -27,8 +28,7 @@ export const generateMusicTool = defineTool({
     const composed = await composeMusic(deps, scope, { ...input, response_format: 'url' });
     const audio = await toolMedia(deps, scope, 'audio', composed.audio, 'music.mp3');
     return {
-      output: { model: composed.model, media_type: composed.audio.mediaType, url: audio.url, seconds: composed.seconds },
-      text: `Composed ${composed.seconds.toFixed(1)} s of music with ${composed.model}: ${audio.url}`,
+      ...encodeMusicToolAnswer(composed, audio.url),
       media: [audio],
     };
   },

@@ -1,6 +1,7 @@
 /** `text_to_speech`: the speech synthesis of `POST /v1/audio/speech` (calls/media/synthesize-speech.ts). */
 import { z } from 'zod';
 import { synthesizeSpeech } from '../calls/media/synthesize-speech.js';
+import { encodeSpeechToolAnswer } from '../formats/openai-media/media-answer.js';
 import { defineTool } from './tool-definition.js';
 import { checkToolStorageRoom, toolMedia } from './tool-media.js';
 
@@ -36,8 +37,7 @@ export const textToSpeechTool = defineTool({
     });
     const audio = await toolMedia(deps, scope, 'audio', spoken.audio, `speech.${input.format}`);
     return {
-      output: { model: spoken.model, media_type: spoken.audio.mediaType, url: audio.url, characters: spoken.characters, seconds: spoken.seconds },
-      text: `Spoke ${spoken.characters} characters (${spoken.seconds.toFixed(1)} s of ${input.format.toUpperCase()}) with ${spoken.model}: ${audio.url}`,
+      ...encodeSpeechToolAnswer(spoken, input.format, audio.url),
       media: [audio],
     };
   },

@@ -16,6 +16,7 @@ import type { ChatCallOptions, ChatModel, SourcedAnswer, Usage } from '../../cor
 import type { SearchResult } from '../../core/models.js';
 import { randomId } from '../../core/random-id.js';
 import { openAiErrorEnvelope } from '../../formats/error-envelopes.js';
+import { citationOf, usageOf, type SearchAnswerBody } from '../../formats/search/search-answer.js';
 import type { CallScope } from '../../http/call-scope.js';
 import { openSse } from '../../http/sse.js';
 import { countTextTokens } from '../../tokens/tokenizer.js';
@@ -36,29 +37,6 @@ export interface AnswerDeps extends SearchDeps {
 
 export interface SearchAnswerRequest extends SearchRequest {
   stream?: boolean;
-}
-
-export interface Citation {
-  index: number;
-  title: string;
-  url: string;
-  snippet: string;
-  published_at: string | null;
-}
-
-export interface AnswerUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  search_count: number;
-}
-
-function citationOf(result: SearchResult, index: number): Citation {
-  return { index, title: result.title, url: result.url, snippet: result.snippet, published_at: result.publishedAt ?? null };
-}
-
-function usageOf(usage: Usage): AnswerUsage {
-  return { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens, search_count: 1 };
 }
 
 const sourceText = (result: SearchResult) => (result.passage ?? result.snippet).slice(0, SOURCE_CHARS);
@@ -88,19 +66,6 @@ async function builtInAnswer(write: (query: string, sources: Array<{ text: strin
   const inputTokens = await countTextTokens([query, ...results.map(sourceText)].join('\n'));
   const outputTokens = await countTextTokens(written.answer);
   return { answer: written.answer, sentences: written.sentences, citations, usage: { inputTokens, outputTokens } };
-}
-
-/** The answer object of the contract's `SearchAnswer` (the non-streamed body, and the `search_answer` tool's output). */
-export interface SearchAnswerBody {
-  object: 'search.answer';
-  id: string;
-  model: string;
-  query: string;
-  answer: string;
-  citations: Citation[];
-  usage: AnswerUsage;
-  /** The caller's files still being indexed, whose text the answer could not draw on. */
-  files_indexing?: number;
 }
 
 /** The answer model resolved (before the search, so an unknown model costs none) and the sources found. */
