@@ -112,7 +112,8 @@ describe.each(operations)('$method $path ($operationId)', (operation) => {
       // No shrinking: each step is a request, and the printed request is already small enough to read.
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
-  });
+    // A hang guard for RUNS requests that each render real media on a busy machine, not a speed limit.
+  }, 300_000);
 
   it('still serves /health and local:chat afterwards', expectStillServing);
 });

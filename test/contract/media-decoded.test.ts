@@ -6,6 +6,7 @@
 import sharp from 'sharp';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
+import { binary } from '../helpers/binary-body.js';
 import { createTestApp } from '../helpers/create-test-app.js';
 import { decodeVideo, meanBrightness } from '../helpers/decode-video.js';
 import { finishedVideo } from '../helpers/finished-video.js';
@@ -18,14 +19,6 @@ afterAll(async () => {
   await made.videoRunner.stop(0);
   await made.registry.close();
 });
-
-function binary(req: request.Test) {
-  return req.buffer(true).parse((response, callback) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.on('end', () => callback(null, Buffer.concat(chunks)));
-  });
-}
 
 async function pixelsOf(prompt: string) {
   const res = await request(made.app).post('/v1/images/generations').set(auth).send({ prompt, size: '256x256', response_format: 'b64_json' });

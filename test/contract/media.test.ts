@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { binary } from '../helpers/binary-body.js';
 import { expectRequestId } from '../helpers/contract-assertions.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
@@ -42,14 +43,6 @@ function refused(res: request.Response, status: number, code?: string): void {
 }
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
-function binary(res: request.Request) {
-  return res.buffer(true).parse((response, callback) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.on('end', () => callback(null, Buffer.concat(chunks)));
-  });
-}
 
 async function usageOf(made: TestApp, requestId: string) {
   await new Promise((resolve) => setTimeout(resolve, 30));

@@ -7,6 +7,7 @@
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sampleImage } from '../fakes/media-samples.js';
+import { binary } from '../helpers/binary-body.js';
 import { expectRequestId } from '../helpers/contract-assertions.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { finishedVideo } from '../helpers/finished-video.js';
@@ -21,14 +22,6 @@ afterAll(async () => {
   await made.videoRunner.stop(0);
   await made.registry.close();
 });
-
-function binary(req: request.Test) {
-  return req.buffer(true).parse((response, callback) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.on('end', () => callback(null, Buffer.concat(chunks)));
-  });
-}
 
 const finished = (id: string, seen: number[] = []) => finishedVideo(made.app, made.key, id, { onPoll: (video) => seen.push(video.progress as number) });
 

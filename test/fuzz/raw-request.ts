@@ -37,8 +37,12 @@ export function printable(req: RawRequest): RawRequest {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-/** Sends `req` to `port` on 127.0.0.1; rejects when no complete answer arrives within `timeoutMs`. */
-export function sendRaw(port: number, req: RawRequest, timeoutMs = 10_000): Promise<RawResponse> {
+/**
+ * Sends `req` to `port` on 127.0.0.1; rejects when no complete answer arrives within `timeoutMs`. That is a hang
+ * guard, not a speed limit: a valid speech or music request renders real audio, which on a loaded 2-core machine
+ * beside the rest of the suite has taken over 10 s.
+ */
+export function sendRaw(port: number, req: RawRequest, timeoutMs = 60_000): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const headers = { ...req.headers, ...(req.body ? { 'content-length': String(req.body.length) } : {}) };
     const outgoing = http.request({ host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent }, (res) => {
