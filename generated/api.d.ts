@@ -502,8 +502,9 @@ export interface paths {
          *     an image by URL or by the id of a stored file. An unknown `file_id` is a 404; a reference that is not
          *     a PNG, JPEG or WebP image is a 422; one of more than 40 Mpx (width times height) is a 400
          *     `image_too_large`. The finished video counts against the key's storage quota (`OMNIGATE_FILE_QUOTA_BYTES`,
-         *     with its files): a key with no room left is a 413 `storage_quota_exceeded` here, and a video that does not
-         *     fit fails its task with that code.
+         *     with its files): a key with no room left is a 413 `storage_quota_exceeded` here, and a video (or an input
+         *     image, which is stored after the 202: the image is only sniffed before it) that does not fit fails its task
+         *     with that code.
          *
          *     A key holds at most `OMNIGATE_VIDEO_TASKS_PER_KEY` (10) tasks queued or processing; past that, create is a
          *     429 `video_task_limit_exceeded` with `Retry-After`, before any input image is read. Tasks are claimed in
