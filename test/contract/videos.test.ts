@@ -172,6 +172,15 @@ describe('POST /v1/videos answers before anything slow runs', () => {
     };
   }
 
+  /** A 64x64 task from `image` as a multipart upload, as the SDK sends it. */
+  const createWithImage = (t: TestApp, prompt: string, image: Buffer) =>
+    request(t.app)
+      .post('/v1/videos')
+      .set('authorization', `Bearer ${t.key}`)
+      .field('prompt', prompt)
+      .field('size', '64x64')
+      .attach('input_reference', image, { filename: 'start.png', contentType: 'image/png' });
+
   it('answers 202 with an input image while the media pool and the libuv pool are both held busy', async () => {
     const t = createTestApp({ media: { ...DEFAULT_MEDIA_SETTINGS, workers: 1 } });
     const png = Buffer.from(await sampleImage('png', 640, 480));
@@ -183,12 +192,7 @@ describe('POST /v1/videos answers before anything slow runs', () => {
       // Anything that waited on either pool before answering would hang here until the test's timeout.
       const plain = await request(t.app).post('/v1/videos').set(tAuth).send({ prompt: 'control', seconds: '4', size: '64x64' });
       expect(plain.status).toBe(202);
-      const withImage = await request(t.app)
-        .post('/v1/videos')
-        .set(tAuth)
-        .field('prompt', 'a red balloon rising')
-        .field('size', '64x64')
-        .attach('input_reference', png, { filename: 'start.png', contentType: 'image/png' });
+      const withImage = await createWithImage(t, 'a red balloon rising', png);
       expect(withImage.status).toBe(202);
       expect(withImage.body).toMatchObject({ status: 'queued', size: '64x64' });
     } finally {
@@ -207,15 +211,9 @@ describe('POST /v1/videos answers before anything slow runs', () => {
 
   it('fails the task, keeping nothing, when its input image stored after the answer does not fit the quota', async () => {
     const t = createTestApp({ files: { quotaBytes: 20_000 } });
-    const tAuth = { authorization: `Bearer ${t.key}` };
     const noise = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } }).png().toBuffer();
     expect(noise.length).toBeGreaterThan(20_000);
-    const res = await request(t.app)
-      .post('/v1/videos')
-      .set(tAuth)
-      .field('prompt', 'too large to keep')
-      .field('size', '64x64')
-      .attach('input_reference', noise, { filename: 'noise.png', contentType: 'image/png' });
+    const res = await createWithImage(t, 'too large to keep', noise);
     expect(res.status).toBe(202);
     const done = await finishedVideo(t.app, t.key, res.body.id);
     expect(done).toMatchObject({ status: 'failed', error: { code: 'storage_quota_exceeded' } });
