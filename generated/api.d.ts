@@ -502,8 +502,9 @@ export interface paths {
          *     an image by URL or by the id of a stored file. An unknown `file_id` is a 404; a reference that is not
          *     a PNG, JPEG or WebP image is a 422; one of more than 40 Mpx (width times height) is a 400
          *     `image_too_large`. The finished video counts against the key's storage quota (`OMNIGATE_FILE_QUOTA_BYTES`,
-         *     with its files): a key with no room left is a 413 `storage_quota_exceeded` here, and a video that does not
-         *     fit fails its task with that code.
+         *     with its files): a key with no room left is a 413 `storage_quota_exceeded` here, and a video (or an input
+         *     image, which is stored after the 202: the image is only sniffed before it) that does not fit fails its task
+         *     with that code.
          *
          *     A key holds at most `OMNIGATE_VIDEO_TASKS_PER_KEY` (10) tasks queued or processing; past that, create is a
          *     429 `video_task_limit_exceeded` with `Retry-After`, before any input image is read. Tasks are claimed in
@@ -930,8 +931,10 @@ export interface paths {
          *     tool call. A tool failure (an upstream error, an image that cannot be read) is a normal result with
          *     `isError: true` and the message as text; an unknown tool is the JSON-RPC error -32602.
          *
-         *     **Errors.** Authentication and rate limiting run first and answer in the OpenAI envelope (401, 429);
-         *     every other error is a JSON-RPC error object.
+         *     **Errors.** Every error, including those of authentication and rate limiting (401, 429), which run
+         *     before the body is read, is a JSON-RPC 2.0 error response; its `id` is null when the request's id
+         *     was not read. The HTTP status and its headers (`WWW-Authenticate`, `Retry-After`, the request id)
+         *     are those of the other routes.
          */
         post: operations["mcpPost"];
         /**
@@ -4520,6 +4523,57 @@ export interface components {
                 "application/json": components["schemas"]["JsonRpcErrorResponse"];
             };
         };
+        /**
+         * @description Missing, malformed, unknown or revoked API key, as a JSON-RPC error (-32000; `id` null: the body is
+         *     not read). `WWW-Authenticate` names the scheme.
+         */
+        McpUnauthorized: {
+            headers: {
+                "x-svc-request-id": components["headers"]["RequestId"];
+                "x-request-id": components["headers"]["XRequestId"];
+                /** @description Always `Bearer realm="omnigate"`. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": null,
+                 *       "error": {
+                 *         "code": -32000,
+                 *         "message": "Invalid API key."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["JsonRpcErrorResponse"];
+            };
+        };
+        /** @description Rate limited, as a JSON-RPC error (-32000; `id` null); retry after `Retry-After` seconds. */
+        McpTooManyRequests: {
+            headers: {
+                "x-svc-request-id": components["headers"]["RequestId"];
+                "x-request-id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
+                "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
+                "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": null,
+                 *       "error": {
+                 *         "code": -32000,
+                 *         "message": "Rate limit reached; retry after 20 seconds."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["JsonRpcErrorResponse"];
+            };
+        };
         /** @description A 2026-07-28 request names a method the server does not implement (-32601). */
         McpNotFound: {
             headers: {
@@ -6794,10 +6848,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["McpUnauthorized"];
             403: components["responses"]["McpForbidden"];
             405: components["responses"]["McpMethodNotAllowed"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["McpTooManyRequests"];
             default: components["responses"]["McpInternalServerError"];
         };
     };
@@ -6872,13 +6926,13 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["McpBadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["McpUnauthorized"];
             403: components["responses"]["McpForbidden"];
             404: components["responses"]["McpNotFound"];
             406: components["responses"]["McpNotAcceptable"];
             413: components["responses"]["McpPayloadTooLarge"];
             415: components["responses"]["McpUnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["McpTooManyRequests"];
             500: components["responses"]["McpInternalServerError"];
             503: components["responses"]["McpServiceUnavailable"];
         };
@@ -6892,10 +6946,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["McpUnauthorized"];
             403: components["responses"]["McpForbidden"];
             405: components["responses"]["McpMethodNotAllowed"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["McpTooManyRequests"];
             default: components["responses"]["McpInternalServerError"];
         };
     };
