@@ -33,6 +33,11 @@ import { createUsageStore } from './storage/usage-store.js';
 import { createUsageRecorder } from './usage/usage-recorder.js';
 import { closeSharedEncoder, sendEncoderWarningsTo } from './tokens/encoder-client.js';
 import { welcomeMessage } from './welcome-message.js';
+import { adminKeyCheck } from './auth/admin-key.js';
+import { installObserver } from './observability/hooks.js';
+import { createReadiness, type ReadinessCheck } from './observability/readiness.js';
+import { databaseProblem } from './storage/database-health.js';
+import { tcpProblem } from './providers/upstream/reachable.js';
 
 const DOCS_PATH = fileURLToPath(new URL('../docs/index.html', import.meta.url));
 const VERSION = '1.0.0';
@@ -105,6 +110,15 @@ async function main(): Promise<void> {
   const videoRunner = startVideoRunner({ tasks: videoTasks, blobs, registry, usage, logger, settings: config.videos });
   const draining = new AbortController();
   const shutdown = new AbortController();
+  const observability = await startObservability(config, logger, registry, { mediaPool, usage, videoTasks });
+  const readinessChecks: ReadinessCheck[] = [{ name: 'database', run: () => databaseProblem(db, config.databasePath) }];
+  const upstream = defaultChatUpstream(config, registry);
+  if (upstream) {
+    readinessChecks.push({ name: `upstream:${upstream.id}`, run: () => tcpProblem(upstream.base_url) });
+  }
+  if (config.adminKey && keyWeaknesses(config.adminKey).length > 0) {
+    logger.warn({ weaknesses: keyWeaknesses(config.adminKey) }, 'weak OMNIGATE_ADMIN_KEY: use a long random key');
+  }
   const app = createApp({
     spec,
     keys,
@@ -123,6 +137,9 @@ async function main(): Promise<void> {
     version: VERSION,
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
+    adminKey: adminKeyCheck(config.adminKey),
+    metrics: observability.metrics,
+    readiness: createReadiness(readinessChecks),
   });
 
   const server: Server = createAppServer(
@@ -172,6 +189,9 @@ async function main(): Promise<void> {
       await closeSharedEncoder();
       stopPurge();
       stopBlobPurge();
+      observability.metricsServer?.close();
+      // Spans still batched are exported before the process ends.
+      await observability.tracing?.shutdown().catch(() => undefined);
       db.close();
       logger.info('stopped');
       process.exit(0);
@@ -190,6 +210,65 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** The provider behind the default chat model, when it is an upstream (readiness checks it can be reached). */
+function defaultChatUpstream(config: Readonly<Config>, registry: ModelRegistry): Config['providers'][number] | undefined {
+  try {
+    const entry = registry.resolve(config.defaultChatModel ?? 'local:chat', 'chat').entry;
+    return config.providers.find((provider) => provider.id === entry.provider);
+  } catch {
+    return undefined; // no such chat model: the registry says so to callers
+  }
+}
+
+/**
+ * Metrics and traces, each loaded (dynamic import) only when configured, so a gateway without them loads
+ * neither prom-client nor OpenTelemetry.
+ */
+async function startObservability(
+  config: Readonly<Config>,
+  logger: ReturnType<typeof createLogger>,
+  registry: ModelRegistry,
+  sources: { mediaPool: ReturnType<typeof createMediaPool>; usage: ReturnType<typeof createUsageRecorder>; videoTasks: ReturnType<typeof createVideoTaskStore> },
+) {
+  const settings = config.observability;
+  let metrics: import('./observability/metrics.js').Metrics | undefined;
+  let metricsServer: Server | undefined;
+  if (settings.metrics) {
+    const { createMetrics } = await import('./observability/metrics.js');
+    metrics = createMetrics({
+      models: registry.list().map((model) => model.id),
+      providers: ['local', ...config.providers.map((provider) => provider.id)],
+      perKey: settings.metricsPerKey,
+      sources: {
+        mediaPool: () => sources.mediaPool.stats(),
+        usage: () => sources.usage.stats(),
+        videoTasks: () => sources.videoTasks.countByStatus(),
+      },
+    });
+    installObserver('metrics', metrics.observer);
+    if (settings.metricsPort !== undefined) {
+      const { startMetricsServer } = await import('./observability/metrics-server.js');
+      metricsServer = startMetricsServer(
+        metrics,
+        { port: settings.metricsPort, host: config.host },
+        (port) => logger.info({ host: config.host, port }, 'metrics listening'),
+        (error) => {
+          process.stderr.write(`omnigate: cannot listen for metrics on ${config.host}:${settings.metricsPort}: ${error.code ?? error.message}\n`);
+          process.exit(1);
+        },
+      );
+    }
+  }
+  let tracing: import('./observability/tracing.js').Tracing | undefined;
+  if (settings.otlpEndpoint) {
+    const { startTracing } = await import('./observability/tracing.js');
+    tracing = startTracing({ serviceName: process.env.OTEL_SERVICE_NAME || 'omnigate', version: VERSION, traceContent: settings.traceContent });
+    installObserver('tracing', tracing.observer);
+    logger.info({ endpoint: settings.otlpEndpoint, content: settings.traceContent }, 'exporting traces over OTLP/HTTP');
+  }
+  return { metrics, metricsServer, tracing };
 }
 
 main().catch((error: unknown) => {

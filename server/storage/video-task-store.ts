@@ -66,6 +66,8 @@ export interface VideoTaskStore {
   fail(id: string, runner: string, error: { code: string; message: string; now: number }): boolean;
   /** Back to the queue (a transient failure, or a shutdown), claimable from `runAfter`. */
   release(id: string, runner: string, runAfter: number, options?: { refundAttempt?: boolean }): boolean;
+  /** How many tasks are in each state (for metrics; one grouped count over the table). */
+  countByStatus(): Partial<Record<VideoStatus, number>>;
 }
 
 interface TaskRow {
@@ -178,7 +180,11 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
     attempts = attempts - @refund
     WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
 
+  const countByStatus = db.prepare<[], { status: VideoStatus; count: number }>('SELECT status, count(*) AS count FROM video_tasks GROUP BY status');
   return {
+    countByStatus() {
+      return Object.fromEntries(countByStatus.all().map((row) => [row.status, row.count]));
+    },
     create(task, now) {
       return toTask(insert.get({ ...task, id: randomId('video'), now }) as TaskRow);
     },

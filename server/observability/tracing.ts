@@ -1,0 +1,177 @@
+/**
+ * OpenTelemetry traces over OTLP/HTTP (JSON), loaded by main.ts with a dynamic import only when
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` is set: off, no OpenTelemetry module is loaded (test/contract/startup-imports).
+ * Manual spans, no auto-instrumentation:
+ * - one server span per request (`runRequest`), continuing a caller's W3C `traceparent`, with the request id;
+ *   finished with the call's GenAI attributes when its call record is (`callEnded`: after a stream's last token);
+ * - one client span per upstream HTTP request (`upstreamStarted`), child of the request's span through the
+ *   async context, whose `traceparent` goes upstream with the request.
+ * Prompt and completion text are left out unless `traceContent` (`OMNIGATE_TRACE_CONTENT=true`).
+ * The exporter reads the standard `OTEL_EXPORTER_OTLP_*` variables; the batch processor `OTEL_BSP_*`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { upstreamFailureCause, type CallOutcome, type Observer, type UpstreamAttempt } from './hooks.js';
+
+/** The GenAI `gen_ai.operation.name` of our operations; others keep their operationId. */
+const GEN_AI_OPERATIONS: Record<string, string> = {
+  createChatCompletion: 'chat',
+  createMessage: 'chat',
+  createResponse: 'chat',
+  countMessageTokens: 'count_tokens',
+  createImage: 'generate_content',
+  createSpeech: 'generate_content',
+  createMusic: 'generate_content',
+  createVideo: 'generate_content',
+  createSearchAnswer: 'chat',
+  webSearch: 'execute_tool',
+};
+/** Text attributes are cut here: a span is no place for a whole conversation. */
+const CONTENT_LIMIT = 16_384;
+
+export interface TracingOptions {
+  serviceName: string;
+  version: string;
+  traceContent: boolean;
+}
+
+export interface Tracing {
+  observer: Observer;
+  /** Exports what is left; called at shutdown. */
+  shutdown(): Promise<void>;
+}
+
+function headerGetter() {
+  return {
+    keys: (carrier: IncomingMessage['headers']) => Object.keys(carrier),
+    get: (carrier: IncomingMessage['headers'], key: string) => carrier[key],
+  };
+}
+
+function cut(value: unknown): string | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > CONTENT_LIMIT ? `${text.slice(0, CONTENT_LIMIT)}…` : text;
+}
+
+export function startTracing(options: TracingOptions): Tracing {
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': options.serviceName, 'service.version': options.version }),
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const propagator = new W3CTraceContextPropagator();
+  propagation.setGlobalPropagator(propagator);
+  const tracer = provider.getTracer('omnigate', options.version);
+  const getter = headerGetter();
+  const spans = new WeakMap<ServerResponse, Span>();
+  /** Answers of non-streamed calls, kept for their text when content is traced. */
+  const answers = new WeakMap<ServerResponse, unknown>();
+
+  function runRequest(req: IncomingMessage, res: ServerResponse, requestId: string, next: () => void): void {
+    const parent = propagator.extract(ROOT_CONTEXT, req.headers, getter);
+    const span = tracer.startSpan(
+      `${req.method ?? 'GET'}`,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method ?? 'GET', 'url.path': (req.url ?? '/').split('?')[0], 'omnigate.request_id': requestId } },
+      parent,
+    );
+    spans.set(res, span);
+    if (options.traceContent) {
+      const json = (res as unknown as { json?: (body: unknown) => unknown }).json;
+      if (typeof json === 'function') {
+        (res as unknown as { json: (body: unknown) => unknown }).json = function (this: unknown, body: unknown) {
+          answers.set(res, body);
+          return json.call(this, body);
+        };
+      }
+    }
+    context.with(trace.setSpan(parent, span), next);
+  }
+
+  function callEnded(outcome: CallOutcome, res: ServerResponse): void {
+    const span = spans.get(res);
+    if (!span) {
+      return;
+    }
+    spans.delete(res);
+    const operationName = GEN_AI_OPERATIONS[outcome.operation] ?? outcome.operation;
+    const attributes: Attributes = {
+      'http.response.status_code': outcome.status,
+      'omnigate.operation': outcome.operation,
+      'gen_ai.operation.name': operationName,
+    };
+    if (outcome.modelRequested !== null) {
+      attributes['gen_ai.request.model'] = outcome.modelRequested;
+    }
+    if (outcome.model !== null) {
+      attributes['gen_ai.response.model'] = outcome.model;
+    }
+    if (outcome.provider !== null) {
+      attributes['gen_ai.provider.name'] = outcome.provider;
+    }
+    if (outcome.usage) {
+      attributes['gen_ai.usage.input_tokens'] = outcome.usage.inputTokens;
+      attributes['gen_ai.usage.output_tokens'] = outcome.usage.outputTokens;
+    }
+    if (outcome.errorCode) {
+      attributes['error.type'] = outcome.errorCode;
+    }
+    if (options.traceContent) {
+      const body = (res as unknown as { req?: { body?: Record<string, unknown> } }).req?.body;
+      const input = cut(body && typeof body === 'object' ? (body.messages ?? body.input ?? body.prompt) : undefined);
+      if (input !== undefined) {
+        attributes['gen_ai.input.messages'] = input;
+      }
+      const answer = answers.get(res) as Record<string, unknown> | undefined;
+      const output = cut(answer && typeof answer === 'object' ? (answer.choices ?? answer.content ?? answer.output) : undefined);
+      if (output !== undefined) {
+        attributes['gen_ai.output.messages'] = output;
+      }
+    }
+    span.setAttributes(attributes);
+    span.updateName(outcome.model ? `${operationName} ${outcome.model}` : `${(res as unknown as { req?: { method?: string } }).req?.method ?? 'GET'} ${outcome.operation}`);
+    if (outcome.status >= 500) {
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
+  }
+
+  function upstreamStarted(providerId: string, method: string, path: string): UpstreamAttempt {
+    const active = context.active();
+    const span = tracer.startSpan(
+      `${method} ${providerId}`,
+      { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.path': path, 'gen_ai.provider.name': providerId } },
+      active,
+    );
+    const headers: Record<string, string> = {};
+    propagator.inject(trace.setSpan(active, span), headers, { set: (carrier, key, value) => { carrier[key] = value; } });
+    let ended = false;
+    return {
+      headers,
+      end(error, cause) {
+        if (ended) {
+          return;
+        }
+        ended = true;
+        if (error !== undefined) {
+          const type = cause ?? upstreamFailureCause(error);
+          span.setAttribute('error.type', type);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+        }
+        span.end();
+      },
+    };
+  }
+
+  return {
+    observer: { runRequest, callEnded, upstreamStarted },
+    shutdown: () => provider.shutdown(),
+  };
+}
