@@ -72,8 +72,50 @@ export function startTracing(options: TracingOptions): Tracing {
   const tracer = provider.getTracer('omnigate', options.version);
   const getter = headerGetter();
   const spans = new WeakMap<ServerResponse, Span>();
-  /** Answers of non-streamed calls, kept for their text when content is traced. */
-  const answers = new WeakMap<ServerResponse, unknown>();
+  /** The first CONTENT_LIMIT bytes each answer wrote, kept only when content is traced. */
+  const answers = new WeakMap<ServerResponse, Buffer[]>();
+
+  /** Copies what the answer writes (JSON, or a stream's events), up to CONTENT_LIMIT bytes. */
+  function keepAnswerText(res: ServerResponse): void {
+    const pieces: Buffer[] = [];
+    let size = 0;
+    answers.set(res, pieces);
+    const keep = (chunk: unknown, encoding: unknown) => {
+      if (size < CONTENT_LIMIT && chunk && typeof chunk !== 'function') {
+        const piece = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
+        pieces.push(piece);
+        size += piece.length;
+      }
+    };
+    const write = res.write;
+    const end = res.end;
+    res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+      keep(chunk, rest[0]);
+      return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as ServerResponse['write'];
+    res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+      keep(chunk, rest[0]);
+      return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+    } as ServerResponse['end'];
+  }
+
+  /** The answer's text: a JSON answer's choices/content/output, a stream's events as written. */
+  function answerText(res: ServerResponse): string | undefined {
+    const pieces = answers.get(res);
+    if (!pieces || pieces.length === 0) {
+      return undefined;
+    }
+    const text = Buffer.concat(pieces).toString('utf8');
+    if (String(res.getHeader('content-type') ?? '').startsWith('application/json')) {
+      try {
+        const answer = JSON.parse(text) as Record<string, unknown>;
+        return cut(answer.choices ?? answer.content ?? answer.output ?? answer);
+      } catch {
+        // cut at the limit: fall through to the text itself
+      }
+    }
+    return cut(text);
+  }
 
   function runRequest(req: IncomingMessage, res: ServerResponse, requestId: string, next: () => void): void {
     const parent = propagator.extract(ROOT_CONTEXT, req.headers, getter);
@@ -84,13 +126,7 @@ export function startTracing(options: TracingOptions): Tracing {
     );
     spans.set(res, span);
     if (options.traceContent) {
-      const json = (res as unknown as { json?: (body: unknown) => unknown }).json;
-      if (typeof json === 'function') {
-        (res as unknown as { json: (body: unknown) => unknown }).json = function (this: unknown, body: unknown) {
-          answers.set(res, body);
-          return json.call(this, body);
-        };
-      }
+      keepAnswerText(res);
     }
     context.with(trace.setSpan(parent, span), next);
   }
@@ -129,8 +165,7 @@ export function startTracing(options: TracingOptions): Tracing {
       if (input !== undefined) {
         attributes['gen_ai.input.messages'] = input;
       }
-      const answer = answers.get(res) as Record<string, unknown> | undefined;
-      const output = cut(answer && typeof answer === 'object' ? (answer.choices ?? answer.content ?? answer.output) : undefined);
+      const output = answerText(res);
       if (output !== undefined) {
         attributes['gen_ai.output.messages'] = output;
       }
