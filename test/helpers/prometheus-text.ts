@@ -19,7 +19,7 @@ const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?\s*/gy;
 function parseValue(text: string): number {
   if (text === '+Inf') return Infinity;
   if (text === '-Inf') return -Infinity;
-  if (text === 'NaN') return NaN;
+  if (text.toLowerCase() === 'nan') return NaN; // prom-client writes 'Nan'
   const value = Number(text);
   if (Number.isNaN(value)) throw new Error(`not a sample value: ${text}`);
   return value;
