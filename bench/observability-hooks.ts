@@ -11,6 +11,7 @@ import { createMetrics } from '../server/observability/metrics.js';
 
 const CALLS = 200_000;
 const response = { once: () => undefined } as never;
+const signal = new AbortController().signal;
 
 function outcome(i: number): CallOutcome {
   const start = performance.now();
@@ -24,7 +25,7 @@ function outcome(i: number): CallOutcome {
 function run(): number {
   const before = process.cpuUsage();
   for (let i = 0; i < CALLS; i++) {
-    startUpstreamAttempt('fake', 'POST', '/chat/completions').end();
+    startUpstreamAttempt('fake', 'POST', '/chat/completions', signal).end();
     callEnded(outcome(i), response);
   }
   const used = process.cpuUsage(before);

@@ -5,7 +5,9 @@
  * undefined, and `startUpstreamAttempt` hands out one shared no-op.
  *
  * The hooks, each called from one place:
- * - `runRequest`: http/request-start.ts, before anything else runs (tracing runs the request in its span);
+ * - `runRequest`: http/request-start.ts, before anything else runs (tracing opens the request's span);
+ * - `requestSignal`: http/abort-on-close.ts, naming the request behind the abort signal its upstream calls
+ *   carry (tracing finds a client span's parent through it, without an async context on every promise);
  * - `callEnded`: usage/call-record.ts, when the call record is finalised (after a stream's last token);
  * - `streamOpened`: http/sse.ts, when an SSE answer starts;
  * - `upstreamStarted`: providers/upstream/http-client.ts, for each upstream request.
@@ -14,8 +16,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Usage } from '../core/chat.js';
 import type { MediaUsage } from '../core/models.js';
 
-/** What one finished call was, read from its call record. */
-export interface CallOutcome {
+/** What a call did, as its call record (usage/call-record.ts) holds it. */
+export interface CallFacts {
   /** The operationId, or `unknown` when no handler took the request. */
   operation: string;
   modelRequested: string | null;
@@ -24,7 +26,12 @@ export interface CallOutcome {
   provider: string | null;
   usage: Usage | null;
   units: number | null;
+  /** What a media call produced; `units` holds its headline amount. */
   media: MediaUsage | null;
+}
+
+/** What one finished call was: its record's facts and how it ended. */
+export interface CallOutcome extends CallFacts {
   status: number;
   /** `performance.now()` when the request arrived. */
   startedAt: number;
@@ -47,11 +54,13 @@ export interface UpstreamAttempt {
 }
 
 export interface Observer {
-  /** Runs the rest of the request (`next`); tracing runs it inside the request's server span. */
+  /** Runs the rest of the request (`next`); tracing opens the request's server span first. */
   runRequest?(req: IncomingMessage, res: ServerResponse, requestId: string, next: () => void): void;
+  /** `signal` is the request's: upstream requests carrying it belong to that request. */
+  requestSignal?(signal: AbortSignal, res: ServerResponse): void;
   callEnded?(outcome: CallOutcome, res: ServerResponse): void;
   streamOpened?(res: ServerResponse): void;
-  upstreamStarted?(provider: string, method: string, path: string): UpstreamAttempt;
+  upstreamStarted?(provider: string, method: string, path: string, signal: AbortSignal): UpstreamAttempt;
 }
 
 /** The installed observers; undefined when off. Written by `installObserver` at start only. */
@@ -64,10 +73,10 @@ export function installObserver(kind: 'metrics' | 'tracing', observer: Observer 
 const NO_ATTEMPT: UpstreamAttempt = { headers: undefined, end: () => undefined };
 
 /** One attempt handle for both observers (the common case, one or none on, allocates nothing extra). */
-export function startUpstreamAttempt(provider: string, method: string, path: string): UpstreamAttempt {
+export function startUpstreamAttempt(provider: string, method: string, path: string, signal: AbortSignal): UpstreamAttempt {
   const { metrics, tracing } = observers;
-  const first = metrics?.upstreamStarted?.(provider, method, path);
-  const second = tracing?.upstreamStarted?.(provider, method, path);
+  const first = metrics?.upstreamStarted?.(provider, method, path, signal);
+  const second = tracing?.upstreamStarted?.(provider, method, path, signal);
   if (!first || !second) {
     return first ?? second ?? NO_ATTEMPT;
   }

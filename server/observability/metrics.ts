@@ -127,30 +127,19 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers: [register],
   });
   const { mediaPool, videoTasks, usage } = options.sources;
-  new Gauge({
-    name: 'omnigate_media_pool_slots',
-    help: 'Slots of the media worker pool (OMNIGATE_MEDIA_WORKERS).',
-    registers: [register],
-    collect() {
-      this.set(mediaPool?.().size ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'omnigate_media_pool_slots_busy',
-    help: 'Media pool slots running a generation.',
-    registers: [register],
-    collect() {
-      this.set(mediaPool?.().busy ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'omnigate_media_pool_queue_length',
-    help: 'Generations waiting for a media pool slot.',
-    registers: [register],
-    collect() {
-      this.set(mediaPool?.().queued ?? 0);
-    },
-  });
+  /** A gauge read from state kept elsewhere, when scraped. */
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [register],
+      collect() {
+        this.set(read());
+      },
+    });
+  gauge('omnigate_media_pool_slots', 'Slots of the media worker pool (OMNIGATE_MEDIA_WORKERS).', () => mediaPool?.().size ?? 0);
+  gauge('omnigate_media_pool_slots_busy', 'Media pool slots running a generation.', () => mediaPool?.().busy ?? 0);
+  gauge('omnigate_media_pool_queue_length', 'Generations waiting for a media pool slot.', () => mediaPool?.().queued ?? 0);
   new Gauge({
     name: 'omnigate_video_tasks',
     help: 'Video tasks in the database, by state.',
@@ -163,14 +152,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
       }
     },
   });
-  new Gauge({
-    name: 'omnigate_usage_buffer_depth',
-    help: 'Usage records waiting to be written to the database.',
-    registers: [register],
-    collect() {
-      this.set(usage?.().depth ?? 0);
-    },
-  });
+  gauge('omnigate_usage_buffer_depth', 'Usage records waiting to be written to the database.', () => usage?.().depth ?? 0);
   new Counter({
     name: 'omnigate_usage_records_dropped_total',
     help: 'Usage records given up on. The recorder keeps failed batches and retries them, so this stays 0.',

@@ -4,14 +4,16 @@
  * Manual spans, no auto-instrumentation:
  * - one server span per request (`runRequest`), continuing a caller's W3C `traceparent`, with the request id;
  *   finished with the call's GenAI attributes when its call record is (`callEnded`: after a stream's last token);
- * - one client span per upstream HTTP request (`upstreamStarted`), child of the request's span through the
- *   async context, whose `traceparent` goes upstream with the request.
+ * - one client span per upstream HTTP request (`upstreamStarted`), child of the request's span, whose
+ *   `traceparent` goes upstream with the request. The parent is found through the request's abort signal
+ *   (`requestSignal`: every upstream call of a request carries it), not through an async context manager:
+ *   AsyncLocalStorage on Node 20 runs a hook on every promise, which cost more than the spans themselves.
+ *   An upstream request outside any request (the video runner's) starts a trace of its own.
  * Prompt and completion text are left out unless `traceContent` (`OMNIGATE_TRACE_CONTENT=true`).
  * The exporter reads the standard `OTEL_EXPORTER_OTLP_*` variables; the batch processor `OTEL_BSP_*`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -66,12 +68,12 @@ export function startTracing(options: TracingOptions): Tracing {
     resource: resourceFromAttributes({ 'service.name': options.serviceName, 'service.version': options.version }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
   });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const propagator = new W3CTraceContextPropagator();
-  propagation.setGlobalPropagator(propagator);
   const tracer = provider.getTracer('omnigate', options.version);
   const getter = headerGetter();
   const spans = new WeakMap<ServerResponse, Span>();
+  /** The server span of the request each abort signal belongs to. */
+  const signalSpans = new WeakMap<AbortSignal, Span>();
   /** The first CONTENT_LIMIT bytes each answer wrote, kept only when content is traced. */
   const answers = new WeakMap<ServerResponse, Buffer[]>();
 
@@ -128,7 +130,14 @@ export function startTracing(options: TracingOptions): Tracing {
     if (options.traceContent) {
       keepAnswerText(res);
     }
-    context.with(trace.setSpan(parent, span), next);
+    next();
+  }
+
+  function requestSignal(signal: AbortSignal, res: ServerResponse): void {
+    const span = spans.get(res);
+    if (span) {
+      signalSpans.set(signal, span);
+    }
   }
 
   function callEnded(outcome: CallOutcome, res: ServerResponse): void {
@@ -178,8 +187,9 @@ export function startTracing(options: TracingOptions): Tracing {
     span.end();
   }
 
-  function upstreamStarted(providerId: string, method: string, path: string): UpstreamAttempt {
-    const active = context.active();
+  function upstreamStarted(providerId: string, method: string, path: string, signal: AbortSignal): UpstreamAttempt {
+    const parent = signalSpans.get(signal);
+    const active = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
     const span = tracer.startSpan(
       `${method} ${providerId}`,
       { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.path': path, 'gen_ai.provider.name': providerId } },
@@ -206,7 +216,7 @@ export function startTracing(options: TracingOptions): Tracing {
   }
 
   return {
-    observer: { runRequest, callEnded, upstreamStarted },
+    observer: { runRequest, requestSignal, callEnded, upstreamStarted },
     shutdown: () => provider.shutdown(),
   };
 }

@@ -6,18 +6,10 @@
 import type { Response } from 'express';
 import type { Usage } from '../core/chat.js';
 import type { MediaUsage } from '../core/models.js';
-import { callEnded, observers } from '../observability/hooks.js';
+import { callEnded, observers, type CallFacts } from '../observability/hooks.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
-export interface CallRecord {
-  operation: string;
-  modelRequested: string | null;
-  model: string | null;
-  provider: string | null;
-  usage: Usage | null;
-  units: number | null;
-  /** What a media call produced; `units` holds its headline amount. */
-  media: MediaUsage | null;
+export interface CallRecord extends CallFacts {
   /** The route will call `complete` itself (streams). */
   defer(): void;
   /** Writes the usage record once; later calls do nothing. */

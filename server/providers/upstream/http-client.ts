@@ -253,7 +253,7 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
 
   async function send(request: UpstreamSendRequest): Promise<UpstreamResponse> {
     // Metrics and traces of this request (observability/hooks.ts): a shared no-op when both are off.
-    const attempt = startUpstreamAttempt(config.id, request.method, request.path);
+    const attempt = startUpstreamAttempt(config.id, request.method, request.path, request.signal);
     const headers = requestHeaders(request, request.body?.contentType);
     if (attempt.headers) {
       Object.assign(headers, attempt.headers);
