@@ -1,7 +1,7 @@
 /**
  * What metrics and traces cost: the gateway's CPU µs per chat request at a fixed 1,000 req/s (autocannon's
  * `overallRate`), with metrics off, metrics on (an admin key set), and metrics plus traces exported to a
- * collector on loopback. The three gateways run side by side (pinned to the server core when `taskset` exists)
+ * collector on loopback. The gateways run side by side (pinned to the server core when `taskset` exists)
  * and are driven one at a time in interleaved rounds, so drift on a shared machine hits all three alike.
  *
  *   node scripts/ensure-build.mjs && npx tsx bench/observability.ts      # BENCH_ROUNDS, BENCH_DURATION_S, BENCH_RATE
@@ -45,6 +45,16 @@ async function main(): Promise<void> {
     { name: 'metrics off', gateway: await startGateway(upstreamPort, quiet) },
     { name: 'metrics on', gateway: await startGateway(upstreamPort, { ...quiet, OMNIGATE_ADMIN_KEY: 'bench-admin-key-0123456789' }) },
     { name: 'metrics on + traces (OTLP to loopback)', gateway: await startGateway(upstreamPort, { ...quiet, OMNIGATE_ADMIN_KEY: 'bench-admin-key-0123456789', OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl }) },
+    {
+      name: 'metrics on + traces sampled 10 %',
+      gateway: await startGateway(upstreamPort, {
+        ...quiet,
+        OMNIGATE_ADMIN_KEY: 'bench-admin-key-0123456789',
+        OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.1',
+      }),
+    },
   ];
   const results = new Map<string, number[]>(systems.map((system) => [system.name, []]));
   const loads: number[] = [];
