@@ -2,7 +2,8 @@
  * What metrics and traces cost: the gateway's CPU µs per chat request at a fixed 1,000 req/s (autocannon's
  * `overallRate`), with metrics off, metrics on (an admin key set), and metrics plus traces exported to a
  * collector on loopback. The gateways run side by side (pinned to the server core when `taskset` exists)
- * and are driven one at a time in interleaved rounds, so drift on a shared machine hits all three alike.
+ * and are driven one at a time in interleaved rounds whose order turns each round, so drift on a shared machine
+ * hits all alike; a second metrics-off gateway is the control (what two equal systems read apart).
  *
  *   node scripts/ensure-build.mjs && npx tsx bench/observability.ts      # BENCH_ROUNDS, BENCH_DURATION_S, BENCH_RATE
  */
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
   const quiet = { LOG_LEVEL: 'warn' };
   const systems = [
     { name: 'metrics off', gateway: await startGateway(upstreamPort, quiet) },
+    // A second, identical gateway: how far two equal systems read apart here (the noise floor of the ratios).
+    { name: 'metrics off (control, same as off)', gateway: await startGateway(upstreamPort, quiet) },
     { name: 'metrics on', gateway: await startGateway(upstreamPort, { ...quiet, OMNIGATE_ADMIN_KEY: 'bench-admin-key-0123456789' }) },
     { name: 'metrics on + traces (OTLP to loopback)', gateway: await startGateway(upstreamPort, { ...quiet, OMNIGATE_ADMIN_KEY: 'bench-admin-key-0123456789', OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl }) },
     {
@@ -60,7 +63,9 @@ async function main(): Promise<void> {
   const loads: number[] = [];
   const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'Say something about foxes.' }] });
   for (let round = 0; round < ROUNDS + 1; round++) {
-    for (const { name, gateway } of systems) {
+    // The order turns each round, so no configuration always follows the same one.
+    const order = systems.map((_, index) => systems[(index + round) % systems.length]);
+    for (const { name, gateway } of order) {
       const before = cpuTicks(gateway.pid);
       const result = await autocannon({
         url: `http://127.0.0.1:${gateway.port}/v1/chat/completions`,
