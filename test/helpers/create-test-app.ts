@@ -2,6 +2,7 @@
  * Builds a real app for tests: the real contract, in-memory SQLite, the built-in local model plus any
  * providers a test configures, and a logger whose lines the test can read. Nothing is shared between apps.
  */
+import { adminKeyCheck } from '../../server/auth/admin-key.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,6 +82,8 @@ export function createTestApp(
     files?: Partial<FileSettings> & { index?: FileIndex };
     /** MCP allowed origins, and a DNS stand-in for image URLs (to reach the SSRF guard with a public-looking name). */
     tools?: ToolSettings;
+    /** `OMNIGATE_ADMIN_KEY` (admin operations such as `GET /metrics`); none by default. */
+    adminKey?: string;
   } = {},
 ): TestApp {
   cachedSpec ??= loadSpec();
@@ -140,6 +143,7 @@ export function createTestApp(
     shutdownSignal: shutdown.signal,
     now: config.now,
     tools: { resolveHost: offlineDns, ...config.tools },
+    adminKey: adminKeyCheck(config.adminKey),
   });
   return { app, key, keys, usage, registry, mediaPool, db, blobs, blobDirectory, videoTasks, videoRunner, files, searchIndex, logs, shutdown, draining };
 }
