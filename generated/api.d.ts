@@ -135,6 +135,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness check
+         * @description Readiness probe; needs no API key and writes no usage record. Runs each dependency check and answers
+         *     200 when every check passes, 503 when any fails, with the same body either way: `checks` names each
+         *     dependency, its status and, when failing, why. Checks today: `database` (the SQLite file is still
+         *     there, readable and writable, and answers a query) and, when the default chat model
+         *     (`default_chat_model`) is served by an upstream provider, `upstream:<provider id>` (a TCP connection
+         *     to its base URL opens within 2 s). Results are reused for 2 s, so frequent probes cost one check. Once a
+         *     graceful shutdown has begun it answers 503 with a failing `server` check. `GET /health` stays the
+         *     liveness probe: a process whose database is gone is alive but not ready.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description The process's metrics in the Prometheus text exposition format (0.0.4): requests, latency and
+         *     time-to-first-byte histograms, tokens, media units, upstream attempts and failures, refusals, open
+         *     streams, the media pool, video tasks, the usage buffer, event-loop delay and process metrics (the
+         *     README's "Observability" section lists them). Needs the admin key (`OMNIGATE_ADMIN_KEY`) as a bearer
+         *     token: an ordinary API key is refused with 401 like no key at all. The same text is served without
+         *     authentication on the separate port `OMNIGATE_METRICS_PORT`, when set (bind it where only the
+         *     scraper reaches). 404 when metrics are turned off (`OMNIGATE_METRICS=false`). Writes no usage record.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -1598,6 +1651,27 @@ export interface components {
             queries?: number;
             /** @description Search results returned by those searches. */
             results?: number;
+        };
+        /** @description Whether Omnigate's dependencies are reachable, one check per dependency. */
+        Readiness: {
+            /**
+             * @description `ready` when every check is `ok`.
+             * @enum {string}
+             */
+            status: "ready" | "not_ready";
+            checks: components["schemas"]["ReadinessCheck"][];
+        };
+        /** @description One dependency's state. */
+        ReadinessCheck: {
+            /**
+             * @description `database`, `upstream:<provider id>`, `server`; more kinds (Redis, deployments) may be added.
+             * @example database
+             */
+            name: string;
+            /** @enum {string} */
+            status: "ok" | "failing";
+            /** @description Why the check fails; null when it passes. */
+            detail: string | null;
         };
         /** @description Liveness information. */
         HealthStatus: {
@@ -5123,6 +5197,101 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every dependency is reachable. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "checks": [
+                     *         {
+                     *           "name": "database",
+                     *           "status": "ok",
+                     *           "detail": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalServerError"];
+            /** @description A dependency is unreachable (or the server is shutting down); `checks` says which. */
+            503: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "not_ready",
+                     *       "checks": [
+                     *         {
+                     *           "name": "database",
+                     *           "status": "failing",
+                     *           "detail": "the database file /data/omnigate.db is gone"
+                     *         },
+                     *         {
+                     *           "name": "upstream:openai",
+                     *           "status": "ok",
+                     *           "detail": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP omnigate_requests_total Requests answered, by operation, status class and model.
+                     *     # TYPE omnigate_requests_total counter
+                     *     omnigate_requests_total{operation="createChatCompletion",status_class="2xx",model="local:chat"} 3
+                     */
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
         };
     };
     getOpenApiJson: {

@@ -99,6 +99,8 @@ export interface VideoTaskStore {
   setRemixedFrom(id: string, originalId: string): void;
   /** The task `id` remixes, if it is a remix. */
   remixedFrom(id: string): string | null;
+  /** How many tasks are in each state (for metrics; one grouped count over the table). */
+  countByStatus(): Partial<Record<VideoStatus, number>>;
 }
 
 interface TaskRow {
@@ -236,6 +238,7 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
     attempts = attempts - @refund
     WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
 
+  const countByStatus = db.prepare<[], { status: VideoStatus; count: number }>('SELECT status, count(*) AS count FROM video_tasks GROUP BY status');
   const insertTask = (task: NewVideoTask, now: number, runAfter = now): VideoTask => toTask(insert.get({ ...task, id: randomId('video'), now, runAfter }) as TaskRow);
   const activeCount = (keyId: string): number => active.get(keyId)?.count ?? 0;
   const createWithin = db.transaction((task: NewVideoTask, now: number, maxActive: number, options: { runAfter?: number } = {}): CreateVideoTaskOutcome => {
@@ -248,6 +251,9 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
     createWithin,
     attachInput(id, inputBlob, now) {
       return attachInput.run({ id, inputBlob, now }).changes === 1;
+    },
+    countByStatus() {
+      return Object.fromEntries(countByStatus.all().map((row) => [row.status, row.count]));
     },
     failQueued(id, error) {
       return failQueued.run({ id, ...error }).changes === 1;
