@@ -135,6 +135,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness check
+         * @description Readiness probe; needs no API key and writes no usage record. Runs each dependency check and answers
+         *     200 when every check passes, 503 when any fails, with the same body either way: `checks` names each
+         *     dependency, its status and, when failing, why. Checks today: `database` (the SQLite file is still
+         *     there, readable and writable, and answers a query) and, when the default chat model
+         *     (`default_chat_model`) is served by an upstream provider, `upstream:<provider id>` (a TCP connection
+         *     to its base URL opens within 2 s). Results are reused for 2 s, so frequent probes cost one check. Once a
+         *     graceful shutdown has begun it answers 503 with a failing `server` check. `GET /health` stays the
+         *     liveness probe: a process whose database is gone is alive but not ready.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description The process's metrics in the Prometheus text exposition format (0.0.4): requests, latency and
+         *     time-to-first-byte histograms, tokens, media units, upstream attempts and failures, refusals, open
+         *     streams, the media pool, video tasks, the usage buffer, event-loop delay and process metrics (the
+         *     README's "Observability" section lists them). Needs the admin key (`OMNIGATE_ADMIN_KEY`) as a bearer
+         *     token: an ordinary API key is refused with 401 like no key at all. The same text is served without
+         *     authentication on the separate port `OMNIGATE_METRICS_PORT`, when set (bind it where only the
+         *     scraper reaches). 404 when metrics are turned off (`OMNIGATE_METRICS=false`). Writes no usage record.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -502,8 +555,9 @@ export interface paths {
          *     an image by URL or by the id of a stored file. An unknown `file_id` is a 404; a reference that is not
          *     a PNG, JPEG or WebP image is a 422; one of more than 40 Mpx (width times height) is a 400
          *     `image_too_large`. The finished video counts against the key's storage quota (`OMNIGATE_FILE_QUOTA_BYTES`,
-         *     with its files): a key with no room left is a 413 `storage_quota_exceeded` here, and a video that does not
-         *     fit fails its task with that code.
+         *     with its files): a key with no room left is a 413 `storage_quota_exceeded` here, and a video (or an input
+         *     image, which is stored after the 202: the image is only sniffed before it) that does not fit fails its task
+         *     with that code.
          *
          *     A key holds at most `OMNIGATE_VIDEO_TASKS_PER_KEY` (10) tasks queued or processing; past that, create is a
          *     429 `video_task_limit_exceeded` with `Retry-After`, before any input image is read. Tasks are claimed in
@@ -930,8 +984,10 @@ export interface paths {
          *     tool call. A tool failure (an upstream error, an image that cannot be read) is a normal result with
          *     `isError: true` and the message as text; an unknown tool is the JSON-RPC error -32602.
          *
-         *     **Errors.** Authentication and rate limiting run first and answer in the OpenAI envelope (401, 429);
-         *     every other error is a JSON-RPC error object.
+         *     **Errors.** Every error, including those of authentication and rate limiting (401, 429), which run
+         *     before the body is read, is a JSON-RPC 2.0 error response; its `id` is null when the request's id
+         *     was not read. The HTTP status and its headers (`WWW-Authenticate`, `Retry-After`, the request id)
+         *     are those of the other routes.
          */
         post: operations["mcpPost"];
         /**
@@ -1595,6 +1651,27 @@ export interface components {
             queries?: number;
             /** @description Search results returned by those searches. */
             results?: number;
+        };
+        /** @description Whether Omnigate's dependencies are reachable, one check per dependency. */
+        Readiness: {
+            /**
+             * @description `ready` when every check is `ok`.
+             * @enum {string}
+             */
+            status: "ready" | "not_ready";
+            checks: components["schemas"]["ReadinessCheck"][];
+        };
+        /** @description One dependency's state. */
+        ReadinessCheck: {
+            /**
+             * @description `database`, `upstream:<provider id>`, `server`; more kinds (Redis, deployments) may be added.
+             * @example database
+             */
+            name: string;
+            /** @enum {string} */
+            status: "ok" | "failing";
+            /** @description Why the check fails; null when it passes. */
+            detail: string | null;
         };
         /** @description Liveness information. */
         HealthStatus: {
@@ -4520,6 +4597,57 @@ export interface components {
                 "application/json": components["schemas"]["JsonRpcErrorResponse"];
             };
         };
+        /**
+         * @description Missing, malformed, unknown or revoked API key, as a JSON-RPC error (-32000; `id` null: the body is
+         *     not read). `WWW-Authenticate` names the scheme.
+         */
+        McpUnauthorized: {
+            headers: {
+                "x-svc-request-id": components["headers"]["RequestId"];
+                "x-request-id": components["headers"]["XRequestId"];
+                /** @description Always `Bearer realm="omnigate"`. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": null,
+                 *       "error": {
+                 *         "code": -32000,
+                 *         "message": "Invalid API key."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["JsonRpcErrorResponse"];
+            };
+        };
+        /** @description Rate limited, as a JSON-RPC error (-32000; `id` null); retry after `Retry-After` seconds. */
+        McpTooManyRequests: {
+            headers: {
+                "x-svc-request-id": components["headers"]["RequestId"];
+                "x-request-id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
+                "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
+                "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": null,
+                 *       "error": {
+                 *         "code": -32000,
+                 *         "message": "Rate limit reached; retry after 20 seconds."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["JsonRpcErrorResponse"];
+            };
+        };
         /** @description A 2026-07-28 request names a method the server does not implement (-32601). */
         McpNotFound: {
             headers: {
@@ -5069,6 +5197,101 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every dependency is reachable. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "checks": [
+                     *         {
+                     *           "name": "database",
+                     *           "status": "ok",
+                     *           "detail": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalServerError"];
+            /** @description A dependency is unreachable (or the server is shutting down); `checks` says which. */
+            503: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "not_ready",
+                     *       "checks": [
+                     *         {
+                     *           "name": "database",
+                     *           "status": "failing",
+                     *           "detail": "the database file /data/omnigate.db is gone"
+                     *         },
+                     *         {
+                     *           "name": "upstream:openai",
+                     *           "status": "ok",
+                     *           "detail": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP omnigate_requests_total Requests answered, by operation, status class and model.
+                     *     # TYPE omnigate_requests_total counter
+                     *     omnigate_requests_total{operation="createChatCompletion",status_class="2xx",model="local:chat"} 3
+                     */
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
         };
     };
     getOpenApiJson: {
@@ -6794,10 +7017,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["McpUnauthorized"];
             403: components["responses"]["McpForbidden"];
             405: components["responses"]["McpMethodNotAllowed"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["McpTooManyRequests"];
             default: components["responses"]["McpInternalServerError"];
         };
     };
@@ -6872,13 +7095,13 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["McpBadRequest"];
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["McpUnauthorized"];
             403: components["responses"]["McpForbidden"];
             404: components["responses"]["McpNotFound"];
             406: components["responses"]["McpNotAcceptable"];
             413: components["responses"]["McpPayloadTooLarge"];
             415: components["responses"]["McpUnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["McpTooManyRequests"];
             500: components["responses"]["McpInternalServerError"];
             503: components["responses"]["McpServiceUnavailable"];
         };
@@ -6892,10 +7115,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["McpUnauthorized"];
             403: components["responses"]["McpForbidden"];
             405: components["responses"]["McpMethodNotAllowed"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["McpTooManyRequests"];
             default: components["responses"]["McpInternalServerError"];
         };
     };

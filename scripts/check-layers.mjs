@@ -12,7 +12,7 @@ const server = path.join(root, 'server');
 /** Lowest first. A folder (or top-level file) may import from its own layer and the layers below it. */
 const LAYERS = [
   ['core'],
-  ['tokens', 'spec', 'engines', 'config.ts', 'logger.ts'],
+  ['tokens', 'spec', 'engines', 'observability', 'config.ts', 'logger.ts'],
   ['formats'],
   ['storage'],
   ['providers'],

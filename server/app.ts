@@ -6,6 +6,7 @@
  */
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import { adminKeyCheck, adminPaths } from './auth/admin-key.js';
 import { authenticate, publicPaths } from './auth/authenticate.js';
 import { UNKNOWN_OPERATION } from './usage/call-record.js';
 import { allowedValuesAt, exclusiveFieldsAt } from './http/allowed-values.js';
@@ -33,7 +34,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(docsSubpaths());
   // Authentication before the body is read: an unauthenticated client never gets its body parsed. The JSON
   // parser refuses a body over the token budget before parsing it (http/json-token-budget.ts).
-  app.use(authenticate(deps.keys, publicPaths(deps.spec.document)));
+  app.use(authenticate(deps.keys, publicPaths(deps.spec.document), { paths: adminPaths(deps.spec.document), check: deps.adminKey ?? adminKeyCheck(undefined) }));
   app.use(jsonBody(deps.maxBodyBytes));
   app.use(jsonDepthLimit());
   cacheValidatorRouteRegexps();

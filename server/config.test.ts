@@ -49,8 +49,18 @@ describe('loadConfig: environment', () => {
       routes: [],
       defaultChatModel: undefined,
       agentRoutes: true,
+      observability: { metrics: false, metricsPort: undefined, metricsPerKey: false, otlpEndpoint: undefined, traceContent: false },
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('turns metrics on with an admin key or a metrics port, off with OMNIGATE_METRICS=false, and refuses bad values', () => {
+    expect(loadConfig({ OMNIGATE_ADMIN_KEY: ' og-admin-key ' })).toMatchObject({ adminKey: 'og-admin-key', observability: { metrics: true } });
+    expect(loadConfig({ OMNIGATE_METRICS_PORT: '9464' }).observability).toMatchObject({ metrics: true, metricsPort: 9464 });
+    expect(loadConfig({ OMNIGATE_ADMIN_KEY: 'k', OMNIGATE_METRICS: 'false' }).observability.metrics).toBe(false);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OMNIGATE_TRACE_CONTENT: 'true' }).observability).toMatchObject({ otlpEndpoint: 'http://127.0.0.1:4318', traceContent: true, metrics: false });
+    expect(configError(() => loadConfig({ OMNIGATE_METRICS: 'yes' })).message).toBe("OMNIGATE_METRICS must be true or false, got 'yes'");
+    expect(configError(() => loadConfig({ OMNIGATE_METRICS_PORT: '70000' })).message).toMatch(/^OMNIGATE_METRICS_PORT must be an integer/);
   });
 
   it('reads the media pool, link lifetime and public URL, and refuses bad values naming the variable', () => {

@@ -212,6 +212,23 @@ export interface Config {
   /** The search model used when a search request names none; default `local:search`. */
   defaultSearchModel?: string;
   agentRoutes: boolean;
+  /** The operator's key (`OMNIGATE_ADMIN_KEY`) for admin operations such as `GET /metrics`; none by default. */
+  adminKey?: string;
+  observability: ObservabilitySettings;
+}
+
+/** Metrics and traces (README "Observability"). */
+export interface ObservabilitySettings {
+  /** Collect metrics: on when they can be scraped (an admin key or a metrics port) unless `OMNIGATE_METRICS=false`. */
+  metrics: boolean;
+  /** A second port serving `GET /metrics` without authentication (`OMNIGATE_METRICS_PORT`). */
+  metricsPort?: number;
+  /** Label request and token counters with the API key id (`OMNIGATE_METRICS_PER_KEY=true`); off: one series per key is unbounded. */
+  metricsPerKey: boolean;
+  /** OTLP/HTTP traces go here when set (`OTEL_EXPORTER_OTLP_ENDPOINT`); the exporter reads the other `OTEL_*` variables itself. */
+  otlpEndpoint?: string;
+  /** Prompt and completion text in spans (`OMNIGATE_TRACE_CONTENT=true`); off by default. */
+  traceContent: boolean;
 }
 
 export class ConfigError extends Error {
@@ -275,6 +292,31 @@ function originsVariable(env: NodeJS.ProcessEnv, name: string): string[] {
       }
       return url.origin;
     });
+}
+
+function booleanVariable(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    return fallback;
+  }
+  if (raw === 'true' || raw === '1') {
+    return true;
+  }
+  if (raw === 'false' || raw === '0') {
+    return false;
+  }
+  throw new ConfigError(`${name} must be true or false, got '${raw}'`);
+}
+
+function observabilitySettings(env: NodeJS.ProcessEnv, adminKey: string | undefined): ObservabilitySettings {
+  const metricsPort = env.OMNIGATE_METRICS_PORT ? integerVariable(env, 'OMNIGATE_METRICS_PORT', 0, 0, 65535) : undefined;
+  return {
+    metrics: booleanVariable(env, 'OMNIGATE_METRICS', adminKey !== undefined || metricsPort !== undefined),
+    metricsPort,
+    metricsPerKey: booleanVariable(env, 'OMNIGATE_METRICS_PER_KEY', false),
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || undefined,
+    traceContent: booleanVariable(env, 'OMNIGATE_TRACE_CONTENT', false),
+  };
 }
 
 function publicUrlVariable(env: NodeJS.ProcessEnv): string | undefined {
@@ -351,6 +393,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     }
     file = parseConfigFile(text, env, env.OMNIGATE_CONFIG);
   }
+  const adminKey = env.OMNIGATE_ADMIN_KEY?.trim() || undefined;
   return Object.freeze({
     configPath: env.OMNIGATE_CONFIG || undefined,
     port: integerVariable(env, 'PORT', 8080, 0, 65535),
@@ -400,5 +443,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     defaultChatModel: file.default_chat_model,
     defaultSearchModel: file.default_search_model,
     agentRoutes: file.agent_routes,
+    adminKey,
+    observability: observabilitySettings(env, adminKey),
   });
 }

@@ -11,10 +11,16 @@ import { createAppServer } from './http/app-server.js';
 import { keyWeaknesses } from './auth/key-strength.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, stdoutLog } from './logger.js';
+import type { ModelRegistry } from './providers/registry.js';
 import { openServices, type Services } from './services.js';
 import { checkSpec, loadSpec } from './spec/load-spec.js';
 import { sendEncoderWarningsTo } from './tokens/encoder-client.js';
 import { welcomeMessage } from './welcome-message.js';
+import { adminKeyCheck } from './auth/admin-key.js';
+import { installObserver } from './observability/hooks.js';
+import { createReadiness, type ReadinessCheck } from './observability/readiness.js';
+import { databaseProblem } from './storage/database-health.js';
+import { tcpProblem } from './providers/upstream/reachable.js';
 
 const DOCS_PATH = fileURLToPath(new URL('../docs/index.html', import.meta.url));
 const VERSION = '1.0.0';
@@ -71,6 +77,19 @@ async function main(): Promise<void> {
   });
   const draining = new AbortController();
   const shutdown = new AbortController();
+  const observability = await startObservability(config, logger, registry, {
+    mediaPool: services.mediaPool,
+    usage: services.usage,
+    videoTasks: services.stores.videoTasks,
+  });
+  const readinessChecks: ReadinessCheck[] = [{ name: 'database', run: () => databaseProblem(services.stores.db, config.databasePath) }];
+  const upstream = defaultChatUpstream(config, registry);
+  if (upstream) {
+    readinessChecks.push({ name: `upstream:${upstream.id}`, run: () => tcpProblem(upstream.base_url) });
+  }
+  if (config.adminKey && keyWeaknesses(config.adminKey).length > 0) {
+    logger.warn({ weaknesses: keyWeaknesses(config.adminKey) }, 'weak OMNIGATE_ADMIN_KEY: use a long random key');
+  }
   const app = createApp({
     ...services.appDeps,
     spec,
@@ -80,6 +99,9 @@ async function main(): Promise<void> {
     version: VERSION,
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
+    adminKey: adminKeyCheck(config.adminKey),
+    metrics: observability.metrics,
+    readiness: createReadiness(readinessChecks),
   });
 
   const server: Server = createAppServer(
@@ -123,6 +145,9 @@ async function main(): Promise<void> {
     // Once the listener has closed: the services close in their order (services.ts), after the video tasks.
     server.close(async () => {
       await services.close();
+      observability.metricsServer?.close();
+      // Spans still batched are exported before the process ends.
+      await observability.tracing?.shutdown().catch(() => undefined);
       logger.info('stopped');
       process.exit(0);
     });
@@ -140,6 +165,65 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** The provider behind the default chat model, when it is an upstream (readiness checks it can be reached). */
+function defaultChatUpstream(config: Readonly<Config>, registry: ModelRegistry): Config['providers'][number] | undefined {
+  try {
+    const entry = registry.resolve(config.defaultChatModel ?? 'local:chat', 'chat').entry;
+    return config.providers.find((provider) => provider.id === entry.provider);
+  } catch {
+    return undefined; // no such chat model: the registry says so to callers
+  }
+}
+
+/**
+ * Metrics and traces, each loaded (dynamic import) only when configured, so a gateway without them loads
+ * neither prom-client nor OpenTelemetry.
+ */
+async function startObservability(
+  config: Readonly<Config>,
+  logger: ReturnType<typeof createLogger>,
+  registry: ModelRegistry,
+  sources: { mediaPool: Services['mediaPool']; usage: Services['usage']; videoTasks: Services['stores']['videoTasks'] },
+) {
+  const settings = config.observability;
+  let metrics: import('./observability/metrics.js').Metrics | undefined;
+  let metricsServer: Server | undefined;
+  if (settings.metrics) {
+    const { createMetrics } = await import('./observability/metrics.js');
+    metrics = createMetrics({
+      models: registry.list().map((model) => model.id),
+      providers: ['local', ...config.providers.map((provider) => provider.id)],
+      perKey: settings.metricsPerKey,
+      sources: {
+        mediaPool: () => sources.mediaPool.stats(),
+        usage: () => sources.usage.stats(),
+        videoTasks: () => sources.videoTasks.countByStatus(),
+      },
+    });
+    installObserver('metrics', metrics.observer);
+    if (settings.metricsPort !== undefined) {
+      const { startMetricsServer } = await import('./observability/metrics-server.js');
+      metricsServer = startMetricsServer(
+        metrics,
+        { port: settings.metricsPort, host: config.host },
+        (port) => logger.info({ host: config.host, port }, 'metrics listening'),
+        (error) => {
+          process.stderr.write(`omnigate: cannot listen for metrics on ${config.host}:${settings.metricsPort}: ${error.code ?? error.message}\n`);
+          process.exit(1);
+        },
+      );
+    }
+  }
+  let tracing: import('./observability/tracing.js').Tracing | undefined;
+  if (settings.otlpEndpoint) {
+    const { startTracing } = await import('./observability/tracing.js');
+    tracing = startTracing({ serviceName: process.env.OTEL_SERVICE_NAME || 'omnigate', version: VERSION, traceContent: settings.traceContent });
+    installObserver('tracing', tracing.observer);
+    logger.info({ endpoint: settings.otlpEndpoint, content: settings.traceContent }, 'exporting traces over OTLP/HTTP');
+  }
+  return { metrics, metricsServer, tracing };
 }
 
 main().catch((error: unknown) => {

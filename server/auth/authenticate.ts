@@ -8,14 +8,13 @@ import { ApiError } from '../core/api-error.js';
 import { apiFamilyOf } from '../http/api-family.js';
 import type { OpenApiDocument } from '../spec/load-spec.js';
 import type { KeyStore } from '../storage/key-store.js';
+import { bearerToken, type AdminKeyCheck } from './admin-key.js';
 
 
 function presentedKey(authorization: string | undefined, apiKeyHeader: string | undefined, anthropic: boolean): string | undefined {
-  if (authorization) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (match) {
-      return match[1];
-    }
+  const bearer = bearerToken(authorization);
+  if (bearer) {
+    return bearer;
   }
   if (anthropic && apiKeyHeader) {
     return apiKeyHeader.trim();
@@ -45,10 +44,25 @@ export function publicPaths(document: OpenApiDocument): PublicPaths {
   return (path) => exact.has(path) || templated.some((pattern) => pattern.test(path));
 }
 
-export function authenticate(keys: KeyStore, isPublic: PublicPaths): RequestHandler {
+/** Paths that take the admin key (admin-key.ts) instead of an API key, and how to check it. */
+export interface AdminAccess {
+  paths: ReadonlySet<string>;
+  check: AdminKeyCheck;
+}
+
+export function authenticate(keys: KeyStore, isPublic: PublicPaths, admin?: AdminAccess): RequestHandler {
   return (req, res, next) => {
     if (isPublic(req.path)) {
       next();
+      return;
+    }
+    if (admin?.paths.has(req.path)) {
+      // An API key is no admin key: refused like none, without a key store lookup.
+      if (admin.check(bearerToken(req.get('authorization')))) {
+        next();
+      } else {
+        next(new ApiError(401, 'This operation needs the admin key (OMNIGATE_ADMIN_KEY) as `Authorization: Bearer <admin key>`; API keys are not accepted.', { code: 'admin_key_required' }));
+      }
       return;
     }
     const anthropic = apiFamilyOf(req.path) === 'anthropic';

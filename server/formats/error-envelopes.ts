@@ -1,8 +1,8 @@
 /**
  * The error envelope of each API family, the one shape its official SDK parses:
  * `/v1/*` → OpenAI `{error: {message, type, param, code}}`; `/anthropic/*` → Anthropic
- * `{type: "error", error: {type, message}, request_id}`; `/v1/mcp` → a JSON-RPC 2.0 error (a 401 there keeps the
- * OpenAI envelope: it comes from our bearer auth, before any JSON-RPC is read). The error handler renders
+ * `{type: "error", error: {type, message}, request_id}`; `/v1/mcp` → a JSON-RPC 2.0 error, a 401 or 429 too: those
+ * come before any JSON-RPC is read (id null), but MCP clients parse only JSON-RPC. The error handler renders
  * whole answers with these, and each dialect's stream-failure encoder renders its error event with them.
  */
 import type { ApiError } from '../core/api-error.js';
@@ -55,7 +55,7 @@ export function errorEnvelope(error: ApiError, family: ApiFamily, requestId: str
   if (family === 'anthropic') {
     return anthropicErrorEnvelope(error, requestId);
   }
-  if (family === 'mcp' && error.status !== 401) {
+  if (family === 'mcp') {
     return jsonRpcErrorEnvelope(error, rpcId);
   }
   return openAiErrorEnvelope(error);

@@ -6,6 +6,7 @@
  * finalization registration on every call (~1.5% of a chat request's CPU). Instead the live requests of
  * one shutdown signal are kept in a set, which its one 'abort' listener walks.
  */
+import { observers } from '../observability/hooks.js';
 import type { Response } from 'express';
 
 const liveByShutdown = new WeakMap<AbortSignal, Set<AbortController>>();
@@ -37,6 +38,8 @@ export function abortOnClose(res: Response, shutdown?: AbortSignal): AbortSignal
   } else {
     live?.add(controller);
   }
+  // Tracing: upstream requests carrying this signal are this request's (observability/hooks.ts).
+  observers.tracing?.requestSignal?.(controller.signal, res);
   res.once('close', () => {
     live?.delete(controller);
     if (!res.writableFinished) {

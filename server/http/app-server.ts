@@ -23,10 +23,19 @@ function adoptPrototype(prototype: object, expressPrototype: object, app: Expres
 
 export function createAppServer(app: Express, options: ServerOptions = {}): Server {
   class AppRequest extends IncomingMessage {}
-  class AppResponse extends ServerResponse<AppRequest> {}
+  class AppResponse extends ServerResponse<AppRequest> {
+    /** When the head was written (`performance.now()`): the metrics' time to first byte. A field, so every response keeps one map. */
+    headAt: number | undefined = undefined;
+  }
+  // Node writes every head through writeHead (res.write and res.end without one call it via _implicitHeader).
+  const writeHead = ServerResponse.prototype.writeHead as (this: AppResponse, ...args: unknown[]) => AppResponse;
+  AppResponse.prototype.writeHead = function (this: AppResponse, ...args: unknown[]) {
+    this.headAt ??= performance.now();
+    return writeHead.apply(this, args);
+  } as AppResponse['writeHead'];
   adoptPrototype(AppRequest.prototype, Object.getPrototypeOf(app.request) as object, app);
   adoptPrototype(AppResponse.prototype, Object.getPrototypeOf(app.response) as object, app);
   app.request = AppRequest.prototype as unknown as Express['request'];
   app.response = AppResponse.prototype as unknown as Express['response'];
-  return createServer({ ...options, IncomingMessage: AppRequest, ServerResponse: AppResponse }, app);
+  return createServer({ ...options, IncomingMessage: AppRequest, ServerResponse: AppResponse }, app) as unknown as Server;
 }

@@ -141,6 +141,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res: Response, _next) => {
     const apiError = toApiError(error);
     const requestId = (res.locals.requestId as string | undefined) ?? null;
+    // The metrics count refusals by this code (observability/metrics.ts).
+    res.locals.errorCode = apiError.code;
     const log = { requestId, status: apiError.status, type: apiError.type, code: apiError.code, method: req.method, path: req.path };
     if (apiError.expected) {
       logger.info(log, apiError.message);

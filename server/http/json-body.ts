@@ -1,8 +1,11 @@
 /**
  * The JSON body parser: express.json with the body size limit, and the token budget of `json-token-budget.ts`
- * counted while the body arrives, so a body too costly to parse is refused before JSON.parse sees it.
+ * counted while the body arrives, so a body too costly to parse is refused before JSON.parse sees it. A body
+ * whose declared length is over the limit is refused before any of it is read: express.json would read all of
+ * it, however large, before passing its 413 on; the error handler reads only a bounded rest (drain-early-answer.ts).
  */
 import express, { type RequestHandler } from 'express';
+import { ApiError } from '../core/api-error.js';
 import { createJsonTokenCounter, MAX_JSON_TOKENS, tooManyJsonTokens, type JsonTokenCounter } from './json-token-budget.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -26,6 +29,10 @@ export function jsonBody(limit: number, maxTokens = MAX_JSON_TOKENS): RequestHan
   });
   return (req, res, next) => {
     const identity = (req.headers['content-encoding'] ?? 'identity').toLowerCase() === 'identity';
+    if (identity && req.is(JSON_TYPES) && Number(req.headers['content-length']) > limit) {
+      next(new ApiError(413, `The request body exceeds the limit of ${limit} bytes.`, { code: 'request_too_large' }));
+      return;
+    }
     // Only a body that express.json reads right below is tapped: a listener on any other body would start it
     // flowing with nobody else reading it.
     if (identity && req.is(JSON_TYPES)) {

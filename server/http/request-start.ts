@@ -5,10 +5,11 @@
  * the GET it mirrors, and Node, which knows it was HEAD, sends the headers without the body);
  * its call record (usage/call-record.ts); and one access line when the response ends or the client goes away
  * (method, path, status, duration, request id, key id, model — what an operator greps for; never headers or
- * bodies).
+ * bodies). With tracing on (observability/), the rest of the request runs inside its server span.
  */
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { observers } from '../observability/hooks.js';
 import { startCallRecord } from '../usage/call-record.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import { newRequestId, setRequestIdHeaders } from './request-id.js';
@@ -30,7 +31,7 @@ export function requestStart(options: RequestStartOptions): RequestHandler {
     if (method === 'HEAD') {
       req.method = 'GET';
     }
-    const call = startCallRecord(res, usage, now);
+    const call = startCallRecord(res, usage, now, startedAt);
     res.locals.call = call;
     res.once('close', () => {
       logger.info(
@@ -48,6 +49,11 @@ export function requestStart(options: RequestStartOptions): RequestHandler {
         'request',
       );
     });
-    next();
+    const tracing = observers.tracing;
+    if (tracing?.runRequest) {
+      tracing.runRequest(req, res, id, next);
+    } else {
+      next();
+    }
   };
 }

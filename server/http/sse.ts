@@ -6,6 +6,7 @@
 import type { Response } from 'express';
 
 import type { WireEvent } from '../core/wire-event.js';
+import { observers } from '../observability/hooks.js';
 
 /** What `send` writes: a codec's event. */
 export type SseEvent = WireEvent;
@@ -33,6 +34,7 @@ export function openSse(res: Response): SseWriter {
   res.setHeader('cache-control', 'no-cache');
   res.setHeader('connection', 'keep-alive');
   res.setHeader('x-accel-buffering', 'no');
+  observers.metrics?.streamOpened?.(res);
   const writable = () => !res.writableEnded && !res.destroyed;
   // The headers go out with the first event when it is already here (an upstream's headers and first chunk
   // usually arrive together): one write to the socket instead of two. When it is not, they go out at the end of

@@ -14,6 +14,8 @@ import type { FileSettings } from '../calls/files/file-quota.js';
 import type { ResponseStore } from '../storage/response-store.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import type { ToolSettings } from '../tools/tool-definition.js';
+import type { AdminKeyCheck } from '../auth/admin-key.js';
+import type { Readiness } from '../observability/readiness.js';
 
 export interface AppDeps {
   spec: LoadedSpec;
@@ -46,4 +48,10 @@ export interface AppDeps {
   /** Fires when the shutdown grace period is over: running calls (long streams) stop. */
   shutdownSignal?: AbortSignal;
   now?: () => number;
+  /** The admin key's check (`OMNIGATE_ADMIN_KEY`); without one, admin operations refuse everyone. */
+  adminKey?: AdminKeyCheck;
+  /** `GET /metrics`: the exposition text, when metrics are on. */
+  metrics?: { render(): Promise<string>; contentType: string };
+  /** `GET /health/ready`: the dependency checks. */
+  readiness?: Readiness;
 }

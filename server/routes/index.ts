@@ -7,6 +7,7 @@ import type { Handlers, OperationId } from '../http/operation-types.js';
 import type { AppDeps } from './app-deps.js';
 import { chatCompletionHandlers } from './chat-completions.js';
 import { extensionHandlers } from './extensions.js';
+import { observabilityHandlers } from './observability.js';
 import { imageHandlers } from './images.js';
 import { mediaHandlers } from './media.js';
 import { musicHandlers } from './music.js';
@@ -25,6 +26,7 @@ function servedHandlers(deps: AppDeps) {
   return {
     ...modelHandlers(deps),
     ...extensionHandlers(deps),
+    ...observabilityHandlers(deps),
     ...chatCompletionHandlers(deps),
     ...responseHandlers(deps),
     ...messageHandlers(deps),

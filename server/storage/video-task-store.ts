@@ -53,6 +53,13 @@ export interface VideoTask {
 
 export type NewVideoTask = Pick<VideoTask, 'keyId' | 'requestId' | 'model' | 'prompt' | 'seconds' | 'width' | 'height' | 'inputBlob'>;
 
+/**
+ * The `inputBlob` of a task whose input image is still being stored after the create was answered: the task is
+ * inserted not runnable before a grace time, and `attachInput` makes it runnable with the real blob. A runner
+ * that finds this value (the process died before storing it) fails the task.
+ */
+export const PENDING_INPUT_BLOB = 'pending';
+
 export interface VideoTaskPage {
   tasks: VideoTask[];
   hasMore: boolean;
@@ -63,7 +70,11 @@ export type CreateVideoTaskOutcome = { task: VideoTask } | { refused: { active: 
 export interface VideoTaskStore {
   create(task: NewVideoTask, now: number): VideoTask;
   /** Inserts the task unless its key already has `maxActive` tasks queued or processing (checked atomically with the insert). */
-  createWithin(task: NewVideoTask, now: number, maxActive: number): CreateVideoTaskOutcome;
+  createWithin(task: NewVideoTask, now: number, maxActive: number, options?: { runAfter?: number }): CreateVideoTaskOutcome;
+  /** Gives a queued task with a PENDING_INPUT_BLOB its stored image and makes it runnable; false when it is gone. */
+  attachInput(id: string, inputBlob: string, now: number): boolean;
+  /** Fails a task no runner holds (its input image could not be stored); false when it is gone or running. */
+  failQueued(id: string, error: { code: string; message: string; now: number }): boolean;
   /** The key's tasks queued or processing. */
   activeCount(keyId: string): number;
   /** The key's own task; another key's id reads as unknown. */
@@ -88,6 +99,8 @@ export interface VideoTaskStore {
   setRemixedFrom(id: string, originalId: string): void;
   /** The task `id` remixes, if it is a remix. */
   remixedFrom(id: string): string | null;
+  /** How many tasks are in each state (for metrics; one grouped count over the table). */
+  countByStatus(): Partial<Record<VideoStatus, number>>;
 }
 
 interface TaskRow {
@@ -187,7 +200,11 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
   CREATE INDEX IF NOT EXISTS video_tasks_claims ON video_tasks (claim_order) WHERE claim_order IS NOT NULL`);
 
   const insert = db.prepare(`INSERT INTO video_tasks (id, key_id, request_id, model, prompt, seconds, width, height, input_blob, status, run_after, created_at)
-    VALUES (@id, @keyId, @requestId, @model, @prompt, @seconds, @width, @height, @inputBlob, 'queued', @now, @now) RETURNING *`);
+    VALUES (@id, @keyId, @requestId, @model, @prompt, @seconds, @width, @height, @inputBlob, 'queued', @runAfter, @now) RETURNING *`);
+  const attachInput = db.prepare(`UPDATE video_tasks SET input_blob = @inputBlob, run_after = @now
+    WHERE id = @id AND status = 'queued' AND input_blob = '${PENDING_INPUT_BLOB}'`);
+  const failQueued = db.prepare(`UPDATE video_tasks SET status = 'failed', error_code = @code, error_message = @message, completed_at = @now
+    WHERE id = @id AND status = 'queued'`);
   const byId = db.prepare<[string, string], TaskRow>('SELECT * FROM video_tasks WHERE id = ? AND key_id = ?');
   // The head of each key's runnable tasks, ordered by how much of the runners the key holds now, then by how
   // long ago it was last served: round-robin across keys, in one statement so two runners never take one task.
@@ -221,16 +238,26 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
     attempts = attempts - @refund
     WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
 
-  const insertTask = (task: NewVideoTask, now: number): VideoTask => toTask(insert.get({ ...task, id: randomId('video'), now }) as TaskRow);
+  const countByStatus = db.prepare<[], { status: VideoStatus; count: number }>('SELECT status, count(*) AS count FROM video_tasks GROUP BY status');
+  const insertTask = (task: NewVideoTask, now: number, runAfter = now): VideoTask => toTask(insert.get({ ...task, id: randomId('video'), now, runAfter }) as TaskRow);
   const activeCount = (keyId: string): number => active.get(keyId)?.count ?? 0;
-  const createWithin = db.transaction((task: NewVideoTask, now: number, maxActive: number): CreateVideoTaskOutcome => {
+  const createWithin = db.transaction((task: NewVideoTask, now: number, maxActive: number, options: { runAfter?: number } = {}): CreateVideoTaskOutcome => {
     const current = activeCount(task.keyId);
-    return current >= maxActive ? { refused: { active: current } } : { task: insertTask(task, now) };
+    return current >= maxActive ? { refused: { active: current } } : { task: insertTask(task, now, options.runAfter) };
   });
 
   return {
-    create: insertTask,
+    create: (task, now) => insertTask(task, now),
     createWithin,
+    attachInput(id, inputBlob, now) {
+      return attachInput.run({ id, inputBlob, now }).changes === 1;
+    },
+    countByStatus() {
+      return Object.fromEntries(countByStatus.all().map((row) => [row.status, row.count]));
+    },
+    failQueued(id, error) {
+      return failQueued.run({ id, ...error }).changes === 1;
+    },
     activeCount,
     get(id, keyId) {
       const row = byId.get(id, keyId);

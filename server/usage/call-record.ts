@@ -6,17 +6,10 @@
 import type { Response } from 'express';
 import type { Usage } from '../core/chat.js';
 import type { MediaUsage } from '../core/models.js';
+import { callEnded, observers, type CallFacts } from '../observability/hooks.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
-export interface CallRecord {
-  operation: string;
-  modelRequested: string | null;
-  model: string | null;
-  provider: string | null;
-  usage: Usage | null;
-  units: number | null;
-  /** What a media call produced; `units` holds its headline amount. */
-  media: MediaUsage | null;
+export interface CallRecord extends CallFacts {
   /** The route will call `complete` itself (streams). */
   defer(): void;
   /** Writes the usage record once; later calls do nothing. */
@@ -26,7 +19,11 @@ export interface CallRecord {
 /** The operation of a call that no handler has taken (yet): refused by auth, the parser or the validator. */
 export const UNKNOWN_OPERATION = 'unknown';
 
-export function startCallRecord(res: Response, recorder: UsageRecorder, now: () => number = Date.now): CallRecord {
+/**
+ * `perfStart`: `performance.now()` when the request arrived (request-start.ts), for the metrics' latency
+ * histograms; the record's own clock (`now`) may be a test's.
+ */
+export function startCallRecord(res: Response, recorder: UsageRecorder, now: () => number = Date.now, perfStart = performance.now()): CallRecord {
   const startedAt = now();
   let deferred = false;
   let done = false;
@@ -47,6 +44,22 @@ export function startCallRecord(res: Response, recorder: UsageRecorder, now: () 
       }
       done = true;
       const key = res.locals.apiKey;
+      if (observers.metrics || observers.tracing) {
+        callEnded({
+          operation: record.operation,
+          modelRequested: record.modelRequested,
+          model: record.model,
+          provider: record.provider,
+          usage: record.usage,
+          units: record.units,
+          media: record.media,
+          status,
+          startedAt: perfStart,
+          headAt: (res as { headAt?: number }).headAt,
+          errorCode: res.locals.errorCode as string | undefined,
+          keyId: key?.id,
+        }, res);
+      }
       // Unauthenticated calls are logged, not recorded: a flood of bad keys must not grow the database.
       if (!key) {
         return;

@@ -16,6 +16,8 @@ export interface UsageRecorder {
   flush(): void;
   list(query: UsageQuery): { records: UsageRecord[]; hasMore: boolean };
   close(): void;
+  /** For metrics: records waiting, records given up on (none: failed batches are retried), failed writes. */
+  stats(): { depth: number; dropped: number; failedWrites: number };
 }
 
 export interface UsageRecorderOptions {
@@ -29,6 +31,7 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
   const maxBatch = options.maxBatch ?? 500;
   let queue: UsageEntry[] = [];
   let timer: NodeJS.Timeout | undefined;
+  let failedWrites = 0;
 
   function flush(): void {
     if (timer) {
@@ -45,6 +48,7 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
     } catch (error) {
       // Put the batch back so a transient failure (database busy) does not lose records.
       queue = batch.concat(queue);
+      failedWrites++;
       options.onError?.(error, batch.length);
       schedule();
     }
@@ -81,6 +85,9 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
     },
     close() {
       flush();
+    },
+    stats() {
+      return { depth: queue.length, dropped: 0, failedWrites };
     },
   };
 }

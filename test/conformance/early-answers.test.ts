@@ -1,9 +1,9 @@
 /**
  * Against the real process (`dist/main.js`; in the test runner's own process the race does not show):
- * answers given before the body is read (a wrong key's 401, a file over the limit's 413) reach the official
- * OpenAI SDK as those statuses with their envelope and request id, not as "Connection error.": the server
- * reads and discards up to EARLY_ANSWER_DRAIN_BYTES of the body after answering, and closes the connection
- * only when the body goes past that bound (a raw socket shows the answer arrives before the close).
+ * answers given before the body is read (a wrong key's 401, a file over the limit's 413, a JSON body declared over
+ * the limit, answered before any of it is sent) reach the official OpenAI SDK as those statuses with their envelope
+ * and request id, not as "Connection error.": the server reads and discards up to EARLY_ANSWER_DRAIN_BYTES of
+ * the body after answering, and closes the connection only when the body goes past that bound (a raw socket shows the answer arrives before the close).
  */
 import { connect } from 'node:net';
 import OpenAI, { APIConnectionError, APIError, toFile } from 'openai';
@@ -73,6 +73,17 @@ describe('an answer before the body is read', () => {
     expect(acceptedBytes).toBeLessThan(total);
   });
 
+  it('answers a JSON body declared over the limit before any of it is sent, then closes past the bound', async () => {
+    const total = EARLY_ANSWER_DRAIN_BYTES + 48 * MB;
+    const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${total}\r\n\r\n`;
+    // Nothing of the body is written until the answer is there: a server that read the body first never answers.
+    const answered = await rawExchange(head, total, /^HTTP\/1\.1 413 [\s\S]*"request_too_large"/);
+    expect(answered.acceptedBytes).toBe(0);
+    const { received, acceptedBytes } = await rawExchange(head, total);
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(acceptedBytes).toBeLessThan(total);
+  });
+
   it('closes an upload refused for its size once the rest of it goes past the bound', async () => {
     const bytes = EARLY_ANSWER_DRAIN_BYTES + 48 * MB;
     const parts =
@@ -91,8 +102,9 @@ describe('an answer before the body is read', () => {
 /**
  * Writes `head` on a raw socket, then (if `bodyBytes`) that many bytes as the socket takes them,
  * stopping at the server's close; resolves with what came back and how many body bytes were written.
+ * With `answerFirst`, no body byte is written until what came back matches it, and it resolves then.
  */
-function rawExchange(head: string, bodyBytes = 0): Promise<{ received: string; acceptedBytes: number }> {
+function rawExchange(head: string, bodyBytes = 0, answerFirst?: RegExp): Promise<{ received: string; acceptedBytes: number }> {
   return new Promise((resolve, reject) => {
     let received = '';
     let acceptedBytes = 0;
@@ -102,6 +114,9 @@ function rawExchange(head: string, bodyBytes = 0): Promise<{ received: string; a
       socket.write(head);
       // One piece per turn of the event loop, reading what arrives in between, as an HTTP client does.
       const pump = () => {
+        if (answerFirst) {
+          return;
+        }
         if (closed || acceptedBytes >= bodyBytes) {
           return;
         }
@@ -118,6 +133,9 @@ function rawExchange(head: string, bodyBytes = 0): Promise<{ received: string; a
     socket.setEncoding('utf8');
     socket.on('data', (text: string) => {
       received += text;
+      if (answerFirst?.test(received)) {
+        socket.destroy();
+      }
     });
     socket.on('error', () => undefined); // a reset after the answer is the expected end past the bound
     socket.on('close', () => {

@@ -300,6 +300,8 @@ describe('refusals', () => {
     });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="omnigate"');
+    // A JSON-RPC error, as every answer of the endpoint: an MCP client reads the refusal, not an OpenAI body.
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Invalid API key.' } });
     await expect(connectV2('legacy', 'nope')).rejects.toBeInstanceOf(SdkHttpError);
   });
 

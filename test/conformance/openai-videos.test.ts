@@ -7,12 +7,13 @@
 import OpenAI, { ConflictError, NotFoundError, toFile } from 'openai';
 import sharp from 'sharp';
 import type { Video } from 'openai/resources/videos';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../client/index.js';
 import { mp4Summary } from '../helpers/mp4-boxes.js';
 import { pngSize } from '../helpers/probe-media.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 import { openAIServer } from './start-server.js';
+import { PENDING_INPUT_BLOB } from '../../server/storage/video-task-store.js';
 
 const ctx = openAIServer();
 
@@ -101,6 +102,8 @@ describe('videos.remix and videos.delete', () => {
     await settle(original.id);
     const remix = await ctx.client.videos.remix(original.id, { prompt: 'the red field at dawn' });
     const keyId = ctx.started.testApp.keys.verify(ctx.started.key)!.id;
+    // The remix's copy is stored after its 202 (video-tasks.ts): wait for the task to hold it.
+    await vi.waitFor(() => expect(ctx.started.testApp.videoTasks.get(remix.id, keyId)!.inputBlob).not.toBe(PENDING_INPUT_BLOB), { timeout: 20_000 });
     const [originalRow, remixRow] = [original.id, remix.id].map((id) => ctx.started.testApp.videoTasks.get(id, keyId)!);
     expect(originalRow.inputBlob).not.toBeNull();
     expect(remixRow.inputBlob).not.toBeNull();

@@ -11,6 +11,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { expectAnthropicError, expectOpenAIError, expectRequestId, usageOf } from '../helpers/contract-assertions.js';
 import { createTestApp } from '../helpers/create-test-app.js';
+import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 import { errorHandler } from '../../server/http/error-handler.js';
 import { requestStart } from '../../server/http/request-start.js';
 import { openDatabase } from '../../server/storage/database.js';
@@ -361,17 +362,18 @@ describe('error envelopes by API family', () => {
     });
   });
 
-  it('answers 401 on /v1/mcp in the OpenAI envelope, as the contract says authentication errors are', async () => {
+  it.each(['post', 'get', 'delete'] as const)('answers a missing or wrong key on %s /v1/mcp with a 401 JSON-RPC error, keeping the challenge and request id', async (method) => {
     const { app } = createTestApp();
-    const res = await request(app).post('/v1/mcp').send({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    expect(res.status).toBe(401);
-    expectRequestId(res, 'mcp');
-    expect(res.headers['www-authenticate']).toBe('Bearer realm="omnigate"');
-    expectOpenAIError(res.body, {
-      message: 'Missing API key: send an `Authorization: Bearer <key>` header.',
-      type: 'authentication_error',
-      param: null,
-      code: 'missing_api_key',
-    });
+    for (const authorization of [undefined, 'Bearer og-not-a-key']) {
+      const req = request(app)[method]('/v1/mcp');
+      const res = await (authorization ? req.set('authorization', authorization) : req).send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+      expect(res.status).toBe(401);
+      expectRequestId(res, 'mcp');
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="omnigate"');
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      assertMatchesSchema('JsonRpcErrorResponse', res.body);
+      // The body was not read before authentication: the request's id is unknown, hence null.
+      expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(authorization ? /API key/ : /^Missing API key/) } });
+    }
   });
 });

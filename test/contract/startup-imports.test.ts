@@ -3,7 +3,8 @@
  * ~26 MiB of RSS), exifr, file-type, resvg, html-to-text and unpdf belong to the engines, which load them in
  * the media pool's workers on first use; a static import of one of them anywhere the server reaches at start
  * (as `image_understanding` once imported sharp for its built-in analysis) costs every gateway that memory
- * whether or not it ever touches an image; the o200k tokenizer (~45 MiB) lives in its own thread too; the MCP SDK (~5 MiB) waits for the first MCP request. The real
+ * whether or not it ever touches an image; the o200k tokenizer (~45 MiB) lives in its own thread too; the MCP SDK (~5 MiB) waits for the first MCP request;
+ * prom-client and OpenTelemetry are loaded only when metrics or traces are configured. The real
  * `dist/main.js` is started with loader hooks that record every module its main thread resolves
  * (test/helpers/record-imports.mjs).
  */
@@ -18,11 +19,16 @@ import { dataDir, killServers, startServer } from '../helpers/spawn-server.js';
  */
 const WORKER_ONLY_PACKAGES = ['sharp', '@img', 'exifr', 'file-type', '@resvg/resvg-js', 'html-to-text', 'unpdf', 'gpt-tokenizer'];
 const FIRST_USE_PACKAGES = ['@modelcontextprotocol'];
+/**
+ * Loaded only when configured (main.ts imports them dynamically): prom-client with metrics on (an admin key or a
+ * metrics port), OpenTelemetry with OTEL_EXPORTER_OTLP_ENDPOINT. The server below has neither.
+ */
+const CONFIGURED_ONLY_PACKAGES = ['prom-client', '@opentelemetry'];
 
 afterEach(() => killServers());
 
 describe('the started server', () => {
-  it('loads no image or document library, and not the MCP SDK, on its main thread', { timeout: 120_000 }, async () => {
+  it('loads no image or document library, not the MCP SDK, and neither metrics nor tracing libraries when they are off, on its main thread', { timeout: 120_000 }, async () => {
     const dir = dataDir();
     const log = path.join(dir, 'imports.log');
     const server = await startServer(
@@ -43,7 +49,7 @@ describe('the started server', () => {
     expect(packages).toContain('express');
     expect(packages).toContain('better-sqlite3');
     const loaded = [...packages].filter((name) =>
-      [...WORKER_ONLY_PACKAGES, ...FIRST_USE_PACKAGES].some((heavy) => name === heavy || name.startsWith(`${heavy}/`)),
+      [...WORKER_ONLY_PACKAGES, ...FIRST_USE_PACKAGES, ...CONFIGURED_ONLY_PACKAGES].some((heavy) => name === heavy || name.startsWith(`${heavy}/`)),
     );
     expect(loaded).toEqual([]);
   });

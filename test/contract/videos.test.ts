@@ -4,12 +4,20 @@
  * queued → processing → completed with progress; content is 409 before, then an MP4 with byte ranges and a PNG
  * thumbnail; list pages only the caller's tasks; usage gets the seconds of video on the create call's record.
  */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sampleImage } from '../fakes/media-samples.js';
 import { binary } from '../helpers/binary-body.js';
 import { expectRequestId } from '../helpers/contract-assertions.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
+import { DEFAULT_MEDIA_SETTINGS } from '../../server/engines/media-pool.js';
 import { finishedVideo } from '../helpers/finished-video.js';
 import { mp4Summary } from '../helpers/mp4-boxes.js';
 import { pngSize } from '../helpers/probe-media.js';
@@ -130,5 +138,80 @@ describe('GET /v1/videos and /v1/videos/{id}', () => {
     for (const video of first.body.data) {
       await finished(video.id);
     }
+  });
+});
+
+describe('POST /v1/videos answers before anything slow runs', () => {
+  /**
+   * Occupies every thread of libuv's pool (where file writes, DNS and sharp's work queue, media workers' too):
+   * each thread blocks opening a FIFO for reading until `release` opens its writing end.
+   */
+  function holdLibuvPool(): { release: () => void } {
+    const dir = mkdtempSync(join(tmpdir(), 'omnigate-uv-'));
+    const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+    const fifos = Array.from({ length: threads }, (_, n) => join(dir, `fifo${n}`));
+    const opened = fifos.map((fifo) => {
+      execFileSync('mkfifo', [fifo]);
+      return open(fifo, 'r').then((handle) => handle.close());
+    });
+    return {
+      release() {
+        for (const fifo of fifos) {
+          // O_NONBLOCK: succeeds at once since a reader waits; the reader's open then returns.
+          closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+        }
+        void Promise.all(opened).then(() => rmSync(dir, { recursive: true, force: true }));
+      },
+    };
+  }
+
+  /** A 64x64 task from `image` as a multipart upload, as the SDK sends it. */
+  const createWithImage = (t: TestApp, prompt: string, image: Buffer) =>
+    request(t.app)
+      .post('/v1/videos')
+      .set('authorization', `Bearer ${t.key}`)
+      .field('prompt', prompt)
+      .field('size', '64x64')
+      .attach('input_reference', image, { filename: 'start.png', contentType: 'image/png' });
+
+  it('answers 202 with an input image while the media pool and the libuv pool are both held busy', async () => {
+    const t = createTestApp({ media: { ...DEFAULT_MEDIA_SETTINGS, workers: 1 } });
+    const png = Buffer.from(await sampleImage('png', 640, 480));
+    const tAuth = { authorization: `Bearer ${t.key}` };
+    let releaseSlot: () => void = () => undefined;
+    const slot = t.mediaPool.use(new AbortController().signal, () => new Promise<void>((resolve) => (releaseSlot = resolve)));
+    const uv = holdLibuvPool();
+    try {
+      // Anything that waited on either pool before answering would hang here until the test's timeout.
+      const plain = await request(t.app).post('/v1/videos').set(tAuth).send({ prompt: 'control', seconds: '4', size: '64x64' });
+      expect(plain.status).toBe(202);
+      const withImage = await createWithImage(t, 'a red balloon rising', png);
+      expect(withImage.status).toBe(202);
+      expect(withImage.body).toMatchObject({ status: 'queued', size: '64x64' });
+    } finally {
+      uv.release();
+      releaseSlot();
+      await slot;
+    }
+    // The image is stored after the answer; the task then renders from it like any other.
+    const done = await finishedVideo(t.app, t.key, (await request(t.app).get('/v1/videos?limit=1').set(tAuth)).body.data[0].id);
+    expect(done.status).toBe('completed');
+    const task = t.videoTasks.get(done.id as string, t.keys.verify(t.key)!.id)!;
+    expect(t.blobs.get(task.inputBlob ?? '')?.mediaType).toBe('image/png');
+    await t.videoRunner.stop(0);
+    await t.registry.close();
+  });
+
+  it('fails the task, keeping nothing, when its input image stored after the answer does not fit the quota', async () => {
+    const t = createTestApp({ files: { quotaBytes: 20_000 } });
+    const noise = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } }).png().toBuffer();
+    expect(noise.length).toBeGreaterThan(20_000);
+    const res = await createWithImage(t, 'too large to keep', noise);
+    expect(res.status).toBe(202);
+    const done = await finishedVideo(t.app, t.key, res.body.id);
+    expect(done).toMatchObject({ status: 'failed', error: { code: 'storage_quota_exceeded' } });
+    expect(t.blobs.heldBytes(t.keys.verify(t.key)!.id, Math.floor(Date.now() / 1000))).toBe(0);
+    await t.videoRunner.stop(0);
+    await t.registry.close();
   });
 });

@@ -2,6 +2,7 @@
  * Builds a real app for tests: the real contract, in-memory SQLite, the built-in local model plus any
  * providers a test configures, and a logger whose lines the test can read. Nothing is shared between apps.
  */
+import { adminKeyCheck } from '../../server/auth/admin-key.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -78,6 +79,8 @@ export function createTestApp(
     files?: Partial<FileSettings> & { index?: FileIndex };
     /** MCP allowed origins, and a DNS stand-in for image URLs (to reach the SSRF guard with a public-looking name). */
     tools?: ToolSettings;
+    /** `OMNIGATE_ADMIN_KEY` (admin operations such as `GET /metrics`); none by default. */
+    adminKey?: string;
     /** The search index's extraction pool (its own one-worker pool by default): tests hold its slot to keep files `indexing`. */
     searchIndexPool?: MediaPool;
   } = {},
@@ -132,6 +135,7 @@ export function createTestApp(
     shutdownSignal: shutdown.signal,
     now: config.now,
     tools: { resolveHost: offlineDns, ...config.tools },
+    adminKey: adminKeyCheck(config.adminKey),
   });
   const { stores } = services;
   return {

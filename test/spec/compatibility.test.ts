@@ -1,8 +1,9 @@
 /**
  * The breaking-change gate (`npm run contract:diff`, scripts/contract-diff.mjs) really gates: against the 1.0.0
  * snapshot, a copy of the spec with a breaking change fails, an additive change passes, and so does the spec as
- * it is — whose only breaking changes are the `maxItems` bounds listed in openapi/allowed-breaking-changes.yaml,
- * and a listed bound lowered further fails again.
+ * it is — whose only breaking changes are those listed in openapi/allowed-breaking-changes.yaml (`maxItems` bounds,
+ * the MCP endpoint's 401/429 bodies) — and a listed change made otherwise (a bound lowered further, another error
+ * body) fails again.
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -98,6 +99,19 @@ const BREAKING: Change[] = [
       stops.maxItems = 255;
     },
     reports: "`maxItems` of `stop_sequences` was set to '255'.",
+  },
+  {
+    name: 'changing a listed response body otherwise (the MCP 401 error without its message)',
+    // The JSON-RPC 401 body is a listed change; dropping `message` from it as well is not.
+    apply: (document) => {
+      const rpcError = structuredClone(document.components.schemas.JsonRpcError);
+      expect(rpcError.properties.message).toBeDefined();
+      delete rpcError.properties.message;
+      const body = structuredClone(document.components.schemas.JsonRpcErrorResponse);
+      body.properties.error = rpcError;
+      document.components.responses.McpUnauthorized.content['application/json'].schema = body;
+    },
+    reports: 'Property `message` of `error` was removed. (property-removed)',
   },
 ];
 

@@ -15,7 +15,7 @@ import { createLogger } from '../../logger.js';
 import type { ModelRegistry } from '../../providers/registry.js';
 import { createBlobStore } from '../../storage/blob-store.js';
 import { openDatabase } from '../../storage/database.js';
-import { createVideoTaskStore, type VideoTaskStore } from '../../storage/video-task-store.js';
+import { createVideoTaskStore, PENDING_INPUT_BLOB, type VideoTaskStore } from '../../storage/video-task-store.js';
 import type { UsageRecorder } from '../../usage/usage-recorder.js';
 import { startVideoRunner, type VideoRunner } from './video-runner.js';
 
@@ -136,5 +136,37 @@ describe('video runner leases, two runners on one database', () => {
     // A's stopped attempt neither failed the task nor put it back in the queue.
     expect(a.store.get(created.id, 'key_a')).toMatchObject({ status: 'completed', errorCode: null, attempts: 2 });
     expect(a.calls).toHaveLength(1);
+  });
+});
+
+describe('a task whose input image is stored after the create was answered', () => {
+  it('waits out its grace time unclaimed, then fails input_image_lost if the image never came, without a render', async () => {
+    const { file, blobs } = sharedDatabase();
+    const clock = { ms: 1_000_000 };
+    const a = runnerOn(file, blobs, clock);
+    const outcome = a.store.createWithin({ ...NEW_TASK, inputBlob: PENDING_INPUT_BLOB }, clock.ms, 10, { runAfter: clock.ms + 60_000 });
+    const task = 'task' in outcome ? outcome.task : expect.unreachable();
+    a.runner.wake();
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(a.store.get(task.id, 'key_a')).toMatchObject({ status: 'queued', attempts: 0 });
+    clock.ms += 60_000;
+    a.runner.wake();
+    expect(await eventually(() => a.store.get(task.id, 'key_a')?.status === 'failed')).toBe(true);
+    expect(a.store.get(task.id, 'key_a')).toMatchObject({ errorCode: 'input_image_lost', attempts: 1 });
+    expect(a.calls).toHaveLength(0);
+  });
+
+  it('attachInput makes it runnable with its blob; a deleted task takes none', async () => {
+    const { file, blobs } = sharedDatabase();
+    const clock = { ms: 1_000_000 };
+    const a = runnerOn(file, blobs, clock);
+    const first = a.store.createWithin({ ...NEW_TASK, inputBlob: PENDING_INPUT_BLOB }, clock.ms, 10, { runAfter: clock.ms + 60_000 });
+    const task = 'task' in first ? first.task : expect.unreachable();
+    expect(a.store.attachInput(task.id, 'vref_0123456789abcdef', clock.ms)).toBe(true);
+    expect(a.store.attachInput(task.id, 'vref_again0123456789', clock.ms)).toBe(false);
+    expect(a.store.get(task.id, 'key_a')).toMatchObject({ inputBlob: 'vref_0123456789abcdef', runAfter: clock.ms });
+    a.store.delete(task.id, 'key_a');
+    expect(a.store.attachInput(task.id, 'vref_0123456789abcdef', clock.ms)).toBe(false);
   });
 });

@@ -18,7 +18,7 @@ import type { VideoRunnerSettings } from '../../config.js';
 import type { ModelRegistry } from '../../providers/registry.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { chargedTo, type StorageQuota } from '../storage-quota.js';
-import type { VideoTask, VideoTaskStore } from '../../storage/video-task-store.js';
+import { PENDING_INPUT_BLOB, type VideoTask, type VideoTaskStore } from '../../storage/video-task-store.js';
 import type { UsageRecorder } from '../../usage/usage-recorder.js';
 
 export interface VideoRunnerDeps {
@@ -102,6 +102,10 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
     try {
       const resolved = deps.registry.resolve(task.model, 'video');
       const model = deps.registry.model(resolved, 'video');
+      if (task.inputBlob === PENDING_INPUT_BLOB) {
+        // Its grace time passed with the image never stored: the process that took it died first.
+        throw new ApiError(500, 'The input image of this video was lost before it was stored; create the video again.', { code: 'input_image_lost', retryable: false });
+      }
       const input = task.inputBlob ? await readBlob(blobs, task.inputBlob) : undefined;
       const result = await model.generate({ prompt: task.prompt, seconds: task.seconds, width: task.width, height: task.height, inputImage: input }, context);
       const expiresAt = Math.floor(now() / 1000) + settings.retentionSeconds;

@@ -1,14 +1,16 @@
 /**
  * Creating a video task and showing one, as `/v1/videos` does, shared by those routes and the `create_video` /
- * `get_video` tools: create checks what it can at once (model, size, seconds, the input image), stores the
- * input image, queues the task and wakes the runner. Every lookup is by the caller's key: another key's id is
+ * `get_video` tools: create checks what it can at once (model, size, seconds, the input image by its header),
+ * queues the task and wakes the runner. Nothing slow comes before the answer: the input image is stored after it
+ * (a file write waits on libuv's thread pool, which the media workers' image work also fills), and the task
+ * becomes runnable once it is. Every lookup is by the caller's key: another key's id is
  * the same 404 as an unknown one. A key holds at most `maxActivePerKey` tasks queued or processing: the next is
  * a 429, refused before the input image is fetched and again, atomically, when the row is inserted.
  */
 import type { CallScope } from '../../http/call-scope.js';
 import { ApiError } from '../../core/api-error.js';
 import type { GeneratedMedia } from '../../core/models.js';
-import type { VideoTask, VideoTaskStore } from '../../storage/video-task-store.js';
+import { PENDING_INPUT_BLOB, type VideoTask, type VideoTaskStore } from '../../storage/video-task-store.js';
 import { readInputImage, storedImageFiles, type InputImageSettings, type UploadedFile } from '../media/input-image.js';
 import type { MediaDeps } from '../link-media.js';
 import type { FileStore } from '../../storage/file-store.js';
@@ -21,6 +23,8 @@ const DEFAULT_SIZE = '720x1280';
 const DEFAULT_SECONDS = '4';
 /** How long the input image of a task is kept: past any retry of the task. */
 const INPUT_IMAGE_SECONDS = 7 * 86_400;
+/** How long a task waits for its input image to be stored before a runner takes it (and fails it: the image is lost). */
+const INPUT_STORE_GRACE_MS = 10 * 60_000;
 /** The wait a refused create is told: room comes when one of the key's own tasks ends, which is not known ahead. */
 const QUEUE_FULL_RETRY_SECONDS = 20;
 
@@ -91,17 +95,6 @@ export async function createVideoTask(deps: VideoDeps, scope: CallScope, request
   );
   call.model.check?.({ prompt: request.prompt, seconds, width, height, inputImage });
   const created = now();
-  const inputBlob = inputImage
-    ? (
-        await deps.media.blobs.put(inputImage.data, {
-          prefix: 'vref',
-          mediaType: inputImage.mediaType,
-          expiresAt: Math.floor(created / 1000) + INPUT_IMAGE_SECONDS,
-          now: created,
-          owner: chargedTo(deps.media.storage, keyId, created),
-        })
-      ).id
-    : null;
   const outcome = deps.videos.tasks.createWithin(
     {
       keyId,
@@ -111,19 +104,51 @@ export async function createVideoTask(deps: VideoDeps, scope: CallScope, request
       seconds,
       width,
       height,
-      inputBlob,
+      inputBlob: inputImage ? PENDING_INPUT_BLOB : null,
     },
     created,
     maxActivePerKey,
+    { runAfter: inputImage ? created + INPUT_STORE_GRACE_MS : created },
   );
   if ('refused' in outcome) {
-    if (inputBlob) {
-      await deps.media.blobs.delete(inputBlob);
-    }
     throw queueFullError(maxActivePerKey);
   }
-  deps.videos.runner.wake();
+  if (inputImage) {
+    void storeInputImage(deps, outcome.task, inputImage, created);
+  } else {
+    deps.videos.runner.wake();
+  }
   return outcome.task;
+}
+
+/**
+ * After the answer: keeps the task's input image (charged to its key's storage quota) and makes the task
+ * runnable. An image the quota refuses fails the task with that error; a task deleted meanwhile drops it.
+ */
+async function storeInputImage(deps: VideoDeps, task: VideoTask, image: GeneratedMedia, created: number): Promise<void> {
+  const now = deps.now ?? Date.now;
+  try {
+    const blob = await deps.media.blobs.put(image.data, {
+      prefix: 'vref',
+      mediaType: image.mediaType,
+      expiresAt: Math.floor(created / 1000) + INPUT_IMAGE_SECONDS,
+      now: created,
+      owner: chargedTo(deps.media.storage, task.keyId, created),
+    });
+    if (!deps.videos.tasks.attachInput(task.id, blob.id, now())) {
+      await deps.media.blobs.delete(blob.id);
+      return;
+    }
+    deps.videos.runner.wake();
+  } catch (error) {
+    const apiError = error instanceof ApiError ? error : undefined;
+    deps.videos.tasks.failQueued(task.id, {
+      code: apiError?.code ?? 'input_image_not_stored',
+      message: apiError?.message ?? 'The input image could not be stored.',
+      now: Math.floor(now() / 1000),
+    });
+    deps.logger[apiError && apiError.status < 500 ? 'info' : 'error']({ err: error, videoId: task.id, requestId: task.requestId }, 'video input image not stored');
+  }
 }
 
 function videoNotFound(id: string): ApiError {

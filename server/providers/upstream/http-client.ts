@@ -19,6 +19,7 @@ import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { ProviderConfig } from '../../config.js';
 import { ApiError, UpstreamError } from '../../core/api-error.js';
+import { startUpstreamAttempt, type UpstreamAttempt } from '../../observability/hooks.js';
 import { readJsonBody } from './read-body.js';
 
 /** The part of a provider's configuration that every provider type has. */
@@ -223,8 +224,9 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
     return kept;
   }
 
-  async function* guardedBody(body: Dispatcher.ResponseData['body'], signal: AbortSignal, state: { complete: boolean }): AsyncGenerator<Uint8Array> {
+  async function* guardedBody(body: Dispatcher.ResponseData['body'], signal: AbortSignal, state: { complete: boolean }, attempt: UpstreamAttempt): AsyncGenerator<Uint8Array> {
     let bytes = 0;
+    let failure: unknown;
     try {
       // `destroyOnReturn: false`: leaving the loop early must not destroy the body before `finally` decides.
       for await (const piece of body.iterator({ destroyOnReturn: false })) {
@@ -232,8 +234,10 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
         yield piece as Uint8Array;
       }
     } catch (error) {
-      throw transportError(error, signal);
+      failure = transportError(error, signal);
+      throw failure;
     } finally {
+      attempt.end(failure, failure === undefined || signal.aborted ? undefined : 'body_interrupted');
       if (!body.destroyed) {
         if (state.complete && !signal.aborted) {
           // Stopped right after the answer was complete, with only the end of the body left: read that rest
@@ -248,23 +252,33 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
   }
 
   async function send(request: UpstreamSendRequest): Promise<UpstreamResponse> {
+    // Metrics and traces of this request (observability/hooks.ts): a shared no-op when both are off.
+    const attempt = startUpstreamAttempt(config.id, request.method, request.path, request.signal);
+    const headers = requestHeaders(request, request.body?.contentType);
+    if (attempt.headers) {
+      Object.assign(headers, attempt.headers);
+    }
     let response: Dispatcher.ResponseData;
     try {
       response = await pool.request({
         method: request.method,
         path: requestPath(request.path, request.query),
-        headers: requestHeaders(request, request.body?.contentType),
+        headers,
         body: request.body?.data ?? null,
         signal: request.signal,
       });
     } catch (error) {
-      throw transportError(error, request.signal);
+      const failure = transportError(error, request.signal);
+      attempt.end(failure);
+      throw failure;
     }
     const { statusCode, body } = response;
     if (statusCode < 200 || statusCode >= 300) {
       const message = scrub(errorBodyMessage(await readErrorBody(body), protocol.errorBodyFields));
       const retryAfter = headerValue(response.headers['retry-after']) ?? null;
-      throw protocol.statusError?.(statusCode, message, retryAfter) ?? UpstreamError.fromStatus(config.id, statusCode, message, retryAfter);
+      const failure = protocol.statusError?.(statusCode, message, retryAfter) ?? UpstreamError.fromStatus(config.id, statusCode, message, retryAfter);
+      attempt.end(failure);
+      throw failure;
     }
     // A body's failures reach its reader through iteration (`guardedBody`). This listener is for the bodies
     // nobody iterates: one not read yet when the call is aborted, and one abandoned mid-answer, whose
@@ -274,7 +288,7 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
     return {
       status: statusCode,
       headers: keptHeaders(response.headers),
-      body: guardedBody(body, request.signal, state),
+      body: guardedBody(body, request.signal, state, attempt),
       markComplete: () => {
         state.complete = true;
       },
