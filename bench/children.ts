@@ -33,7 +33,12 @@ export interface ChildServer {
   stop: () => Promise<void>;
 }
 
-export async function startChild(script: string, port: number, env: Record<string, string>, core = SERVER_CORE): Promise<ChildServer> {
+export async function startChild(
+  script: string,
+  port: number,
+  env: Record<string, string>,
+  core = SERVER_CORE,
+): Promise<ChildServer> {
   const command = PIN ? 'taskset' : process.execPath;
   // The gateway runs compiled, as `npm start` runs it; the bench's own helpers run from source.
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
@@ -64,7 +69,6 @@ export async function startChild(script: string, port: number, env: Record<strin
   };
 }
 
-
 /**
  * The gateway (`dist/main.js`) with a fresh data folder, routing `bench-model` (alias `bench`) to the fake upstream
  * on `upstreamPort` with as many connections as the perf kit's candidate; `env` adds to its environment.
@@ -76,7 +80,12 @@ export async function startGateway(upstreamPort: number, env: Record<string, str
     configFile,
     `providers:\n  fake:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\n    max_connections: 1024\nmodels:\n  - provider: fake\n    model: bench-model\n    aliases: [bench]\n`,
   );
-  return startChild('dist/main.js', await freePort(), { OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: KEY, OMNIGATE_CONFIG: configFile, ...env });
+  return startChild('dist/main.js', await freePort(), {
+    OMNIGATE_DATA_DIR: dir,
+    OMNIGATE_API_KEYS: KEY,
+    OMNIGATE_CONFIG: configFile,
+    ...env,
+  });
 }
 
 export function median(values: number[]): number {

@@ -8,7 +8,12 @@ import express from 'express';
 const app = express();
 app.use(express.json());
 app.post('/v1/chat/completions', (req, res) => {
-  res.json({ id: 'floor', object: 'chat.completion', model: (req.body as { model?: string }).model ?? null, choices: [] });
+  res.json({
+    id: 'floor',
+    object: 'chat.completion',
+    model: (req.body as { model?: string }).model ?? null,
+    choices: [],
+  });
 });
 app.get('/health', (_req, res) => {
   res.json({ status: 'ok' });

@@ -9,7 +9,14 @@ const COMPLETION = JSON.stringify({
   object: 'chat.completion',
   created: 1732240000,
   model: 'bench-model',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'The quick brown fox jumps over the lazy dog.' }, finish_reason: 'stop', logprobs: null }],
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'The quick brown fox jumps over the lazy dog.' },
+      finish_reason: 'stop',
+      logprobs: null,
+    },
+  ],
   usage: { prompt_tokens: 12, completion_tokens: 10, total_tokens: 22 },
 });
 
@@ -18,7 +25,7 @@ function streamFrames(): string {
   const chunk = (delta: object, finish: string | null) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1732240000, model: 'bench-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
   const usage = `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1732240000, model: 'bench-model', choices: [], usage: { prompt_tokens: 12, completion_tokens: 10, total_tokens: 22 } })}\n\n`;
-  return chunk({ role: 'assistant', content: '' }, null) + words.map((w) => chunk({ content: ` ${w}` }, null)).join('') + chunk({}, 'stop') + usage + 'data: [DONE]\n\n';
+  return `${chunk({ role: 'assistant', content: '' }, null) + words.map((w) => chunk({ content: ` ${w}` }, null)).join('') + chunk({}, 'stop') + usage}data: [DONE]\n\n`;
 }
 
 function startUpstream(port: number): Promise<Server> {
@@ -40,7 +47,6 @@ function startUpstream(port: number): Promise<Server> {
   });
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
-
 
 const server = await startUpstream(Number(process.env.PORT));
 server.keepAliveTimeout = 65_000;

@@ -30,7 +30,10 @@ async function* generated(total: number, hash: ReturnType<typeof createHash>): A
 
 export async function benchFiles(base: string, key: string, totalBytes = 100 * CHUNK): Promise<FilesBenchResult> {
   const hash = createHash('sha256');
-  const { body, contentType } = multipartStream({ purpose: 'bench' }, { field: 'file', filename: 'bench.bin', data: generated(totalBytes, hash) });
+  const { body, contentType } = multipartStream(
+    { purpose: 'bench' },
+    { field: 'file', filename: 'bench.bin', data: generated(totalBytes, hash) },
+  );
   const started = performance.now();
   const response = await fetch(`${base}/v1/files`, {
     method: 'POST',
@@ -38,7 +41,12 @@ export async function benchFiles(base: string, key: string, totalBytes = 100 * C
     body,
     duplex: 'half',
   } as RequestInit);
-  const stored = (await response.json()) as { id?: string; bytes?: number; sha256?: string; error?: { message: string } };
+  const stored = (await response.json()) as {
+    id?: string;
+    bytes?: number;
+    sha256?: string;
+    error?: { message: string };
+  };
   const seconds = (performance.now() - started) / 1000;
   if (!response.ok || !stored.id) {
     throw new Error(`upload failed: ${response.status} ${stored.error?.message ?? ''}`);

@@ -15,11 +15,27 @@ interface MediaScenario {
 }
 
 const SCENARIOS: MediaScenario[] = [
-  { name: 'image 1024² PNG (local:image)', path: '/v1/images/generations', body: { model: 'local:image', prompt: 'a red fox in a snowy forest at sunset', size: '1024x1024', response_format: 'b64_json' } },
-  { name: 'speech 150 chars mp3 (local:speech)', path: '/v1/audio/speech', body: { model: 'local:speech', input: SENTENCE, voice: 'alloy', response_format: 'mp3' } },
-  { name: 'music 10 s mp3 (local:music)', path: '/v1/music/generations', body: { model: 'local:music', prompt: 'upbeat piano pop with strings', duration: 10, response_format: 'mp3' } },
+  {
+    name: 'image 1024² PNG (local:image)',
+    path: '/v1/images/generations',
+    body: {
+      model: 'local:image',
+      prompt: 'a red fox in a snowy forest at sunset',
+      size: '1024x1024',
+      response_format: 'b64_json',
+    },
+  },
+  {
+    name: 'speech 150 chars mp3 (local:speech)',
+    path: '/v1/audio/speech',
+    body: { model: 'local:speech', input: SENTENCE, voice: 'alloy', response_format: 'mp3' },
+  },
+  {
+    name: 'music 10 s mp3 (local:music)',
+    path: '/v1/music/generations',
+    body: { model: 'local:music', prompt: 'upbeat piano pop with strings', duration: 10, response_format: 'mp3' },
+  },
 ];
-
 
 async function call(base: string, key: string, scenario: MediaScenario, seed: number): Promise<number> {
   const started = performance.now();
@@ -70,7 +86,12 @@ export async function benchVideo(base: string, key: string, options: { tasks: nu
     const created = await fetch(`${base}/v1/videos`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ model: 'local:video', prompt: `waves under a night sky ${i}`, seconds: String(options.seconds), size: '720x1280' }),
+      body: JSON.stringify({
+        model: 'local:video',
+        prompt: `waves under a night sky ${i}`,
+        seconds: String(options.seconds),
+        size: '720x1280',
+      }),
     });
     const { id } = (await created.json()) as { id: string };
     for (;;) {

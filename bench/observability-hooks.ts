@@ -16,9 +16,18 @@ const signal = new AbortController().signal;
 function outcome(i: number): CallOutcome {
   const start = performance.now();
   return {
-    operation: 'createChatCompletion', modelRequested: 'bench', model: i % 2 ? 'fake:bench-model' : 'fake:other', provider: 'fake',
+    operation: 'createChatCompletion',
+    modelRequested: 'bench',
+    model: i % 2 ? 'fake:bench-model' : 'fake:other',
+    provider: 'fake',
     usage: { inputTokens: 12, outputTokens: 30, cacheReadTokens: 0, reasoningTokens: 0 } as never,
-    units: null, media: null, status: 200, startedAt: start - 1.2, headAt: start - 0.4, errorCode: undefined, keyId: 'key_1',
+    units: null,
+    media: null,
+    status: 200,
+    startedAt: start - 1.2,
+    headAt: start - 0.4,
+    errorCode: undefined,
+    keyId: 'key_1',
   };
 }
 
@@ -32,7 +41,12 @@ function run(): number {
   return (used.user + used.system) / CALLS;
 }
 
-const metrics = createMetrics({ models: ['fake:bench-model', 'fake:other'], providers: ['local', 'fake'], perKey: false, sources: {} });
+const metrics = createMetrics({
+  models: ['fake:bench-model', 'fake:other'],
+  providers: ['local', 'fake'],
+  perKey: false,
+  sources: {},
+});
 const rows: Array<[string, number]> = [];
 for (let round = 0; round < 5; round++) {
   installObserver('metrics', undefined);
@@ -43,7 +57,9 @@ for (let round = 0; round < 5; round++) {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const off = median(rows.filter(([name]) => name === 'off').map(([, value]) => value));
 const on = median(rows.filter(([name]) => name === 'on').map(([, value]) => value));
-process.stdout.write(`metrics hooks per request: off ${off.toFixed(3)} µs, on ${on.toFixed(3)} µs (added ${(on - off).toFixed(3)} µs) over ${CALLS} calls × 5 rounds\n`);
+process.stdout.write(
+  `metrics hooks per request: off ${off.toFixed(3)} µs, on ${on.toFixed(3)} µs (added ${(on - off).toFixed(3)} µs) over ${CALLS} calls × 5 rounds\n`,
+);
 const before = process.cpuUsage();
 for (let i = 0; i < 20; i++) {
   await metrics.render();
@@ -57,7 +73,11 @@ const { startTracing } = await import('../server/observability/tracing.js');
 const tracing = startTracing({ serviceName: 'bench', version: '0', traceContent: false });
 installObserver('metrics', undefined);
 installObserver('tracing', tracing.observer);
-const request = { method: 'POST', url: '/v1/chat/completions', headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } } as never;
+const request = {
+  method: 'POST',
+  url: '/v1/chat/completions',
+  headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+} as never;
 const traced: number[] = [];
 for (let round = 0; round < 5; round++) {
   const before = process.cpuUsage();

@@ -46,8 +46,18 @@ async function main(): Promise<void> {
     { name: 'metrics off', gateway: await startGateway(upstreamPort, quiet) },
     // A second, identical gateway: how far two equal systems read apart here (the noise floor of the ratios).
     { name: 'metrics off (control, same as off)', gateway: await startGateway(upstreamPort, quiet) },
-    { name: 'metrics on', gateway: await startGateway(upstreamPort, { ...quiet, OMNIGATE_ADMIN_KEY: 'bench-admin-key-0123456789' }) },
-    { name: 'metrics on + traces (OTLP to loopback)', gateway: await startGateway(upstreamPort, { ...quiet, OMNIGATE_ADMIN_KEY: 'bench-admin-key-0123456789', OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl }) },
+    {
+      name: 'metrics on',
+      gateway: await startGateway(upstreamPort, { ...quiet, OMNIGATE_ADMIN_KEY: 'bench-admin-key-0123456789' }),
+    },
+    {
+      name: 'metrics on + traces (OTLP to loopback)',
+      gateway: await startGateway(upstreamPort, {
+        ...quiet,
+        OMNIGATE_ADMIN_KEY: 'bench-admin-key-0123456789',
+        OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+      }),
+    },
     {
       name: 'metrics on + traces sampled 10 %',
       gateway: await startGateway(upstreamPort, {
@@ -76,25 +86,44 @@ async function main(): Promise<void> {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
         body,
       });
-      const micros = ((cpuTicks(gateway.pid) - before) / 100) * 1e6 / result.requests.total;
+      const micros = (((cpuTicks(gateway.pid) - before) / 100) * 1e6) / result.requests.total;
       if (result.non2xx + result.errors > 0) {
         throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
       }
       if (round > 0) {
         results.get(name)!.push(micros);
         loads.push(loadavg()[0]);
-        process.stdout.write(`round ${round} ${name}: ${micros.toFixed(0)} µs/req, ${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, load ${loadavg()[0].toFixed(1)}\n`);
+        process.stdout.write(
+          `round ${round} ${name}: ${micros.toFixed(0)} µs/req, ${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, load ${loadavg()[0].toFixed(1)}\n`,
+        );
       }
     }
   }
   const off = median(results.get('metrics off')!);
-  process.stdout.write(`\n| configuration | CPU µs/req @${RATE} req/s, median (min–max) of ${ROUNDS} | vs off |\n|---|---|---|\n`);
+  process.stdout.write(
+    `\n| configuration | CPU µs/req @${RATE} req/s, median (min–max) of ${ROUNDS} | vs off |\n|---|---|---|\n`,
+  );
   for (const [name, values] of results) {
     const value = median(values);
-    process.stdout.write(`| ${name} | ${value.toFixed(0)} (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}) | ${name === 'metrics off' ? '—' : `${(((value - off) / off) * 100).toFixed(1)} %`} |\n`);
+    process.stdout.write(
+      `| ${name} | ${value.toFixed(0)} (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}) | ${name === 'metrics off' ? '—' : `${(((value - off) / off) * 100).toFixed(1)} %`} |\n`,
+    );
   }
-  process.stdout.write(`\nper-round ratios to off: ${systems.slice(1).map((system) => `${system.name}: ${results.get(system.name)!.map((value, index) => (value / results.get('metrics off')![index]).toFixed(3)).join(', ')}`).join('; ')}\n`);
-  process.stdout.write(`load average (1 min) during the rounds: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${PIN ? 'pinned' : 'unpinned'} cores; OTLP bytes received ${spansBytes}\n`);
+  process.stdout.write(
+    `\nper-round ratios to off: ${systems
+      .slice(1)
+      .map(
+        (system) =>
+          `${system.name}: ${results
+            .get(system.name)!
+            .map((value, index) => (value / results.get('metrics off')![index]).toFixed(3))
+            .join(', ')}`,
+      )
+      .join('; ')}\n`,
+  );
+  process.stdout.write(
+    `load average (1 min) during the rounds: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${PIN ? 'pinned' : 'unpinned'} cores; OTLP bytes received ${spansBytes}\n`,
+  );
   await Promise.all([...systems.map((system) => system.gateway.stop()), upstream.stop()]);
   collector.close();
 }

@@ -85,10 +85,30 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${gateway.port}`;
   const messages = [{ role: 'user', content: 'Say something about foxes.' }];
   const scenarios: Scenario[] = [
-    { name: 'upstream directly (baseline), JSON', url: `http://127.0.0.1:${upstreamPort}/v1/chat/completions`, body: { model: 'bench-model', messages } },
-    { name: 'bare Express 5 JSON app (floor)', url: `http://127.0.0.1:${floor.port}/v1/chat/completions`, body: { model: 'bench-model', messages }, pid: floor.pid },
-    { name: 'gateway → upstream, chat JSON', url: `${base}/v1/chat/completions`, body: { model: 'bench', messages }, pid: gateway.pid },
-    { name: 'gateway → upstream, chat SSE', url: `${base}/v1/chat/completions`, body: { model: 'bench', messages, stream: true }, pid: gateway.pid, stream: true },
+    {
+      name: 'upstream directly (baseline), JSON',
+      url: `http://127.0.0.1:${upstreamPort}/v1/chat/completions`,
+      body: { model: 'bench-model', messages },
+    },
+    {
+      name: 'bare Express 5 JSON app (floor)',
+      url: `http://127.0.0.1:${floor.port}/v1/chat/completions`,
+      body: { model: 'bench-model', messages },
+      pid: floor.pid,
+    },
+    {
+      name: 'gateway → upstream, chat JSON',
+      url: `${base}/v1/chat/completions`,
+      body: { model: 'bench', messages },
+      pid: gateway.pid,
+    },
+    {
+      name: 'gateway → upstream, chat SSE',
+      url: `${base}/v1/chat/completions`,
+      body: { model: 'bench', messages, stream: true },
+      pid: gateway.pid,
+      stream: true,
+    },
     // Translated streams: the caller's dialect is not the upstream's, so every chunk is decoded and re-encoded.
     {
       name: 'gateway → upstream, Anthropic SSE (translated)',
@@ -104,12 +124,29 @@ async function main(): Promise<void> {
       pid: gateway.pid,
       stream: true,
     },
-    { name: 'gateway, local model, chat JSON', url: `${base}/v1/chat/completions`, body: { model: 'local:chat', messages }, pid: gateway.pid },
-    { name: 'gateway, local model, Anthropic JSON', url: `${base}/anthropic/v1/messages`, body: { model: 'local:chat', max_tokens: 64, messages }, pid: gateway.pid },
+    {
+      name: 'gateway, local model, chat JSON',
+      url: `${base}/v1/chat/completions`,
+      body: { model: 'local:chat', messages },
+      pid: gateway.pid,
+    },
+    {
+      name: 'gateway, local model, Anthropic JSON',
+      url: `${base}/anthropic/v1/messages`,
+      body: { model: 'local:chat', max_tokens: 64, messages },
+      pid: gateway.pid,
+    },
   ];
   // Warm-up of every scenario, so JIT, connection pools and the tokenizer are in steady state before measuring.
   for (const scenario of scenarios) {
-    await autocannon({ url: scenario.url, method: 'POST', connections: CONNECTIONS, duration: 1, headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(scenario.body) });
+    await autocannon({
+      url: scenario.url,
+      method: 'POST',
+      connections: CONNECTIONS,
+      duration: 1,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify(scenario.body),
+    });
   }
   // Runs interleaved (scenario 1..n, then again), so a slow moment of a shared machine spreads over all of them.
   const results = new Map<string, Awaited<ReturnType<typeof measure>>[]>();
@@ -138,30 +175,47 @@ async function main(): Promise<void> {
   });
   console.log(
     `\n${RUNS} interleaved runs of ${DURATION_S} s per scenario (medians), ${CONNECTIONS} connections, loopback; ` +
-      (PIN ? `servers pinned to core ${SERVER_CORE}, load generator and fake upstream to core ${LOAD_CORE}.` : 'not pinned (one core or no taskset).') +
+      (PIN
+        ? `servers pinned to core ${SERVER_CORE}, load generator and fake upstream to core ${LOAD_CORE}.`
+        : 'not pinned (one core or no taskset).') +
       '\nUnlike the shared perf kit, this drives a fixed number of connections as fast as they go (not a fixed rate), so\n' +
       'p99 here is latency under saturation, and CPU µs/req is measured at full load, not at 1,000 req/s.\n',
   );
   console.table(rows);
   const passthrough = perEvent('gateway → upstream, chat SSE');
-  for (const name of ['gateway → upstream, Anthropic SSE (translated)', 'gateway → upstream, Responses SSE (translated)']) {
-    console.log(`${name}: ${(perEvent(name) / passthrough).toFixed(2)} × the passthrough stream's CPU per event delivered`);
+  for (const name of [
+    'gateway → upstream, Anthropic SSE (translated)',
+    'gateway → upstream, Responses SSE (translated)',
+  ]) {
+    console.log(
+      `${name}: ${(perEvent(name) / passthrough).toFixed(2)} × the passthrough stream's CPU per event delivered`,
+    );
   }
   if (process.env.BENCH_MEDIA !== '0') {
     const sequential = Number(process.env.BENCH_MEDIA_CALLS ?? 10);
     const concurrent = Number(process.env.BENCH_MEDIA_CONCURRENT ?? 8);
-    console.log(`\nbuilt-in media engines: ${sequential} calls one at a time, then ${concurrent} at once (pool: OMNIGATE_MEDIA_WORKERS, default 1 on 2 cores)\n`);
+    console.log(
+      `\nbuilt-in media engines: ${sequential} calls one at a time, then ${concurrent} at once (pool: OMNIGATE_MEDIA_WORKERS, default 1 on 2 cores)\n`,
+    );
     console.table(await benchMedia(base, KEY, { sequential, concurrent }));
     console.table([await benchVideo(base, KEY, { tasks: Number(process.env.BENCH_VIDEO_TASKS ?? 3), seconds: 4 })]);
   }
-  console.log('\nchat JSON at concurrency 1, the tokenizer thread idle and then busy with count_tokens of a ~390 KB prompt (bench/tokenizer-contention.ts)\n');
+  console.log(
+    '\nchat JSON at concurrency 1, the tokenizer thread idle and then busy with count_tokens of a ~390 KB prompt (bench/tokenizer-contention.ts)\n',
+  );
   console.table(await benchTokenizerContention(base, KEY));
   const search = await benchSearch();
-  console.log(`local:search over ${search.passages} passages in ${search.files} files: p50 ${search.p50Ms.toFixed(1)} ms, p99 ${search.p99Ms.toFixed(1)} ms (${search.queries} queries, at the index)`);
-  console.log('\nusage records: CPU per row written, batches of 200 into a table of up to 80,000 rows (bench/usage-insert.ts)\n');
+  console.log(
+    `local:search over ${search.passages} passages in ${search.files} files: p50 ${search.p50Ms.toFixed(1)} ms, p99 ${search.p99Ms.toFixed(1)} ms (${search.queries} queries, at the index)`,
+  );
+  console.log(
+    '\nusage records: CPU per row written, batches of 200 into a table of up to 80,000 rows (bench/usage-insert.ts)\n',
+  );
   console.table(benchUsageInsert());
   const upload = await benchFiles(base, KEY);
-  console.log(`\nPOST /v1/files, one ${Math.round(upload.bytes / 2 ** 20)} MiB file streamed: ${upload.megabytesPerSecond.toFixed(0)} MiB/s (sha256 ${upload.sha256Matches ? 'matches' : 'DIFFERS'})`);
+  console.log(
+    `\nPOST /v1/files, one ${Math.round(upload.bytes / 2 ** 20)} MiB file streamed: ${upload.megabytesPerSecond.toFixed(0)} MiB/s (sha256 ${upload.sha256Matches ? 'matches' : 'DIFFERS'})`,
+  );
   await gateway.stop();
   await floor.stop();
   await upstream.stop();

@@ -24,7 +24,6 @@ function seeded(seed: number): () => number {
   };
 }
 
-
 export interface SearchBenchResult {
   passages: number;
   files: number;
@@ -34,7 +33,9 @@ export interface SearchBenchResult {
   p99Ms: number;
 }
 
-export async function benchSearch(options: { files?: number; paragraphsPerFile?: number; queries?: number } = {}): Promise<SearchBenchResult> {
+export async function benchSearch(
+  options: { files?: number; paragraphsPerFile?: number; queries?: number } = {},
+): Promise<SearchBenchResult> {
   const files = options.files ?? 400;
   const paragraphs = options.paragraphsPerFile ?? 24;
   const queryCount = options.queries ?? 2_000;
@@ -44,7 +45,12 @@ export async function benchSearch(options: { files?: number; paragraphsPerFile?:
   const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'qu', 'el', 'or', 'an', 'is'];
   const vocabulary = [...WORDS];
   while (vocabulary.length < 5_000) {
-    vocabulary.push(Array.from({ length: 2 + Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]).join(''));
+    vocabulary.push(
+      Array.from(
+        { length: 2 + Math.floor(random() * 3) },
+        () => syllables[Math.floor(random() * syllables.length)],
+      ).join(''),
+    );
   }
   const word = () => vocabulary[Math.floor(vocabulary.length * random() ** 3)]!;
   const sentence = () => `${Array.from({ length: 8 + Math.floor(random() * 12) }, word).join(' ')}.`;
@@ -55,7 +61,11 @@ export async function benchSearch(options: { files?: number; paragraphsPerFile?:
   for (let file = 0; file < files; file++) {
     const text = Array.from({ length: paragraphs }, () => Array.from({ length: 3 }, sentence).join(' ')).join('\n\n');
     // Every fifth file belongs to another key: the search must filter it out, as in a shared server.
-    passages.replace({ fileId: `file_${file}`, keyId: file % 5 === 0 ? 'key_other' : 'key_bench', title: `notes-${file}.md` }, splitIntoPassages(text), Date.now());
+    passages.replace(
+      { fileId: `file_${file}`, keyId: file % 5 === 0 ? 'key_other' : 'key_bench', title: `notes-${file}.md` },
+      splitIntoPassages(text),
+      Date.now(),
+    );
   }
   const indexMs = performance.now() - started;
   const timings: number[] = [];
@@ -70,5 +80,12 @@ export async function benchSearch(options: { files?: number; paragraphsPerFile?:
   await index.close();
   db.close();
   const round = (ms: number) => Math.round(ms * 1000) / 1000;
-  return { passages: total, files, indexMs: Math.round(indexMs), queries: queryCount, p50Ms: round(percentile(timings, 50)), p99Ms: round(percentile(timings, 99)) };
+  return {
+    passages: total,
+    files,
+    indexMs: Math.round(indexMs),
+    queries: queryCount,
+    p50Ms: round(percentile(timings, 50)),
+    p99Ms: round(percentile(timings, 99)),
+  };
 }

@@ -18,7 +18,9 @@ const STREAM_SHARE = Number(process.env.SOAK_STREAM_SHARE ?? 0.2);
 const SAMPLE_EVERY_MS = 10_000;
 
 function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((text) => text.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((text) => text.startsWith('VmRSS:'))!;
   return Number(line.split(/\s+/)[1]) / 1024;
 }
 
@@ -29,7 +31,10 @@ async function main(): Promise<void> {
   const gateway = await startGateway(upstreamPort);
   const pool = new Pool(`http://127.0.0.1:${gateway.port}`, { connections: 256 });
   const messages = [{ role: 'user', content: 'Say something about foxes.' }];
-  const bodies = [JSON.stringify({ model: 'bench', messages }), JSON.stringify({ model: 'bench', messages, stream: true })];
+  const bodies = [
+    JSON.stringify({ model: 'bench', messages }),
+    JSON.stringify({ model: 'bench', messages, stream: true }),
+  ];
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` };
   let sent = 0;
   let failed = 0;
@@ -72,7 +77,9 @@ async function main(): Promise<void> {
   await pool.close();
   const floors: number[] = [];
   for (let minute = 0; minute < MINUTES; minute += 1) {
-    const inMinute = samples.filter((sample) => sample.minute > minute && sample.minute <= minute + 1).map((sample) => sample.rssMiB);
+    const inMinute = samples
+      .filter((sample) => sample.minute > minute && sample.minute <= minute + 1)
+      .map((sample) => sample.rssMiB);
     if (inMinute.length > 0) {
       floors.push(Math.min(...inMinute));
     }

@@ -62,5 +62,8 @@ function measure(ids: string, makeId: () => string, batches: number): UsageInser
 }
 
 export function benchUsageInsert(batches = 400): UsageInsertResult[] {
-  return [measure('time-ordered (req_ ids as made)', () => timeOrderedId('req'), batches), measure('random (randomId)', () => randomId('req'), batches)];
+  return [
+    measure('time-ordered (req_ ids as made)', () => timeOrderedId('req'), batches),
+    measure('random (randomId)', () => randomId('req'), batches),
+  ];
 }

@@ -30,17 +30,29 @@ function binaryBody(result: FetchResult<ArrayBuffer>): BinaryBody {
   };
 }
 
-export async function createSpeech(raw: RawClient, body: SpeechRequest, options: CallOptions = {}): Promise<BinaryBody> {
+export async function createSpeech(
+  raw: RawClient,
+  body: SpeechRequest,
+  options: CallOptions = {},
+): Promise<BinaryBody> {
   return binaryBody(await raw.POST('/v1/audio/speech', { body, parseAs: 'arrayBuffer', signal: options.signal }));
 }
 
-export async function createMusic(raw: RawClient, body: MusicAudioRequest, options: CallOptions = {}): Promise<BinaryBody> {
+export async function createMusic(
+  raw: RawClient,
+  body: MusicAudioRequest,
+  options: CallOptions = {},
+): Promise<BinaryBody> {
   return binaryBody(await raw.POST('/v1/music/generations', { body, parseAs: 'arrayBuffer', signal: options.signal }));
 }
 
 export async function downloadFile(raw: RawClient, id: string, options: CallOptions = {}): Promise<BinaryBody> {
   return binaryBody(
-    await raw.GET('/v1/files/{id}/content', { params: { path: { id } }, parseAs: 'arrayBuffer', signal: options.signal }),
+    await raw.GET('/v1/files/{id}/content', {
+      params: { path: { id } },
+      parseAs: 'arrayBuffer',
+      signal: options.signal,
+    }),
   );
 }
 
@@ -76,7 +88,10 @@ export async function generateImages(
   body: Omit<ImageGenerationRequest, 'response_format'>,
   options: CallOptions = {},
 ): Promise<GeneratedImages> {
-  const result = await raw.POST('/v1/images/generations', { body: { ...body, response_format: 'b64_json' }, signal: options.signal });
+  const result = await raw.POST('/v1/images/generations', {
+    body: { ...body, response_format: 'b64_json' },
+    signal: options.signal,
+  });
   const answer = unwrap(result);
   return {
     // atob rather than Buffer: the client also runs in browsers.
@@ -92,7 +107,10 @@ export async function generateImages(
  * The bytes behind a signed media link (`url` of an image or music answer). The link is its own credential, so
  * no key is sent; an expired or tampered link throws `OmnigateError` (410 / 403).
  */
-export async function downloadMedia(url: string, options: CallOptions & { fetch?: (request: Request) => Promise<Response> } = {}): Promise<BinaryBody> {
+export async function downloadMedia(
+  url: string,
+  options: CallOptions & { fetch?: (request: Request) => Promise<Response> } = {},
+): Promise<BinaryBody> {
   const response = await (options.fetch ?? fetch)(new Request(url, { signal: options.signal }));
   const data = await response.arrayBuffer();
   if (!response.ok) {
@@ -104,5 +122,9 @@ export async function downloadMedia(url: string, options: CallOptions & { fetch?
     }
     throw OmnigateError.fromResponse(response, body);
   }
-  return { data, contentType: response.headers.get('content-type') ?? 'application/octet-stream', requestId: response.headers.get(REQUEST_ID_HEADER) };
+  return {
+    data,
+    contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+    requestId: response.headers.get(REQUEST_ID_HEADER),
+  };
 }

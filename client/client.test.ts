@@ -37,7 +37,12 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      const request = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       received.push(request);
       Promise.resolve(handler(request, res)).catch((error: unknown) => {
         res.destroy(error as Error);
@@ -70,7 +75,11 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** Writes an SSE body in pieces cut at awkward places (mid-field, mid-UTF-8, between frames), flushing each. */
 async function sendSse(res: ServerResponse, wire: string, pieces = 7): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-svc-request-id': REQUEST_ID });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    'x-svc-request-id': REQUEST_ID,
+  });
   const bytes = Buffer.from(wire, 'utf8');
   const step = Math.max(1, Math.ceil(bytes.length / pieces) - 3);
   for (let offset = 0; offset < bytes.length; offset += step) {
@@ -80,7 +89,10 @@ async function sendSse(res: ServerResponse, wire: string, pieces = 7): Promise<v
   res.end();
 }
 
-function chunk(content: string, finish: ChatCompletionChunk['choices'][number]['finish_reason'] = null): ChatCompletionChunk {
+function chunk(
+  content: string,
+  finish: ChatCompletionChunk['choices'][number]['finish_reason'] = null,
+): ChatCompletionChunk {
   return {
     id: 'chatcmpl-1',
     object: 'chat.completion.chunk',
@@ -151,7 +163,10 @@ describe('createClient', () => {
         return fetch(request);
       },
     });
-    const count = await omnigate.countMessageTokens({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] });
+    const count = await omnigate.countMessageTokens({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(count).toEqual({ input_tokens: 12 });
     expect(seen).toEqual(['POST /anthropic/v1/messages/count_tokens']);
     expect(received[0].headers.authorization).toBe(`Bearer ${API_KEY}`);
@@ -165,25 +180,45 @@ describe('JSON helpers', () => {
     object: 'chat.completion',
     created: 1732240000,
     model: 'gpt-4o-mini',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'Paris.', refusal: null }, finish_reason: 'stop', logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: 'Paris.', refusal: null },
+        finish_reason: 'stop',
+        logprobs: null,
+      },
+    ],
     usage: { prompt_tokens: 21, completion_tokens: 2, total_tokens: 23 },
     system_fingerprint: null,
   };
 
   it('createChatCompletion posts the body and returns the typed completion', async () => {
     handler = (_request, res) => sendJson(res, 200, completion);
-    const result = await client().createChatCompletion({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Capital of France?' }] });
+    const result = await client().createChatCompletion({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Capital of France?' }],
+    });
     expect(result).toEqual(completion);
     expect(received[0].url).toBe('/v1/chat/completions');
-    expect(JSON.parse(received[0].body.toString())).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Capital of France?' }] });
+    expect(JSON.parse(received[0].body.toString())).toEqual({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Capital of France?' }],
+    });
   });
 
   it('turns an OpenAI-envelope error into OmnigateError with status, type, code, param and request id', async () => {
     const body: ErrorResponse = {
-      error: { message: "The model 'gpt-9' does not exist.", type: 'not_found_error', param: 'model', code: 'model_not_found' },
+      error: {
+        message: "The model 'gpt-9' does not exist.",
+        type: 'not_found_error',
+        param: 'model',
+        code: 'model_not_found',
+      },
     };
     handler = (_request, res) => sendJson(res, 404, body, { 'x-svc-request-id': 'req_404' });
-    const error = await expectOmnigateError(client().createChatCompletion({ model: 'gpt-9', messages: [{ role: 'user', content: 'Hi' }] }));
+    const error = await expectOmnigateError(
+      client().createChatCompletion({ model: 'gpt-9', messages: [{ role: 'user', content: 'Hi' }] }),
+    );
     expect(error).toMatchObject({
       status: 404,
       type: 'not_found_error',
@@ -204,9 +239,20 @@ describe('JSON helpers', () => {
         { 'x-svc-request-id': 'req_header', 'retry-after': '20' },
       );
     const error = await expectOmnigateError(
-      client().createMessage({ model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] }),
+      client().createMessage({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
     );
-    expect(error).toMatchObject({ status: 429, type: 'rate_limit_error', code: null, param: null, message: 'Slow down.', requestId: 'req_header' });
+    expect(error).toMatchObject({
+      status: 429,
+      type: 'rate_limit_error',
+      code: null,
+      param: null,
+      message: 'Slow down.',
+      requestId: 'req_header',
+    });
     expect(received[0].url).toBe('/anthropic/v1/messages');
   });
 
@@ -216,7 +262,12 @@ describe('JSON helpers', () => {
       res.end('Bad gateway');
     };
     const error = await expectOmnigateError(client().createResponse({ model: 'gpt-4o-mini', input: 'Hi' }));
-    expect(error).toMatchObject({ status: 502, type: 'http_error', message: 'HTTP 502: Bad gateway', requestId: 'req_502' });
+    expect(error).toMatchObject({
+      status: 502,
+      type: 'http_error',
+      message: 'HTTP 502: Bad gateway',
+      requestId: 'req_502',
+    });
   });
 });
 
@@ -227,7 +278,9 @@ describe('streaming helpers', () => {
       // Anything after [DONE] must be ignored.
       await sendSse(res, chunks.map((c) => frame(c)).join('') + frame('[DONE]') + frame(chunk('ignored')), 11);
     };
-    const got = await collect(client().streamChatCompletion({ model: 'local:echo', messages: [{ role: 'user', content: 'Hi' }] }));
+    const got = await collect(
+      client().streamChatCompletion({ model: 'local:echo', messages: [{ role: 'user', content: 'Hi' }] }),
+    );
     expect(got).toEqual(chunks);
     expect(got.map((c) => c.choices[0].delta.content).join('')).toBe('Café 雨 🌧.');
     expect(JSON.parse(received[0].body.toString())).toMatchObject({ stream: true });
@@ -239,12 +292,22 @@ describe('streaming helpers', () => {
       sendSse(
         res,
         frame(chunk('Hel')) +
-          frame({ error: { message: 'Upstream openai timed out.', type: 'timeout_error', param: null, code: 'upstream_timeout' } }),
+          frame({
+            error: {
+              message: 'Upstream openai timed out.',
+              type: 'timeout_error',
+              param: null,
+              code: 'upstream_timeout',
+            },
+          }),
       );
     const got: ChatCompletionChunk[] = [];
     const error = await expectOmnigateError(
       (async () => {
-        for await (const c of client().streamChatCompletion({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] })) {
+        for await (const c of client().streamChatCompletion({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'Hi' }],
+        })) {
           got.push(c);
         }
       })(),
@@ -261,16 +324,30 @@ describe('streaming helpers', () => {
 
   it('streamChatCompletion throws OmnigateError for an HTTP error before the stream starts', async () => {
     handler = (_request, res) =>
-      sendJson(res, 401, { error: { message: 'Invalid API key.', type: 'authentication_error', param: null, code: 'invalid_api_key' } }, {
-        'x-svc-request-id': 'req_401',
-      });
-    const error = await expectOmnigateError(collect(client().streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] })));
-    expect(error).toMatchObject({ status: 401, type: 'authentication_error', code: 'invalid_api_key', requestId: 'req_401' });
+      sendJson(
+        res,
+        401,
+        { error: { message: 'Invalid API key.', type: 'authentication_error', param: null, code: 'invalid_api_key' } },
+        {
+          'x-svc-request-id': 'req_401',
+        },
+      );
+    const error = await expectOmnigateError(
+      collect(client().streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] })),
+    );
+    expect(error).toMatchObject({
+      status: 401,
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+      requestId: 'req_401',
+    });
   });
 
   it('streamChatCompletion refuses a 2xx answer that is not an event stream', async () => {
     handler = (_request, res) => sendJson(res, 200, { id: 'chatcmpl-1' });
-    const error = await expectOmnigateError(collect(client().streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] })));
+    const error = await expectOmnigateError(
+      collect(client().streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] })),
+    );
     expect(error).toMatchObject({ status: 200, type: 'invalid_response' });
   });
 
@@ -308,7 +385,10 @@ describe('streaming helpers', () => {
       sendSse(
         res,
         frame(delta, 'response.output_text.delta') +
-          frame({ type: 'error', sequence_number: 2, code: 'upstream_error', message: 'Upstream failed.', param: null }, 'error'),
+          frame(
+            { type: 'error', sequence_number: 2, code: 'upstream_error', message: 'Upstream failed.', param: null },
+            'error',
+          ),
       );
     const got: unknown[] = [];
     const error = await expectOmnigateError(
@@ -322,7 +402,12 @@ describe('streaming helpers', () => {
       })(),
     );
     expect(got).toEqual([delta]);
-    expect(error).toMatchObject({ status: null, code: 'upstream_error', message: 'Upstream failed.', requestId: REQUEST_ID });
+    expect(error).toMatchObject({
+      status: null,
+      code: 'upstream_error',
+      message: 'Upstream failed.',
+      requestId: REQUEST_ID,
+    });
     expect(received[0].url).toBe('/v1/responses');
     expect(JSON.parse(received[0].body.toString())).toEqual({ model: 'gpt-4o-mini', input: 'Hi', stream: true });
   });
@@ -341,7 +426,11 @@ describe('streaming helpers', () => {
     const got: unknown[] = [];
     const error = await expectOmnigateError(
       (async () => {
-        for await (const event of client().streamMessage({ model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] })) {
+        for await (const event of client().streamMessage({
+          model: 'claude-sonnet-4-5',
+          max_tokens: 16,
+          messages: [{ role: 'user', content: 'Hi' }],
+        })) {
           got.push(event);
         }
       })(),
@@ -370,10 +459,17 @@ describe('streaming helpers', () => {
 
 describe('binary helpers', () => {
   // Every byte value, plus bytes that are invalid UTF-8, so any text decoding on the way would show.
-  const bytes = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28])]);
+  const bytes = Buffer.concat([
+    Buffer.from(Array.from({ length: 256 }, (_, i) => i)),
+    Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28]),
+  ]);
 
   function sendBytes(res: ServerResponse, contentType: string): void {
-    res.writeHead(200, { 'content-type': contentType, 'content-length': String(bytes.length), 'x-svc-request-id': REQUEST_ID });
+    res.writeHead(200, {
+      'content-type': contentType,
+      'content-length': String(bytes.length),
+      'x-svc-request-id': REQUEST_ID,
+    });
     res.end(bytes);
   }
 
@@ -396,25 +492,48 @@ describe('binary helpers', () => {
   it('generateImages asks for base64 and hands back the decoded bytes', async () => {
     handler = (_request, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'x-svc-request-id': REQUEST_ID });
-      res.end(JSON.stringify({ created: 1, data: [{ b64_json: bytes.toString('base64'), revised_prompt: null }], output_format: 'webp', size: '64x64' }));
+      res.end(
+        JSON.stringify({
+          created: 1,
+          data: [{ b64_json: bytes.toString('base64'), revised_prompt: null }],
+          output_format: 'webp',
+          size: '64x64',
+        }),
+      );
     };
     const result = await client().generateImages({ prompt: 'a fox', size: '64x64' });
-    expect(JSON.parse(received[0].body.toString('utf8'))).toMatchObject({ prompt: 'a fox', response_format: 'b64_json' });
+    expect(JSON.parse(received[0].body.toString('utf8'))).toMatchObject({
+      prompt: 'a fox',
+      response_format: 'b64_json',
+    });
     expect(Buffer.from(result.images[0]).equals(bytes)).toBe(true);
     expect(result).toMatchObject({ format: 'webp', size: '64x64', revisedPrompts: [null], requestId: REQUEST_ID });
   });
 
   it('downloadMedia loads a signed link without sending the key, and throws the 410 of an expired one', async () => {
     handler = (_request, res) => sendBytes(res, 'image/png');
-    const media = await client().downloadMedia(`${baseUrl}/v1/media/media_abcdefgh?expires=9&signature=abcdefghijklmnop`);
+    const media = await client().downloadMedia(
+      `${baseUrl}/v1/media/media_abcdefgh?expires=9&signature=abcdefghijklmnop`,
+    );
     expect(Buffer.from(media.data).equals(bytes)).toBe(true);
     expect(media.contentType).toBe('image/png');
     expect(received[0].headers.authorization).toBeUndefined();
     handler = (_request, res) => {
       res.writeHead(410, { 'content-type': 'application/json', 'x-svc-request-id': REQUEST_ID });
-      res.end(JSON.stringify({ error: { message: 'This media link expired', type: 'invalid_request_error', param: null, code: 'link_expired' } }));
+      res.end(
+        JSON.stringify({
+          error: {
+            message: 'This media link expired',
+            type: 'invalid_request_error',
+            param: null,
+            code: 'link_expired',
+          },
+        }),
+      );
     };
-    const failure = await client().downloadMedia(`${baseUrl}/v1/media/media_abcdefgh?expires=9&signature=abcdefghijklmnop`).catch((error: unknown) => error);
+    const failure = await client()
+      .downloadMedia(`${baseUrl}/v1/media/media_abcdefgh?expires=9&signature=abcdefghijklmnop`)
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OmnigateError);
     expect(failure).toMatchObject({ status: 410, code: 'link_expired', requestId: REQUEST_ID });
   });
@@ -441,9 +560,14 @@ describe('binary helpers', () => {
 
   it('throws OmnigateError for an error answer to a binary call', async () => {
     handler = (_request, res) =>
-      sendJson(res, 409, { error: { message: 'Not ready.', type: 'conflict_error', param: null, code: 'video_not_ready' } }, {
-        'x-svc-request-id': 'req_409',
-      });
+      sendJson(
+        res,
+        409,
+        { error: { message: 'Not ready.', type: 'conflict_error', param: null, code: 'video_not_ready' } },
+        {
+          'x-svc-request-id': 'req_409',
+        },
+      );
     const error = await expectOmnigateError(client().downloadVideoContent('video_1'));
     expect(error).toMatchObject({ status: 409, code: 'video_not_ready', requestId: 'req_409' });
   });
@@ -477,7 +601,9 @@ describe('uploadFile', () => {
     expect(request.url).toBe('/v1/files');
     expect(request.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     expect(request.headers.authorization).toBe(`Bearer ${API_KEY}`);
-    const form = await new Response(new Uint8Array(request.body), { headers: { 'content-type': request.headers['content-type']! } }).formData();
+    const form = await new Response(new Uint8Array(request.body), {
+      headers: { 'content-type': request.headers['content-type']! },
+    }).formData();
     const file = form.get('file');
     expect(file).toBeInstanceOf(Blob);
     expect((file as File).name).toBe('notes é.txt');
@@ -498,7 +624,10 @@ describe('waitForVideo', () => {
   it('polls until completed, reporting progress', async () => {
     playVideos([video('queued', 0), video('processing', 40), video('processing', 80), video('completed', 100)]);
     const progress: number[] = [];
-    const done = await client().waitForVideo('video_1', { intervalMs: 5, onProgress: (v) => progress.push(v.progress) });
+    const done = await client().waitForVideo('video_1', {
+      intervalMs: 5,
+      onProgress: (v) => progress.push(v.progress),
+    });
     expect(done.status).toBe('completed');
     expect(progress).toEqual([0, 40, 80, 100]);
     expect(received.map((request) => request.url)).toEqual(Array(4).fill('/v1/videos/video_1'));
@@ -530,7 +659,9 @@ describe('waitForVideo', () => {
 
   it('throws OmnigateError when the task does not exist', async () => {
     handler = (_request, res) =>
-      sendJson(res, 404, { error: { message: 'No video video_x.', type: 'not_found_error', param: null, code: 'not_found' } });
+      sendJson(res, 404, {
+        error: { message: 'No video video_x.', type: 'not_found_error', param: null, code: 'not_found' },
+      });
     const error = await expectOmnigateError(client().waitForVideo('video_x', { intervalMs: 5 }));
     expect(error).toMatchObject({ status: 404, type: 'not_found_error', requestId: REQUEST_ID });
   });
@@ -539,6 +670,8 @@ describe('waitForVideo', () => {
     playVideos([video('processing', 10)]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('gave up')), 30);
-    await expect(client().waitForVideo('video_1', { intervalMs: 10, signal: controller.signal })).rejects.toThrow('gave up');
+    await expect(client().waitForVideo('video_1', { intervalMs: 10, signal: controller.signal })).rejects.toThrow(
+      'gave up',
+    );
   });
 });

@@ -11,8 +11,24 @@
  */
 import createFetchClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
-import { createMusic, createSpeech, downloadFile, downloadMedia, downloadVideoContent, generateImages } from './binary.js';
-import { countMessageTokens, createChatCompletion, createMessage, createResponse, createSearchAnswer, understandImage, webSearch, webSearchTool } from './json-calls.js';
+import {
+  createMusic,
+  createSpeech,
+  downloadFile,
+  downloadMedia,
+  downloadVideoContent,
+  generateImages,
+} from './binary.js';
+import {
+  countMessageTokens,
+  createChatCompletion,
+  createMessage,
+  createResponse,
+  createSearchAnswer,
+  understandImage,
+  webSearch,
+  webSearchTool,
+} from './json-calls.js';
 import type { CallOptions, RawClient } from './raw-client.js';
 import { streamChatCompletion, streamMessage, streamResponse, streamSearchAnswer } from './streams.js';
 import { uploadFile } from './upload-file.js';
@@ -29,7 +45,9 @@ export interface ClientOptions {
 }
 
 /** Drops the leading `raw` parameter of a helper. */
-type Bound<Helper> = Helper extends (raw: RawClient, ...rest: infer Rest) => infer Result ? (...rest: Rest) => Result : never;
+type Bound<Helper> = Helper extends (raw: RawClient, ...rest: infer Rest) => infer Result
+  ? (...rest: Rest) => Result
+  : never;
 
 export interface OmnigateClient {
   /** The underlying openapi-fetch client; every operation, typed from `openapi/api.yaml`. */

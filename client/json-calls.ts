@@ -58,23 +58,43 @@ export async function countMessageTokens(
   body: AnthropicCountTokensRequest,
   options: CallOptions = {},
 ): Promise<AnthropicTokenCount> {
-  return unwrap(await raw.POST('/anthropic/v1/messages/count_tokens', { body, signal: options.signal })) as AnthropicTokenCount;
+  return unwrap(
+    await raw.POST('/anthropic/v1/messages/count_tokens', { body, signal: options.signal }),
+  ) as AnthropicTokenCount;
 }
 
-export async function webSearch(raw: RawClient, body: WebSearchRequest, options: CallOptions = {}): Promise<WebSearchResponse> {
+export async function webSearch(
+  raw: RawClient,
+  body: WebSearchRequest,
+  options: CallOptions = {},
+): Promise<WebSearchResponse> {
   return unwrap(await raw.POST('/v1/web/search', { body, signal: options.signal })) as WebSearchResponse;
 }
 
-export async function createSearchAnswer(raw: RawClient, body: Omit<SearchAnswerRequest, 'stream'> & { stream?: false }, options: CallOptions = {}): Promise<SearchAnswer> {
+export async function createSearchAnswer(
+  raw: RawClient,
+  body: Omit<SearchAnswerRequest, 'stream'> & { stream?: false },
+  options: CallOptions = {},
+): Promise<SearchAnswer> {
   return unwrap(await raw.POST('/v1/search/answer', { body, signal: options.signal })) as SearchAnswer;
 }
 
 /** The `image_understanding` tool over REST (the same tool MCP clients call). */
-export async function understandImage(raw: RawClient, body: ImageUnderstandingRequest, options: CallOptions = {}): Promise<ImageUnderstandingResponse> {
-  return unwrap(await raw.POST('/v1/tools/image_understanding', { body, signal: options.signal })) as ImageUnderstandingResponse;
+export async function understandImage(
+  raw: RawClient,
+  body: ImageUnderstandingRequest,
+  options: CallOptions = {},
+): Promise<ImageUnderstandingResponse> {
+  return unwrap(
+    await raw.POST('/v1/tools/image_understanding', { body, signal: options.signal }),
+  ) as ImageUnderstandingResponse;
 }
 
 /** The `web_search` tool over REST: results plus the text an agent would be given. */
-export async function webSearchTool(raw: RawClient, body: WebSearchToolRequest, options: CallOptions = {}): Promise<WebSearchToolResponse> {
+export async function webSearchTool(
+  raw: RawClient,
+  body: WebSearchToolRequest,
+  options: CallOptions = {},
+): Promise<WebSearchToolResponse> {
   return unwrap(await raw.POST('/v1/tools/web_search', { body, signal: options.signal })) as WebSearchToolResponse;
 }

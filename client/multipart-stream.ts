@@ -35,12 +35,18 @@ async function* chunksOf(data: AsyncIterable<Uint8Array> | ReadableStream<Uint8A
 }
 
 /** The body (fields first, then the file) and the `Content-Type` naming its boundary. */
-export function multipartStream(fields: Record<string, string>, file: StreamedFilePart): { body: ReadableStream<Uint8Array>; contentType: string } {
+export function multipartStream(
+  fields: Record<string, string>,
+  file: StreamedFilePart,
+): { body: ReadableStream<Uint8Array>; contentType: string } {
   const boundary = `----omnigate${crypto.randomUUID().replace(/-/g, '')}`;
   const encoder = new TextEncoder();
   const head =
     Object.entries(fields)
-      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${value}\r\n`)
+      .map(
+        ([name, value]) =>
+          `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${value}\r\n`,
+      )
       .join('') +
     `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(file.field)}"; filename="${escapeName(file.filename)}"\r\n` +
     `Content-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`;

@@ -97,7 +97,13 @@ function parseEnvelope(body: unknown): ParsedEnvelope | undefined {
   }
   const error = body.error;
   if (body.jsonrpc === '2.0') {
-    return { type: 'jsonrpc_error', code: stringOrNull(error.code), param: null, message: error.message as string, requestId: null };
+    return {
+      type: 'jsonrpc_error',
+      code: stringOrNull(error.code),
+      param: null,
+      message: error.message as string,
+      requestId: null,
+    };
   }
   return {
     type: typeof error.type === 'string' ? error.type : 'api_error',

@@ -16,10 +16,7 @@ export async function* parseSse(stream: ReadableStream<Uint8Array>): AsyncGenera
   // TS's DOM lib types TextDecoderStream's input as BufferSource, which excludes views that might sit on a
   // SharedArrayBuffer; response bodies never do.
   const decoder = new TextDecoderStream() as ReadableWritablePair<string, Uint8Array>;
-  const reader = stream
-    .pipeThrough(decoder)
-    .pipeThrough(new EventSourceParserStream())
-    .getReader();
+  const reader = stream.pipeThrough(decoder).pipeThrough(new EventSourceParserStream()).getReader();
   let finished = false;
   try {
     for (;;) {

@@ -32,7 +32,10 @@ interface StreamResult {
 }
 
 /** Throws for a non-2xx or non-SSE answer, else returns the events and the call's request id. */
-function openEvents(result: StreamResult): { events: AsyncGenerator<SseEvent, void, undefined>; requestId: string | null } {
+function openEvents(result: StreamResult): {
+  events: AsyncGenerator<SseEvent, void, undefined>;
+  requestId: string | null;
+} {
   const { response } = result;
   const requestId = response.headers.get(REQUEST_ID_HEADER);
   if (!response.ok) {
@@ -112,7 +115,11 @@ export async function* streamResponse(
   body: StreamRequest<ResponseCreateRequest>,
   options: CallOptions = {},
 ): AsyncGenerator<Exclude<ResponseStreamEvent, ResponseErrorEvent>, void, undefined> {
-  const result = await raw.POST('/v1/responses', { body: { ...body, stream: true }, parseAs: 'stream', signal: options.signal });
+  const result = await raw.POST('/v1/responses', {
+    body: { ...body, stream: true },
+    parseAs: 'stream',
+    signal: options.signal,
+  });
   yield* typedEvents<ResponseStreamEvent, ResponseErrorEvent>(result);
 }
 
@@ -136,6 +143,10 @@ export async function* streamSearchAnswer(
   body: StreamRequest<SearchAnswerRequest>,
   options: CallOptions = {},
 ): AsyncGenerator<Exclude<SearchAnswerStreamEvent, SearchAnswerErrorEvent>, void, undefined> {
-  const result = await raw.POST('/v1/search/answer', { body: { ...body, stream: true }, parseAs: 'stream', signal: options.signal });
+  const result = await raw.POST('/v1/search/answer', {
+    body: { ...body, stream: true },
+    parseAs: 'stream',
+    signal: options.signal,
+  });
   yield* typedEvents<SearchAnswerStreamEvent, SearchAnswerErrorEvent>(result);
 }

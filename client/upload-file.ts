@@ -32,7 +32,11 @@ function fieldsOf(input: UploadFileInput): Record<string, string> {
   return fields;
 }
 
-export async function uploadFile(raw: RawClient, input: UploadFileInput, options: CallOptions = {}): Promise<FileObject> {
+export async function uploadFile(
+  raw: RawClient,
+  input: UploadFileInput,
+  options: CallOptions = {},
+): Promise<FileObject> {
   let file = input.file;
   let filename = input.filename;
   if (typeof file === 'string') {
@@ -50,7 +54,11 @@ export async function uploadFile(raw: RawClient, input: UploadFileInput, options
     }
     form.append('file', file, name);
     return unwrap(
-      await raw.POST('/v1/files', { body: { file: name, purpose: input.purpose }, bodySerializer: () => form, signal: options.signal }),
+      await raw.POST('/v1/files', {
+        body: { file: name, purpose: input.purpose },
+        bodySerializer: () => form,
+        signal: options.signal,
+      }),
     );
   }
   const { body, contentType } = multipartStream(fields, { field: 'file', filename: name, data: file });

@@ -41,7 +41,9 @@ const graph = new Map();
 function layerOf(file) {
   const top = path.relative(server, file).split(path.sep)[0];
   if (!rank.has(top)) {
-    problems.push(`${path.relative(root, file)}: '${top}' is in no layer; add it to LAYERS in scripts/check-layers.mjs`);
+    problems.push(
+      `${path.relative(root, file)}: '${top}' is in no layer; add it to LAYERS in scripts/check-layers.mjs`,
+    );
     return undefined;
   }
   return rank.get(top);
@@ -50,10 +52,14 @@ function layerOf(file) {
 for (const file of sources) {
   const text = fs.readFileSync(file, 'utf8');
   const targets = [];
-  for (const match of text.matchAll(/(?:import|export)\s+(?:type\s+)?[^'";]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g)) {
+  for (const match of text.matchAll(
+    /(?:import|export)\s+(?:type\s+)?[^'";]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g,
+  )) {
     const specifier = match[1] ?? match[2];
     const base = path.resolve(path.dirname(file), specifier).replace(/\.js$/, '');
-    const target = [`${base}.ts`, `${base}.mts`, path.join(base, 'index.ts')].find((candidate) => sources.includes(candidate));
+    const target = [`${base}.ts`, `${base}.mts`, path.join(base, 'index.ts')].find((candidate) =>
+      sources.includes(candidate),
+    );
     if (!target) {
       continue; // outside server/ (generated types, scripts) or not TypeScript
     }
@@ -61,7 +67,9 @@ for (const file of sources) {
     const from = layerOf(file);
     const to = layerOf(target);
     if (from !== undefined && to !== undefined && to > from) {
-      problems.push(`${path.relative(root, file)} imports ${path.relative(root, target)}: a higher layer (${LAYERS[to].join('/')} above ${LAYERS[from].join('/')})`);
+      problems.push(
+        `${path.relative(root, file)} imports ${path.relative(root, target)}: a higher layer (${LAYERS[to].join('/')} above ${LAYERS[from].join('/')})`,
+      );
     }
   }
   graph.set(file, targets);
@@ -106,7 +114,12 @@ for (const node of graph.keys()) {
   }
 }
 
-const testOnly = walk(server).filter((file) => /\.(ts|mts|js|mjs)$/.test(file) && !/\.test\./.test(file) && /(^|\/)(__fixtures__\/|fake[-_]|mock[-_]|test[-_]meta)/.test(path.relative(server, file)));
+const testOnly = walk(server).filter(
+  (file) =>
+    /\.(ts|mts|js|mjs)$/.test(file) &&
+    !/\.test\./.test(file) &&
+    /(^|\/)(__fixtures__\/|fake[-_]|mock[-_]|test[-_]meta)/.test(path.relative(server, file)),
+);
 for (const file of testOnly) {
   problems.push(`${path.relative(root, file)}: test-only code belongs under test/`);
 }
@@ -115,4 +128,6 @@ if (problems.length > 0) {
   console.log(problems.join('\n'));
   process.exit(1);
 }
-console.log(`layers: ${sources.length} files in ${LAYERS.length} layers, every import points down or sideways, no circle, no test-only code`);
+console.log(
+  `layers: ${sources.length} files in ${LAYERS.length} layers, every import points down or sideways, no circle, no test-only code`,
+);

@@ -15,31 +15,47 @@ const redocly = path.join(root, 'node_modules', '.bin', 'redocly');
 const revision = process.argv[2] ?? 'openapi/api.yaml';
 const args = ['diff', 'openapi/snapshots/api-1.0.0.yaml', revision, '--config', 'openapi/redocly.diff.yaml'];
 
-const report = JSON.parse(execFileSync(redocly, [...args, '--fail-on', 'none', '--format', 'json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+const report = JSON.parse(
+  execFileSync(redocly, [...args, '--fail-on', 'none', '--format', 'json'], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }),
+);
 const listed = YAML.parse(fs.readFileSync(path.join(root, 'openapi', 'allowed-breaking-changes.yaml'), 'utf8'));
 const allowed = listed.maxItems ?? {};
 const decode = (pointer) => pointer.replace(/~1/g, '/').replace(/~0/g, '~');
 
 function isAllowedBound(change) {
   const pointer = change.revision?.pointer ?? '';
-  return change.property === 'maxItems'
-    && change.verdicts.every((verdict) => verdict.ruleId === 'schema-constraint-changed')
-    && pointer.endsWith('/maxItems')
-    && allowed[pointer.slice(0, -'/maxItems'.length)] === change.revision.value;
+  return (
+    change.property === 'maxItems' &&
+    change.verdicts.every((verdict) => verdict.ruleId === 'schema-constraint-changed') &&
+    pointer.endsWith('/maxItems') &&
+    allowed[pointer.slice(0, -'/maxItems'.length)] === change.revision.value
+  );
 }
 
 /** A listed response body change: at one of its responses, under the body's schema, by its rule, with its value. */
 function isAllowedResponseChange(change) {
   const changedPath = decode(change.path);
-  return (listed.responses ?? []).some((entry) => entry.at.some((at) => {
-    const [route, method, status] = at.split(' ');
-    const body = `#/paths/${route}/${method}/responses/${status}/content/application/json/schema/properties/`;
-    return changedPath.startsWith(body) && entry.changes.some((allowedChange) =>
-      changedPath.slice(body.length) === allowedChange.property
-      && change.verdicts.length > 0
-      && change.verdicts.every((verdict) => verdict.ruleId === allowedChange.rule)
-      && (allowedChange.value === undefined || JSON.stringify(change.revision?.value) === JSON.stringify(allowedChange.value)));
-  }));
+  return (listed.responses ?? []).some((entry) =>
+    entry.at.some((at) => {
+      const [route, method, status] = at.split(' ');
+      const body = `#/paths/${route}/${method}/responses/${status}/content/application/json/schema/properties/`;
+      return (
+        changedPath.startsWith(body) &&
+        entry.changes.some(
+          (allowedChange) =>
+            changedPath.slice(body.length) === allowedChange.property &&
+            change.verdicts.length > 0 &&
+            change.verdicts.every((verdict) => verdict.ruleId === allowedChange.rule) &&
+            (allowedChange.value === undefined ||
+              JSON.stringify(change.revision?.value) === JSON.stringify(allowedChange.value)),
+        )
+      );
+    }),
+  );
 }
 
 const isAllowed = (change) => isAllowedBound(change) || isAllowedResponseChange(change);
@@ -47,7 +63,9 @@ const isAllowed = (change) => isAllowedBound(change) || isAllowedResponseChange(
 // One line per change (one redocly run: each costs ~1.5 s of CPU).
 for (const change of report.changes) {
   const verdicts = change.verdicts.map((verdict) => `${verdict.message} (${verdict.ruleId})`).join('; ');
-  console.log(`${change.impact.padEnd(5)} ${change.kind.padEnd(8)} ${decode(change.path)}${change.property ? ` · ${change.property}` : ''}${verdicts ? `: ${verdicts}` : ''}`);
+  console.log(
+    `${change.impact.padEnd(5)} ${change.kind.padEnd(8)} ${decode(change.path)}${change.property ? ` · ${change.property}` : ''}${verdicts ? `: ${verdicts}` : ''}`,
+  );
 }
 const count = (impact) => report.changes.filter((change) => change.impact === impact).length;
 console.log(`${count('major')} major, ${count('minor')} minor, ${count('patch')} patch.`);

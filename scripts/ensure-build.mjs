@@ -71,10 +71,14 @@ async function withLock(work) {
 /** Runs tsc, and saves the tokenizer's ranks when they are missing or from another version; returns tsc's output when it failed. */
 async function build() {
   try {
-    execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json')], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    execFileSync(
+      process.execPath,
+      [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json')],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
   } catch (error) {
     return `${error.stdout ?? ''}${error.stderr ?? ''}`;
   }
@@ -91,7 +95,9 @@ if (stale()) {
   const failure = await withLock(() => (stale() ? build() : undefined));
   if (failure !== undefined) {
     process.stdout.write(failure);
-    process.stderr.write('omnigate: compiling server/ into dist/ failed (the errors are above); fix them, or run the sources with `npm run dev`.\n');
+    process.stderr.write(
+      'omnigate: compiling server/ into dist/ failed (the errors are above); fix them, or run the sources with `npm run dev`.\n',
+    );
     process.exit(1);
   }
 }

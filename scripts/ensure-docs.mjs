@@ -12,15 +12,31 @@ const docs = `${root}docs/index.html`;
 if (!existsSync(docs) || statSync(docs).mtimeMs < statSync(spec).mtimeMs) {
   try {
     // Output is kept quiet (Redocly prints banners); it is shown only if the build fails.
-    execFileSync('npx', ['--no-install', 'redocly', 'build-docs', spec, '--config', `${root}openapi/redocly.yaml`, '--inlineBundle', '-o', docs], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    });
+    execFileSync(
+      'npx',
+      [
+        '--no-install',
+        'redocly',
+        'build-docs',
+        spec,
+        '--config',
+        `${root}openapi/redocly.yaml`,
+        '--inlineBundle',
+        '-o',
+        docs,
+      ],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      },
+    );
     // Redoc 2's `#tag/…/operation/…` links keep working (scripts/docs-anchors.mjs).
     addLegacyAnchors(docs, spec);
   } catch (error) {
     process.stderr.write(String(error.stderr ?? ''));
-    process.stderr.write('omnigate: could not build the API docs; /docs will answer 404 until `npm run docs` succeeds.\n');
+    process.stderr.write(
+      'omnigate: could not build the API docs; /docs will answer 404 until `npm run docs` succeeds.\n',
+    );
   }
 }

@@ -34,7 +34,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(docsSubpaths());
   // Authentication before the body is read: an unauthenticated client never gets its body parsed. The JSON
   // parser refuses a body over the token budget before parsing it (http/json-token-budget.ts).
-  app.use(authenticate(deps.keys, publicPaths(deps.spec.document), { paths: adminPaths(deps.spec.document), check: deps.adminKey ?? adminKeyCheck(undefined) }));
+  app.use(
+    authenticate(deps.keys, publicPaths(deps.spec.document), {
+      paths: adminPaths(deps.spec.document),
+      check: deps.adminKey ?? adminKeyCheck(undefined),
+    }),
+  );
   app.use(jsonBody(deps.maxBodyBytes));
   app.use(jsonDepthLimit());
   cacheValidatorRouteRegexps();
@@ -69,11 +74,16 @@ export function createApp(deps: AppDeps): Express {
     }
     nameAllowedValues(error, (path) => allowedValuesAt(deps.spec.document, operation, path));
     nameExclusiveFields(error, (path) => exclusiveFieldsAt(deps.spec.document, operation, path));
-    next((refusedBeforeHandler && req.is('multipart/form-data') && (uploadRefusal(req) ?? multipartError(error))) || error);
+    next(
+      (refusedBeforeHandler && req.is('multipart/form-data') && (uploadRefusal(req) ?? multipartError(error))) || error,
+    );
   }) satisfies ErrorRequestHandler);
   app.use(mcpBoundary(deps.spec.document));
   const router = express.Router();
-  mountOperations(router, deps.spec.document, createHandlers(deps), { shutdownSignal: deps.shutdownSignal, publicUrl: deps.media.publicUrl });
+  mountOperations(router, deps.spec.document, createHandlers(deps), {
+    shutdownSignal: deps.shutdownSignal,
+    publicUrl: deps.media.publicUrl,
+  });
   app.use(router);
   app.use(unknownPath());
   app.use(errorHandler(deps.logger));

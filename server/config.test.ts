@@ -33,14 +33,32 @@ describe('loadConfig: environment', () => {
       logLevel: 'info',
       maxBodyBytes: 25 * 1024 * 1024,
       files: { maxFileBytes: 512 * 1024 * 1024, quotaBytes: 10 * 1024 * 1024 * 1024, quotaCount: 10_000 },
-      indexLimits: { maxPages: 2000, maxDecompressedBytes: 128 * 1024 * 1024, maxCharacters: 10_000_000, budgetMs: 10_000 },
+      indexLimits: {
+        maxPages: 2000,
+        maxDecompressedBytes: 128 * 1024 * 1024,
+        maxCharacters: 10_000_000,
+        budgetMs: 10_000,
+      },
       shutdownGraceMs: 10_000,
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 15_000,
       responseRetentionDays: 30,
-      media: { workers: Math.max(1, Math.min(2, availableParallelism() - 1)), queueLimit: 16, perKeyLimit: 8, jobTimeoutMs: 120_000 },
+      media: {
+        workers: Math.max(1, Math.min(2, availableParallelism() - 1)),
+        queueLimit: 16,
+        perKeyLimit: 8,
+        jobTimeoutMs: 120_000,
+      },
       extractionPerKey: 100,
-      videos: { concurrency: 1, leaseMs: 30_000, pollMs: 1_000, maxAttempts: 3, retentionSeconds: 86_400, attemptTimeoutMs: 1_800_000, maxActivePerKey: 10 },
+      videos: {
+        concurrency: 1,
+        leaseMs: 30_000,
+        pollMs: 1_000,
+        maxAttempts: 3,
+        retentionSeconds: 86_400,
+        attemptTimeoutMs: 1_800_000,
+        maxActivePerKey: 10,
+      },
       mediaLinkTtlSeconds: 3600,
       mcpAllowedOrigins: [],
       providers: [],
@@ -49,18 +67,37 @@ describe('loadConfig: environment', () => {
       routes: [],
       defaultChatModel: undefined,
       agentRoutes: true,
-      observability: { metrics: false, metricsPort: undefined, metricsPerKey: false, otlpEndpoint: undefined, traceContent: false },
+      observability: {
+        metrics: false,
+        metricsPort: undefined,
+        metricsPerKey: false,
+        otlpEndpoint: undefined,
+        traceContent: false,
+      },
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
 
   it('turns metrics on with an admin key or a metrics port, off with OMNIGATE_METRICS=false, and refuses bad values', () => {
-    expect(loadConfig({ OMNIGATE_ADMIN_KEY: ' og-admin-key ' })).toMatchObject({ adminKey: 'og-admin-key', observability: { metrics: true } });
-    expect(loadConfig({ OMNIGATE_METRICS_PORT: '9464' }).observability).toMatchObject({ metrics: true, metricsPort: 9464 });
+    expect(loadConfig({ OMNIGATE_ADMIN_KEY: ' og-admin-key ' })).toMatchObject({
+      adminKey: 'og-admin-key',
+      observability: { metrics: true },
+    });
+    expect(loadConfig({ OMNIGATE_METRICS_PORT: '9464' }).observability).toMatchObject({
+      metrics: true,
+      metricsPort: 9464,
+    });
     expect(loadConfig({ OMNIGATE_ADMIN_KEY: 'k', OMNIGATE_METRICS: 'false' }).observability.metrics).toBe(false);
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OMNIGATE_TRACE_CONTENT: 'true' }).observability).toMatchObject({ otlpEndpoint: 'http://127.0.0.1:4318', traceContent: true, metrics: false });
-    expect(configError(() => loadConfig({ OMNIGATE_METRICS: 'yes' })).message).toBe("OMNIGATE_METRICS must be true or false, got 'yes'");
-    expect(configError(() => loadConfig({ OMNIGATE_METRICS_PORT: '70000' })).message).toMatch(/^OMNIGATE_METRICS_PORT must be an integer/);
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OMNIGATE_TRACE_CONTENT: 'true' })
+        .observability,
+    ).toMatchObject({ otlpEndpoint: 'http://127.0.0.1:4318', traceContent: true, metrics: false });
+    expect(configError(() => loadConfig({ OMNIGATE_METRICS: 'yes' })).message).toBe(
+      "OMNIGATE_METRICS must be true or false, got 'yes'",
+    );
+    expect(configError(() => loadConfig({ OMNIGATE_METRICS_PORT: '70000' })).message).toMatch(
+      /^OMNIGATE_METRICS_PORT must be an integer/,
+    );
   });
 
   it('reads the media pool, link lifetime and public URL, and refuses bad values naming the variable', () => {
@@ -76,8 +113,18 @@ describe('loadConfig: environment', () => {
     expect(config.media).toEqual({ workers: 3, queueLimit: 0, perKeyLimit: 2, jobTimeoutMs: 5000 });
     expect(config.extractionPerKey).toBe(7);
     expect(() => loadConfig({ OMNIGATE_MEDIA_QUEUE_PER_KEY: '0' })).toThrow(/OMNIGATE_MEDIA_QUEUE_PER_KEY/);
-    expect(() => loadConfig({ OMNIGATE_EXTRACTION_QUEUE_PER_KEY: 'many' })).toThrow(/OMNIGATE_EXTRACTION_QUEUE_PER_KEY/);
-    expect(loadConfig({ OMNIGATE_VIDEO_CONCURRENCY: '2', OMNIGATE_VIDEO_LEASE_MS: '2000', OMNIGATE_VIDEO_RETENTION_HOURS: '2', OMNIGATE_VIDEO_TIMEOUT_MS: '60000', OMNIGATE_VIDEO_TASKS_PER_KEY: '3' }).videos).toMatchObject({
+    expect(() => loadConfig({ OMNIGATE_EXTRACTION_QUEUE_PER_KEY: 'many' })).toThrow(
+      /OMNIGATE_EXTRACTION_QUEUE_PER_KEY/,
+    );
+    expect(
+      loadConfig({
+        OMNIGATE_VIDEO_CONCURRENCY: '2',
+        OMNIGATE_VIDEO_LEASE_MS: '2000',
+        OMNIGATE_VIDEO_RETENTION_HOURS: '2',
+        OMNIGATE_VIDEO_TIMEOUT_MS: '60000',
+        OMNIGATE_VIDEO_TASKS_PER_KEY: '3',
+      }).videos,
+    ).toMatchObject({
       concurrency: 2,
       maxActivePerKey: 3,
       leaseMs: 2000,
@@ -93,9 +140,15 @@ describe('loadConfig: environment', () => {
     expect(() => loadConfig({ OMNIGATE_PUBLIC_URL: 'ftp://x' })).toThrow(/OMNIGATE_PUBLIC_URL/);
     expect(() => loadConfig({ OMNIGATE_PUBLIC_URL: 'not a url' })).toThrow(/OMNIGATE_PUBLIC_URL/);
     expect(loadConfig({}).mcpAllowedOrigins).toEqual([]);
-    expect(loadConfig({ OMNIGATE_MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://intranet:8080' }).mcpAllowedOrigins).toEqual(['https://app.example.com', 'http://intranet:8080']);
-    expect(() => loadConfig({ OMNIGATE_MCP_ALLOWED_ORIGINS: 'https://app.example.com/path' })).toThrow(/OMNIGATE_MCP_ALLOWED_ORIGINS/);
-    expect(() => loadConfig({ OMNIGATE_MCP_ALLOWED_ORIGINS: 'app.example.com' })).toThrow(/OMNIGATE_MCP_ALLOWED_ORIGINS/);
+    expect(
+      loadConfig({ OMNIGATE_MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://intranet:8080' }).mcpAllowedOrigins,
+    ).toEqual(['https://app.example.com', 'http://intranet:8080']);
+    expect(() => loadConfig({ OMNIGATE_MCP_ALLOWED_ORIGINS: 'https://app.example.com/path' })).toThrow(
+      /OMNIGATE_MCP_ALLOWED_ORIGINS/,
+    );
+    expect(() => loadConfig({ OMNIGATE_MCP_ALLOWED_ORIGINS: 'app.example.com' })).toThrow(
+      /OMNIGATE_MCP_ALLOWED_ORIGINS/,
+    );
   });
 
   it('reads PORT, HOST, OMNIGATE_DATA_DIR, LOG_LEVEL and the limits', () => {
@@ -134,7 +187,11 @@ describe('loadConfig: environment', () => {
   });
 
   it('splits OMNIGATE_API_KEYS on commas, trimming and dropping empty entries', () => {
-    expect(loadConfig({ OMNIGATE_API_KEYS: ' og-one, og-two ,,og-three,' }).apiKeys).toEqual(['og-one', 'og-two', 'og-three']);
+    expect(loadConfig({ OMNIGATE_API_KEYS: ' og-one, og-two ,,og-three,' }).apiKeys).toEqual([
+      'og-one',
+      'og-two',
+      'og-three',
+    ]);
   });
 
   it.each([
@@ -143,11 +200,23 @@ describe('loadConfig: environment', () => {
     ['PORT', '80.5', "PORT must be an integer from 0 to 65535, got '80.5'"],
     ['OMNIGATE_MAX_BODY_BYTES', '100', "OMNIGATE_MAX_BODY_BYTES must be an integer from 1024 to 1073741824, got '100'"],
     ['OMNIGATE_SHUTDOWN_GRACE_MS', '-1', "OMNIGATE_SHUTDOWN_GRACE_MS must be an integer from 0 to 600000, got '-1'"],
-    ['OMNIGATE_RESPONSE_RETENTION_DAYS', '0', "OMNIGATE_RESPONSE_RETENTION_DAYS must be an integer from 1 to 36500, got '0'"],
+    [
+      'OMNIGATE_RESPONSE_RETENTION_DAYS',
+      '0',
+      "OMNIGATE_RESPONSE_RETENTION_DAYS must be an integer from 1 to 36500, got '0'",
+    ],
     ['OMNIGATE_MAX_FILE_BYTES', '0', "OMNIGATE_MAX_FILE_BYTES must be an integer from 1 to 68719476736, got '0'"],
-    ['OMNIGATE_FILE_QUOTA_BYTES', 'lots', "OMNIGATE_FILE_QUOTA_BYTES must be an integer from 0 to 1125899906842624, got 'lots'"],
+    [
+      'OMNIGATE_FILE_QUOTA_BYTES',
+      'lots',
+      "OMNIGATE_FILE_QUOTA_BYTES must be an integer from 0 to 1125899906842624, got 'lots'",
+    ],
     ['OMNIGATE_FILE_QUOTA_COUNT', '-1', "OMNIGATE_FILE_QUOTA_COUNT must be an integer from 0 to 10000000, got '-1'"],
-    ['OMNIGATE_INDEX_TIME_BUDGET_MS', '60000', "OMNIGATE_INDEX_TIME_BUDGET_MS must be an integer from 100 to 20000, got '60000'"],
+    [
+      'OMNIGATE_INDEX_TIME_BUDGET_MS',
+      '60000',
+      "OMNIGATE_INDEX_TIME_BUDGET_MS must be an integer from 100 to 20000, got '60000'",
+    ],
     ['OMNIGATE_INDEX_MAX_PAGES', '0', "OMNIGATE_INDEX_MAX_PAGES must be an integer from 1 to 1000000, got '0'"],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value, message) => {
     expect(configError(() => loadConfig({ [name]: value })).message).toBe(message);
@@ -230,18 +299,27 @@ default_chat_model: fast
   });
 
   it('accepts an empty file', () => {
-    expect(loadConfig({ OMNIGATE_CONFIG: configFile('') })).toMatchObject({ providers: [], models: [], aliases: {}, routes: [] });
+    expect(loadConfig({ OMNIGATE_CONFIG: configFile('') })).toMatchObject({
+      providers: [],
+      models: [],
+      aliases: {},
+      routes: [],
+    });
   });
 
   it('names the file, the field and the variable when a referenced environment variable is not set', () => {
-    const file = configFile('providers:\n  openai:\n    type: openai-compatible\n    base_url: https://api.openai.com/v1\n    api_key: ${OPENAI_KEY}\n');
+    const file = configFile(
+      'providers:\n  openai:\n    type: openai-compatible\n    base_url: https://api.openai.com/v1\n    api_key: ${OPENAI_KEY}\n',
+    );
     expect(configError(() => loadConfig({ OMNIGATE_CONFIG: file })).message).toBe(
       `${file}: providers.openai.api_key: environment variable OPENAI_KEY is referenced but not set`,
     );
   });
 
   it('names the array index of a missing variable inside a list', () => {
-    const error = configError(() => parseConfigFile('models:\n  - provider: local\n    model: chat\n    aliases: [a, "${ALIAS}"]\n', {}));
+    const error = configError(() =>
+      parseConfigFile('models:\n  - provider: local\n    model: chat\n    aliases: [a, "${ALIAS}"]\n', {}),
+    );
     expect(error.message).toBe('config: models[0].aliases[1]: environment variable ALIAS is referenced but not set');
   });
 
@@ -291,13 +369,21 @@ default_chat_model: fast
   });
 
   it('refuses a provider id with capitals, naming it', () => {
-    const error = configError(() => parseConfigFile('providers:\n  OpenAI:\n    type: openai-compatible\n    base_url: https://x.test\n', {}, 'omnigate.yaml'));
+    const error = configError(() =>
+      parseConfigFile(
+        'providers:\n  OpenAI:\n    type: openai-compatible\n    base_url: https://x.test\n',
+        {},
+        'omnigate.yaml',
+      ),
+    );
     // zod 4 reports a bad record key as "Invalid key in record" and drops the schema's own message (see the report).
     expect(error.message).toMatch(/^omnigate\.yaml: providers\.OpenAI: /);
   });
 
   it('refuses text that is not YAML', () => {
-    expect(configError(() => parseConfigFile('providers: [unclosed', {}, 'omnigate.yaml')).message).toMatch(/^omnigate\.yaml: not valid YAML: /);
+    expect(configError(() => parseConfigFile('providers: [unclosed', {}, 'omnigate.yaml')).message).toMatch(
+      /^omnigate\.yaml: not valid YAML: /,
+    );
   });
 
   it('refuses an OMNIGATE_CONFIG that cannot be read, naming the variable and the path', () => {
@@ -309,25 +395,33 @@ default_chat_model: fast
 
   it('prefixes file errors with the file path when loading through OMNIGATE_CONFIG', () => {
     const file = configFile('providers:\n  openai:\n    type: openai-compatible\n    base_url: nope\n');
-    expect(configError(() => loadConfig({ OMNIGATE_CONFIG: file })).message).toBe(`${file}: providers.openai.base_url: Invalid URL`);
+    expect(configError(() => loadConfig({ OMNIGATE_CONFIG: file })).message).toBe(
+      `${file}: providers.openai.base_url: Invalid URL`,
+    );
   });
 });
 
 describe('parseConfigFile: messages a person can act on', () => {
   it('says which characters a provider id may use', () => {
-    expect(() => parseConfigFile('providers:\n  OpenAI:\n    type: openai-compatible\n    base_url: http://127.0.0.1:1/v1\n', {}, 'my.yaml')).toThrow(
-      'my.yaml: providers.OpenAI: invalid name: provider ids are lower-case letters, digits, - and _',
-    );
+    expect(() =>
+      parseConfigFile(
+        'providers:\n  OpenAI:\n    type: openai-compatible\n    base_url: http://127.0.0.1:1/v1\n',
+        {},
+        'my.yaml',
+      ),
+    ).toThrow('my.yaml: providers.OpenAI: invalid name: provider ids are lower-case letters, digits, - and _');
   });
 
   it('names the file when an environment variable is missing', () => {
-    expect(() => parseConfigFile('providers:\n  a:\n    type: anthropic\n    api_key: ${NOPE_NOT_SET}\n', {}, 'my.yaml')).toThrow(
-      'my.yaml: providers.a.api_key: environment variable NOPE_NOT_SET is referenced but not set',
-    );
+    expect(() =>
+      parseConfigFile('providers:\n  a:\n    type: anthropic\n    api_key: ${NOPE_NOT_SET}\n', {}, 'my.yaml'),
+    ).toThrow('my.yaml: providers.a.api_key: environment variable NOPE_NOT_SET is referenced but not set');
   });
 
   it('does not take a prototype member for a provider', () => {
-    expect(() => parseConfigFile('models:\n  - provider: constructor\n    model: x\n', {}, 'my.yaml')).toThrow("models.0.provider: unknown provider 'constructor'");
+    expect(() => parseConfigFile('models:\n  - provider: constructor\n    model: x\n', {}, 'my.yaml')).toThrow(
+      "models.0.provider: unknown provider 'constructor'",
+    );
   });
 });
 
@@ -337,10 +431,18 @@ describe('loadConfig: web search providers', () => {
       'providers:\n  brave:\n    type: brave\n    api_key: b-key\n  tavily:\n    type: tavily\n    api_key: tvly-key\n  searx:\n    type: searxng\n    base_url: http://127.0.0.1:8888\nmodels:\n  - provider: searx\n    model: web\n    type: search\ndefault_search_model: searx:web\n',
       {},
     );
-    expect(file.providers.brave).toMatchObject({ type: 'brave', base_url: 'https://api.search.brave.com/res/v1', timeout_ms: 15_000 });
+    expect(file.providers.brave).toMatchObject({
+      type: 'brave',
+      base_url: 'https://api.search.brave.com/res/v1',
+      timeout_ms: 15_000,
+    });
     expect(file.providers.tavily).toMatchObject({ type: 'tavily', base_url: 'https://api.tavily.com' });
     expect(file.default_search_model).toBe('searx:web');
-    expect(() => parseConfigFile('providers:\n  brave:\n    type: brave\n', {}, 'omnigate.yaml')).toThrow(/providers\.brave\.api_key/);
-    expect(() => parseConfigFile('providers:\n  searx:\n    type: searxng\n', {}, 'omnigate.yaml')).toThrow(/providers\.searx\.base_url/);
+    expect(() => parseConfigFile('providers:\n  brave:\n    type: brave\n', {}, 'omnigate.yaml')).toThrow(
+      /providers\.brave\.api_key/,
+    );
+    expect(() => parseConfigFile('providers:\n  searx:\n    type: searxng\n', {}, 'omnigate.yaml')).toThrow(
+      /providers\.searx\.base_url/,
+    );
   });
 });

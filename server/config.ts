@@ -28,98 +28,132 @@ const musicField = (name: string) => z.union([z.string().min(1), z.literal(false
  * the body itself (`bytes`), base64 text at a JSON pointer (`base64`), or a URL at a JSON pointer (`url`,
  * fetched by the gateway through its SSRF guard). See `providers/openai-compatible/music.ts`.
  */
-const musicSchema = z.object({
-  path: z.string().startsWith('/').default('/music/generations'),
-  fields: z.object({
-    model: musicField('model'),
-    prompt: musicField('prompt'),
-    lyrics: musicField('lyrics'),
-    instrumental: musicField('instrumental'),
-    duration: musicField('duration'),
-    seed: musicField('seed'),
-    format: musicField('response_format'),
-  }).strict().default({
-    model: 'model', prompt: 'prompt', lyrics: 'lyrics', instrumental: 'instrumental', duration: 'duration', seed: 'seed', format: 'response_format',
-  }),
-  /** Constant fields sent with every call (e.g. `task: text2music`); the mapped fields win. */
-  body: z.record(z.string(), z.unknown()).default({}),
-  answer: z.enum(['bytes', 'base64', 'url']).default('bytes'),
-  /** RFC 6901 JSON pointer to the base64 text or the URL, e.g. `/data/0/b64_json`; required unless `answer: bytes`. */
-  pointer: z.string().regex(/^\//, 'a JSON pointer starts with /').optional(),
-  /** Where a JSON answer says how many seconds it made; otherwise they are read from the audio. */
-  duration_pointer: z.string().regex(/^\//, 'a JSON pointer starts with /').optional(),
-}).strict().refine((music) => music.answer === 'bytes' || music.pointer !== undefined, {
-  message: 'answer base64 and url need a pointer', path: ['pointer'],
-});
+const musicSchema = z
+  .object({
+    path: z.string().startsWith('/').default('/music/generations'),
+    fields: z
+      .object({
+        model: musicField('model'),
+        prompt: musicField('prompt'),
+        lyrics: musicField('lyrics'),
+        instrumental: musicField('instrumental'),
+        duration: musicField('duration'),
+        seed: musicField('seed'),
+        format: musicField('response_format'),
+      })
+      .strict()
+      .default({
+        model: 'model',
+        prompt: 'prompt',
+        lyrics: 'lyrics',
+        instrumental: 'instrumental',
+        duration: 'duration',
+        seed: 'seed',
+        format: 'response_format',
+      }),
+    /** Constant fields sent with every call (e.g. `task: text2music`); the mapped fields win. */
+    body: z.record(z.string(), z.unknown()).default({}),
+    answer: z.enum(['bytes', 'base64', 'url']).default('bytes'),
+    /** RFC 6901 JSON pointer to the base64 text or the URL, e.g. `/data/0/b64_json`; required unless `answer: bytes`. */
+    pointer: z.string().regex(/^\//, 'a JSON pointer starts with /').optional(),
+    /** Where a JSON answer says how many seconds it made; otherwise they are read from the audio. */
+    duration_pointer: z.string().regex(/^\//, 'a JSON pointer starts with /').optional(),
+  })
+  .strict()
+  .refine((music) => music.answer === 'bytes' || music.pointer !== undefined, {
+    message: 'answer base64 and url need a pointer',
+    path: ['pointer'],
+  });
 
 const providerSchema = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('openai-compatible'),
-    ...providerBase,
-    /** Whether the upstream serves `/responses` itself (OpenAI does; most local servers do not). */
-    responses: z.enum(['native', 'translate']).default('translate'),
-    /** Set only for upstreams that offer music; without it the provider has no music models. */
-    music: musicSchema.optional(),
-  }).strict(),
-  z.object({
-    type: z.literal('anthropic'),
-    ...providerBase,
-    base_url: z.string().url().default('https://api.anthropic.com'),
-    anthropic_version: z.string().default('2023-06-01'),
-  }).strict(),
+  z
+    .object({
+      type: z.literal('openai-compatible'),
+      ...providerBase,
+      /** Whether the upstream serves `/responses` itself (OpenAI does; most local servers do not). */
+      responses: z.enum(['native', 'translate']).default('translate'),
+      /** Set only for upstreams that offer music; without it the provider has no music models. */
+      music: musicSchema.optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('anthropic'),
+      ...providerBase,
+      base_url: z.string().url().default('https://api.anthropic.com'),
+      anthropic_version: z.string().default('2023-06-01'),
+    })
+    .strict(),
   // Web search APIs (providers/web-search/): models of type `search` only.
-  z.object({ type: z.literal('searxng'), ...providerBase, timeout_ms: z.number().int().positive().default(15_000) }).strict(),
-  z.object({
-    type: z.literal('brave'),
-    ...providerBase,
-    base_url: z.string().url().default('https://api.search.brave.com/res/v1'),
-    api_key: z.string().min(1),
-    timeout_ms: z.number().int().positive().default(15_000),
-  }).strict(),
-  z.object({
-    type: z.literal('tavily'),
-    ...providerBase,
-    base_url: z.string().url().default('https://api.tavily.com'),
-    api_key: z.string().min(1),
-    timeout_ms: z.number().int().positive().default(30_000),
-  }).strict(),
+  z
+    .object({ type: z.literal('searxng'), ...providerBase, timeout_ms: z.number().int().positive().default(15_000) })
+    .strict(),
+  z
+    .object({
+      type: z.literal('brave'),
+      ...providerBase,
+      base_url: z.string().url().default('https://api.search.brave.com/res/v1'),
+      api_key: z.string().min(1),
+      timeout_ms: z.number().int().positive().default(15_000),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('tavily'),
+      ...providerBase,
+      base_url: z.string().url().default('https://api.tavily.com'),
+      api_key: z.string().min(1),
+      timeout_ms: z.number().int().positive().default(30_000),
+    })
+    .strict(),
 ]);
 
+const modelSchema = z
+  .object({
+    provider: z.string().min(1),
+    /** The upstream's own name of the model. */
+    model: z.string().min(1),
+    /** The public id; defaults to `provider:model`. */
+    id: z.string().min(1).optional(),
+    type: z.enum(MODEL_TYPES).default('chat'),
+    aliases: z.array(z.string().min(1)).default([]),
+    /** Whether the upstream model takes reasoning settings (default true); false drops them, with a warning, on translated calls. */
+    reasoning: z.boolean().optional(),
+  })
+  .strict();
 
-const modelSchema = z.object({
-  provider: z.string().min(1),
-  /** The upstream's own name of the model. */
-  model: z.string().min(1),
-  /** The public id; defaults to `provider:model`. */
-  id: z.string().min(1).optional(),
-  type: z.enum(MODEL_TYPES).default('chat'),
-  aliases: z.array(z.string().min(1)).default([]),
-  /** Whether the upstream model takes reasoning settings (default true); false drops them, with a warning, on translated calls. */
-  reasoning: z.boolean().optional(),
-}).strict();
+const routeSchema = z
+  .object({
+    /** A glob over requested model names: `*` matches any run of characters. */
+    pattern: z.string().min(1),
+    /** Send matching names to this provider, keeping the requested name as the upstream model. */
+    provider: z.string().min(1).optional(),
+    /** Or send them to this configured model (id or alias). */
+    model: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((r) => (r.provider === undefined) !== (r.model === undefined), {
+    message: 'a route needs exactly one of provider or model',
+  });
 
-const routeSchema = z.object({
-  /** A glob over requested model names: `*` matches any run of characters. */
-  pattern: z.string().min(1),
-  /** Send matching names to this provider, keeping the requested name as the upstream model. */
-  provider: z.string().min(1).optional(),
-  /** Or send them to this configured model (id or alias). */
-  model: z.string().min(1).optional(),
-}).strict().refine((r) => (r.provider === undefined) !== (r.model === undefined), {
-  message: 'a route needs exactly one of provider or model',
-});
-
-const fileSchema = z.object({
-  providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'provider ids are lower-case letters, digits, - and _'), providerSchema).default({}),
-  models: z.array(modelSchema).default([]),
-  aliases: z.record(z.string(), z.string()).default({}),
-  routes: z.array(routeSchema).default([]),
-  default_chat_model: z.string().min(1).optional(),
-  /** The search model of `POST /v1/web/search` and `POST /v1/search/answer` when the request names none; default `local:search`. */
-  default_search_model: z.string().min(1).optional(),
-  /** Built-in routes for the model names coding agents send (`claude-*`, `gpt-*`, …); see agent-routes.ts. */
-  agent_routes: z.boolean().default(true),
-}).strict();
+const fileSchema = z
+  .object({
+    providers: z
+      .record(
+        z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'provider ids are lower-case letters, digits, - and _'),
+        providerSchema,
+      )
+      .default({}),
+    models: z.array(modelSchema).default([]),
+    aliases: z.record(z.string(), z.string()).default({}),
+    routes: z.array(routeSchema).default([]),
+    default_chat_model: z.string().min(1).optional(),
+    /** The search model of `POST /v1/web/search` and `POST /v1/search/answer` when the request names none; default `local:search`. */
+    default_search_model: z.string().min(1).optional(),
+    /** Built-in routes for the model names coding agents send (`claude-*`, `gpt-*`, …); see agent-routes.ts. */
+    agent_routes: z.boolean().default(true),
+  })
+  .strict();
 
 export type ProviderConfig = z.infer<typeof providerSchema> & { id: string };
 export type ModelConfig = z.infer<typeof modelSchema>;
@@ -253,7 +287,9 @@ function interpolate(value: unknown, env: NodeJS.ProcessEnv, where: string): unk
     return value.map((item, index) => interpolate(item, env, `${where}[${index}]`));
   }
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolate(item, env, where ? `${where}.${key}` : key)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, interpolate(item, env, where ? `${where}.${key}` : key)]),
+    );
   }
   return value;
 }
@@ -309,7 +345,9 @@ function booleanVariable(env: NodeJS.ProcessEnv, name: string, fallback: boolean
 }
 
 function observabilitySettings(env: NodeJS.ProcessEnv, adminKey: string | undefined): ObservabilitySettings {
-  const metricsPort = env.OMNIGATE_METRICS_PORT ? integerVariable(env, 'OMNIGATE_METRICS_PORT', 0, 0, 65535) : undefined;
+  const metricsPort = env.OMNIGATE_METRICS_PORT
+    ? integerVariable(env, 'OMNIGATE_METRICS_PORT', 0, 0, 65535)
+    : undefined;
   return {
     metrics: booleanVariable(env, 'OMNIGATE_METRICS', adminKey !== undefined || metricsPort !== undefined),
     metricsPort,
@@ -400,18 +438,39 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     host: env.HOST || '127.0.0.1',
     dataDir,
     databasePath: path.join(dataDir, 'omnigate.sqlite'),
-    apiKeys: (env.OMNIGATE_API_KEYS ?? '').split(',').map((key) => key.trim()).filter(Boolean),
+    apiKeys: (env.OMNIGATE_API_KEYS ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter(Boolean),
     logLevel: env.LOG_LEVEL || 'info',
     maxBodyBytes: integerVariable(env, 'OMNIGATE_MAX_BODY_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     files: {
-      maxFileBytes: integerVariable(env, 'OMNIGATE_MAX_FILE_BYTES', DEFAULT_FILE_SETTINGS.maxFileBytes, 1, 64 * 1024 ** 3),
+      maxFileBytes: integerVariable(
+        env,
+        'OMNIGATE_MAX_FILE_BYTES',
+        DEFAULT_FILE_SETTINGS.maxFileBytes,
+        1,
+        64 * 1024 ** 3,
+      ),
       quotaBytes: integerVariable(env, 'OMNIGATE_FILE_QUOTA_BYTES', DEFAULT_FILE_SETTINGS.quotaBytes, 0, 1024 ** 5),
       quotaCount: integerVariable(env, 'OMNIGATE_FILE_QUOTA_COUNT', DEFAULT_FILE_SETTINGS.quotaCount, 0, 10_000_000),
     },
     indexLimits: {
       maxPages: integerVariable(env, 'OMNIGATE_INDEX_MAX_PAGES', DEFAULT_EXTRACTION_LIMITS.maxPages, 1, 1_000_000),
-      maxDecompressedBytes: integerVariable(env, 'OMNIGATE_INDEX_MAX_DECOMPRESSED_BYTES', DEFAULT_EXTRACTION_LIMITS.maxDecompressedBytes, 1024, 4 * 1024 ** 3),
-      maxCharacters: integerVariable(env, 'OMNIGATE_INDEX_MAX_CHARACTERS', DEFAULT_EXTRACTION_LIMITS.maxCharacters, 1, 500_000_000),
+      maxDecompressedBytes: integerVariable(
+        env,
+        'OMNIGATE_INDEX_MAX_DECOMPRESSED_BYTES',
+        DEFAULT_EXTRACTION_LIMITS.maxDecompressedBytes,
+        1024,
+        4 * 1024 ** 3,
+      ),
+      maxCharacters: integerVariable(
+        env,
+        'OMNIGATE_INDEX_MAX_CHARACTERS',
+        DEFAULT_EXTRACTION_LIMITS.maxCharacters,
+        1,
+        500_000_000,
+      ),
       budgetMs: integerVariable(env, 'OMNIGATE_INDEX_TIME_BUDGET_MS', DEFAULT_EXTRACTION_LIMITS.budgetMs, 100, 20_000),
     },
     shutdownGraceMs: integerVariable(env, 'OMNIGATE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
@@ -422,16 +481,41 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
       workers: integerVariable(env, 'OMNIGATE_MEDIA_WORKERS', DEFAULT_MEDIA_SETTINGS.workers, 1, 64),
       queueLimit: integerVariable(env, 'OMNIGATE_MEDIA_QUEUE', DEFAULT_MEDIA_SETTINGS.queueLimit, 0, 10_000),
       perKeyLimit: integerVariable(env, 'OMNIGATE_MEDIA_QUEUE_PER_KEY', DEFAULT_MEDIA_SETTINGS.perKeyLimit, 1, 10_000),
-      jobTimeoutMs: integerVariable(env, 'OMNIGATE_MEDIA_TIMEOUT_MS', DEFAULT_MEDIA_SETTINGS.jobTimeoutMs, 1_000, 3_600_000),
+      jobTimeoutMs: integerVariable(
+        env,
+        'OMNIGATE_MEDIA_TIMEOUT_MS',
+        DEFAULT_MEDIA_SETTINGS.jobTimeoutMs,
+        1_000,
+        3_600_000,
+      ),
     },
     extractionPerKey: integerVariable(env, 'OMNIGATE_EXTRACTION_QUEUE_PER_KEY', DEFAULT_EXTRACTION_PER_KEY, 1, 10_000),
     videos: {
       ...DEFAULT_VIDEO_RUNNER_SETTINGS,
       concurrency: integerVariable(env, 'OMNIGATE_VIDEO_CONCURRENCY', DEFAULT_VIDEO_RUNNER_SETTINGS.concurrency, 1, 64),
       leaseMs: integerVariable(env, 'OMNIGATE_VIDEO_LEASE_MS', DEFAULT_VIDEO_RUNNER_SETTINGS.leaseMs, 1_000, 3_600_000),
-      attemptTimeoutMs: integerVariable(env, 'OMNIGATE_VIDEO_TIMEOUT_MS', DEFAULT_VIDEO_RUNNER_SETTINGS.attemptTimeoutMs, 1_000, 24 * 3_600_000),
-      maxActivePerKey: integerVariable(env, 'OMNIGATE_VIDEO_TASKS_PER_KEY', DEFAULT_VIDEO_RUNNER_SETTINGS.maxActivePerKey, 1, 100_000),
-      retentionSeconds: integerVariable(env, 'OMNIGATE_VIDEO_RETENTION_HOURS', DEFAULT_VIDEO_RUNNER_SETTINGS.retentionSeconds / 3600, 1, 24 * 365) * 3600,
+      attemptTimeoutMs: integerVariable(
+        env,
+        'OMNIGATE_VIDEO_TIMEOUT_MS',
+        DEFAULT_VIDEO_RUNNER_SETTINGS.attemptTimeoutMs,
+        1_000,
+        24 * 3_600_000,
+      ),
+      maxActivePerKey: integerVariable(
+        env,
+        'OMNIGATE_VIDEO_TASKS_PER_KEY',
+        DEFAULT_VIDEO_RUNNER_SETTINGS.maxActivePerKey,
+        1,
+        100_000,
+      ),
+      retentionSeconds:
+        integerVariable(
+          env,
+          'OMNIGATE_VIDEO_RETENTION_HOURS',
+          DEFAULT_VIDEO_RUNNER_SETTINGS.retentionSeconds / 3600,
+          1,
+          24 * 365,
+        ) * 3600,
     },
     mediaLinkTtlSeconds: integerVariable(env, 'OMNIGATE_MEDIA_URL_TTL_SECONDS', 3600, 60, 7 * 86_400),
     publicUrl: publicUrlVariable(env),

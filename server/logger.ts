@@ -13,7 +13,12 @@ const STDOUT_BUFFER_BYTES = 4_096;
 const STDOUT_FLUSH_MS = 100;
 
 export function stdoutLog(): pino.DestinationStream {
-  const destination = pino.destination({ dest: 1, sync: true, minLength: STDOUT_BUFFER_BYTES, periodicFlush: STDOUT_FLUSH_MS });
+  const destination = pino.destination({
+    dest: 1,
+    sync: true,
+    minLength: STDOUT_BUFFER_BYTES,
+    periodicFlush: STDOUT_FLUSH_MS,
+  });
   process.on('exit', () => destination.flushSync());
   return destination;
 }
@@ -24,7 +29,14 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: undefined,
       redact: {
-        paths: ['headers.authorization', 'headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-api-key"]', 'apiKey', 'api_key'],
+        paths: [
+          'headers.authorization',
+          'headers["x-api-key"]',
+          'req.headers.authorization',
+          'req.headers["x-api-key"]',
+          'apiKey',
+          'api_key',
+        ],
         censor: '[redacted]',
       },
     },

@@ -60,7 +60,9 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) {
       // An alias or route naming a model that does not exist: a configuration error like any other.
-      process.stderr.write(`omnigate: configuration error: ${config.configPath ? `${config.configPath}: ` : ''}${error.message}\n`);
+      process.stderr.write(
+        `omnigate: configuration error: ${config.configPath ? `${config.configPath}: ` : ''}${error.message}\n`,
+      );
       process.exit(78);
     }
     throw error;
@@ -71,7 +73,10 @@ async function main(): Promise<void> {
     const weaknesses = keyWeaknesses(secret);
     if (weaknesses.length > 0) {
       // Named by position, never shown: the log must not hold the key.
-      logger.warn({ key: name, weaknesses }, 'weak API key in OMNIGATE_API_KEYS: use a long random key (npm run keys -- create)');
+      logger.warn(
+        { key: name, weaknesses },
+        'weak API key in OMNIGATE_API_KEYS: use a long random key (npm run keys -- create)',
+      );
     }
     keys.ensure(secret, name);
   });
@@ -82,7 +87,9 @@ async function main(): Promise<void> {
     usage: services.usage,
     videoTasks: services.stores.videoTasks,
   });
-  const readinessChecks: ReadinessCheck[] = [{ name: 'database', run: () => databaseProblem(services.stores.db, config.databasePath) }];
+  const readinessChecks: ReadinessCheck[] = [
+    { name: 'database', run: () => databaseProblem(services.stores.db, config.databasePath) },
+  ];
   const upstream = defaultChatUpstream(config, registry);
   if (upstream) {
     readinessChecks.push({ name: `upstream:${upstream.id}`, run: () => tcpProblem(upstream.base_url) });
@@ -104,17 +111,14 @@ async function main(): Promise<void> {
     readiness: createReadiness(readinessChecks),
   });
 
-  const server: Server = createAppServer(
-    app,
-    {
-      // A client that never finishes its headers or body (a lying Content-Length, an endless chunked body) is
-      // cut off instead of holding a socket; Node checks these deadlines every CONNECTIONS_CHECK_MS.
-      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
-      requestTimeout: config.requestTimeoutMs,
-      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
-      keepAliveTimeout: 65_000,
-    },
-  );
+  const server: Server = createAppServer(app, {
+    // A client that never finishes its headers or body (a lying Content-Length, an endless chunked body) is
+    // cut off instead of holding a socket; Node checks these deadlines every CONNECTIONS_CHECK_MS.
+    headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
+    requestTimeout: config.requestTimeoutMs,
+    connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+    keepAliveTimeout: 65_000,
+  });
   server.once('error', (error: NodeJS.ErrnoException) => {
     // A port already taken (EADDRINUSE), a host that does not resolve or is not ours: say so and stop,
     // rather than run without listening.
@@ -128,8 +132,13 @@ async function main(): Promise<void> {
     // with the failed start, and never shown again.
     const generatedKey = keys.count() === 0 ? keys.create({ name: 'generated-at-first-start' }).key : undefined;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    process.stdout.write(welcomeMessage({ url: `http://${host}:${port}`, dataDir: config.dataDir, version: VERSION, generatedKey }));
-    logger.info({ host: config.host, port, dataDir: config.dataDir, models: registry.list().map((m) => m.id) }, 'omnigate listening');
+    process.stdout.write(
+      welcomeMessage({ url: `http://${host}:${port}`, dataDir: config.dataDir, version: VERSION, generatedKey }),
+    );
+    logger.info(
+      { host: config.host, port, dataDir: config.dataDir, models: registry.list().map((m) => m.id) },
+      'omnigate listening',
+    );
   });
 
   let stopping = false;
@@ -168,7 +177,10 @@ async function main(): Promise<void> {
 }
 
 /** The provider behind the default chat model, when it is an upstream (readiness checks it can be reached). */
-function defaultChatUpstream(config: Readonly<Config>, registry: ModelRegistry): Config['providers'][number] | undefined {
+function defaultChatUpstream(
+  config: Readonly<Config>,
+  registry: ModelRegistry,
+): Config['providers'][number] | undefined {
   try {
     const entry = registry.resolve(config.defaultChatModel ?? 'local:chat', 'chat').entry;
     return config.providers.find((provider) => provider.id === entry.provider);
@@ -210,7 +222,9 @@ async function startObservability(
         { port: settings.metricsPort, host: config.host },
         (port) => logger.info({ host: config.host, port }, 'metrics listening'),
         (error) => {
-          process.stderr.write(`omnigate: cannot listen for metrics on ${config.host}:${settings.metricsPort}: ${error.code ?? error.message}\n`);
+          process.stderr.write(
+            `omnigate: cannot listen for metrics on ${config.host}:${settings.metricsPort}: ${error.code ?? error.message}\n`,
+          );
           process.exit(1);
         },
       );
@@ -219,7 +233,11 @@ async function startObservability(
   let tracing: import('./observability/tracing.js').Tracing | undefined;
   if (settings.otlpEndpoint) {
     const { startTracing } = await import('./observability/tracing.js');
-    tracing = startTracing({ serviceName: process.env.OTEL_SERVICE_NAME || 'omnigate', version: VERSION, traceContent: settings.traceContent });
+    tracing = startTracing({
+      serviceName: process.env.OTEL_SERVICE_NAME || 'omnigate',
+      version: VERSION,
+      traceContent: settings.traceContent,
+    });
     installObserver('tracing', tracing.observer);
     logger.info({ endpoint: settings.otlpEndpoint, content: settings.traceContent }, 'exporting traces over OTLP/HTTP');
   }

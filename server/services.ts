@@ -35,9 +35,22 @@ import { createUsageRecorder, type UsageRecorder } from './usage/usage-recorder.
 /** The part of the configuration the services are made from (the rest is the process's: port, timeouts). */
 export type ServiceConfig = Pick<
   Config,
-  'providers' | 'models' | 'aliases' | 'routes' | 'media' | 'videos' | 'files' | 'mediaLinkTtlSeconds' | 'responseRetentionDays'
+  | 'providers'
+  | 'models'
+  | 'aliases'
+  | 'routes'
+  | 'media'
+  | 'videos'
+  | 'files'
+  | 'mediaLinkTtlSeconds'
+  | 'responseRetentionDays'
 > &
-  Partial<Pick<Config, 'extractionPerKey' | 'indexLimits' | 'defaultChatModel' | 'defaultSearchModel' | 'agentRoutes' | 'publicUrl'>>;
+  Partial<
+    Pick<
+      Config,
+      'extractionPerKey' | 'indexLimits' | 'defaultChatModel' | 'defaultSearchModel' | 'agentRoutes' | 'publicUrl'
+    >
+  >;
 
 /**
  * Where the stores live. `data-dir` is the server's: the SQLite file, the pepper beside it and the blobs under
@@ -73,7 +86,8 @@ export function openStores(location: StoreLocation): Stores {
   const db = openDatabase(memory ? ':memory:' : location.databasePath);
   try {
     const pepper = memory ? randomBytes(32) : loadPepper(location.dataDir);
-    const temporary = memory && !location.blobDirectory ? mkdtempSync(path.join(tmpdir(), 'omnigate-blobs-')) : undefined;
+    const temporary =
+      memory && !location.blobDirectory ? mkdtempSync(path.join(tmpdir(), 'omnigate-blobs-')) : undefined;
     const blobDirectory = memory ? (location.blobDirectory ?? temporary!) : path.join(location.dataDir, 'blobs');
     const blobs = createBlobStore(db, blobDirectory);
     return {
@@ -125,7 +139,10 @@ export interface Services {
   registry: ModelRegistry;
   videoRunner: VideoRunner;
   /** What `createApp` needs of the services; the caller adds the contract, limits, tool settings and signals. */
-  appDeps: Pick<AppDeps, 'keys' | 'usage' | 'responses' | 'registry' | 'mediaPool' | 'media' | 'videos' | 'files' | 'search' | 'logger'>;
+  appDeps: Pick<
+    AppDeps,
+    'keys' | 'usage' | 'responses' | 'registry' | 'mediaPool' | 'media' | 'videos' | 'files' | 'search' | 'logger'
+  >;
   /**
    * Stops the video runner: no new claims, running tasks get `graceMs` and are then handed back to the queue.
    * The server calls it when shutdown begins, beside closing its listener; `close` waits for the same stop.
@@ -204,10 +221,20 @@ export function openServices(config: Readonly<ServiceConfig>, options: ServiceOp
       responses: stores.responses,
       registry,
       mediaPool,
-      media: { blobs: stores.blobs, links: stores.links, linkTtlSeconds: config.mediaLinkTtlSeconds, publicUrl: config.publicUrl, storage },
+      media: {
+        blobs: stores.blobs,
+        links: stores.links,
+        linkTtlSeconds: config.mediaLinkTtlSeconds,
+        publicUrl: config.publicUrl,
+        storage,
+      },
       videos: { tasks: stores.videoTasks, runner: videoRunner, maxActivePerKey: config.videos.maxActivePerKey },
       files: { store: stores.files, index: searchIndex, ...config.files },
-      search: { index: searchIndex, defaultSearchModel: config.defaultSearchModel, defaultAnswerModel: config.defaultChatModel },
+      search: {
+        index: searchIndex,
+        defaultSearchModel: config.defaultSearchModel,
+        defaultAnswerModel: config.defaultChatModel,
+      },
       logger,
     },
     stopVideos,
@@ -232,7 +259,8 @@ export function openServices(config: Readonly<ServiceConfig>, options: ServiceOp
 function startPurges(config: Readonly<ServiceConfig>, stores: Stores, logger: Logger): () => void {
   const stopResponsePurge = startResponsePurge(stores.responses, {
     retentionDays: config.responseRetentionDays,
-    onPurge: (count) => logger.info({ count, retentionDays: config.responseRetentionDays }, 'purged expired stored responses'),
+    onPurge: (count) =>
+      logger.info({ count, retentionDays: config.responseRetentionDays }, 'purged expired stored responses'),
   });
   const stopBlobPurge = startBlobPurge(stores.blobs, {
     onPurge: (count) => logger.info({ count }, 'deleted expired media'),

@@ -33,9 +33,14 @@ export function bearerToken(authorization: string | undefined): string | undefin
 export function adminPaths(document: OpenApiDocument): Set<string> {
   const paths = new Set<string>();
   for (const [path, item] of Object.entries(document.paths ?? {})) {
-    const operations = Object.values(item ?? {}).filter((value): value is { security?: Array<Record<string, unknown>> } => typeof value === 'object' && value !== null && 'responses' in value);
+    const operations = Object.values(item ?? {}).filter(
+      (value): value is { security?: Array<Record<string, unknown>> } =>
+        typeof value === 'object' && value !== null && 'responses' in value,
+    );
     const adminOnly = (security: Array<Record<string, unknown>> | undefined) =>
-      Array.isArray(security) && security.length > 0 && security.every((requirement) => Object.keys(requirement).length === 1 && 'adminKey' in requirement);
+      Array.isArray(security) &&
+      security.length > 0 &&
+      security.every((requirement) => Object.keys(requirement).length === 1 && 'adminKey' in requirement);
     if (operations.length > 0 && operations.every((operation) => adminOnly(operation.security))) {
       paths.add(path);
     }

@@ -10,8 +10,11 @@ import type { OpenApiDocument } from '../spec/load-spec.js';
 import type { KeyStore } from '../storage/key-store.js';
 import { bearerToken, type AdminKeyCheck } from './admin-key.js';
 
-
-function presentedKey(authorization: string | undefined, apiKeyHeader: string | undefined, anthropic: boolean): string | undefined {
+function presentedKey(
+  authorization: string | undefined,
+  apiKeyHeader: string | undefined,
+  anthropic: boolean,
+): string | undefined {
   const bearer = bearerToken(authorization);
   if (bearer) {
     return bearer;
@@ -32,15 +35,28 @@ export type PublicPaths = (path: string) => boolean;
 export function publicPaths(document: OpenApiDocument): PublicPaths {
   const paths = new Set<string>();
   for (const [path, item] of Object.entries(document.paths ?? {})) {
-    const operations = Object.values(item ?? {}).filter((value): value is { security?: unknown[] } => typeof value === 'object' && value !== null && 'responses' in value);
-    if (operations.length > 0 && operations.every((operation) => Array.isArray(operation.security) && operation.security.length === 0)) {
+    const operations = Object.values(item ?? {}).filter(
+      (value): value is { security?: unknown[] } => typeof value === 'object' && value !== null && 'responses' in value,
+    );
+    if (
+      operations.length > 0 &&
+      operations.every((operation) => Array.isArray(operation.security) && operation.security.length === 0)
+    ) {
       paths.add(path);
     }
   }
   const exact = new Set([...paths].filter((path) => !path.includes('{')));
   const templated = [...paths]
     .filter((path) => path.includes('{'))
-    .map((path) => new RegExp(`^${path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}$`));
+    .map(
+      (path) =>
+        new RegExp(
+          `^${path
+            .split(/\{[^}]+\}/)
+            .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+            .join('[^/]+')}$`,
+        ),
+    );
   return (path) => exact.has(path) || templated.some((pattern) => pattern.test(path));
 }
 
@@ -61,16 +77,27 @@ export function authenticate(keys: KeyStore, isPublic: PublicPaths, admin?: Admi
       if (admin.check(bearerToken(req.get('authorization')))) {
         next();
       } else {
-        next(new ApiError(401, 'This operation needs the admin key (OMNIGATE_ADMIN_KEY) as `Authorization: Bearer <admin key>`; API keys are not accepted.', { code: 'admin_key_required' }));
+        next(
+          new ApiError(
+            401,
+            'This operation needs the admin key (OMNIGATE_ADMIN_KEY) as `Authorization: Bearer <admin key>`; API keys are not accepted.',
+            { code: 'admin_key_required' },
+          ),
+        );
       }
       return;
     }
     const anthropic = apiFamilyOf(req.path) === 'anthropic';
     const secret = presentedKey(req.get('authorization'), req.get('x-api-key'), anthropic);
     if (!secret) {
-      const how = anthropic ? 'an `Authorization: Bearer <key>` or `x-api-key: <key>` header' : 'an `Authorization: Bearer <key>` header';
+      const how = anthropic
+        ? 'an `Authorization: Bearer <key>` or `x-api-key: <key>` header'
+        : 'an `Authorization: Bearer <key>` header';
       // x-api-key is the Anthropic way, honoured under /anthropic only: say so rather than just "missing".
-      const hint = !anthropic && req.get('x-api-key') ? ' The `x-api-key` header is read only under /anthropic; /v1 wants `Authorization: Bearer <key>`.' : '';
+      const hint =
+        !anthropic && req.get('x-api-key')
+          ? ' The `x-api-key` header is read only under /anthropic; /v1 wants `Authorization: Bearer <key>`.'
+          : '';
       next(new ApiError(401, `Missing API key: send ${how}.${hint}`, { code: 'missing_api_key' }));
       return;
     }

@@ -13,7 +13,14 @@ describe('keyWeaknesses', () => {
     ['og-Xr4$Lq9Zp', ['shorter than 20 characters']],
     ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', ['fewer than 10 different characters']],
     ['my-secret-gateway-key-for-ci', ['contains a common word or sequence (secret)']],
-    ['changeme', ['shorter than 20 characters', 'fewer than 10 different characters', 'contains a common word or sequence (changeme)']],
+    [
+      'changeme',
+      [
+        'shorter than 20 characters',
+        'fewer than 10 different characters',
+        'contains a common word or sequence (changeme)',
+      ],
+    ],
     ['Tr0ub4dor&3-qwerty-XyZ', ['contains a common word or sequence (qwerty)']],
     ['123456789012345678901234', ['contains a common word or sequence (123456)']],
   ])('%s: %o', (secret, reasons) => {

@@ -7,7 +7,20 @@
 const MIN_LENGTH = 20;
 const MIN_DISTINCT_CHARACTERS = 10;
 /** Words and runs that make up most chosen passwords; matched anywhere in the key, case-insensitively. */
-const COMMON = ['password', 'passwd', 'secret', 'changeme', 'letmein', 'admin', 'qwerty', 'test', 'default', 'example', '123456', 'abcdef'];
+const COMMON = [
+  'password',
+  'passwd',
+  'secret',
+  'changeme',
+  'letmein',
+  'admin',
+  'qwerty',
+  'test',
+  'default',
+  'example',
+  '123456',
+  'abcdef',
+];
 
 /** The reasons `secret` is weak, or none; the reasons never contain the key. */
 export function keyWeaknesses(secret: string): string[] {

@@ -24,8 +24,20 @@ export interface MediaDeps {
  * Keeps `item` for the key `keyId` (refused with a 413 past its storage quota) and answers its link. `baseUrl` is
  * the call scope's (http/call-scope.ts): the public URL, else the address the caller used.
  */
-export async function linkMedia(media: MediaDeps, baseUrl: string, item: GeneratedMedia, now: number, keyId: string): Promise<string> {
+export async function linkMedia(
+  media: MediaDeps,
+  baseUrl: string,
+  item: GeneratedMedia,
+  now: number,
+  keyId: string,
+): Promise<string> {
   const expiresAt = Math.floor(now / 1000) + media.linkTtlSeconds;
-  const stored = await media.blobs.put(item.data, { prefix: 'media', mediaType: item.mediaType, expiresAt, now, owner: chargedTo(media.storage, keyId, now) });
+  const stored = await media.blobs.put(item.data, {
+    prefix: 'media',
+    mediaType: item.mediaType,
+    expiresAt,
+    now,
+    owner: chargedTo(media.storage, keyId, now),
+  });
   return `${baseUrl}${media.links.pathFor(stored.id, expiresAt)}`;
 }

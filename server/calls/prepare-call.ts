@@ -41,7 +41,12 @@ function standInWarning(requested: string, model: string, pattern: string): stri
   return `model '${name}' is not configured; answered by '${model}' through the agent route '${pattern}' (configure the model or an upstream for it)`;
 }
 
-export function prepareCall<T extends ModelType>(deps: CallDeps, scope: CallScope, requestedModel: string, type: T): PreparedCall<T> {
+export function prepareCall<T extends ModelType>(
+  deps: CallDeps,
+  scope: CallScope,
+  requestedModel: string,
+  type: T,
+): PreparedCall<T> {
   const call = scope.call;
   call.modelRequested = requestedModel;
   const resolved = deps.registry.resolve(requestedModel, type, scope.key);
@@ -51,7 +56,10 @@ export function prepareCall<T extends ModelType>(deps: CallDeps, scope: CallScop
   if (resolved.standInFor !== undefined) {
     const warning = standInWarning(requestedModel, resolved.entry.id, resolved.standInFor);
     scope.setHeader(STAND_IN_HEADER, warning);
-    deps.logger.warn({ requestId, modelRequested: cutText(requestedModel, 80), model: resolved.entry.id, route: resolved.standInFor }, warning);
+    deps.logger.warn(
+      { requestId, modelRequested: cutText(requestedModel, 80), model: resolved.entry.id, route: resolved.standInFor },
+      warning,
+    );
   }
   const warn = boundedWarnings((field, reason) =>
     deps.logger.warn({ requestId, field, model: resolved.entry.id }, `accepted but not honoured: ${field} (${reason})`),

@@ -57,7 +57,10 @@ export async function sendStoredBytes(
     if (res.destroyed && !res.writableFinished) {
       // The client closed the connection (often right after the last byte, with a player or `curl | head`):
       // nothing failed on our side, so it is a client abort, logged at info, not a 500 with a stack.
-      throw new ApiError(499, 'The client closed the connection during the download.', { code: 'client_closed_request', cause: error });
+      throw new ApiError(499, 'The client closed the connection during the download.', {
+        code: 'client_closed_request',
+        cause: error,
+      });
     }
     throw error;
   }

@@ -7,9 +7,15 @@ import { ApiError } from '../core/api-error.js';
 import type { CallContext } from '../core/call-context.js';
 import { toApiError } from '../http/error-handler.js';
 
-export function streamFailure(call: { context: CallContext; shutdown?: AbortSignal }, error: unknown): { error: ApiError; status: number } {
+export function streamFailure(
+  call: { context: CallContext; shutdown?: AbortSignal },
+  error: unknown,
+): { error: ApiError; status: number } {
   if (call.shutdown?.aborted) {
-    return { error: new ApiError(503, 'The server is shutting down.', { code: 'shutting_down', cause: error, expected: true }), status: 503 };
+    return {
+      error: new ApiError(503, 'The server is shutting down.', { code: 'shutting_down', cause: error, expected: true }),
+      status: 503,
+    };
   }
   const apiError = toApiError(error);
   return { error: apiError, status: call.context.signal.aborted ? 499 : apiError.status };

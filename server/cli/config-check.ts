@@ -27,11 +27,19 @@ function effectiveConfig(config: Readonly<Config>, registry: ModelRegistry) {
         {
           ...rest,
           ...(apiKey ? { api_key: mask(apiKey) } : {}),
-          headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, SECRET_HEADER.test(name) ? mask(value) : value])),
+          headers: Object.fromEntries(
+            Object.entries(headers).map(([name, value]) => [name, SECRET_HEADER.test(name) ? mask(value) : value]),
+          ),
         },
       ]),
     ),
-    models: registry.list().map((model) => ({ id: model.id, type: model.type, provider: model.provider, model: model.upstreamModel, aliases: model.aliases })),
+    models: registry.list().map((model) => ({
+      id: model.id,
+      type: model.type,
+      provider: model.provider,
+      model: model.upstreamModel,
+      aliases: model.aliases,
+    })),
     routes: registry.routes(),
   };
 }

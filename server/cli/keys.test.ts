@@ -62,7 +62,13 @@ describe('keys create', () => {
     expect(lines[1]).toBe('the key, shown this once:');
     const secret = lines[2];
     expect(secret).toMatch(/^og-[A-Za-z0-9_-]{32}$/);
-    expect(verify(secret)).toMatchObject({ id: lines[0].split(' ')[1], name: 'ci', prefix: secret.slice(0, 7), allowedModels: [], revokedAt: null });
+    expect(verify(secret)).toMatchObject({
+      id: lines[0].split(' ')[1],
+      name: 'ci',
+      prefix: secret.slice(0, 7),
+      allowedModels: [],
+      revokedAt: null,
+    });
     withStore((_keys, db) => {
       const rows = db.prepare('SELECT * FROM api_keys').all() as Array<Record<string, unknown>>;
       expect(rows).toHaveLength(1);
@@ -82,7 +88,9 @@ describe('keys create', () => {
   it('refuses a model the configuration does not know (a typo), naming it and the known ones, and creates nothing', () => {
     const { code, lines } = after(run('create', '--name', 'typo', '--models', 'local:chat,locl:chat'));
     expect(code).toBe(2);
-    expect(lines).toEqual(["unknown model 'locl:chat'; configured models and aliases: local:chat, local-chat, reference, local:image, local-image, local:speech, local:tts, local-speech, local:music, local-music, local:video, local-video, local:search, local-search"]);
+    expect(lines).toEqual([
+      "unknown model 'locl:chat'; configured models and aliases: local:chat, local-chat, reference, local:image, local-image, local:speech, local:tts, local-speech, local:music, local-music, local:video, local-video, local:search, local-search",
+    ]);
     expect(withStore((keys) => keys.list())).toEqual([]);
   });
 
@@ -130,15 +138,18 @@ describe('keys list', () => {
 });
 
 describe('a data directory that does not exist (the command run in the wrong folder)', () => {
-  it.each([[['list']], [['create', '--name', 'x']], [['revoke', 'key_0123456789abcdef']]])('%o says where it looked and creates nothing', (argv) => {
-    config = configWith();
-    const { code, lines } = run(...argv);
-    expect(code).toBe(1);
-    expect(lines).toEqual([
-      `no database at ${config.databasePath}: start the server once to create it, or set OMNIGATE_DATA_DIR to the server's data directory (now ${config.dataDir})`,
-    ]);
-    expect(existsSync(config.dataDir)).toBe(false);
-  });
+  it.each([[['list']], [['create', '--name', 'x']], [['revoke', 'key_0123456789abcdef']]])(
+    '%o says where it looked and creates nothing',
+    (argv) => {
+      config = configWith();
+      const { code, lines } = run(...argv);
+      expect(code).toBe(1);
+      expect(lines).toEqual([
+        `no database at ${config.databasePath}: start the server once to create it, or set OMNIGATE_DATA_DIR to the server's data directory (now ${config.dataDir})`,
+      ]);
+      expect(existsSync(config.dataDir)).toBe(false);
+    },
+  );
 });
 
 describe('keys revoke', () => {
@@ -155,7 +166,10 @@ describe('keys revoke', () => {
   it('revokes by display prefix', () => {
     const created = after(run('create', '--name', 'by-prefix')).lines;
     const prefix = created[2].slice(0, 7);
-    expect(after(run('revoke', prefix))).toEqual({ code: 0, lines: [`revoked ${created[0].split(' ')[1]} (by-prefix)`] });
+    expect(after(run('revoke', prefix))).toEqual({
+      code: 0,
+      lines: [`revoked ${created[0].split(' ')[1]} (by-prefix)`],
+    });
     expect(verify(created[2])).toBeUndefined();
   });
 
@@ -164,7 +178,10 @@ describe('keys revoke', () => {
     const result = after(run('revoke', created[2]));
     expect(result).toEqual({ code: 0, lines: [`revoked ${created[0].split(' ')[1]} (leaked)`] });
     expect(verify(created[2])).toBeUndefined();
-    expect(after(run('revoke', created[2]))).toEqual({ code: 1, lines: [`no active key matches ${created[2].slice(0, 7)}…`] });
+    expect(after(run('revoke', created[2]))).toEqual({
+      code: 1,
+      lines: [`no active key matches ${created[2].slice(0, 7)}…`],
+    });
   });
 
   it('refuses a prefix that matches several keys, listing them by id, and revokes none', () => {
@@ -184,7 +201,10 @@ describe('keys revoke', () => {
   it('exits 1 when no active key matches, also for a key already revoked', () => {
     const created = after(run('create', '--name', 'once')).lines;
     const id = created[0].split(' ')[1];
-    expect(after(run('revoke', 'key_doesnotexist'))).toEqual({ code: 1, lines: ['no active key matches key_doesnotexist'] });
+    expect(after(run('revoke', 'key_doesnotexist'))).toEqual({
+      code: 1,
+      lines: ['no active key matches key_doesnotexist'],
+    });
     expect(after(run('revoke', id)).code).toBe(0);
     expect(after(run('revoke', id))).toEqual({ code: 1, lines: [`no active key matches ${id}`] });
   });

@@ -87,23 +87,33 @@ export function runKeysCommand(argv: string[], config: KeysCommandConfig, out: (
   try {
     const keys = createKeyStore(db, { pepper: loadPepper(config.dataDir) });
     if (command === 'create') {
-      const allowedModels = (values.models ?? '').split(',').map((model) => model.trim()).filter(Boolean);
+      const allowedModels = (values.models ?? '')
+        .split(',')
+        .map((model) => model.trim())
+        .filter(Boolean);
       const { unknown, known } = unknownModels(config, allowedModels);
       if (unknown.length > 0) {
-        out(`unknown model${unknown.length > 1 ? 's' : ''} ${unknown.map((model) => `'${model}'`).join(', ')}; configured models and aliases: ${known.join(', ')}`);
+        out(
+          `unknown model${unknown.length > 1 ? 's' : ''} ${unknown.map((model) => `'${model}'`).join(', ')}; configured models and aliases: ${known.join(', ')}`,
+        );
         return 2;
       }
       const { key, record } = keys.create({ name: values.name ?? 'unnamed', allowedModels });
-      out(`created ${record.id} (${record.name})${allowedModels.length ? ` for models ${allowedModels.join(', ')}` : ''}`);
+      out(
+        `created ${record.id} (${record.name})${allowedModels.length ? ` for models ${allowedModels.join(', ')}` : ''}`,
+      );
       out('the key, shown this once:');
       out(key);
       return 0;
     }
     if (command === 'list') {
       for (const record of keys.list()) {
-        const state = record.revokedAt === null ? 'active' : `revoked ${new Date(record.revokedAt * 1000).toISOString()}`;
+        const state =
+          record.revokedAt === null ? 'active' : `revoked ${new Date(record.revokedAt * 1000).toISOString()}`;
         const models = record.allowedModels.length ? record.allowedModels.join(',') : 'all models';
-        out(`${record.id}\t${record.prefix ? `${record.prefix}…` : '(no prefix)'}\t${record.name}\t${models}\t${state}`);
+        out(
+          `${record.id}\t${record.prefix ? `${record.prefix}…` : '(no prefix)'}\t${record.name}\t${models}\t${state}`,
+        );
       }
       return 0;
     }

@@ -35,7 +35,13 @@ describe('omnigate', { timeout: 60_000 }, () => {
   it('--help lists every command', async () => {
     const { code, stdout } = await omnigate('--help');
     expect(code).toBe(0);
-    for (const command of ['omnigate start', 'omnigate keys create', 'omnigate keys list', 'omnigate keys revoke', 'omnigate config check FILE']) {
+    for (const command of [
+      'omnigate start',
+      'omnigate keys create',
+      'omnigate keys list',
+      'omnigate keys revoke',
+      'omnigate config check FILE',
+    ]) {
       expect(stdout).toContain(command);
     }
   });
@@ -72,7 +78,9 @@ describe('omnigate', { timeout: 60_000 }, () => {
     writeFileSync(file, 'aliases:\n  fast: local:chatt\n');
     const { code, stderr } = await omnigate('config', 'check', file);
     expect(code).toBe(78);
-    expect(stderr).toBe(`omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video, local:search)\n`);
+    expect(stderr).toBe(
+      `omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video, local:search)\n`,
+    );
   });
 
   it('keys list from another folder says where it looked instead of creating a database', async () => {

@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { checkConfigCommand } from './config-check.js';
 import { keysMain } from './keys.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const USAGE = `omnigate ${VERSION}: one API for language models, media, search, files, tools and MCP
 
@@ -33,7 +35,12 @@ async function run(argv: string[]): Promise<number> {
       return keysMain(rest);
     case 'config':
       if (rest[0] === 'check' && rest.length === 2) {
-        return checkConfigCommand(rest[1], process.env, (line) => process.stdout.write(`${line}\n`), (line) => process.stderr.write(`${line}\n`));
+        return checkConfigCommand(
+          rest[1],
+          process.env,
+          (line) => process.stdout.write(`${line}\n`),
+          (line) => process.stderr.write(`${line}\n`),
+        );
       }
       process.stderr.write(`${USAGE}\n`);
       return 2;

@@ -86,8 +86,17 @@ export class UpstreamError extends ApiError {
   readonly upstreamStatus: number | null;
   readonly provider: string;
 
-  constructor(provider: string, status: number, upstreamStatus: number | null, message: string, options: ApiErrorOptions = {}) {
-    super(status, message, { code: status === 504 ? 'upstream_timeout' : status === 429 ? 'rate_limit_exceeded' : 'upstream_error', ...options });
+  constructor(
+    provider: string,
+    status: number,
+    upstreamStatus: number | null,
+    message: string,
+    options: ApiErrorOptions = {},
+  ) {
+    super(status, message, {
+      code: status === 504 ? 'upstream_timeout' : status === 429 ? 'rate_limit_exceeded' : 'upstream_error',
+      ...options,
+    });
     this.name = 'UpstreamError';
     this.provider = provider;
     this.upstreamStatus = upstreamStatus;
@@ -97,7 +106,12 @@ export class UpstreamError extends ApiError {
    * Maps an upstream HTTP status to ours: the upstream rejecting *our* key is not the caller's fault (502),
    * rate limits pass through as 429 with their Retry-After, everything else upstream-side is a 502.
    */
-  static fromStatus(provider: string, upstreamStatus: number, upstreamMessage: string, retryAfter?: string | null): UpstreamError {
+  static fromStatus(
+    provider: string,
+    upstreamStatus: number,
+    upstreamMessage: string,
+    retryAfter?: string | null,
+  ): UpstreamError {
     const detail = upstreamMessage ? `: ${upstreamMessage.slice(0, 500)}` : '';
     if (upstreamStatus === 429) {
       return new UpstreamError(provider, 429, 429, `Upstream ${provider} is rate limited${detail}`, {
@@ -105,21 +119,42 @@ export class UpstreamError extends ApiError {
       });
     }
     if (upstreamStatus === 401 || upstreamStatus === 403) {
-      return new UpstreamError(provider, 502, upstreamStatus, `Upstream ${provider} rejected the gateway's credentials (${upstreamStatus})${detail}`);
+      return new UpstreamError(
+        provider,
+        502,
+        upstreamStatus,
+        `Upstream ${provider} rejected the gateway's credentials (${upstreamStatus})${detail}`,
+      );
     }
     if (upstreamStatus === 404) {
-      return new UpstreamError(provider, 502, 404, `Upstream ${provider} does not know this model or endpoint (404)${detail}`);
+      return new UpstreamError(
+        provider,
+        502,
+        404,
+        `Upstream ${provider} does not know this model or endpoint (404)${detail}`,
+      );
     }
     if (upstreamStatus === 400 || upstreamStatus === 422) {
       // The caller's request was valid for our contract but the upstream refused it: keep it a 400 so the
       // caller sees the upstream's reason and does not retry.
-      return new UpstreamError(provider, 400, upstreamStatus, `Upstream ${provider} rejected the request (${upstreamStatus})${detail}`, {
-        type: 'invalid_request_error',
-        code: 'upstream_rejected',
-      });
+      return new UpstreamError(
+        provider,
+        400,
+        upstreamStatus,
+        `Upstream ${provider} rejected the request (${upstreamStatus})${detail}`,
+        {
+          type: 'invalid_request_error',
+          code: 'upstream_rejected',
+        },
+      );
     }
     if (upstreamStatus === 408 || upstreamStatus === 504) {
-      return new UpstreamError(provider, 504, upstreamStatus, `Upstream ${provider} timed out (${upstreamStatus})${detail}`);
+      return new UpstreamError(
+        provider,
+        504,
+        upstreamStatus,
+        `Upstream ${provider} timed out (${upstreamStatus})${detail}`,
+      );
     }
     return new UpstreamError(provider, 502, upstreamStatus, `Upstream ${provider} failed (${upstreamStatus})${detail}`);
   }

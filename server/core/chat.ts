@@ -8,7 +8,7 @@
  *
  * This file knows nothing about HTTP, Express, SSE framing or storage. Change it reluctantly.
  */
-import type { CallContext, CallWarning } from './call-context.js';
+import type { CallContext } from './call-context.js';
 
 /** The three wire dialects Omnigate speaks; also what an upstream may speak natively. */
 export type Dialect = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
@@ -86,11 +86,7 @@ export interface ToolDefinition {
   strict?: boolean;
 }
 
-export type ToolChoice =
-  | { type: 'auto' }
-  | { type: 'none' }
-  | { type: 'required' }
-  | { type: 'tool'; name: string };
+export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
 
 export type ResponseFormat =
   | { type: 'text' }

@@ -10,11 +10,17 @@ import { ApiError } from './api-error.js';
 export const MAX_INPUT_PIXELS = 40_000_000;
 
 export function inputPixelsError(param: string, size?: { width: number; height: number }): ApiError {
-  const what = size ? `is ${size.width}×${size.height} (${Math.round((size.width * size.height) / 1e5) / 10} Mpx), more` : 'has more pixels';
-  return new ApiError(400, `The image in ${param} ${what} than the limit of ${MAX_INPUT_PIXELS / 1e6} Mpx; scale it down.`, {
-    param,
-    code: 'image_too_large',
-  });
+  const what = size
+    ? `is ${size.width}×${size.height} (${Math.round((size.width * size.height) / 1e5) / 10} Mpx), more`
+    : 'has more pixels';
+  return new ApiError(
+    400,
+    `The image in ${param} ${what} than the limit of ${MAX_INPUT_PIXELS / 1e6} Mpx; scale it down.`,
+    {
+      param,
+      code: 'image_too_large',
+    },
+  );
 }
 
 /** Throws the 400 when the header's size is past the limit. */

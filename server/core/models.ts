@@ -92,7 +92,10 @@ export interface SpeechCallOptions {
 export interface SpeechModel {
   readonly provider: string;
   readonly modelId: string;
-  synthesize(options: SpeechCallOptions, context: CallContext): Promise<{ audio: GeneratedMedia; usage: { characters: number; seconds: number } }>;
+  synthesize(
+    options: SpeechCallOptions,
+    context: CallContext,
+  ): Promise<{ audio: GeneratedMedia; usage: { characters: number; seconds: number } }>;
 }
 
 export const MUSIC_FORMATS = ['mp3', 'wav', 'flac'] as const;
@@ -110,7 +113,10 @@ export interface MusicCallOptions {
 export interface MusicModel {
   readonly provider: string;
   readonly modelId: string;
-  compose(options: MusicCallOptions, context: CallContext): Promise<{ audio: GeneratedMedia; durationSeconds: number; usage: { seconds: number } }>;
+  compose(
+    options: MusicCallOptions,
+    context: CallContext,
+  ): Promise<{ audio: GeneratedMedia; durationSeconds: number; usage: { seconds: number } }>;
 }
 
 export interface VideoCallOptions {
@@ -188,7 +194,10 @@ export interface SearchModel {
   readonly provider: string;
   readonly modelId: string;
   /** `filesIndexing`: a model over stored files counts the caller's files not searchable yet (still being indexed). */
-  search(options: SearchCallOptions, context: CallContext): Promise<{ results: SearchResult[]; filesIndexing?: number }>;
+  search(
+    options: SearchCallOptions,
+    context: CallContext,
+  ): Promise<{ results: SearchResult[]; filesIndexing?: number }>;
 }
 
 /** The interface a model of each type offers. `vision` models are chat models that read images. */

@@ -12,7 +12,16 @@ describe('random ids', () => {
 
   it('timeOrderedId keeps that shape and sorts as text in the order of its times', () => {
     const start = Date.UTC(2026, 10, 24);
-    const times = [start, start + 1, start + 15, start + 16, start + 255, start + 256, start + 86_400_000, Date.UTC(2100, 0, 1)];
+    const times = [
+      start,
+      start + 1,
+      start + 15,
+      start + 16,
+      start + 255,
+      start + 256,
+      start + 86_400_000,
+      Date.UTC(2100, 0, 1),
+    ];
     const ids = times.map((time) => timeOrderedId('req', time));
     for (const id of ids) {
       expect(id).toMatch(/^req_[0-9a-f]{32}$/);

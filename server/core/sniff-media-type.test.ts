@@ -12,7 +12,12 @@ describe('sniffMediaType', () => {
   });
 
   it.each([
-    ['a truncated multi-byte character at the end', Buffer.from([0x61, 0xe6, 0x97]), 'a.txt', 'application/octet-stream'],
+    [
+      'a truncated multi-byte character at the end',
+      Buffer.from([0x61, 0xe6, 0x97]),
+      'a.txt',
+      'application/octet-stream',
+    ],
     ['a NUL byte', Buffer.from('a\u0000b'), 'a.txt', 'application/octet-stream'],
     ['an overlong encoding', Buffer.from([0xc0, 0xaf]), 'a.txt', 'application/octet-stream'],
     ['a PNG named .txt', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]), 'a.txt', 'image/png'],

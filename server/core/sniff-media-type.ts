@@ -17,8 +17,10 @@ interface Magic {
   test(head: Uint8Array): boolean;
 }
 
-const ascii = (head: Uint8Array, offset: number, text: string) => [...text].every((char, index) => head[offset + index] === char.charCodeAt(0));
-const bytesAt = (head: Uint8Array, offset: number, values: number[]) => values.every((value, index) => head[offset + index] === value);
+const ascii = (head: Uint8Array, offset: number, text: string) =>
+  [...text].every((char, index) => head[offset + index] === char.charCodeAt(0));
+const bytesAt = (head: Uint8Array, offset: number, values: number[]) =>
+  values.every((value, index) => head[offset + index] === value);
 
 const MAGICS: Magic[] = [
   { mediaType: 'image/png', test: (head) => bytesAt(head, 0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) },
@@ -27,9 +29,16 @@ const MAGICS: Magic[] = [
   { mediaType: 'image/webp', test: (head) => ascii(head, 0, 'RIFF') && ascii(head, 8, 'WEBP') },
   { mediaType: 'audio/wav', test: (head) => ascii(head, 0, 'RIFF') && ascii(head, 8, 'WAVE') },
   { mediaType: 'application/pdf', test: (head) => ascii(head, 0, '%PDF-') },
-  { mediaType: 'application/zip', test: (head) => bytesAt(head, 0, [0x50, 0x4b, 0x03, 0x04]) || bytesAt(head, 0, [0x50, 0x4b, 0x05, 0x06]) },
+  {
+    mediaType: 'application/zip',
+    test: (head) => bytesAt(head, 0, [0x50, 0x4b, 0x03, 0x04]) || bytesAt(head, 0, [0x50, 0x4b, 0x05, 0x06]),
+  },
   { mediaType: 'application/gzip', test: (head) => bytesAt(head, 0, [0x1f, 0x8b]) },
-  { mediaType: 'audio/mpeg', test: (head) => ascii(head, 0, 'ID3') || (head[0] === 0xff && ((head[1] ?? 0) & 0xe0) === 0xe0 && ((head[1] ?? 0) & 0x06) !== 0) },
+  {
+    mediaType: 'audio/mpeg',
+    test: (head) =>
+      ascii(head, 0, 'ID3') || (head[0] === 0xff && ((head[1] ?? 0) & 0xe0) === 0xe0 && ((head[1] ?? 0) & 0x06) !== 0),
+  },
   { mediaType: 'audio/flac', test: (head) => ascii(head, 0, 'fLaC') },
   { mediaType: 'audio/ogg', test: (head) => ascii(head, 0, 'OggS') },
   { mediaType: 'video/mp4', test: (head) => ascii(head, 4, 'ftyp') },

@@ -11,14 +11,19 @@ import { analyseImage } from './image-analysis/analyse-image.js';
 import { readBackdrop } from './video/input-backdrop.js';
 
 const png = (width: number, height: number) =>
-  sharp({ create: { width, height, channels: 3, background: '#3366cc' } }).png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer();
+  sharp({ create: { width, height, channels: 3, background: '#3366cc' } })
+    .png({ compressionLevel: 1, adaptiveFiltering: false })
+    .toBuffer();
 
 describe('the input pixel limit of the decoders', () => {
   it('refuses an image past 40 Mpx with a 400 naming the limit, in the analysis and the video backdrop', async () => {
     const huge = new Uint8Array(await png(7000, 6000));
     expect(7000 * 6000).toBeGreaterThan(MAX_INPUT_PIXELS);
     for (const decode of [() => analyseImage(huge), () => readBackdrop(huge, 64, 64)]) {
-      const error = await decode().then(() => undefined, (thrown: unknown) => thrown);
+      const error = await decode().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
       expect(error).toBeInstanceOf(ApiError);
       expect(error).toMatchObject({ status: 400, code: 'image_too_large' });
       expect((error as ApiError).message).toContain('40 Mpx');

@@ -15,17 +15,20 @@ import type { ExtractedText, ExtractTextInput } from './text/extract-text.js';
 export const mediaJobs = {
   image: async (input: RenderImageInput) => (await import('./image/render-image.js')).renderImage(input),
   /** The built-in image understanding (sharp, exifr, file-type): ~35 MiB loaded only by a worker that analyses. */
-  'analyse-image': async (input: { bytes: Uint8Array }): Promise<ImageFacts> => (await import('./image-analysis/analyse-image.js')).analyseImage(input.bytes),
+  'analyse-image': async (input: { bytes: Uint8Array }): Promise<ImageFacts> =>
+    (await import('./image-analysis/analyse-image.js')).analyseImage(input.bytes),
   music: async (input: MusicJobInput) => (await import('./music/render-music.js')).renderMusic(input),
   /** Draws and encodes a whole video; reports progress per frame and names its ffmpeg child to the pool. */
-  video: async (input: RenderVideoInput, reporter: JobReporter) => (await import('./video/render-video.js')).renderVideo(input, reporter),
+  video: async (input: RenderVideoInput, reporter: JobReporter) =>
+    (await import('./video/render-video.js')).renderVideo(input, reporter),
   speech: async (input: FliteInput): Promise<Pcm> => (await import('./speech/flite.js')).synthesizeWithFlite(input),
   /** The pure-JS MP3 encoder, for platforms without the ffmpeg binary. */
   mp3: async (input: { pcm: Pcm; kbps: number }): Promise<{ mp3: Uint8Array }> => ({
     mp3: (await import('./audio/mp3-lame.js')).encodeMp3WithLame(input.pcm, input.kbps),
   }),
   /** A stored file's plain text for the search index; pdf.js parsing would otherwise hold the event loop. */
-  'extract-text': async (input: ExtractTextInput): Promise<ExtractedText> => (await import('./text/extract-text.js')).extractText(input),
+  'extract-text': async (input: ExtractTextInput): Promise<ExtractedText> =>
+    (await import('./text/extract-text.js')).extractText(input),
 };
 
 export type MediaJobs = typeof mediaJobs;

@@ -29,7 +29,11 @@ function anthropicErrorType(status: number): string {
 }
 
 export function anthropicErrorEnvelope(error: ApiError, requestId: string | null) {
-  return { type: 'error' as const, error: { type: anthropicErrorType(error.status), message: error.message }, request_id: requestId };
+  return {
+    type: 'error' as const,
+    error: { type: anthropicErrorType(error.status), message: error.message },
+    request_id: requestId,
+  };
 }
 
 /** The JSON-RPC code for an HTTP failure on the MCP endpoint. */
@@ -48,10 +52,19 @@ function jsonRpcCode(status: number, code: string | null): number {
 
 /** `rpcId` is the id of the request being answered (null when it could not be read). */
 function jsonRpcErrorEnvelope(error: ApiError, rpcId: string | number | null) {
-  return { jsonrpc: '2.0' as const, id: rpcId, error: { code: jsonRpcCode(error.status, error.code), message: error.message } };
+  return {
+    jsonrpc: '2.0' as const,
+    id: rpcId,
+    error: { code: jsonRpcCode(error.status, error.code), message: error.message },
+  };
 }
 
-export function errorEnvelope(error: ApiError, family: ApiFamily, requestId: string | null, rpcId: string | number | null = null): unknown {
+export function errorEnvelope(
+  error: ApiError,
+  family: ApiFamily,
+  requestId: string | null,
+  rpcId: string | number | null = null,
+): unknown {
   if (family === 'anthropic') {
     return anthropicErrorEnvelope(error, requestId);
   }

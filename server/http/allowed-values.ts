@@ -14,7 +14,10 @@ function resolve(document: OpenApiDocument, schema: unknown): Schema | undefined
   let current = schema as Schema | undefined;
   for (let hops = 0; current && typeof current.$ref === 'string' && hops < 10; hops++) {
     const pointer = (current.$ref as string).replace(/^#\//, '').split('/');
-    current = pointer.reduce<unknown>((node, key) => (node && typeof node === 'object' && Object.hasOwn(node, key) ? (node as Schema)[key] : undefined), document) as Schema | undefined;
+    current = pointer.reduce<unknown>(
+      (node, key) => (node && typeof node === 'object' && Object.hasOwn(node, key) ? (node as Schema)[key] : undefined),
+      document,
+    ) as Schema | undefined;
   }
   return current && typeof current === 'object' ? current : undefined;
 }
@@ -41,7 +44,8 @@ function alternatives(document: OpenApiDocument, schema: unknown): Schema[] {
 /** The schemas that may apply at `path` as the validator reports it (`/body/messages/0/role`). */
 function schemasAt(document: OpenApiDocument, operation: unknown, path: string): Schema[] {
   const [where, ...segments] = path.split('/').filter(Boolean);
-  const content = (operation as { requestBody?: { content?: Record<string, { schema?: unknown }> } } | undefined)?.requestBody?.content;
+  const content = (operation as { requestBody?: { content?: Record<string, { schema?: unknown }> } } | undefined)
+    ?.requestBody?.content;
   if (where !== 'body' || !content) {
     return [];
   }
@@ -64,7 +68,9 @@ function schemasAt(document: OpenApiDocument, operation: unknown, path: string):
 /** The values the contract allows at `path`; [] when the place cannot be found. */
 export function allowedValuesAt(document: OpenApiDocument, operation: unknown, path: string): unknown[] {
   const schemas = schemasAt(document, operation, path);
-  const values = schemas.flatMap((schema) => ('const' in schema ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : []));
+  const values = schemas.flatMap((schema) =>
+    'const' in schema ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : [],
+  );
   return [...new Set(values)];
 }
 

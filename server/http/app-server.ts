@@ -37,5 +37,8 @@ export function createAppServer(app: Express, options: ServerOptions = {}): Serv
   adoptPrototype(AppResponse.prototype, Object.getPrototypeOf(app.response) as object, app);
   app.request = AppRequest.prototype as unknown as Express['request'];
   app.response = AppResponse.prototype as unknown as Express['response'];
-  return createServer({ ...options, IncomingMessage: AppRequest, ServerResponse: AppResponse }, app) as unknown as Server;
+  return createServer(
+    { ...options, IncomingMessage: AppRequest, ServerResponse: AppResponse },
+    app,
+  ) as unknown as Server;
 }

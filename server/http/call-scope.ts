@@ -46,7 +46,10 @@ export interface ScopeSettings {
 }
 
 /** Our base URL: the configured public URL, else the request's own protocol and host. */
-export function baseUrlOf(req: Pick<Request, 'protocol'> & { get(name: 'host'): string | undefined }, publicUrl: string | undefined): string {
+export function baseUrlOf(
+  req: Pick<Request, 'protocol'> & { get(name: 'host'): string | undefined },
+  publicUrl: string | undefined,
+): string {
   return publicUrl ? publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.get('host')}`;
 }
 

@@ -25,7 +25,7 @@ interface ValidatorError {
  */
 function paramFromPath(path: string | undefined): string | null {
   const match = path ? /^\/?(?:body|query|params|path|headers)(?:\/|$)(.*)$/.exec(path) : null;
-  return match && match[1] ? match[1].split('/').join('.') : null;
+  return match?.[1] ? match[1].split('/').join('.') : null;
 }
 
 const MAX_MESSAGE_CHARS = 500;
@@ -34,7 +34,6 @@ const MAX_PARAM_CHARS = 200;
 function cutParam(param: string | null): string | null {
   return param === null ? null : cutText(param, MAX_PARAM_CHARS);
 }
-
 
 /**
  * Completes the validator's "must be equal to constant" (a value outside a set of `const` branches, which
@@ -61,7 +60,10 @@ export function nameExclusiveFields(error: unknown, exclusiveAt: (path: string) 
     if (fields.length > 1) {
       const last = fields[fields.length - 1];
       first.path = `${first.path}/${last}`;
-      first.message = `cannot be sent together with ${fields.slice(0, -1).map((name) => `\`${name}\``).join(', ')}: send only one of ${fields.map((name) => `\`${name}\``).join(', ')}`;
+      first.message = `cannot be sent together with ${fields
+        .slice(0, -1)
+        .map((name) => `\`${name}\``)
+        .join(', ')}: send only one of ${fields.map((name) => `\`${name}\``).join(', ')}`;
     }
   }
 }
@@ -72,11 +74,18 @@ export function nameExclusiveFields(error: unknown, exclusiveAt: (path: string) 
  */
 function overItemsError(error: ValidatorError): NonNullable<ValidatorError['errors']>[number] | undefined {
   const first = error.errors?.[0];
-  return error.errors?.find((candidate) => candidate.errorCode === 'maxItems.openapi.validation' && candidate.path === first?.path);
+  return error.errors?.find(
+    (candidate) => candidate.errorCode === 'maxItems.openapi.validation' && candidate.path === first?.path,
+  );
 }
 
 function isValidatorError(error: unknown): error is ValidatorError & { status: number } {
-  return typeof error === 'object' && error !== null && Array.isArray((error as ValidatorError).errors) && typeof (error as ValidatorError).status === 'number';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    Array.isArray((error as ValidatorError).errors) &&
+    typeof (error as ValidatorError).status === 'number'
+  );
 }
 
 /** Turns anything thrown into an ApiError; exported for the streaming routes, which render errors as events. */
@@ -89,14 +98,29 @@ export function toApiError(error: unknown): ApiError {
     const status = error.status;
     if (status === 500) {
       // A response that breaks the spec, or a spec that failed to load: our bug, not the caller's.
-      return new ApiError(500, 'Internal server error; quote the request id when reporting it.', { code: 'internal_error', cause: error });
+      return new ApiError(500, 'Internal server error; quote the request id when reporting it.', {
+        code: 'internal_error',
+        cause: error,
+      });
     }
-    const message = status === 405 ? `Method not allowed: ${error.message ?? ''}`.trim()
-      : status === 404 ? UNKNOWN_PATH_MESSAGE
-      : first ? `${first.path ?? ''} ${first.message ?? ''}`.trim() : (error.message ?? 'Invalid request');
+    const message =
+      status === 405
+        ? `Method not allowed: ${error.message ?? ''}`.trim()
+        : status === 404
+          ? UNKNOWN_PATH_MESSAGE
+          : first
+            ? `${first.path ?? ''} ${first.message ?? ''}`.trim()
+            : (error.message ?? 'Invalid request');
     // The path names the caller's own keys, which can be megabytes long: the message stays readable.
     const bounded = cutText(message, MAX_MESSAGE_CHARS);
-    const code = status === 415 ? 'unsupported_media_type' : status === 404 ? 'unknown_path' : status === 405 ? 'method_not_allowed' : null;
+    const code =
+      status === 415
+        ? 'unsupported_media_type'
+        : status === 404
+          ? 'unknown_path'
+          : status === 405
+            ? 'method_not_allowed'
+            : null;
     // A 405 must say which methods the path has (RFC 9110); the validator computed them from the spec.
     const allow = status === 405 ? error.headers?.Allow : undefined;
     return new ApiError(status, bounded, {
@@ -108,7 +132,9 @@ export function toApiError(error: unknown): ApiError {
   const bodyParser = error as { type?: string; status?: number; limit?: number; message?: string };
   if (bodyParser && typeof bodyParser.type === 'string' && typeof bodyParser.status === 'number') {
     if (bodyParser.type === 'entity.too.large') {
-      return new ApiError(413, `The request body exceeds the limit of ${bodyParser.limit} bytes.`, { code: 'request_too_large' });
+      return new ApiError(413, `The request body exceeds the limit of ${bodyParser.limit} bytes.`, {
+        code: 'request_too_large',
+      });
     }
     if (bodyParser.type === 'entity.parse.failed') {
       return new ApiError(400, `The request body is not valid JSON: ${bodyParser.message}`, { code: 'invalid_json' });
@@ -124,9 +150,15 @@ export function toApiError(error: unknown): ApiError {
   // as the client's fault (http-errors status 400) without a `type`.
   const zlibCode = (error as { code?: unknown } | null)?.code;
   if (typeof zlibCode === 'string' && (zlibCode.startsWith('Z_') || zlibCode.startsWith('ERR__ERROR_'))) {
-    return new ApiError(400, 'The request body could not be decoded with its Content-Encoding.', { code: 'invalid_content_encoding', cause: error });
+    return new ApiError(400, 'The request body could not be decoded with its Content-Encoding.', {
+      code: 'invalid_content_encoding',
+      cause: error,
+    });
   }
-  return new ApiError(500, 'Internal server error; quote the request id when reporting it.', { code: 'internal_error', cause: error });
+  return new ApiError(500, 'Internal server error; quote the request id when reporting it.', {
+    code: 'internal_error',
+    cause: error,
+  });
 }
 
 /** The id of a JSON-RPC request body, which its error answer must repeat; null when there is none. */
@@ -143,7 +175,14 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const requestId = (res.locals.requestId as string | undefined) ?? null;
     // The metrics count refusals by this code (observability/metrics.ts).
     res.locals.errorCode = apiError.code;
-    const log = { requestId, status: apiError.status, type: apiError.type, code: apiError.code, method: req.method, path: req.path };
+    const log = {
+      requestId,
+      status: apiError.status,
+      type: apiError.type,
+      code: apiError.code,
+      method: req.method,
+      path: req.path,
+    };
     if (apiError.expected) {
       logger.info(log, apiError.message);
     } else {
@@ -171,11 +210,15 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     drainUnreadBody(req);
     // The SDKs retry 408, 409, 429 and every 5xx unless told not to; a bug (500) or a state a retry cannot
     // change is not worth their wait.
-    const retryable = apiError.retryable ?? !(apiError.status >= 500 && apiError.status !== 503 && apiError.status !== 502 && apiError.status !== 504);
+    const retryable =
+      apiError.retryable ??
+      !(apiError.status >= 500 && apiError.status !== 503 && apiError.status !== 502 && apiError.status !== 504);
     if (!retryable) {
       res.setHeader('x-should-retry', 'false');
     }
     const family = apiFamilyOf(req.path);
-    res.status(apiError.status).json(errorEnvelope(apiError, family, requestId, family === 'mcp' ? jsonRpcId(req.body) : null));
+    res
+      .status(apiError.status)
+      .json(errorEnvelope(apiError, family, requestId, family === 'mcp' ? jsonRpcId(req.body) : null));
   };
 }

@@ -6,7 +6,12 @@
  */
 import express, { type RequestHandler } from 'express';
 import { ApiError } from '../core/api-error.js';
-import { createJsonTokenCounter, MAX_JSON_TOKENS, tooManyJsonTokens, type JsonTokenCounter } from './json-token-budget.js';
+import {
+  createJsonTokenCounter,
+  MAX_JSON_TOKENS,
+  tooManyJsonTokens,
+  type JsonTokenCounter,
+} from './json-token-budget.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 

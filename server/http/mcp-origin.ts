@@ -20,8 +20,16 @@ export function checkMcpOrigin(req: Request, allowed: readonly string[] = []): v
   } catch {
     url = undefined;
   }
-  if (url && (url.protocol === 'http:' || url.protocol === 'https:') && (LOCAL_HOSTS.has(url.hostname) || allowed.includes(url.origin))) {
+  if (
+    url &&
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    (LOCAL_HOSTS.has(url.hostname) || allowed.includes(url.origin))
+  ) {
     return;
   }
-  throw new ApiError(403, `Origin ${origin.slice(0, 200)} may not call the MCP endpoint; allow it with OMNIGATE_MCP_ALLOWED_ORIGINS.`, { code: 'origin_not_allowed' });
+  throw new ApiError(
+    403,
+    `Origin ${origin.slice(0, 200)} may not call the MCP endpoint; allow it with OMNIGATE_MCP_ALLOWED_ORIGINS.`,
+    { code: 'origin_not_allowed' },
+  );
 }

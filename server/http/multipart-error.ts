@@ -21,13 +21,22 @@ const KNOWN = new Map<string, { status: number; message: string }>([
  */
 export function multipartError(error: unknown): ApiError | undefined {
   const failure = error as { status?: unknown; message?: unknown } | null;
-  if (typeof failure?.status !== 'number' || typeof failure.message !== 'string' || ![413, 500].includes(failure.status) && !KNOWN.has(failure.message)) {
+  if (
+    typeof failure?.status !== 'number' ||
+    typeof failure.message !== 'string' ||
+    (![413, 500].includes(failure.status) && !KNOWN.has(failure.message))
+  ) {
     return undefined;
   }
   const known = KNOWN.get(failure.message);
   if (known) {
-    return new ApiError(known.status, known.message, { code: known.status === 413 ? 'request_too_large' : 'invalid_multipart' });
+    return new ApiError(known.status, known.message, {
+      code: known.status === 413 ? 'request_too_large' : 'invalid_multipart',
+    });
   }
   // busboy's parse failures ('Unexpected end of form', 'Malformed part header', …): the body is not a whole form.
-  return new ApiError(400, `The multipart body could not be read: ${failure.message}.`, { code: 'invalid_multipart', cause: error });
+  return new ApiError(400, `The multipart body could not be read: ${failure.message}.`, {
+    code: 'invalid_multipart',
+    cause: error,
+  });
 }

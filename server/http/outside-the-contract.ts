@@ -26,7 +26,12 @@ export function mcpBoundary(document: OpenApiDocument): RequestHandler {
     } else if (req.path !== MCP_PATH) {
       next(new ApiError(404, UNKNOWN_PATH_MESSAGE, { code: 'unknown_path' }));
     } else if (!methods.includes(req.method.toLowerCase())) {
-      next(new ApiError(405, `Method not allowed: send JSON-RPC messages to ${MCP_PATH} with POST.`, { code: 'method_not_allowed', headers: { allow } }));
+      next(
+        new ApiError(405, `Method not allowed: send JSON-RPC messages to ${MCP_PATH} with POST.`, {
+          code: 'method_not_allowed',
+          headers: { allow },
+        }),
+      );
     } else {
       next();
     }
@@ -49,7 +54,10 @@ export function docsSubpaths(): RequestHandler {
       return;
     }
     // `index.html` is the page itself, the name `npm run docs` gives its file.
-    const rest = req.path.slice(DOCS_PATH.length + 1).replace(/^\/+|\/+$/g, '').replace(/^index\.html$/, '');
+    const rest = req.path
+      .slice(DOCS_PATH.length + 1)
+      .replace(/^\/+|\/+$/g, '')
+      .replace(/^index\.html$/, '');
     // Only path characters go into the Location header; anything else ends the hash there.
     const hash = rest.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, '');
     res.redirect(301, hash ? `${DOCS_PATH}#${hash}` : DOCS_PATH);

@@ -24,7 +24,12 @@ export function frame(event: string | undefined, data: string): string {
     throw new Error('SSE event names must not contain CR or LF');
   }
   // Nearly every event's data is one line of JSON: framed without splitting (this runs once per token).
-  const lines = /[\r\n]/.test(data) ? data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('') : `data: ${data}\n`;
+  const lines = /[\r\n]/.test(data)
+    ? data
+        .split(/\r\n|\r|\n/)
+        .map((line) => `data: ${line}\n`)
+        .join('')
+    : `data: ${data}\n`;
   return `${event === undefined ? '' : `event: ${event}\n`}${lines}\n`;
 }
 

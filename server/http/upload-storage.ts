@@ -153,7 +153,11 @@ export function uploadOptions(settings: UploadSettings) {
           callback(error instanceof Error ? error : new Error(String(error)));
         });
     },
-    _removeFile(_req: Request, file: Partial<IncomingFile> & { staged?: StagedBlob; buffer?: Buffer }, callback: (error: Error | null) => void) {
+    _removeFile(
+      _req: Request,
+      file: Partial<IncomingFile> & { staged?: StagedBlob; buffer?: Buffer },
+      callback: (error: Error | null) => void,
+    ) {
       delete file.buffer;
       if (file.stream && !file.stream.readableEnded) {
         file.stream.destroy();

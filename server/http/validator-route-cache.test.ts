@@ -7,7 +7,9 @@ import { cacheValidatorRouteRegexps } from './validator-route-cache.js';
 
 type Compiled = { regexp: RegExp; keys: Array<{ name: string }> };
 const requireFromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
-const pathToRegexpModule = requireFromValidator('path-to-regexp') as { pathToRegexp: (path: string, options?: object) => Compiled };
+const pathToRegexpModule = requireFromValidator('path-to-regexp') as {
+  pathToRegexp: (path: string, options?: object) => Compiled;
+};
 
 describe('cacheValidatorRouteRegexps', () => {
   it('compiles a path template once per set of options, and the compiled route still matches', () => {
@@ -36,9 +38,24 @@ describe('finding the route before the validator looks it up', () => {
     openapi: '3.1.0',
     info: { title: 'routes', version: '1' },
     paths: Object.fromEntries([
-      ...Array.from({ length: 20 }, (_, index) => [`/v1/filler${index}`, { get: { operationId: `filler${index}`, responses: { 200: { description: 'ok' } } } }]),
-      ['/v1/files/{id}', { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], get: { operationId: 'getFile', responses: { 200: { description: 'ok' } } } }],
-      ['/v1/files/{id}/content', { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], get: { operationId: 'getContent', responses: { 200: { description: 'ok' } } } }],
+      ...Array.from({ length: 20 }, (_, index) => [
+        `/v1/filler${index}`,
+        { get: { operationId: `filler${index}`, responses: { 200: { description: 'ok' } } } },
+      ]),
+      [
+        '/v1/files/{id}',
+        {
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          get: { operationId: 'getFile', responses: { 200: { description: 'ok' } } },
+        },
+      ],
+      [
+        '/v1/files/{id}/content',
+        {
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          get: { operationId: 'getContent', responses: { 200: { description: 'ok' } } },
+        },
+      ],
       ['/v1/zeta', { post: { operationId: 'zeta', responses: { 200: { description: 'ok' } } } }],
     ]),
   };
@@ -46,21 +63,38 @@ describe('finding the route before the validator looks it up', () => {
   async function appWithValidator() {
     cacheValidatorRouteRegexps();
     const app = express();
-    app.use(OpenApiValidator.middleware({ apiSpec: structuredClone(spec) as never, validateRequests: true, validateResponses: false }));
+    app.use(
+      OpenApiValidator.middleware({
+        apiSpec: structuredClone(spec) as never,
+        validateRequests: true,
+        validateResponses: false,
+      }),
+    );
     app.use((req, res) => {
-      const openapi = (req as unknown as { openapi: { schema: { operationId: string }; pathParams: Record<string, string> } }).openapi;
+      const openapi = (
+        req as unknown as { openapi: { schema: { operationId: string }; pathParams: Record<string, string> } }
+      ).openapi;
       res.json({ operationId: openapi.schema.operationId, params: openapi.pathParams });
     });
     app.use(((error, _req, res, _next) => {
-      res.status(error.status ?? 500).set(error.headers ?? {}).json({ status: error.status, message: error.message });
+      res
+        .status(error.status ?? 500)
+        .set(error.headers ?? {})
+        .json({ status: error.status, message: error.message });
     }) as express.ErrorRequestHandler);
     return app;
   }
 
   it('names the same operation and path parameters the full scan would', async () => {
     const app = await appWithValidator();
-    expect((await request(app).get('/v1/files/file_1')).body).toEqual({ operationId: 'getFile', params: { id: 'file_1' } });
-    expect((await request(app).get('/v1/files/file%202/content')).body).toEqual({ operationId: 'getContent', params: { id: 'file 2' } });
+    expect((await request(app).get('/v1/files/file_1')).body).toEqual({
+      operationId: 'getFile',
+      params: { id: 'file_1' },
+    });
+    expect((await request(app).get('/v1/files/file%202/content')).body).toEqual({
+      operationId: 'getContent',
+      params: { id: 'file 2' },
+    });
     expect((await request(app).get('/v1/filler7?x=1')).status).toBe(400); // unknown query parameter: still validated
     expect((await request(app).get('/v1/filler7')).body).toEqual({ operationId: 'filler7', params: {} });
   });

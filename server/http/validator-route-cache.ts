@@ -100,7 +100,9 @@ export function cacheValidatorRouteRegexps(): void {
     return;
   }
   memoiseCompile(pathToRegexpModule);
-  const validatorModule = requireFromValidator('./openapi.validator.js') as { OpenApiValidator: { prototype: { metadataMiddleware: MetadataFactory } } };
+  const validatorModule = requireFromValidator('./openapi.validator.js') as {
+    OpenApiValidator: { prototype: { metadataMiddleware: MetadataFactory } };
+  };
   findRouteFirst(validatorModule.OpenApiValidator.prototype, pathToRegexpModule.pathToRegexp);
   patched.add(pathToRegexpModule);
 }

@@ -73,7 +73,12 @@ export function installObserver(kind: 'metrics' | 'tracing', observer: Observer 
 const NO_ATTEMPT: UpstreamAttempt = { headers: undefined, end: () => undefined };
 
 /** One attempt handle for both observers (the common case, one or none on, allocates nothing extra). */
-export function startUpstreamAttempt(provider: string, method: string, path: string, signal: AbortSignal): UpstreamAttempt {
+export function startUpstreamAttempt(
+  provider: string,
+  method: string,
+  path: string,
+  signal: AbortSignal,
+): UpstreamAttempt {
   const { metrics, tracing } = observers;
   const first = metrics?.upstreamStarted?.(provider, method, path, signal);
   const second = tracing?.upstreamStarted?.(provider, method, path, signal);

@@ -14,11 +14,14 @@ export function startMetricsServer(
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Only GET /metrics is served on this port.\n');
+      res
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('Only GET /metrics is served on this port.\n');
       return;
     }
     metrics.render().then(
-      (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(req.method === 'HEAD' ? undefined : text),
+      (text) =>
+        res.writeHead(200, { 'content-type': metrics.contentType }).end(req.method === 'HEAD' ? undefined : text),
       () => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Collecting metrics failed.\n'),
     );
   });

@@ -137,9 +137,17 @@ export function createMetrics(options: MetricsOptions): Metrics {
         this.set(read());
       },
     });
-  gauge('omnigate_media_pool_slots', 'Slots of the media worker pool (OMNIGATE_MEDIA_WORKERS).', () => mediaPool?.().size ?? 0);
+  gauge(
+    'omnigate_media_pool_slots',
+    'Slots of the media worker pool (OMNIGATE_MEDIA_WORKERS).',
+    () => mediaPool?.().size ?? 0,
+  );
   gauge('omnigate_media_pool_slots_busy', 'Media pool slots running a generation.', () => mediaPool?.().busy ?? 0);
-  gauge('omnigate_media_pool_queue_length', 'Generations waiting for a media pool slot.', () => mediaPool?.().queued ?? 0);
+  gauge(
+    'omnigate_media_pool_queue_length',
+    'Generations waiting for a media pool slot.',
+    () => mediaPool?.().queued ?? 0,
+  );
   new Gauge({
     name: 'omnigate_video_tasks',
     help: 'Video tasks in the database, by state.',
@@ -152,7 +160,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
       }
     },
   });
-  gauge('omnigate_usage_buffer_depth', 'Usage records waiting to be written to the database.', () => usage?.().depth ?? 0);
+  gauge(
+    'omnigate_usage_buffer_depth',
+    'Usage records waiting to be written to the database.',
+    () => usage?.().depth ?? 0,
+  );
   new Counter({
     name: 'omnigate_usage_records_dropped_total',
     help: 'Usage records given up on. The recorder keeps failed batches and retries them, so this stays 0.',
@@ -195,7 +207,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
     return found;
   }
 
-  function histogram(cache: Map<string, { observe(value: number): void }>, metric: Histogram<'operation'>, operation: string) {
+  function histogram(
+    cache: Map<string, { observe(value: number): void }>,
+    metric: Histogram<'operation'>,
+    operation: string,
+  ) {
     let found = cache.get(operation);
     if (!found) {
       found = metric.labels({ operation });
@@ -208,7 +224,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     const end = performance.now();
     const model = modelLabel(outcome.model);
     const status = outcome.status;
-    const calls = callSeries(outcome.operation, status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other', model, outcome.keyId);
+    const calls = callSeries(
+      outcome.operation,
+      status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other',
+      model,
+      outcome.keyId,
+    );
     calls.requests.inc();
     histogram(durations, duration, outcome.operation).observe((end - outcome.startedAt) / 1000);
     if (outcome.headAt !== undefined) {

@@ -84,7 +84,10 @@ export function startTracing(options: TracingOptions): Tracing {
     answers.set(res, pieces);
     const keep = (chunk: unknown, encoding: unknown) => {
       if (size < CONTENT_LIMIT && chunk && typeof chunk !== 'function') {
-        const piece = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
+        const piece =
+          typeof chunk === 'string'
+            ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+            : Buffer.from(chunk as Uint8Array);
         pieces.push(piece);
         size += piece.length;
       }
@@ -123,7 +126,14 @@ export function startTracing(options: TracingOptions): Tracing {
     const parent = propagator.extract(ROOT_CONTEXT, req.headers, getter);
     const span = tracer.startSpan(
       `${req.method ?? 'GET'}`,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method ?? 'GET', 'url.path': (req.url ?? '/').split('?')[0], 'omnigate.request_id': requestId } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'http.request.method': req.method ?? 'GET',
+          'url.path': (req.url ?? '/').split('?')[0],
+          'omnigate.request_id': requestId,
+        },
+      },
       parent,
     );
     spans.set(res, span);
@@ -180,7 +190,11 @@ export function startTracing(options: TracingOptions): Tracing {
       }
     }
     span.setAttributes(attributes);
-    span.updateName(outcome.model ? `${operationName} ${outcome.model}` : `${(res as unknown as { req?: { method?: string } }).req?.method ?? 'GET'} ${outcome.operation}`);
+    span.updateName(
+      outcome.model
+        ? `${operationName} ${outcome.model}`
+        : `${(res as unknown as { req?: { method?: string } }).req?.method ?? 'GET'} ${outcome.operation}`,
+    );
     if (outcome.status >= 500) {
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
@@ -192,11 +206,18 @@ export function startTracing(options: TracingOptions): Tracing {
     const active = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
     const span = tracer.startSpan(
       `${method} ${providerId}`,
-      { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.path': path, 'gen_ai.provider.name': providerId } },
+      {
+        kind: SpanKind.CLIENT,
+        attributes: { 'http.request.method': method, 'url.path': path, 'gen_ai.provider.name': providerId },
+      },
       active,
     );
     const headers: Record<string, string> = {};
-    propagator.inject(trace.setSpan(active, span), headers, { set: (carrier, key, value) => { carrier[key] = value; } });
+    propagator.inject(trace.setSpan(active, span), headers, {
+      set: (carrier, key, value) => {
+        carrier[key] = value;
+      },
+    });
     let ended = false;
     return {
       headers,

@@ -29,7 +29,11 @@ export function agentRoutes(config: Pick<Config, 'providers' | 'defaultChatModel
   const openAiCompatible = config.providers.filter((provider) => provider.type === 'openai-compatible');
   const openAi = openAiCompatible.length === 1 ? openAiCompatible[0] : undefined;
   return [
-    anthropic ? { pattern: 'claude-*', provider: anthropic.id } : { pattern: 'claude-*', model: fallback, standIn: true },
-    ...OPENAI_AGENT_PATTERNS.map((pattern) => (openAi ? { pattern, provider: openAi.id } : { pattern, model: fallback, standIn: true })),
+    anthropic
+      ? { pattern: 'claude-*', provider: anthropic.id }
+      : { pattern: 'claude-*', model: fallback, standIn: true },
+    ...OPENAI_AGENT_PATTERNS.map((pattern) =>
+      openAi ? { pattern, provider: openAi.id } : { pattern, model: fallback, standIn: true },
+    ),
   ];
 }

@@ -23,12 +23,33 @@ import { createModelRegistry, type ModelEntry, type ModelRegistry } from './regi
 export function builtInModels(): ModelEntry[] {
   const created = 1767225600;
   return [
-    { id: LOCAL_CHAT_MODEL_ID, type: 'chat', provider: 'local', upstreamModel: 'chat', aliases: ['local-chat', 'reference'], created },
+    {
+      id: LOCAL_CHAT_MODEL_ID,
+      type: 'chat',
+      provider: 'local',
+      upstreamModel: 'chat',
+      aliases: ['local-chat', 'reference'],
+      created,
+    },
     { id: 'local:image', type: 'image', provider: 'local', upstreamModel: 'image', aliases: ['local-image'], created },
-    { id: 'local:speech', type: 'speech', provider: 'local', upstreamModel: 'speech', aliases: ['local:tts', 'local-speech'], created },
+    {
+      id: 'local:speech',
+      type: 'speech',
+      provider: 'local',
+      upstreamModel: 'speech',
+      aliases: ['local:tts', 'local-speech'],
+      created,
+    },
     { id: 'local:music', type: 'music', provider: 'local', upstreamModel: 'music', aliases: ['local-music'], created },
     { id: 'local:video', type: 'video', provider: 'local', upstreamModel: 'video', aliases: ['local-video'], created },
-    { id: 'local:search', type: 'search', provider: 'local', upstreamModel: 'search', aliases: ['local-search'], created },
+    {
+      id: 'local:search',
+      type: 'search',
+      provider: 'local',
+      upstreamModel: 'search',
+      aliases: ['local-search'],
+      created,
+    },
   ];
 }
 
@@ -64,14 +85,17 @@ export function localProvider(pool: MediaPool, searchIndex?: LocalSearchIndex): 
 }
 
 export function buildRegistry(
-  config: Pick<Config, 'providers' | 'models' | 'aliases' | 'routes'> & Partial<Pick<Config, 'defaultChatModel' | 'agentRoutes' | 'media'>>,
+  config: Pick<Config, 'providers' | 'models' | 'aliases' | 'routes'> &
+    Partial<Pick<Config, 'defaultChatModel' | 'agentRoutes' | 'media'>>,
   logger?: Logger,
   /** The local search index `local:search` reads (the caller's stored files). */
   searchIndex?: LocalSearchIndex,
   /** The media pool the local models run in (the app's own, see localProvider); made from `config.media` when absent. */
   mediaPool?: MediaPool,
 ): ModelRegistry {
-  const providers: Provider[] = [localProvider(mediaPool ?? createMediaPool(config.media ?? DEFAULT_MEDIA_SETTINGS), searchIndex)];
+  const providers: Provider[] = [
+    localProvider(mediaPool ?? createMediaPool(config.media ?? DEFAULT_MEDIA_SETTINGS), searchIndex),
+  ];
   for (const provider of config.providers) {
     if (provider.type === 'anthropic') {
       providers.push(createAnthropicProvider(provider, { logger }));
@@ -95,7 +119,11 @@ export function buildRegistry(
   ];
   const routes = [
     ...config.routes,
-    ...agentRoutes({ providers: config.providers, defaultChatModel: config.defaultChatModel, agentRoutes: config.agentRoutes ?? true }),
+    ...agentRoutes({
+      providers: config.providers,
+      defaultChatModel: config.defaultChatModel,
+      agentRoutes: config.agentRoutes ?? true,
+    }),
   ];
   return createModelRegistry({ models, aliases: config.aliases, routes, providers });
 }

@@ -25,7 +25,6 @@ export interface ModelEntry {
   reasoning?: boolean;
 }
 
-
 export interface ResolvedModel {
   entry: ModelEntry;
   requested: string;
@@ -88,7 +87,9 @@ export function createModelRegistry(input: {
   const providers = new Map(input.providers.map((provider) => [provider.id, provider]));
   const routes = (input.routes ?? []).map((route) => {
     if (route.model !== undefined && !byId.has(route.model) && !byAlias.has(route.model)) {
-      throw new ConfigError(`routes: '${route.pattern}' points at unknown model '${route.model}' (configured: ${[...byId.keys()].join(', ')})`);
+      throw new ConfigError(
+        `routes: '${route.pattern}' points at unknown model '${route.model}' (configured: ${[...byId.keys()].join(', ')})`,
+      );
     }
     if (route.provider !== undefined && !providers.has(route.provider)) {
       throw new ConfigError(`routes: '${route.pattern}' points at unknown provider '${route.provider}'`);
@@ -129,7 +130,11 @@ export function createModelRegistry(input: {
 
   /** Whether a limited key names this model, by its id or an alias (as `resolve` checks it). */
   function visible(entry: ModelEntry, key: ApiKeyRecord | undefined): boolean {
-    return !key || key.allowedModels.length === 0 || [entry.id, ...entry.aliases].some((name) => key.allowedModels.includes(name));
+    return (
+      !key ||
+      key.allowedModels.length === 0 ||
+      [entry.id, ...entry.aliases].some((name) => key.allowedModels.includes(name))
+    );
   }
 
   /** A route a limited key can use: to a model it sees, or to a provider for one of its own model names. */
@@ -149,21 +154,32 @@ export function createModelRegistry(input: {
       const found = lookup(requested, type);
       const entry = found?.entry;
       if (!entry) {
-        throw new ApiError(404, `The model ${quoteValue(requested)} does not exist. List the available models with GET /v1/models.`, {
-          code: 'model_not_found',
-          param: 'model',
-        });
+        throw new ApiError(
+          404,
+          `The model ${quoteValue(requested)} does not exist. List the available models with GET /v1/models.`,
+          {
+            code: 'model_not_found',
+            param: 'model',
+          },
+        );
       }
       if (entry.type !== type) {
-        throw new ApiError(400, `The model ${quoteValue(requested)} is of type ${entry.type}; this operation needs a model of type ${type}.`, {
-          code: 'wrong_model_type',
-          param: 'model',
-        });
+        throw new ApiError(
+          400,
+          `The model ${quoteValue(requested)} is of type ${entry.type}; this operation needs a model of type ${type}.`,
+          {
+            code: 'wrong_model_type',
+            param: 'model',
+          },
+        );
       }
       if (key && key.allowedModels.length > 0) {
         const names = [entry.id, requested, ...entry.aliases];
         if (!names.some((name) => key.allowedModels.includes(name))) {
-          throw new ApiError(403, `This API key may not use the model ${quoteValue(requested)}.`, { code: 'model_not_allowed', param: 'model' });
+          throw new ApiError(403, `This API key may not use the model ${quoteValue(requested)}.`, {
+            code: 'model_not_allowed',
+            param: 'model',
+          });
         }
       }
       return found.standInFor === undefined ? { entry, requested } : { entry, requested, standInFor: found.standInFor };
@@ -197,7 +213,12 @@ export function createModelRegistry(input: {
       return entry && visible(entry, key) ? entry : undefined;
     },
     routes(key) {
-      return routes.filter((route) => usableRoute(route, key)).map(({ route }) => ({ pattern: route.pattern, target: route.provider ? `${route.provider}:*` : route.model! }));
+      return routes
+        .filter((route) => usableRoute(route, key))
+        .map(({ route }) => ({
+          pattern: route.pattern,
+          target: route.provider ? `${route.provider}:*` : route.model!,
+        }));
     },
     async close() {
       await Promise.all(input.providers.map((provider) => provider.close?.()));

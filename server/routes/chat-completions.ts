@@ -3,7 +3,12 @@ import type { AppDeps } from './app-deps.js';
 import { scopeOf } from '../http/call-scope.js';
 import { randomId } from '../core/random-id.js';
 import type { OperationHandler } from '../http/operation-types.js';
-import { decodeChatRequest, encodeChatCompletion, encodeChatStream, encodeChatStreamFailure } from '../formats/openai-chat/index.js';
+import {
+  decodeChatRequest,
+  encodeChatCompletion,
+  encodeChatStream,
+  encodeChatStreamFailure,
+} from '../formats/openai-chat/index.js';
 import type { ChatCompletionRequest } from '../formats/openai-chat/wire-types.js';
 import { answerCheck } from '../calls/chat/answer-contract.js';
 import { estimateInputTokens } from '../calls/chat/forward-native.js';
@@ -11,7 +16,9 @@ import { forwardOrTranslate } from '../calls/chat/forward-or-translate.js';
 import { prepareCall } from '../calls/prepare-call.js';
 import { sendGenerated, sendStreamed } from '../calls/chat/run-chat-call.js';
 
-export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'spec'>): {
+export function chatCompletionHandlers(
+  deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'spec'>,
+): {
   createChatCompletion: OperationHandler<'createChatCompletion'>;
 } {
   const now = deps.now ?? Date.now;
@@ -32,7 +39,11 @@ export function chatCompletionHandlers(deps: Pick<AppDeps, 'registry' | 'logger'
         }),
         async () => {
           const request = decodeChatRequest(body, chat.context.warn);
-          const meta = { id: randomId('chatcmpl', '-'), model: chat.resolved.entry.id, created: Math.floor(now() / 1000) };
+          const meta = {
+            id: randomId('chatcmpl', '-'),
+            model: chat.resolved.entry.id,
+            created: Math.floor(now() / 1000),
+          };
           if (!request.stream) {
             await sendGenerated(res, chat, request.options, (result) => encodeChatCompletion(result, meta));
             return;

@@ -9,9 +9,18 @@ import { ApiError } from '../core/api-error.js';
 import { listPage } from '../http/list-page.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 
-type ExtensionOperations = 'listUsage' | 'getHealth' | 'getOpenApiJson' | 'getOpenApiYaml' | 'getDocs' | 'getRoot' | 'getFavicon';
+type ExtensionOperations =
+  | 'listUsage'
+  | 'getHealth'
+  | 'getOpenApiJson'
+  | 'getOpenApiYaml'
+  | 'getDocs'
+  | 'getRoot'
+  | 'getFavicon';
 
-export function extensionHandlers(deps: Pick<AppDeps, 'usage' | 'spec' | 'docsPath' | 'version' | 'drainingSignal' | 'shutdownSignal' | 'now'>): {
+export function extensionHandlers(
+  deps: Pick<AppDeps, 'usage' | 'spec' | 'docsPath' | 'version' | 'drainingSignal' | 'shutdownSignal' | 'now'>,
+): {
   [O in ExtensionOperations]: OperationHandler<O>;
 } {
   const now = deps.now ?? Date.now;

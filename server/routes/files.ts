@@ -22,12 +22,14 @@ import { uploadedFilename } from '../http/upload-filename.js';
 import { fileObject } from '../formats/openai-files/file-object.js';
 import type { FileStore, StoredFile } from '../storage/file-store.js';
 
-
 type FileOperations = 'listFiles' | 'createFile' | 'retrieveFile' | 'deleteFile' | 'downloadFile';
 type FileDeps = Pick<AppDeps, 'files' | 'media' | 'logger' | 'now'>;
 
-const NO_INDEX: FileIndexState = { status: 'not_indexed', code: 'no_index', reason: 'This server has no search index; files are stored but not searchable.' };
-
+const NO_INDEX: FileIndexState = {
+  status: 'not_indexed',
+  code: 'no_index',
+  reason: 'This server has no search index; files are stored but not searchable.',
+};
 
 function keyOf(res: Response): string {
   return scopeOf(res).key.id;
@@ -40,7 +42,10 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
   const ownFile = (res: Response, id: string): StoredFile => {
     const file = store.get(id, keyOf(res), Math.floor(now() / 1000));
     if (!file) {
-      throw new ApiError(404, `No file '${id.slice(0, 128)}'. List yours with GET /v1/files.`, { param: 'id', code: 'file_not_found' });
+      throw new ApiError(404, `No file '${id.slice(0, 128)}'. List yours with GET /v1/files.`, {
+        param: 'id',
+        code: 'file_not_found',
+      });
     }
     return file;
   };
@@ -76,22 +81,32 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
         },
       })
       .catch((error: unknown): FileIndexState => {
-        deps.logger.warn({ err: error, file: file.id }, 'indexing an uploaded file failed; it is stored but not searchable');
+        deps.logger.warn(
+          { err: error, file: file.id },
+          'indexing an uploaded file failed; it is stored but not searchable',
+        );
         return { status: 'failed', code: 'extraction_failed', reason: 'Indexing the file failed.' };
       })
       .then((state) => {
         // False when the file was deleted meanwhile: nothing to record.
         store.setIndexing(file.id, state);
       })
-      .catch((error: unknown) => deps.logger.error({ err: error, file: file.id }, "recording a file's indexing state failed"));
+      .catch((error: unknown) =>
+        deps.logger.error({ err: error, file: file.id }, "recording a file's indexing state failed"),
+      );
   };
 
   return {
     async createFile(req, res) {
       const body = req.body as unknown as Record<string, unknown> & { purpose: string };
-      const upload = ((req as Request & { files?: StreamedFile[] }).files ?? []).find((file) => file.fieldname === 'file' && file.staged);
+      const upload = ((req as Request & { files?: StreamedFile[] }).files ?? []).find(
+        (file) => file.fieldname === 'file' && file.staged,
+      );
       if (!upload) {
-        throw new ApiError(400, 'The form has no file part named `file` (send the file itself, not its name).', { param: 'file', code: 'missing_file' });
+        throw new ApiError(400, 'The form has no file part named `file` (send the file itself, not its name).', {
+          param: 'file',
+          code: 'missing_file',
+        });
       }
       try {
         const createdMs = now();
@@ -105,28 +120,36 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
         let outcome: ReturnType<FileStore['create']>;
         try {
           outcome = store.create(
-          {
-            keyId: keyOf(res),
-            blobId: blob.id,
-            filename: uploadedFilename(upload.originalname),
-            purpose: body.purpose,
-            bytes: upload.size,
-            sha256: upload.staged.sha256,
-            mediaType: upload.mediaType,
-            createdAt: created,
-            expiresAt,
-            indexing: index ? index.admit({ mediaType: upload.mediaType, filename: uploadedFilename(upload.originalname), bytes: upload.size }) : NO_INDEX,
-          },
-          { maxBytes: quotaBytes, maxCount: quotaCount },
-          created,
-        );
+            {
+              keyId: keyOf(res),
+              blobId: blob.id,
+              filename: uploadedFilename(upload.originalname),
+              purpose: body.purpose,
+              bytes: upload.size,
+              sha256: upload.staged.sha256,
+              mediaType: upload.mediaType,
+              createdAt: created,
+              expiresAt,
+              indexing: index
+                ? index.admit({
+                    mediaType: upload.mediaType,
+                    filename: uploadedFilename(upload.originalname),
+                    bytes: upload.size,
+                  })
+                : NO_INDEX,
+            },
+            { maxBytes: quotaBytes, maxCount: quotaCount },
+            created,
+          );
         } catch (error) {
           await blobs.delete(blob.id);
           throw error;
         }
         if ('refused' in outcome) {
           await blobs.delete(blob.id);
-          throw outcome.refused === 'count' ? quotaCountError(quotaCount) : quotaBytesError(quotaBytes, outcome.holdings.bytes);
+          throw outcome.refused === 'count'
+            ? quotaCountError(quotaCount)
+            : quotaBytesError(quotaBytes, outcome.holdings.bytes);
         }
         scopeOf(res).call.media = { bytes: upload.size };
         indexFile(outcome.file);
@@ -140,7 +163,14 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
 
     listFiles(req, res) {
       const { after, limit, order, purpose } = req.query;
-      const page = store.list({ keyId: keyOf(res), purpose, after, limit: limit ?? 20, order: order ?? 'desc', now: Math.floor(now() / 1000) });
+      const page = store.list({
+        keyId: keyOf(res),
+        purpose,
+        after,
+        limit: limit ?? 20,
+        order: order ?? 'desc',
+        now: Math.floor(now() / 1000),
+      });
       sweepExpired();
       res.json(listPage(page.files.map(fileObject), page.hasMore) satisfies ResponseBody<'listFiles', 200>);
     },

@@ -52,18 +52,29 @@ function progressOf(context: ServerContext): ToolInvocation['progress'] {
     if (token === undefined) {
       return;
     }
-    await context.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
+    await context.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } })
+      .catch(() => undefined);
   };
 }
 
 export function buildMcpServer(deps: ToolDeps & { version?: string }, { scope }: McpRequestScope): McpServer {
-  const server = new McpServer({ name: 'omnigate', version: deps.version ?? '0.0.0' }, { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS });
+  const server = new McpServer(
+    { name: 'omnigate', version: deps.version ?? '0.0.0' },
+    { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS },
+  );
   for (const tool of TOOLS as readonly Tool[]) {
     server.registerTool(
       tool.name,
       // Strict: an argument the tool does not know is refused naming it (zod's unrecognized_keys), not dropped,
       // as REST refuses it through the contract's additionalProperties: false; tools/list shows the same.
-      { title: tool.title, description: tool.description, inputSchema: tool.input.strict(), outputSchema: tool.output, annotations: tool.annotations },
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input.strict(),
+        outputSchema: tool.output,
+        annotations: tool.annotations,
+      },
       async (input: unknown, context: ServerContext): Promise<CallToolResult> => {
         const record = scope.call;
         // One record per HTTP request (stateless MCP: one tools/call per POST); the operation names the tool.

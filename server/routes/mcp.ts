@@ -20,7 +20,20 @@ function postOnly(): never {
   });
 }
 
-type McpDeps = Pick<AppDeps, 'registry' | 'mediaPool' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files' | 'search' | 'tools' | 'version'>;
+type McpDeps = Pick<
+  AppDeps,
+  | 'registry'
+  | 'mediaPool'
+  | 'logger'
+  | 'shutdownSignal'
+  | 'now'
+  | 'media'
+  | 'videos'
+  | 'files'
+  | 'search'
+  | 'tools'
+  | 'version'
+>;
 
 type NodeHandler = (req: Request, res: Response, body: unknown) => Promise<void>;
 
@@ -35,7 +48,7 @@ async function loadMcpHandler(deps: McpDeps): Promise<NodeHandler> {
     import('./mcp-server.js'),
   ]);
   const handler = createMcpHandler(
-    (context) => buildMcpServer(deps, (context.authInfo?.extra as { request: McpRequestScope }).request),
+    (context) => buildMcpServer(deps, (context.authInfo!.extra as { request: McpRequestScope }).request),
     { onerror: (error) => deps.logger.debug({ err: error }, 'MCP request refused') },
   );
   return toNodeHandler(handler, { onerror: (error) => deps.logger.error({ err: error }, 'MCP handler failed') });
@@ -52,7 +65,12 @@ export function mcpHandlers(deps: McpDeps): Pick<Handlers, 'mcpPost' | 'mcpGet' 
       const scope = scopeOf(res);
       // The SDK hands `auth` to the server factory as `authInfo`; the key was verified by authenticate().
       const request: McpRequestScope = { scope };
-      (req as Request & { auth?: unknown }).auth = { token: 'verified', clientId: scope.key.id, scopes: [], extra: { request } };
+      (req as Request & { auth?: unknown }).auth = {
+        token: 'verified',
+        clientId: scope.key.id,
+        scopes: [],
+        extra: { request },
+      };
       serving ??= loadMcpHandler(deps).catch((error: unknown) => {
         serving = undefined; // the next request tries again
         throw error;
@@ -75,7 +93,9 @@ const MAX_BATCH = 100;
 
 function refuseLongBatches(body: unknown): void {
   if (Array.isArray(body) && body.length > MAX_BATCH) {
-    throw new ApiError(400, `A JSON-RPC batch holds at most ${MAX_BATCH} messages; this one has ${body.length}.`, { code: 'invalid_request' });
+    throw new ApiError(400, `A JSON-RPC batch holds at most ${MAX_BATCH} messages; this one has ${body.length}.`, {
+      code: 'invalid_request',
+    });
   }
 }
 

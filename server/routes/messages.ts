@@ -5,7 +5,12 @@
  */
 import type { AppDeps } from './app-deps.js';
 import { scopeOf } from '../http/call-scope.js';
-import { decodeMessagesRequest, encodeMessage, encodeMessagesStream, encodeMessagesStreamFailure } from '../formats/anthropic-messages/index.js';
+import {
+  decodeMessagesRequest,
+  encodeMessage,
+  encodeMessagesStream,
+  encodeMessagesStreamFailure,
+} from '../formats/anthropic-messages/index.js';
 import type { AnthropicMessagesRequest } from '../formats/anthropic-messages/wire-types.js';
 import type { ApiError } from '../core/api-error.js';
 import { randomId } from '../core/random-id.js';
@@ -59,7 +64,8 @@ export function messageHandlers(
           // message_delta at the end carries the provider's own counts.
           const inputTokens = countCallInputTokens(request.options);
           await sendStreamed(res, chat, request.options, {
-            encode: (parts) => encodeMessagesStream(parts, { ...meta, inputTokens }, { pingIntervalMs: deps.pingIntervalMs }),
+            encode: (parts) =>
+              encodeMessagesStream(parts, { ...meta, inputTokens }, { pingIntervalMs: deps.pingIntervalMs }),
             failure,
           });
         },

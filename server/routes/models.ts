@@ -21,7 +21,15 @@ type ModelHandlers = {
 const DEFAULT_PAGE = 20;
 
 function openAiModel(model: ModelEntry): ResponseBody<'retrieveModel', 200> {
-  return { id: model.id, object: 'model', created: model.created, owned_by: model.provider, type: model.type, aliases: model.aliases, provider: model.provider };
+  return {
+    id: model.id,
+    object: 'model',
+    created: model.created,
+    owned_by: model.provider,
+    type: model.type,
+    aliases: model.aliases,
+    provider: model.provider,
+  };
 }
 
 function anthropicModel(model: ModelEntry): ResponseBody<'getAnthropicModel', 200> {
@@ -42,10 +50,14 @@ function anthropicModel(model: ModelEntry): ResponseBody<'getAnthropicModel', 20
 }
 
 function notFound(name: string): ApiError {
-  return new ApiError(404, `The model ${quoteValue(name)} does not exist. List the available models with GET /v1/models.`, {
-    code: 'model_not_found',
-    param: 'model',
-  });
+  return new ApiError(
+    404,
+    `The model ${quoteValue(name)} does not exist. List the available models with GET /v1/models.`,
+    {
+      code: 'model_not_found',
+      param: 'model',
+    },
+  );
 }
 
 /** The index of a paging cursor in `models`; a cursor naming no listed model is the caller's mistake. */
@@ -104,7 +116,7 @@ export function modelHandlers(deps: Pick<AppDeps, 'registry'>): ModelHandlers {
     },
     getAnthropicModel(req, res) {
       const model = deps.registry.find(req.params.model_id, keyOf(res.locals));
-      if (!model || model.type !== 'chat') {
+      if (model?.type !== 'chat') {
         throw notFound(req.params.model_id);
       }
       res.json(anthropicModel(model));

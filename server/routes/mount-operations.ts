@@ -16,7 +16,12 @@ export function toExpressPath(path: string): string {
 }
 
 /** `settings` make each authenticated operation's call scope (http/call-scope.ts), built here once per request. */
-export function mountOperations(router: Router, document: OpenApiDocument, handlers: Handlers, settings: ScopeSettings = {}): void {
+export function mountOperations(
+  router: Router,
+  document: OpenApiDocument,
+  handlers: Handlers,
+  settings: ScopeSettings = {},
+): void {
   const mounted = new Set<string>();
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of METHODS) {

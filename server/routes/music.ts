@@ -26,7 +26,8 @@ export function musicHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
         return;
       }
       const created = now();
-      const url = answer === 'url' ? await linkMedia(deps.media, scope.baseUrl, audio, created, scope.key.id) : undefined;
+      const url =
+        answer === 'url' ? await linkMedia(deps.media, scope.baseUrl, audio, created, scope.key.id) : undefined;
       res.json(encodeMusicResponse(audio, seconds, created, url) satisfies ResponseBody<'createMusic', 200>);
     },
   };

@@ -7,14 +7,19 @@ import type { AppDeps } from './app-deps.js';
 import { ApiError } from '../core/api-error.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 
-export function observabilityHandlers(deps: Pick<AppDeps, 'metrics' | 'readiness' | 'drainingSignal' | 'shutdownSignal'>): {
+export function observabilityHandlers(
+  deps: Pick<AppDeps, 'metrics' | 'readiness' | 'drainingSignal' | 'shutdownSignal'>,
+): {
   getMetrics: OperationHandler<'getMetrics'>;
   getReadiness: OperationHandler<'getReadiness'>;
 } {
   return {
     async getMetrics(_req, res) {
       if (!deps.metrics) {
-        throw new ApiError(404, 'Metrics are turned off (OMNIGATE_METRICS=false).', { code: 'metrics_disabled', expected: true });
+        throw new ApiError(404, 'Metrics are turned off (OMNIGATE_METRICS=false).', {
+          code: 'metrics_disabled',
+          expected: true,
+        });
       }
       const text = await deps.metrics.render();
       // Sent as text: the validator checks JSON answers only.

@@ -27,7 +27,10 @@ import { sendGenerated, sendStreamed } from '../calls/chat/run-chat-call.js';
 import { quoteValue } from '../core/quote-value.js';
 
 function notFound(id: string): ApiError {
-  return new ApiError(404, `No stored response ${quoteValue(id)} for this API key.`, { code: 'response_not_found', param: 'response_id' });
+  return new ApiError(404, `No stored response ${quoteValue(id)} for this API key.`, {
+    code: 'response_not_found',
+    param: 'response_id',
+  });
 }
 
 export function responseHandlers(
@@ -50,14 +53,19 @@ export function responseHandlers(
           failure: encodePassthroughStreamFailure,
           // The upstream holds the earlier turns of a chain, so only this request's own input is counted.
           estimateInputTokens: () =>
-            estimateInputTokens(() => decodeResponsesRequest(body, { history: [], resolveItem: () => undefined }, () => {}).options),
+            estimateInputTokens(
+              () => decodeResponsesRequest(body, { history: [], resolveItem: () => undefined }, () => {}).options,
+            ),
           checkAnswer,
         }),
         async () => {
           const previousId = req.body.previous_response_id ?? undefined;
           const previous = previousId ? deps.responses.get(previousId, key.id) : undefined;
           if (previousId && !previous) {
-            throw new ApiError(404, `No stored response ${quoteValue(previousId)} for this API key.`, { code: 'response_not_found', param: 'previous_response_id' });
+            throw new ApiError(404, `No stored response ${quoteValue(previousId)} for this API key.`, {
+              code: 'response_not_found',
+              param: 'previous_response_id',
+            });
           }
           const decoded = decodeResponsesRequest(
             body,
@@ -65,7 +73,13 @@ export function responseHandlers(
             chat.context.warn,
           );
           const createdAt = Math.floor(now() / 1000);
-          const meta = { id: randomId('resp'), model: chat.resolved.entry.id, createdAt, generateId: randomId, ...decoded.echo };
+          const meta = {
+            id: randomId('resp'),
+            model: chat.resolved.entry.id,
+            createdAt,
+            generateId: randomId,
+            ...decoded.echo,
+          };
           const store = (response: ResponseObject) => {
             if (decoded.store) {
               deps.responses.save({

@@ -15,7 +15,11 @@ export function searchHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shut
   webSearch: OperationHandler<'webSearch'>;
   createSearchAnswer: OperationHandler<'createSearchAnswer'>;
 } {
-  const searchDeps = { ...deps, defaultSearchModel: deps.search?.defaultSearchModel, defaultAnswerModel: deps.search?.defaultAnswerModel };
+  const searchDeps = {
+    ...deps,
+    defaultSearchModel: deps.search?.defaultSearchModel,
+    defaultAnswerModel: deps.search?.defaultAnswerModel,
+  };
   return {
     async webSearch(req, res) {
       const { provider, results, filesIndexing } = await runSearch(searchDeps, scopeOf(res), req.body);

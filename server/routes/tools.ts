@@ -12,7 +12,10 @@ import { imageUnderstandingTool } from '../tools/image-understanding.js';
 import type { Tool } from '../tools/tool-definition.js';
 import { webSearchTool } from '../tools/web-search.js';
 
-type ToolRouteDeps = Pick<AppDeps, 'registry' | 'mediaPool' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files' | 'search' | 'tools'>;
+type ToolRouteDeps = Pick<
+  AppDeps,
+  'registry' | 'mediaPool' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files' | 'search' | 'tools'
+>;
 
 const noProgress = async (): Promise<void> => undefined;
 
@@ -23,7 +26,9 @@ const noProgress = async (): Promise<void> => undefined;
 function toolInput<I extends z.ZodObject>(tool: Tool<I>, body: unknown): z.output<I> {
   const parsed = tool.input.safeParse(body);
   if (!parsed.success) {
-    throw new ApiError(400, parsed.error.issues[0]?.message ?? 'Invalid tool arguments.', { param: parsed.error.issues[0]?.path.join('.') });
+    throw new ApiError(400, parsed.error.issues[0]?.message ?? 'Invalid tool arguments.', {
+      param: parsed.error.issues[0]?.path.join('.'),
+    });
   }
   return parsed.data;
 }
@@ -41,7 +46,13 @@ export function toolHandlers(deps: ToolRouteDeps): {
     async invokeWebSearchTool(req, res) {
       const input = toolInput(webSearchTool, req.body);
       const { output, text } = await webSearchTool.run(input, { deps, scope: scopeOf(res), progress: noProgress });
-      const body = { object: 'tool.result' as const, tool: 'web_search' as const, id: randomId('tr'), output, content: text };
+      const body = {
+        object: 'tool.result' as const,
+        tool: 'web_search' as const,
+        id: randomId('tr'),
+        output,
+        content: text,
+      };
       res.json(body satisfies ResponseBody<'invokeWebSearchTool', 200>);
     },
   };

@@ -18,26 +18,54 @@ import type { VideoTask } from '../storage/video-task-store.js';
 
 export { DEFAULT_VIDEO_MODEL } from '../calls/video/video-tasks.js';
 
-type VideoOperations = 'createVideo' | 'listVideos' | 'retrieveVideo' | 'downloadVideoContent' | 'deleteVideo' | 'remixVideo';
+type VideoOperations =
+  | 'createVideo'
+  | 'listVideos'
+  | 'retrieveVideo'
+  | 'downloadVideoContent'
+  | 'deleteVideo'
+  | 'remixVideo';
 
-export function videoHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files'>): { [O in VideoOperations]: OperationHandler<O> } {
+export function videoHandlers(
+  deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files'>,
+): { [O in VideoOperations]: OperationHandler<O> } {
   const now = deps.now ?? Date.now;
   const ownTask = (res: Response, id: string): VideoTask => ownVideoTask(deps.videos.tasks, scopeOf(res), id);
   const show = (task: VideoTask) => videoObject(task, deps.videos.tasks.remixedFrom(task.id));
 
   return {
     async createVideo(req, res) {
-      const body = req.body as { model?: string; prompt: string; seconds?: string; size?: string; input_reference?: { image_url?: string; file_id?: string } | string };
-      const upload = ((req as Request & { files?: UploadedFile[] }).files ?? []).find((file) => file.fieldname === 'input_reference');
+      const body = req.body as {
+        model?: string;
+        prompt: string;
+        seconds?: string;
+        size?: string;
+        input_reference?: { image_url?: string; file_id?: string } | string;
+      };
+      const upload = ((req as Request & { files?: UploadedFile[] }).files ?? []).find(
+        (file) => file.fieldname === 'input_reference',
+      );
       const reference = typeof body.input_reference === 'object' ? body.input_reference : undefined;
-      const task = await createVideoTask(deps, scopeOf(res), { model: body.model, prompt: body.prompt, seconds: body.seconds, size: body.size, upload, reference });
+      const task = await createVideoTask(deps, scopeOf(res), {
+        model: body.model,
+        prompt: body.prompt,
+        seconds: body.seconds,
+        size: body.size,
+        upload,
+        reference,
+      });
       res.status(202).setHeader('Location', `/v1/videos/${task.id}`);
       res.json(videoObject(task) satisfies ResponseBody<'createVideo', 202>);
     },
 
     listVideos(req, res) {
       const { after, limit, order } = req.query;
-      const page = deps.videos.tasks.list({ keyId: scopeOf(res).key.id, after, limit: limit ?? 20, order: order ?? 'desc' });
+      const page = deps.videos.tasks.list({
+        keyId: scopeOf(res).key.id,
+        after,
+        limit: limit ?? 20,
+        order: order ?? 'desc',
+      });
       res.json(listPage(page.tasks.map(show), page.hasMore) satisfies ResponseBody<'listVideos', 200>);
     },
 
@@ -59,7 +87,9 @@ export function videoHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
     async downloadVideoContent(req, res) {
       const task = ownTask(res, req.params.id);
       if (task.status !== 'completed') {
-        throw new ApiError(409, `The video task is ${task.status}; its content exists once it is completed.`, { code: 'video_not_ready' });
+        throw new ApiError(409, `The video task is ${task.status}; its content exists once it is completed.`, {
+          code: 'video_not_ready',
+        });
       }
       const blob = req.query.variant === 'thumbnail' ? task.thumbnailBlob : task.videoBlob;
       const expired = task.expiresAt !== null && task.expiresAt <= Math.floor(now() / 1000);

@@ -27,5 +27,9 @@ export function loadSpec(file = SPEC_PATH): LoadedSpec {
 
 /** Resolves every `$ref` and validates the document against the OpenAPI 3.1 schema; throws on any problem. */
 export async function checkSpec(document: OpenApiDocument): Promise<void> {
-  await new OpenApiSpecLoader({ apiDoc: structuredClone(document), validateApiSpec: true, $refParser: { mode: 'bundle' } }).load();
+  await new OpenApiSpecLoader({
+    apiDoc: structuredClone(document),
+    validateApiSpec: true,
+    $refParser: { mode: 'bundle' },
+  }).load();
 }

@@ -10,7 +10,12 @@ export const BLOB_PURGE_INTERVAL_MS = 60_000;
 /** Purges now and every `intervalMs`; returns the function that stops it. */
 export function startBlobPurge(
   store: Pick<BlobStore, 'purge'>,
-  options: { intervalMs?: number; now?: () => number; onPurge?: (count: number) => void; onError?: (error: unknown) => void } = {},
+  options: {
+    intervalMs?: number;
+    now?: () => number;
+    onPurge?: (count: number) => void;
+    onError?: (error: unknown) => void;
+  } = {},
 ): () => void {
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
   let running = false;

@@ -16,7 +16,11 @@ function fresh() {
 describe('blob store', () => {
   it('stores bytes in a private file and reads them back with their metadata', async () => {
     const { dir, store } = fresh();
-    const meta = await store.put(new TextEncoder().encode('png bytes'), { prefix: 'media', mediaType: 'image/png', expiresAt: 2_000_000_000 });
+    const meta = await store.put(new TextEncoder().encode('png bytes'), {
+      prefix: 'media',
+      mediaType: 'image/png',
+      expiresAt: 2_000_000_000,
+    });
     expect(meta.id).toMatch(/^media_[0-9A-Za-z]{26}$/);
     expect(store.get(meta.id)).toMatchObject({ mediaType: 'image/png', size: 9, expiresAt: 2_000_000_000 });
     expect(await text(store.open(meta.id)!)).toBe('png bytes');
@@ -62,9 +66,24 @@ describe('blob store', () => {
 describe('blobs kept for a key', () => {
   it('sum their live bytes per key, and a put its owner refuses leaves nothing on disk', async () => {
     const { dir, store } = fresh();
-    await store.put(new Uint8Array(100), { prefix: 'media', mediaType: 'image/png', expiresAt: 50, owner: { keyId: 'key_a' } });
-    await store.put(new Uint8Array(30), { prefix: 'media', mediaType: 'image/png', expiresAt: null, owner: { keyId: 'key_a' } });
-    await store.put(new Uint8Array(7), { prefix: 'media', mediaType: 'image/png', expiresAt: null, owner: { keyId: 'key_b' } });
+    await store.put(new Uint8Array(100), {
+      prefix: 'media',
+      mediaType: 'image/png',
+      expiresAt: 50,
+      owner: { keyId: 'key_a' },
+    });
+    await store.put(new Uint8Array(30), {
+      prefix: 'media',
+      mediaType: 'image/png',
+      expiresAt: null,
+      owner: { keyId: 'key_a' },
+    });
+    await store.put(new Uint8Array(7), {
+      prefix: 'media',
+      mediaType: 'image/png',
+      expiresAt: null,
+      owner: { keyId: 'key_b' },
+    });
     await store.put(new Uint8Array(1000), { prefix: 'upload', mediaType: 'text/plain', expiresAt: null });
     expect(store.heldBytes('key_a', 10)).toBe(130);
     expect(store.heldBytes('key_a', 50)).toBe(30); // expired at 50
@@ -89,10 +108,16 @@ describe('blobs kept for a key', () => {
   it('adds the owner column to a table made before it', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'blob-store-test-'));
     const db = openDatabase(':memory:');
-    db.exec('CREATE TABLE blobs (id TEXT PRIMARY KEY, media_type TEXT NOT NULL, size INTEGER NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER)');
+    db.exec(
+      'CREATE TABLE blobs (id TEXT PRIMARY KEY, media_type TEXT NOT NULL, size INTEGER NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER)',
+    );
     const store = createBlobStore(db, dir);
-    await store.put(new Uint8Array(5), { prefix: 'media', mediaType: 'image/png', expiresAt: null, owner: { keyId: 'key_a' } });
+    await store.put(new Uint8Array(5), {
+      prefix: 'media',
+      mediaType: 'image/png',
+      expiresAt: null,
+      owner: { keyId: 'key_a' },
+    });
     expect(store.heldBytes('key_a', 0)).toBe(5);
   });
 });
-

@@ -61,7 +61,10 @@ export interface BlobStore {
   /** Streams `source` to a temporary file; rejects (with nothing left on disk) when the source fails or `check` throws. */
   stage(source: Readable, options: StageOptions): Promise<StagedBlob>;
   /** Rejects, with nothing left on disk, when `owner.admit` throws. */
-  put(bytes: Uint8Array, options: { prefix: string; mediaType: string; expiresAt: number | null; now?: number; owner?: BlobOwner }): Promise<BlobMeta>;
+  put(
+    bytes: Uint8Array,
+    options: { prefix: string; mediaType: string; expiresAt: number | null; now?: number; owner?: BlobOwner },
+  ): Promise<BlobMeta>;
   /** The bytes of the key's owned blobs not expired at `nowSeconds`. */
   heldBytes(keyId: string, nowSeconds: number): number;
   get(id: string): BlobMeta | undefined;
@@ -94,7 +97,13 @@ function newId(prefix: string): string {
 const ID_PATTERN = /^[a-z]+_[0-9A-Za-z]{8,64}$/;
 
 function toMeta(row: BlobRow): BlobMeta {
-  return { id: row.id, mediaType: row.media_type, size: row.size, createdAt: row.created_at, expiresAt: row.expires_at };
+  return {
+    id: row.id,
+    mediaType: row.media_type,
+    size: row.size,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
 }
 
 export function createBlobStore(db: SqliteDatabase, directory: string): BlobStore {
@@ -108,7 +117,11 @@ export function createBlobStore(db: SqliteDatabase, directory: string): BlobStor
     key_id TEXT
   )`);
   // Databases made before blobs had owners lack the column; their blobs count against nobody's quota.
-  if (!(db.prepare('PRAGMA table_info(blobs)').all() as Array<{ name: string }>).some((column) => column.name === 'key_id')) {
+  if (
+    !(db.prepare('PRAGMA table_info(blobs)').all() as Array<{ name: string }>).some(
+      (column) => column.name === 'key_id',
+    )
+  ) {
     db.exec('ALTER TABLE blobs ADD COLUMN key_id TEXT');
   }
   db.exec(`CREATE INDEX IF NOT EXISTS blobs_by_expiry ON blobs (expires_at) WHERE expires_at IS NOT NULL;
@@ -121,7 +134,9 @@ export function createBlobStore(db: SqliteDatabase, directory: string): BlobStor
   );
   const select = db.prepare<[string], BlobRow>('SELECT * FROM blobs WHERE id = ?');
   const remove = db.prepare('DELETE FROM blobs WHERE id = ?');
-  const expired = db.prepare<[number], { id: string }>('SELECT id FROM blobs WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000');
+  const expired = db.prepare<[number], { id: string }>(
+    'SELECT id FROM blobs WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000',
+  );
   const fileOf = (id: string) => path.join(directory, id);
 
   // Files without a row: a crash between the rename and the insert, or rows removed by hand.
@@ -225,7 +240,9 @@ export function createBlobStore(db: SqliteDatabase, directory: string): BlobStor
       return row ? toMeta(row) : undefined;
     },
     open(id, range) {
-      return this.get(id) ? createReadStream(fileOf(id), range ? { start: range.start, end: range.end } : undefined) : undefined;
+      return this.get(id)
+        ? createReadStream(fileOf(id), range ? { start: range.start, end: range.end } : undefined)
+        : undefined;
     },
     async delete(id) {
       if (!this.get(id)) {

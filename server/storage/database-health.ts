@@ -17,7 +17,9 @@ export function databaseProblem(db: SqliteDatabase, file: string): string | null
       accessSync(file, constants.R_OK | constants.W_OK);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      return code === 'ENOENT' ? `the database file ${file} is gone` : `the database file ${file} cannot be read and written (${code ?? 'error'})`;
+      return code === 'ENOENT'
+        ? `the database file ${file} is gone`
+        : `the database file ${file} cannot be read and written (${code ?? 'error'})`;
     }
   }
   try {

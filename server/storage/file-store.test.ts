@@ -21,11 +21,21 @@ describe('file store: indexing state', () => {
     const store = createFileStore(openDatabase(':memory:'));
     const created = store.create(file({ status: 'indexing' }), QUOTA, 1);
     if (!('file' in created)) throw new Error('refused');
-    expect(store.get(created.file.id, 'key_a', 1)?.indexing).toEqual({ status: 'indexing', reason: undefined, code: undefined });
+    expect(store.get(created.file.id, 'key_a', 1)?.indexing).toEqual({
+      status: 'indexing',
+      reason: undefined,
+      code: undefined,
+    });
     const other = store.create(file({ status: 'indexing' }), QUOTA, 1);
     if (!('file' in other)) throw new Error('refused');
-    expect(store.setIndexing(created.file.id, { status: 'failed', code: 'too_many_pages', reason: 'too long' })).toBe(true);
-    expect(store.get(created.file.id, 'key_a', 1)?.indexing).toEqual({ status: 'failed', code: 'too_many_pages', reason: 'too long' });
+    expect(store.setIndexing(created.file.id, { status: 'failed', code: 'too_many_pages', reason: 'too long' })).toBe(
+      true,
+    );
+    expect(store.get(created.file.id, 'key_a', 1)?.indexing).toEqual({
+      status: 'failed',
+      code: 'too_many_pages',
+      reason: 'too long',
+    });
     expect(store.abandonIndexing({ status: 'failed', code: 'interrupted', reason: 'restarted' })).toBe(1);
     expect(store.get(other.file.id, 'key_a', 1)?.indexing).toMatchObject({ status: 'failed', code: 'interrupted' });
     expect(store.setIndexing('file-gone', { status: 'indexed' })).toBe(false);

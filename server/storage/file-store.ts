@@ -47,7 +47,10 @@ export interface FileStore {
   create(file: NewStoredFile, quota: FileQuota, now: number): CreateFileOutcome;
   /** The key's own unexpired file. */
   get(id: string, keyId: string, now: number): StoredFile | undefined;
-  list(query: { keyId: string; purpose?: string; after?: string; limit: number; order: 'asc' | 'desc'; now: number }): { files: StoredFile[]; hasMore: boolean };
+  list(query: { keyId: string; purpose?: string; after?: string; limit: number; order: 'asc' | 'desc'; now: number }): {
+    files: StoredFile[];
+    hasMore: boolean;
+  };
   /** Removes the key's file row and returns it (its blob is the caller's to delete). */
   delete(id: string, keyId: string): StoredFile | undefined;
   holdings(keyId: string, now: number): FileHoldings;
@@ -88,7 +91,10 @@ function toFile(row: FileRow): StoredFile {
     mediaType: row.media_type,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
-    indexing: row.index_status === null ? undefined : { status: row.index_status, reason: row.index_reason ?? undefined, code: row.index_code ?? undefined },
+    indexing:
+      row.index_status === null
+        ? undefined
+        : { status: row.index_status, reason: row.index_reason ?? undefined, code: row.index_code ?? undefined },
   };
 }
 
@@ -118,19 +124,26 @@ export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = 
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(files)').all();
   if (!columns.some((column) => column.name === 'index_status')) {
     // Rows from before these columns were indexed (or skipped) before their upload answered: their state is unknown, so null.
-    db.exec('ALTER TABLE files ADD COLUMN index_status TEXT; ALTER TABLE files ADD COLUMN index_reason TEXT; ALTER TABLE files ADD COLUMN index_code TEXT');
+    db.exec(
+      'ALTER TABLE files ADD COLUMN index_status TEXT; ALTER TABLE files ADD COLUMN index_reason TEXT; ALTER TABLE files ADD COLUMN index_code TEXT',
+    );
   }
 
-  const insert = db.prepare(`INSERT INTO files (id, key_id, blob_id, filename, purpose, bytes, sha256, media_type, created_at, expires_at, index_status, index_reason, index_code)
+  const insert =
+    db.prepare(`INSERT INTO files (id, key_id, blob_id, filename, purpose, bytes, sha256, media_type, created_at, expires_at, index_status, index_reason, index_code)
     VALUES (@id, @keyId, @blobId, @filename, @purpose, @bytes, @sha256, @mediaType, @createdAt, @expiresAt, @indexStatus, @indexReason, @indexCode) RETURNING *`);
   const indexed = db.prepare<{ id: string; status: string; reason: string | null; code: string | null }>(
     'UPDATE files SET index_status = @status, index_reason = @reason, index_code = @code WHERE id = @id',
   );
-  const byId = db.prepare<{ id: string; keyId: string; now: number }, FileRow>(`SELECT * FROM files WHERE id = @id AND key_id = @keyId AND ${LIVE}`);
+  const byId = db.prepare<{ id: string; keyId: string; now: number }, FileRow>(
+    `SELECT * FROM files WHERE id = @id AND key_id = @keyId AND ${LIVE}`,
+  );
   const holdings = db.prepare<{ keyId: string; now: number }, { bytes: number | null; count: number }>(
     `SELECT SUM(bytes) AS bytes, COUNT(*) AS count FROM files WHERE key_id = @keyId AND ${LIVE}`,
   );
-  const remove = db.prepare<{ id: string; keyId: string }, FileRow>('DELETE FROM files WHERE id = @id AND key_id = @keyId RETURNING *');
+  const remove = db.prepare<{ id: string; keyId: string }, FileRow>(
+    'DELETE FROM files WHERE id = @id AND key_id = @keyId RETURNING *',
+  );
   const expired = db.prepare<{ now: number; limit: number }, FileRow>(
     'DELETE FROM files WHERE id IN (SELECT id FROM files WHERE expires_at IS NOT NULL AND expires_at <= @now LIMIT @limit) RETURNING *',
   );
@@ -147,7 +160,13 @@ export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = 
       return { refused: 'bytes', holdings: current };
     }
     const { indexing, ...fields } = file;
-    const row = insert.get({ ...fields, id: randomId('file', '-'), indexStatus: indexing?.status ?? null, indexReason: indexing?.reason ?? null, indexCode: indexing?.code ?? null });
+    const row = insert.get({
+      ...fields,
+      id: randomId('file', '-'),
+      indexStatus: indexing?.status ?? null,
+      indexReason: indexing?.reason ?? null,
+      indexCode: indexing?.code ?? null,
+    });
     return { file: toFile(row as FileRow) };
   });
 
@@ -158,7 +177,12 @@ export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = 
       return row ? toFile(row) : undefined;
     },
     list({ keyId, purpose, after, limit, order, now }) {
-      const cursor = after === undefined ? undefined : (db.prepare<[string, string], { seq: number }>('SELECT seq FROM files WHERE id = ? AND key_id = ?').get(after, keyId)?.seq ?? null);
+      const cursor =
+        after === undefined
+          ? undefined
+          : (db
+              .prepare<[string, string], { seq: number }>('SELECT seq FROM files WHERE id = ? AND key_id = ?')
+              .get(after, keyId)?.seq ?? null);
       if (cursor === null) {
         return { files: [], hasMore: false }; // an unknown cursor continues nothing
       }
@@ -173,7 +197,9 @@ export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = 
         parameters.cursor = cursor;
       }
       const rows = db
-        .prepare<Record<string, unknown>, FileRow>(`SELECT * FROM files WHERE ${conditions.join(' AND ')} ORDER BY seq ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT @limit`)
+        .prepare<Record<string, unknown>, FileRow>(
+          `SELECT * FROM files WHERE ${conditions.join(' AND ')} ORDER BY seq ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT @limit`,
+        )
         .all(parameters);
       return { files: rows.slice(0, limit).map(toFile), hasMore: rows.length > limit };
     },
@@ -190,7 +216,9 @@ export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = 
     },
     abandonIndexing({ status, reason, code }) {
       return db
-        .prepare("UPDATE files SET index_status = @status, index_reason = @reason, index_code = @code WHERE index_status = 'indexing'")
+        .prepare(
+          "UPDATE files SET index_status = @status, index_reason = @reason, index_code = @code WHERE index_status = 'indexing'",
+        )
         .run({ status, reason: reason ?? null, code: code ?? null }).changes;
     },
   };

@@ -38,7 +38,9 @@ function openStore(dir: string, clock?: () => number): { db: SqliteDatabase; key
 /** Every byte SQLite keeps on disk for the database: main file, write-ahead log and shared-memory index. */
 function rawBytes(dir: string): Buffer {
   const file = path.join(dir, 'omnigate.sqlite');
-  return Buffer.concat([file, `${file}-wal`, `${file}-shm`].filter((name) => existsSync(name)).map((name) => readFileSync(name)));
+  return Buffer.concat(
+    [file, `${file}-wal`, `${file}-shm`].filter((name) => existsSync(name)).map((name) => readFileSync(name)),
+  );
 }
 
 /** Fails when the raw bytes hold the secret or any `length`-character piece of it. */
@@ -123,8 +125,17 @@ describe('a database from before keyed hashes (plain SHA-256, 10-character prefi
     db.exec(`CREATE TABLE api_keys (
       id TEXT PRIMARY KEY, name TEXT NOT NULL, prefix TEXT NOT NULL, hash BLOB NOT NULL UNIQUE,
       allowed_models TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL, revoked_at INTEGER)`);
-    const insert = db.prepare('INSERT INTO api_keys (id, name, prefix, hash, allowed_models, created_at) VALUES (?, ?, ?, ?, ?, ?)');
-    insert.run('key_0000000000000001', 'laptop', GENERATED.slice(0, 10), sha256(GENERATED), '["local:chat"]', 1767225600);
+    const insert = db.prepare(
+      'INSERT INTO api_keys (id, name, prefix, hash, allowed_models, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    insert.run(
+      'key_0000000000000001',
+      'laptop',
+      GENERATED.slice(0, 10),
+      sha256(GENERATED),
+      '["local:chat"]',
+      1767225600,
+    );
     insert.run('key_0000000000000002', 'env-1', ENV_KEY.slice(0, 10), sha256(ENV_KEY), '[]', 1767225601);
     insert.run('key_0000000000000003', 'old', UNUSED_ENV_KEY.slice(0, 10), sha256(UNUSED_ENV_KEY), '[]', 1767225602);
     db.close();
@@ -144,7 +155,11 @@ describe('a database from before keyed hashes (plain SHA-256, 10-character prefi
 
     // As the server starts: the environment's key is registered again, and a call comes with the generated one.
     expect(keys.ensure(ENV_KEY, 'env-1').id).toBe('key_0000000000000002');
-    expect(keys.verify(GENERATED)).toMatchObject({ id: 'key_0000000000000001', name: 'laptop', allowedModels: ['local:chat'] });
+    expect(keys.verify(GENERATED)).toMatchObject({
+      id: 'key_0000000000000001',
+      name: 'laptop',
+      allowedModels: ['local:chat'],
+    });
     const schemes = db.prepare('SELECT id, hash_scheme FROM api_keys ORDER BY id').all();
     expect(schemes).toEqual([
       { id: 'key_0000000000000001', hash_scheme: 'hmac-sha256' },
@@ -220,7 +235,12 @@ describe('finding keys to revoke', () => {
     // Two keys that share a display prefix (likely enough with 4 characters) are both found.
     const { db } = openStore(dir);
     db.prepare('UPDATE api_keys SET prefix = ?').run('og-same');
-    expect(keys.find('og-same').map((record) => record.id).sort()).toEqual([first.id, second.id].sort());
+    expect(
+      keys
+        .find('og-same')
+        .map((record) => record.id)
+        .sort(),
+    ).toEqual([first.id, second.id].sort());
     expect(keys.revoke('og-same')).toBe(false);
     expect(keys.list().every((record) => record.revokedAt === null)).toBe(true);
   });

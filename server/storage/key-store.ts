@@ -125,12 +125,18 @@ function migrate(db: SqliteDatabase, pepperCheck: Buffer): void {
   if (!stored) {
     db.prepare("INSERT INTO api_keys_meta (name, value) VALUES ('pepper_check', ?)").run(pepperCheck);
   } else if (!Buffer.isBuffer(stored.value) || !timingSafeEqual(stored.value, pepperCheck)) {
-    throw new Error('the key pepper (omnigate.pepper) does not match this database: the keys were hashed with another; restore the pepper file that belongs to this database');
+    throw new Error(
+      'the key pepper (omnigate.pepper) does not match this database: the keys were hashed with another; restore the pepper file that belongs to this database',
+    );
   }
   // Legacy prefixes are the key's first 10 characters: all of a short key. Keep a display prefix only where the
   // key was generated (the shape fits, and the row was not registered from OMNIGATE_API_KEYS as `env-N`). The
   // rewrite is zeroed on disk (secure_delete) and the log truncated, so the old bytes are gone at once.
-  const legacy = db.prepare<[], { id: string; name: string; prefix: string }>(`SELECT id, name, prefix FROM api_keys WHERE hash_scheme = '${LEGACY_SCHEME}' AND length(prefix) > ${DISPLAY_PREFIX_LENGTH}`).all();
+  const legacy = db
+    .prepare<[], { id: string; name: string; prefix: string }>(
+      `SELECT id, name, prefix FROM api_keys WHERE hash_scheme = '${LEGACY_SCHEME}' AND length(prefix) > ${DISPLAY_PREFIX_LENGTH}`,
+    )
+    .all();
   if (legacy.length > 0) {
     const cut = db.prepare('UPDATE api_keys SET prefix = ? WHERE id = ?');
     db.transaction(() => {
@@ -162,7 +168,9 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
   );
   const byHash = db.prepare<[Buffer, string], KeyRow>('SELECT * FROM api_keys WHERE hash = ? AND hash_scheme = ?');
   const rehash = db.prepare(`UPDATE api_keys SET hash = ?, hash_scheme = '${HMAC_SCHEME}', prefix = ? WHERE id = ?`);
-  const anyLegacy = db.prepare<[], number>(`SELECT EXISTS (SELECT 1 FROM api_keys WHERE hash_scheme = '${LEGACY_SCHEME}')`).pluck();
+  const anyLegacy = db
+    .prepare<[], number>(`SELECT EXISTS (SELECT 1 FROM api_keys WHERE hash_scheme = '${LEGACY_SCHEME}')`)
+    .pluck();
   const all = db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
   const active = db.prepare<[string, string], KeyRow>(
     "SELECT * FROM api_keys WHERE (id = ? OR (prefix <> '' AND prefix = ?)) AND revoked_at IS NULL ORDER BY created_at, id",
@@ -261,7 +269,8 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
       const row = findRow(secret, presented);
       // The row was found by its hash; the constant-time comparison keeps the final equality check from
       // leaking timing about how much of the hash matched.
-      const record = !row || !timingSafeEqual(row.hash, presented) || row.revoked_at !== null ? undefined : toRecord(row);
+      const record =
+        !row || !timingSafeEqual(row.hash, presented) || row.revoked_at !== null ? undefined : toRecord(row);
       if (verified.size >= KEY_CACHE_MAX_ENTRIES) {
         verified.clear();
       }

@@ -4,7 +4,11 @@ import { createMediaLinks } from './media-links.js';
 
 function parts(link: string) {
   const url = new URL(link, 'http://x');
-  return { id: url.pathname.split('/').pop()!, expires: Number(url.searchParams.get('expires')), signature: url.searchParams.get('signature')! };
+  return {
+    id: url.pathname.split('/').pop()!,
+    expires: Number(url.searchParams.get('expires')),
+    signature: url.searchParams.get('signature')!,
+  };
 }
 
 describe('media links', () => {

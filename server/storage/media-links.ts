@@ -15,7 +15,8 @@ export interface MediaLinks {
 export function createMediaLinks(pepper: Buffer): MediaLinks {
   // A key of its own, so a signature can never be replayed as an API key hash or the other way round.
   const key = createHmac('sha256', pepper).update('omnigate media links v1').digest();
-  const sign = (id: string, expiresAt: number) => createHmac('sha256', key).update(`${id}.${expiresAt}`).digest('base64url');
+  const sign = (id: string, expiresAt: number) =>
+    createHmac('sha256', key).update(`${id}.${expiresAt}`).digest('base64url');
   return {
     pathFor(id, expiresAt) {
       return `/v1/media/${id}?expires=${expiresAt}&signature=${sign(id, expiresAt)}`;

@@ -3,11 +3,19 @@ import { openDatabase } from './database.js';
 import { createPassageStore } from './passage-store.js';
 
 describe('passage store', () => {
-  it('finds only the asking key\'s passages, ranks title matches first, and forgets a removed file', () => {
+  it("finds only the asking key's passages, ranks title matches first, and forgets a removed file", () => {
     const store = createPassageStore(openDatabase(':memory:'));
-    store.replace({ fileId: 'file_a', keyId: 'key_1', title: 'lighthouse.md' }, ['The keeper climbs the stairs every night.'], 1);
+    store.replace(
+      { fileId: 'file_a', keyId: 'key_1', title: 'lighthouse.md' },
+      ['The keeper climbs the stairs every night.'],
+      1,
+    );
     store.replace({ fileId: 'file_b', keyId: 'key_1', title: 'notes.txt' }, ['A lighthouse keeper lived alone.'], 1);
-    store.replace({ fileId: 'file_c', keyId: 'key_2', title: 'lighthouse.txt' }, ['Another key owns this lighthouse.'], 1);
+    store.replace(
+      { fileId: 'file_c', keyId: 'key_2', title: 'lighthouse.txt' },
+      ['Another key owns this lighthouse.'],
+      1,
+    );
     const hits = store.search({ keyId: 'key_1', match: '"lighthouse"', limit: 10 });
     expect(hits.map((hit) => hit.fileId)).toEqual(['file_a', 'file_b']);
     expect(hits[1]!.snippet).toContain('lighthouse');
@@ -17,7 +25,7 @@ describe('passage store', () => {
     expect(store.count('key_1')).toBe(1);
   });
 
-  it('replaces a file\'s passages when it is indexed again', () => {
+  it("replaces a file's passages when it is indexed again", () => {
     const store = createPassageStore(openDatabase(':memory:'));
     store.replace({ fileId: 'file_a', keyId: 'k', title: 'a.txt' }, ['old words'], 1);
     store.replace({ fileId: 'file_a', keyId: 'k', title: 'a.txt' }, ['new words', 'more words'], 2);

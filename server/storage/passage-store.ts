@@ -80,7 +80,9 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
   const count = db.prepare('SELECT count(*) AS n FROM search_passages WHERE key_id = ?').pluck();
   const replace = db.transaction((file: IndexedFile, passages: string[], now: number) => {
     removeFile.run(file.fileId);
-    passages.forEach((body, seq) => insert.run({ fileId: file.fileId, keyId: file.keyId, seq, title: file.title, body, indexedAt: now }));
+    passages.forEach((body, seq) =>
+      insert.run({ fileId: file.fileId, keyId: file.keyId, seq, title: file.title, body, indexedAt: now }),
+    );
   });
   return {
     replace(file, passages, now) {

@@ -13,7 +13,9 @@ const PEPPER_BYTES = 32;
 function read(file: string): Buffer {
   const pepper = readFileSync(file);
   if (pepper.length !== PEPPER_BYTES) {
-    throw new Error(`${file} must hold ${PEPPER_BYTES} bytes, has ${pepper.length}; restore it from a backup of this data directory`);
+    throw new Error(
+      `${file} must hold ${PEPPER_BYTES} bytes, has ${pepper.length}; restore it from a backup of this data directory`,
+    );
   }
   chmodSync(file, 0o600);
   return pepper;

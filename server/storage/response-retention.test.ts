@@ -21,21 +21,29 @@ function seed(ages: Record<string, number>) {
       id,
       keyId: 'key_a',
       createdAt: NOW - ageSeconds,
-      response: { id, object: 'response', output: [{ id: `msg_${id}`, type: 'message', role: 'assistant', status: 'completed', content: [] }] } as never,
+      response: {
+        id,
+        object: 'response',
+        output: [{ id: `msg_${id}`, type: 'message', role: 'assistant', status: 'completed', content: [] }],
+      } as never,
       conversation: [{ role: 'user', content: [{ type: 'text', text: `prompt of ${id}` }] }],
     });
   }
   return store;
 }
 
-const ids = () => (db.prepare('SELECT id FROM responses ORDER BY id').pluck().all() as string[]);
-const itemIds = () => (db.prepare('SELECT item_id FROM response_items ORDER BY item_id').pluck().all() as string[]);
+const ids = () => db.prepare('SELECT id FROM responses ORDER BY id').pluck().all() as string[];
+const itemIds = () => db.prepare('SELECT item_id FROM response_items ORDER BY item_id').pluck().all() as string[];
 
 describe('startResponsePurge', () => {
   it('deletes at once the responses older than the retention, with their items, and keeps the recent ones', () => {
     const store = seed({ resp_old: 31 * DAY, resp_edge: 30 * DAY - 1, resp_new: 60 });
     const purged: number[] = [];
-    const stop = startResponsePurge(store, { retentionDays: 30, now: () => NOW, onPurge: (count) => purged.push(count) });
+    const stop = startResponsePurge(store, {
+      retentionDays: 30,
+      now: () => NOW,
+      onPurge: (count) => purged.push(count),
+    });
     stop();
     expect(ids()).toEqual(['resp_edge', 'resp_new']);
     expect(itemIds()).toEqual(['msg_resp_edge', 'msg_resp_new']);

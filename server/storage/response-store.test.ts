@@ -41,8 +41,19 @@ describe.each(databases)('response store on %s', (_name, open) => {
   it('returns a saved response and conversation to the key that saved it, and nothing to another key', () => {
     const responses = store();
     const saved = response('resp_a');
-    responses.save({ id: 'resp_a', keyId: 'key_1', createdAt: 100, response: saved, conversation, inputItems: [{ role: 'user', content: 'Hi' }] });
-    expect(responses.get('resp_a', 'key_1')).toEqual({ response: saved, conversation, inputItems: [{ role: 'user', content: 'Hi' }] });
+    responses.save({
+      id: 'resp_a',
+      keyId: 'key_1',
+      createdAt: 100,
+      response: saved,
+      conversation,
+      inputItems: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(responses.get('resp_a', 'key_1')).toEqual({
+      response: saved,
+      conversation,
+      inputItems: [{ role: 'user', content: 'Hi' }],
+    });
     expect(responses.get('resp_a', 'key_2')).toBeUndefined();
     expect(responses.get('resp_missing', 'key_1')).toBeUndefined();
   });
@@ -92,7 +103,13 @@ describe.each(databases)('response store on %s', (_name, open) => {
 
   it('creates its tables idempotently on the same database', () => {
     const db = open();
-    createResponseStore(db).save({ id: 'resp_a', keyId: 'key_1', createdAt: 1, response: response('resp_a'), conversation });
+    createResponseStore(db).save({
+      id: 'resp_a',
+      keyId: 'key_1',
+      createdAt: 1,
+      response: response('resp_a'),
+      conversation,
+    });
     expect(createResponseStore(db).get('resp_a', 'key_1')?.conversation).toEqual(conversation);
   });
 
@@ -106,10 +123,24 @@ describe.each(databases)('response store on %s', (_name, open) => {
     function turn(body: Omit<ResponsesRequestBody, 'model'>, result: ChatResult) {
       const previous = body.previous_response_id ? responses.get(body.previous_response_id, keyId) : undefined;
       const history = previous?.conversation ?? [];
-      const decoded = decodeResponsesRequest({ model: 'm', ...body }, { history, resolveItem: (id) => responses.getItem(id, keyId) }, () => undefined);
+      const decoded = decodeResponsesRequest(
+        { model: 'm', ...body },
+        { history, resolveItem: (id) => responses.getItem(id, keyId) },
+        () => undefined,
+      );
       const id = `resp_${++clock}`;
-      const encoded = encodeResponse(result, { ...testMeta({ id, createdAt: clock }), ...decoded.echo, generateId: (prefix) => `${prefix}_${++ids}` });
-      responses.save({ id, keyId, createdAt: clock, response: encoded, conversation: conversationAfterTurn(history, decoded.inputMessages, encoded) });
+      const encoded = encodeResponse(result, {
+        ...testMeta({ id, createdAt: clock }),
+        ...decoded.echo,
+        generateId: (prefix) => `${prefix}_${++ids}`,
+      });
+      responses.save({
+        id,
+        keyId,
+        createdAt: clock,
+        response: encoded,
+        conversation: conversationAfterTurn(history, decoded.inputMessages, encoded),
+      });
       return { options: decoded.options, response: encoded };
     }
 
@@ -154,7 +185,11 @@ describe.each(databases)('response store on %s', (_name, open) => {
       ],
     };
     // Instructions are not inherited from the previous response.
-    expect(second.options.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Weather in Oslo and Rome?' }] }, assistantWithCalls, toolResults]);
+    expect(second.options.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo and Rome?' }] },
+      assistantWithCalls,
+      toolResults,
+    ]);
 
     const third = turn(
       { previous_response_id: second.response.id, instructions: 'Be brief.', input: 'And tomorrow?' },
@@ -188,6 +223,10 @@ describe.each(databases)('response store on %s', (_name, open) => {
       },
       { content: [{ type: 'text', text: 'Done.' }], finishReason: 'stop', usage },
     );
-    expect(replay.options.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Weather in Oslo and Rome?' }] }, assistantWithCalls, toolResults]);
+    expect(replay.options.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo and Rome?' }] },
+      assistantWithCalls,
+      toolResults,
+    ]);
   });
 });

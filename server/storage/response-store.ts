@@ -66,11 +66,15 @@ export function createResponseStore(db: SqliteDatabase): ResponseStore {
   const insertResponse = db.prepare(
     'INSERT INTO responses (id, key_id, created_at, response, conversation, input_items) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const insertItem = db.prepare('INSERT OR REPLACE INTO response_items (key_id, item_id, response_id, item) VALUES (?, ?, ?, ?)');
+  const insertItem = db.prepare(
+    'INSERT OR REPLACE INTO response_items (key_id, item_id, response_id, item) VALUES (?, ?, ?, ?)',
+  );
   const selectResponse = db.prepare<[string, string], ResponseRow>(
     'SELECT response, conversation, input_items FROM responses WHERE id = ? AND key_id = ?',
   );
-  const selectItem = db.prepare<[string, string], { item: string }>('SELECT item FROM response_items WHERE item_id = ? AND key_id = ?');
+  const selectItem = db.prepare<[string, string], { item: string }>(
+    'SELECT item FROM response_items WHERE item_id = ? AND key_id = ?',
+  );
   // Items are deleted explicitly too: the cascade only works where the connection enables foreign keys.
   const deleteItems = db.prepare<[string]>('DELETE FROM response_items WHERE response_id = ?');
   const deleteResponse = db.prepare<[string, string]>('DELETE FROM responses WHERE id = ? AND key_id = ?');

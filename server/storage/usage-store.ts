@@ -172,7 +172,9 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
       }
       const direction = query.order === 'asc' ? 'ASC' : 'DESC';
       const rows = db
-        .prepare<Record<string, unknown>, UsageRow>(`SELECT * FROM usage_records WHERE ${where.join(' AND ')} ORDER BY seq ${direction} LIMIT @limit`)
+        .prepare<Record<string, unknown>, UsageRow>(
+          `SELECT * FROM usage_records WHERE ${where.join(' AND ')} ORDER BY seq ${direction} LIMIT @limit`,
+        )
         .all(params);
       const hasMore = rows.length > query.limit;
       return { records: rows.slice(0, query.limit).map(toRecord), hasMore };

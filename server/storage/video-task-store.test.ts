@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
 import { createVideoTaskStore, type NewVideoTask } from './video-task-store.js';
 
-const task = (keyId = 'key_a', prompt = 'a boat'): NewVideoTask => ({ keyId, requestId: `req_${prompt}`, model: 'local:video', prompt, seconds: 4, width: 320, height: 240, inputBlob: null });
+const task = (keyId = 'key_a', prompt = 'a boat'): NewVideoTask => ({
+  keyId,
+  requestId: `req_${prompt}`,
+  model: 'local:video',
+  prompt,
+  seconds: 4,
+  width: 320,
+  height: 240,
+  inputBlob: null,
+});
 
 describe('video task store', () => {
   it('claims the oldest due task once, and nobody else while the lease holds', () => {
@@ -10,7 +19,13 @@ describe('video task store', () => {
     const first = store.create(task('key_a', 'first'), 1_000);
     store.create(task('key_a', 'second'), 2_000);
     const claimed = store.claim('runner-1', 5_000, 10_000);
-    expect(claimed).toMatchObject({ id: first.id, status: 'processing', claimedBy: 'runner-1', leaseUntil: 15_000, attempts: 1 });
+    expect(claimed).toMatchObject({
+      id: first.id,
+      status: 'processing',
+      claimedBy: 'runner-1',
+      leaseUntil: 15_000,
+      attempts: 1,
+    });
     expect(store.claim('runner-2', 5_000, 10_000)?.prompt).toBe('second');
     expect(store.claim('runner-3', 5_000, 10_000)).toBeUndefined();
   });
@@ -23,10 +38,20 @@ describe('video task store', () => {
     const taken = store.claim('alive', 1_001, 1_000);
     expect(taken).toMatchObject({ id: created.id, claimedBy: 'alive', attempts: 2 });
     expect(store.renew(created.id, 'dead', 1_002, 1_000)).toBe(false);
-    expect(store.complete(created.id, 'dead', { videoBlob: 'b', thumbnailBlob: null, now: 2, expiresAt: 3 })).toBe(false);
+    expect(store.complete(created.id, 'dead', { videoBlob: 'b', thumbnailBlob: null, now: 2, expiresAt: 3 })).toBe(
+      false,
+    );
     expect(store.renew(created.id, 'alive', 1_002, 1_000)).toBe(true);
-    expect(store.complete(created.id, 'alive', { videoBlob: 'video_x', thumbnailBlob: 'video_y', now: 2, expiresAt: 3 })).toBe(true);
-    expect(store.get(created.id, 'key_a')).toMatchObject({ status: 'completed', progress: 100, videoBlob: 'video_x', claimedBy: null, expiresAt: 3 });
+    expect(
+      store.complete(created.id, 'alive', { videoBlob: 'video_x', thumbnailBlob: 'video_y', now: 2, expiresAt: 3 }),
+    ).toBe(true);
+    expect(store.get(created.id, 'key_a')).toMatchObject({
+      status: 'completed',
+      progress: 100,
+      videoBlob: 'video_x',
+      claimedBy: null,
+      expiresAt: 3,
+    });
   });
 
   it('keeps progress monotonic below 100 until completion, and the checkpoint', () => {
@@ -51,7 +76,11 @@ describe('video task store', () => {
     expect(store.get(created.id, 'key_a')).toMatchObject({ status: 'queued', attempts: 1, claimedBy: null });
     store.claim('r', 6_000, 1_000);
     store.fail(created.id, 'r', { code: 'upstream_error', message: 'gone', now: 7 });
-    expect(store.get(created.id, 'key_a')).toMatchObject({ status: 'failed', errorCode: 'upstream_error', completedAt: 7 });
+    expect(store.get(created.id, 'key_a')).toMatchObject({
+      status: 'failed',
+      errorCode: 'upstream_error',
+      completedAt: 7,
+    });
     expect(store.claim('r', 99_999, 1_000)).toBeUndefined();
   });
 
@@ -65,7 +94,9 @@ describe('video task store', () => {
     const next = store.list({ keyId: 'key_a', limit: 10, order: 'desc', after: first.tasks[1].id });
     expect(next.tasks.map((t) => t.prompt)).toEqual(['p3', 'p2', 'p1']);
     expect(next.hasMore).toBe(false);
-    expect(store.list({ keyId: 'key_a', limit: 2, order: 'asc', after: mine[0].id }).tasks.map((t) => t.prompt)).toEqual(['p2', 'p3']);
+    expect(
+      store.list({ keyId: 'key_a', limit: 2, order: 'asc', after: mine[0].id }).tasks.map((t) => t.prompt),
+    ).toEqual(['p2', 'p3']);
     expect(store.list({ keyId: 'key_a', limit: 2, order: 'asc', after: theirs.id }).tasks).toEqual([]);
     expect(store.get(theirs.id, 'key_a')).toBeUndefined();
   });
@@ -90,7 +121,8 @@ describe('video task store', () => {
       store.create(task('key_a', `a${n}`), n);
     }
     const order: string[] = [];
-    const finish = (claimed: { id: string }) => store.complete(claimed.id, 'r', { videoBlob: 'video_x', thumbnailBlob: null, now: 1, expiresAt: 2 });
+    const finish = (claimed: { id: string }) =>
+      store.complete(claimed.id, 'r', { videoBlob: 'video_x', thumbnailBlob: null, now: 1, expiresAt: 2 });
     const first = store.claim('r', 100, 1_000)!;
     order.push(first.prompt);
     store.create(task('key_b', 'b0'), 101);

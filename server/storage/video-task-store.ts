@@ -51,7 +51,10 @@ export interface VideoTask {
   claimOrder: number | null;
 }
 
-export type NewVideoTask = Pick<VideoTask, 'keyId' | 'requestId' | 'model' | 'prompt' | 'seconds' | 'width' | 'height' | 'inputBlob'>;
+export type NewVideoTask = Pick<
+  VideoTask,
+  'keyId' | 'requestId' | 'model' | 'prompt' | 'seconds' | 'width' | 'height' | 'inputBlob'
+>;
 
 /**
  * The `inputBlob` of a task whose input image is still being stored after the create was answered: the task is
@@ -70,7 +73,12 @@ export type CreateVideoTaskOutcome = { task: VideoTask } | { refused: { active: 
 export interface VideoTaskStore {
   create(task: NewVideoTask, now: number): VideoTask;
   /** Inserts the task unless its key already has `maxActive` tasks queued or processing (checked atomically with the insert). */
-  createWithin(task: NewVideoTask, now: number, maxActive: number, options?: { runAfter?: number }): CreateVideoTaskOutcome;
+  createWithin(
+    task: NewVideoTask,
+    now: number,
+    maxActive: number,
+    options?: { runAfter?: number },
+  ): CreateVideoTaskOutcome;
   /** Gives a queued task with a PENDING_INPUT_BLOB its stored image and makes it runnable; false when it is gone. */
   attachInput(id: string, inputBlob: string, now: number): boolean;
   /** Fails a task no runner holds (its input image could not be stored); false when it is gone or running. */
@@ -89,7 +97,11 @@ export interface VideoTaskStore {
   renew(id: string, runner: string, now: number, leaseMs: number): boolean;
   setProgress(id: string, runner: string, progress: number): void;
   setCheckpoint(id: string, runner: string, checkpoint: string): void;
-  complete(id: string, runner: string, result: { videoBlob: string; thumbnailBlob: string | null; now: number; expiresAt: number }): boolean;
+  complete(
+    id: string,
+    runner: string,
+    result: { videoBlob: string; thumbnailBlob: string | null; now: number; expiresAt: number },
+  ): boolean;
   fail(id: string, runner: string, error: { code: string; message: string; now: number }): boolean;
   /** Back to the queue (a transient failure, or a shutdown), claimable from `runAfter`. */
   release(id: string, runner: string, runAfter: number, options?: { refundAttempt?: boolean }): boolean;
@@ -190,7 +202,11 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
     claim_order INTEGER
   )`);
   // Databases made before fair claiming lack the column; adding it is the whole migration (NULL: never claimed).
-  if (!(db.prepare('PRAGMA table_info(video_tasks)').all() as Array<{ name: string }>).some((column) => column.name === 'claim_order')) {
+  if (
+    !(db.prepare('PRAGMA table_info(video_tasks)').all() as Array<{ name: string }>).some(
+      (column) => column.name === 'claim_order',
+    )
+  ) {
     db.exec('ALTER TABLE video_tasks ADD COLUMN claim_order INTEGER');
   }
   db.exec(`CREATE INDEX IF NOT EXISTS video_tasks_by_key ON video_tasks (key_id, seq);
@@ -199,11 +215,13 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
   CREATE INDEX IF NOT EXISTS video_tasks_active_by_key ON video_tasks (key_id, status) WHERE status IN ('queued', 'processing');
   CREATE INDEX IF NOT EXISTS video_tasks_claims ON video_tasks (claim_order) WHERE claim_order IS NOT NULL`);
 
-  const insert = db.prepare(`INSERT INTO video_tasks (id, key_id, request_id, model, prompt, seconds, width, height, input_blob, status, run_after, created_at)
+  const insert =
+    db.prepare(`INSERT INTO video_tasks (id, key_id, request_id, model, prompt, seconds, width, height, input_blob, status, run_after, created_at)
     VALUES (@id, @keyId, @requestId, @model, @prompt, @seconds, @width, @height, @inputBlob, 'queued', @runAfter, @now) RETURNING *`);
   const attachInput = db.prepare(`UPDATE video_tasks SET input_blob = @inputBlob, run_after = @now
     WHERE id = @id AND status = 'queued' AND input_blob = '${PENDING_INPUT_BLOB}'`);
-  const failQueued = db.prepare(`UPDATE video_tasks SET status = 'failed', error_code = @code, error_message = @message, completed_at = @now
+  const failQueued =
+    db.prepare(`UPDATE video_tasks SET status = 'failed', error_code = @code, error_message = @message, completed_at = @now
     WHERE id = @id AND status = 'queued'`);
   const byId = db.prepare<[string, string], TaskRow>('SELECT * FROM video_tasks WHERE id = ? AND key_id = ?');
   // The head of each key's runnable tasks, ordered by how much of the runners the key holds now, then by how
@@ -224,27 +242,50 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
       LIMIT 1
     )
     RETURNING *`);
-  const active = db.prepare<[string], { count: number }>(`SELECT COUNT(*) AS count FROM video_tasks WHERE key_id = ? AND status IN ('queued', 'processing')`);
-  const renew = db.prepare(`UPDATE video_tasks SET lease_until = @leaseUntil WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
-  const progress = db.prepare(`UPDATE video_tasks SET progress = @progress WHERE id = @id AND claimed_by = @runner AND status = 'processing' AND progress < @progress`);
-  const checkpoint = db.prepare(`UPDATE video_tasks SET checkpoint = @checkpoint WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
-  const complete = db.prepare(`UPDATE video_tasks SET status = 'completed', progress = 100, video_blob = @videoBlob, thumbnail_blob = @thumbnailBlob,
+  const active = db.prepare<[string], { count: number }>(
+    `SELECT COUNT(*) AS count FROM video_tasks WHERE key_id = ? AND status IN ('queued', 'processing')`,
+  );
+  const renew = db.prepare(
+    `UPDATE video_tasks SET lease_until = @leaseUntil WHERE id = @id AND claimed_by = @runner AND status = 'processing'`,
+  );
+  const progress = db.prepare(
+    `UPDATE video_tasks SET progress = @progress WHERE id = @id AND claimed_by = @runner AND status = 'processing' AND progress < @progress`,
+  );
+  const checkpoint = db.prepare(
+    `UPDATE video_tasks SET checkpoint = @checkpoint WHERE id = @id AND claimed_by = @runner AND status = 'processing'`,
+  );
+  const complete =
+    db.prepare(`UPDATE video_tasks SET status = 'completed', progress = 100, video_blob = @videoBlob, thumbnail_blob = @thumbnailBlob,
     completed_at = @now, expires_at = @expiresAt, claimed_by = NULL, lease_until = NULL
     WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
-  const fail = db.prepare(`UPDATE video_tasks SET status = 'failed', error_code = @code, error_message = @message, completed_at = @now,
+  const fail =
+    db.prepare(`UPDATE video_tasks SET status = 'failed', error_code = @code, error_message = @message, completed_at = @now,
     claimed_by = NULL, lease_until = NULL
     WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
-  const release = db.prepare(`UPDATE video_tasks SET status = 'queued', claimed_by = NULL, lease_until = NULL, run_after = @runAfter,
+  const release =
+    db.prepare(`UPDATE video_tasks SET status = 'queued', claimed_by = NULL, lease_until = NULL, run_after = @runAfter,
     attempts = attempts - @refund
     WHERE id = @id AND claimed_by = @runner AND status = 'processing'`);
 
-  const countByStatus = db.prepare<[], { status: VideoStatus; count: number }>('SELECT status, count(*) AS count FROM video_tasks GROUP BY status');
-  const insertTask = (task: NewVideoTask, now: number, runAfter = now): VideoTask => toTask(insert.get({ ...task, id: randomId('video'), now, runAfter }) as TaskRow);
+  const countByStatus = db.prepare<[], { status: VideoStatus; count: number }>(
+    'SELECT status, count(*) AS count FROM video_tasks GROUP BY status',
+  );
+  const insertTask = (task: NewVideoTask, now: number, runAfter = now): VideoTask =>
+    toTask(insert.get({ ...task, id: randomId('video'), now, runAfter }) as TaskRow);
   const activeCount = (keyId: string): number => active.get(keyId)?.count ?? 0;
-  const createWithin = db.transaction((task: NewVideoTask, now: number, maxActive: number, options: { runAfter?: number } = {}): CreateVideoTaskOutcome => {
-    const current = activeCount(task.keyId);
-    return current >= maxActive ? { refused: { active: current } } : { task: insertTask(task, now, options.runAfter) };
-  });
+  const createWithin = db.transaction(
+    (
+      task: NewVideoTask,
+      now: number,
+      maxActive: number,
+      options: { runAfter?: number } = {},
+    ): CreateVideoTaskOutcome => {
+      const current = activeCount(task.keyId);
+      return current >= maxActive
+        ? { refused: { active: current } }
+        : { task: insertTask(task, now, options.runAfter) };
+    },
+  );
 
   return {
     create: (task, now) => insertTask(task, now),
@@ -264,7 +305,12 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
       return row ? toTask(row) : undefined;
     },
     list({ keyId, after, limit, order }) {
-      const cursor = after === undefined ? undefined : (db.prepare<[string, string], { seq: number }>('SELECT seq FROM video_tasks WHERE id = ? AND key_id = ?').get(after, keyId)?.seq ?? null);
+      const cursor =
+        after === undefined
+          ? undefined
+          : (db
+              .prepare<[string, string], { seq: number }>('SELECT seq FROM video_tasks WHERE id = ? AND key_id = ?')
+              .get(after, keyId)?.seq ?? null);
       if (cursor === null) {
         return { tasks: [], hasMore: false }; // an unknown cursor continues nothing
       }
@@ -308,8 +354,12 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
  * written once and read when a task is shown, and the task rows (and their claim statement) stay as they are.
  */
 function deletionAndRemixes(db: SqliteDatabase): Pick<VideoTaskStore, 'delete' | 'setRemixedFrom' | 'remixedFrom'> {
-  db.exec('CREATE TABLE IF NOT EXISTS video_remixes (video_id TEXT PRIMARY KEY, remixed_from TEXT NOT NULL) WITHOUT ROWID');
-  const deleteTask = db.prepare<[string, string], TaskRow>('DELETE FROM video_tasks WHERE id = ? AND key_id = ? RETURNING *');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS video_remixes (video_id TEXT PRIMARY KEY, remixed_from TEXT NOT NULL) WITHOUT ROWID',
+  );
+  const deleteTask = db.prepare<[string, string], TaskRow>(
+    'DELETE FROM video_tasks WHERE id = ? AND key_id = ? RETURNING *',
+  );
   const deleteLink = db.prepare('DELETE FROM video_remixes WHERE video_id = ?');
   const setLink = db.prepare('INSERT OR REPLACE INTO video_remixes (video_id, remixed_from) VALUES (?, ?)');
   const getLink = db.prepare<[string], string>('SELECT remixed_from FROM video_remixes WHERE video_id = ?').pluck();

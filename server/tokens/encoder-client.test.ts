@@ -5,7 +5,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BACKGROUND_NICENESS } from '../engines/pool/thread-priority.js';
-import { createEncoder, ENCODER_BATCH_CHARS, ROUGH_CHARS_PER_TOKEN, type Encoder, type EncoderOptions } from './encoder-client.js';
+import {
+  createEncoder,
+  ENCODER_BATCH_CHARS,
+  ROUGH_CHARS_PER_TOKEN,
+  type Encoder,
+  type EncoderOptions,
+} from './encoder-client.js';
 import { TokenCounter } from './token-counter.js';
 
 const dyingEntry = new URL('../../test/fakes/dying-encoder-worker.ts', import.meta.url);
@@ -19,7 +25,11 @@ let warnings: Array<{ details: object; message: string }> = [];
  * on a fresh thread, which a machine busy with other suites can stretch past it, turning an exact count rough.
  */
 function makeEncoder(options: EncoderOptions = {}): Encoder {
-  const encoder = createEncoder({ warnings: { warn: (details, message) => warnings.push({ details, message }) }, jobTimeoutMs: 120_000, ...options });
+  const encoder = createEncoder({
+    warnings: { warn: (details, message) => warnings.push({ details, message }) },
+    jobTimeoutMs: 120_000,
+    ...options,
+  });
   encoders.push(encoder);
   return encoder;
 }
@@ -101,7 +111,8 @@ describe('the encoder thread', () => {
     const encoder = makeEncoder({ entry: batchSizeEntry });
     const fallback = () => ({ countedTokens: -1, countedChars: 0, estimatedChars: 0 });
     const of = (chars: number) => encoder.count({ texts: ['x'.repeat(chars)], budgetChars: chars }, fallback);
-    const sizes = async (counts: Array<Promise<{ countedTokens: number }>>) => (await Promise.all(counts)).map((output) => output.countedTokens);
+    const sizes = async (counts: Array<Promise<{ countedTokens: number }>>) =>
+      (await Promise.all(counts)).map((output) => output.countedTokens);
 
     expect(await sizes([of(10), of(10), of(10)])).toEqual([3, 3, 3]);
     expect(await sizes([of(10)])).toEqual([1]);

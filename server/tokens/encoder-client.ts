@@ -111,7 +111,11 @@ export function createEncoder(options: EncoderOptions = {}): Encoder {
     unreported = 0;
   }
 
-  async function run<K extends JobKind>(kind: K, input: JobInput<K>, fallback: () => JobOutput<K>): Promise<JobOutput<K>> {
+  async function run<K extends JobKind>(
+    kind: K,
+    input: JobInput<K>,
+    fallback: () => JobOutput<K>,
+  ): Promise<JobOutput<K>> {
     pool ??= createWorkerPool<EncoderJobs>({
       name: 'tokenizer',
       entry: options.entry ?? ENCODER_ENTRY,
@@ -157,7 +161,9 @@ export function createEncoder(options: EncoderOptions = {}): Encoder {
   async function sendWaiting(): Promise<void> {
     while (waiting.length > 0) {
       const batch = nextBatch();
-      const outputs = await run('countBatch', { counts: batch.map((count) => count.input) }, () => batch.map((count) => count.fallback()));
+      const outputs = await run('countBatch', { counts: batch.map((count) => count.input) }, () =>
+        batch.map((count) => count.fallback()),
+      );
       batch.forEach((count, index) => count.resolve(outputs[index]));
     }
     sending = false;

@@ -3,7 +3,14 @@ import { jsonText, stringifyWithoutRecursion } from './json-text.js';
 
 describe('jsonText', () => {
   it('writes what JSON.stringify writes, without recursion', () => {
-    const value = { a: [1, 'two', null, true, { b: 'c"d' }], e: {}, f: [], g: undefined, 'h i': -1.5e-7, j: [undefined] };
+    const value = {
+      a: [1, 'two', null, true, { b: 'c"d' }],
+      e: {},
+      f: [],
+      g: undefined,
+      'h i': -1.5e-7,
+      j: [undefined],
+    };
     expect(stringifyWithoutRecursion(value)).toBe(JSON.stringify(value));
   });
 

@@ -28,15 +28,24 @@ function runProbe(): Promise<{ count: number; pieces: string[]; modules: string[
   const log = path.join(dir, 'imports.log');
   const args = ['--import', 'tsx', '--import', './test/helpers/record-imports.mjs', '--input-type=module', '-e', probe];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { cwd: root, timeout: 20_000, env: { ...process.env, RECORD_IMPORTS_TO: log } }, (error, stdout, stderr) => {
-      if (error) {
-        reject(new Error(`probe failed (${error.signal ?? error.code}): ${stderr}`));
-      } else {
-        const { count, pieces, required } = JSON.parse(stdout) as { count: number; pieces: string[]; required: string[] };
-        resolve({ count, pieces, modules: [...readFileSync(log, 'utf8').split('\n'), ...required] });
-      }
-      rmSync(dir, { recursive: true, force: true });
-    });
+    execFile(
+      process.execPath,
+      args,
+      { cwd: root, timeout: 20_000, env: { ...process.env, RECORD_IMPORTS_TO: log } },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(new Error(`probe failed (${error.signal ?? error.code}): ${stderr}`));
+        } else {
+          const { count, pieces, required } = JSON.parse(stdout) as {
+            count: number;
+            pieces: string[];
+            required: string[];
+          };
+          resolve({ count, pieces, modules: [...readFileSync(log, 'utf8').split('\n'), ...required] });
+        }
+        rmSync(dir, { recursive: true, force: true });
+      },
+    );
   });
 }
 

@@ -27,11 +27,20 @@ const base64 = (length: number) => randomBytes(length).toString('base64').slice(
 
 describe('TokenCounter', () => {
   const calls: Record<string, { texts: string[]; omitted?: number[] }> = {
-    'one text just over the budget': { texts: [words.repeat(Math.ceil((EXACT_COUNT_BUDGET_CHARS + 700) / words.length))] },
-    'texts that cross the budget inside a piece': {
-      texts: [words.repeat(Math.floor((EXACT_COUNT_BUDGET_CHARS - 500) / words.length)), words.repeat(3), runs('x', 5_000), words],
+    'one text just over the budget': {
+      texts: [words.repeat(Math.ceil((EXACT_COUNT_BUDGET_CHARS + 700) / words.length))],
     },
-    'long runs cut inside, then more texts': { texts: [runs('A', EXACT_COUNT_BUDGET_CHARS - 100), runs(' ', 3_000), 'after', base64(2_000)] },
+    'texts that cross the budget inside a piece': {
+      texts: [
+        words.repeat(Math.floor((EXACT_COUNT_BUDGET_CHARS - 500) / words.length)),
+        words.repeat(3),
+        runs('x', 5_000),
+        words,
+      ],
+    },
+    'long runs cut inside, then more texts': {
+      texts: [runs('A', EXACT_COUNT_BUDGET_CHARS - 100), runs(' ', 3_000), 'after', base64(2_000)],
+    },
     'many texts, some with omitted chars': {
       texts: Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? base64(20_000) : words.repeat(20))),
       omitted: Array.from({ length: 40 }, (_, i) => (i % 5 === 0 ? 10_000 : 0)),

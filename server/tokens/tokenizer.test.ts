@@ -18,7 +18,10 @@ const english =
   'The gateway counts tokens for every call. It should never freeze, whatever the caller sends!\n' +
   "  Indented lines, numbers like 1234567 and 3.14159, don't, we'll, URLs https://example.com/a/b?c=d.\n\n";
 const code = 'function add(a, b) {\n    return a + b; // sum\n}\n\tconst xs = [1, 2, 3].map((x) => x * 2);\n';
-const json = JSON.stringify({ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } });
+const json = JSON.stringify({
+  name: 'get_weather',
+  parameters: { type: 'object', properties: { city: { type: 'string' } } },
+});
 const cjk = '你好，世界！今天的天气很好。我们去公园散步吧？日本語のテキストも、少し混ぜます。';
 
 function randomCjk(length: number): string {
@@ -41,13 +44,48 @@ const COUNT_CPU_LIMIT_MS = 8000;
 
 describe('countTextTokens', () => {
   it('is exact for normal text, long or short', async () => {
-    for (const text of ['', 'Hi', english, code, json, cjk, `${english}${code}${json}${cjk}`.repeat(300), 'emoji 👍🏽 and ünïcödé', 'a <|endoftext|> b']) {
+    for (const text of [
+      '',
+      'Hi',
+      english,
+      code,
+      json,
+      cjk,
+      `${english}${code}${json}${cjk}`.repeat(300),
+      'emoji 👍🏽 and ünïcödé',
+      'a <|endoftext|> b',
+    ]) {
       expect(await countTextTokens(text)).toBe(rawCount(text, plain));
     }
   });
 
   it('is exact where it cuts long text into pieces (mixes of words, spaces, line breaks, contractions, numbers, emoji)', async () => {
-    const words = ['hello', ' world', '  ', '\n', '\n\n', '\t', 'ÉTÉ', "don't", " we'll", ' 12345', '!!', '...', '{"a":', '}', ' 中文', '字', '👍', ' ', 'CamelCase', 'UPPER', '/', '\r\n', '   x', '//'];
+    const words = [
+      'hello',
+      ' world',
+      '  ',
+      '\n',
+      '\n\n',
+      '\t',
+      'ÉTÉ',
+      "don't",
+      " we'll",
+      ' 12345',
+      '!!',
+      '...',
+      '{"a":',
+      '}',
+      ' 中文',
+      '字',
+      '👍',
+      ' ',
+      'CamelCase',
+      'UPPER',
+      '/',
+      '\r\n',
+      '   x',
+      '//',
+    ];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let trial = 0; trial < 200; trial += 1) {
@@ -76,7 +114,10 @@ describe('countTextTokens', () => {
     punctuation: (length) => '!'.repeat(length),
     'one CJK character': (length) => '中'.repeat(length),
     'random CJK': (length) => randomCjk(length),
-    base64: (length) => randomBytes(Math.ceil((length * 3) / 4)).toString('base64').slice(0, length),
+    base64: (length) =>
+      randomBytes(Math.ceil((length * 3) / 4))
+        .toString('base64')
+        .slice(0, length),
   };
   for (const [name, make] of Object.entries(adversarial)) {
     it(`counts 1 MB and 5 MB of ${name} in bounded time without holding the event loop`, async () => {
@@ -111,14 +152,22 @@ describe('countCallInputTokens', () => {
   });
 
   it('counts a tool schema as its JSON text', async () => {
-    const parameters = { type: 'object', properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`field_${i}`, nestedSchema(5)])) };
+    const parameters = {
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`field_${i}`, nestedSchema(5)])),
+    };
     const withTool = await countCallInputTokens(call(parameters));
     const withoutTool = await countCallInputTokens({ messages: call(parameters).messages });
-    expect(withTool - withoutTool).toBe(rawCount(JSON.stringify({ name: 'deep', description: 'A deep schema', parameters }), plain));
+    expect(withTool - withoutTool).toBe(
+      rawCount(JSON.stringify({ name: 'deep', description: 'A deep schema', parameters }), plain),
+    );
   });
 
   it('counts many large messages under one budget without holding the event loop', async () => {
-    const messages = Array.from({ length: 20 }, () => ({ role: 'user' as const, content: [{ type: 'text' as const, text: 'A'.repeat(MB / 4) }] }));
+    const messages = Array.from({ length: 20 }, () => ({
+      role: 'user' as const,
+      content: [{ type: 'text' as const, text: 'A'.repeat(MB / 4) }],
+    }));
     const { result, longestHoldMs, cpuMs } = await measureLoopHold(() => countCallInputTokens({ messages }));
     expect(result).toBeGreaterThan(20 * 3);
     expect(longestHoldMs).toBeLessThan(HOLD_LIMIT_MS);

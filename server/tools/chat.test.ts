@@ -13,7 +13,10 @@ afterAll(() => registry.close());
 describe("a tool's run with a call scope", () => {
   it('the chat tool answers with the built-in model and records its usage on the scope', async () => {
     const { scope, record } = scopeFor();
-    const outcome = await chatTool.run({ prompt: 'Say something about seams.' }, { deps: deps as unknown as ToolDeps, scope, progress: async () => {} });
+    const outcome = await chatTool.run(
+      { prompt: 'Say something about seams.' },
+      { deps: deps as unknown as ToolDeps, scope, progress: async () => {} },
+    );
     expect(outcome.output.model).toBe('local:chat');
     expect(outcome.output.content.length).toBeGreaterThan(0);
     expect(outcome.text).toBe(outcome.output.content);
@@ -24,7 +27,9 @@ describe("a tool's run with a call scope", () => {
 
   it("the chat tool refuses a model the scope's key may not use, before any generation", async () => {
     const { scope, record } = scopeFor(['local:image']);
-    await expect(chatTool.run({ prompt: 'hi' }, { deps: deps as unknown as ToolDeps, scope, progress: async () => {} })).rejects.toMatchObject({ status: 403 });
+    await expect(
+      chatTool.run({ prompt: 'hi' }, { deps: deps as unknown as ToolDeps, scope, progress: async () => {} }),
+    ).rejects.toMatchObject({ status: 403 });
     expect(record.usage).toBeNull();
   });
 });

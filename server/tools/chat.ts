@@ -12,7 +12,8 @@ const DEFAULT_CHAT_MODEL = 'local:chat';
 export const chatTool = defineTool({
   name: 'chat',
   title: 'Ask a model',
-  description: 'Ask one of the gateway\'s configured chat models a question and get its answer (a second opinion, or a cheaper or larger model than your own). Without `model`, the built-in reference model answers.',
+  description:
+    "Ask one of the gateway's configured chat models a question and get its answer (a second opinion, or a cheaper or larger model than your own). Without `model`, the built-in reference model answers.",
   input: z.object({
     prompt: z.string().min(1).max(100_000).describe('The question or instruction.'),
     model: z.string().min(1).max(256).optional().describe('A chat model id or alias of GET /v1/models.'),
@@ -33,7 +34,10 @@ export const chatTool = defineTool({
       ...(input.system ? [{ role: 'system' as const, content: [{ type: 'text' as const, text: input.system }] }] : []),
       { role: 'user', content: [{ type: 'text', text: input.prompt }] },
     ];
-    const result = await call.model.generate({ messages, maxOutputTokens: input.max_tokens, temperature: input.temperature }, call.context);
+    const result = await call.model.generate(
+      { messages, maxOutputTokens: input.max_tokens, temperature: input.temperature },
+      call.context,
+    );
     call.call.usage = result.usage;
     const content = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
     return {

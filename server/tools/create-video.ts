@@ -14,14 +14,34 @@ const POLL_MS = 250;
 export const createVideoTool = defineTool({
   name: 'create_video',
   title: 'Create a video',
-  description: 'Start generating a short video (MP4, H.264) from a prompt and optionally a start image URL. Answers with the task; give wait_seconds to wait for the result with progress updates, else poll get_video.',
+  description:
+    'Start generating a short video (MP4, H.264) from a prompt and optionally a start image URL. Answers with the task; give wait_seconds to wait for the result with progress updates, else poll get_video.',
   input: z.object({
     prompt: z.string().min(1).max(32000),
-    model: z.string().min(1).max(256).optional().describe('A video model id or alias (default local:video, the built-in offline renderer).'),
+    model: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe('A video model id or alias (default local:video, the built-in offline renderer).'),
     seconds: z.enum(['4', '8', '12']).optional().describe('Length in seconds (default 4).'),
-    size: z.string().regex(/^[0-9]{2,4}x[0-9]{2,4}$/).optional().describe('WIDTHxHEIGHT, even sides (default 720x1280).'),
-    image_url: z.string().regex(/^(https?:\/\/|data:)/).optional().describe('A start image: an http(s) URL or a data: URL.'),
-    wait_seconds: z.number().int().min(0).max(300).optional().describe('Wait up to this long for the video, reporting progress (default 0: answer at once).'),
+    size: z
+      .string()
+      .regex(/^[0-9]{2,4}x[0-9]{2,4}$/)
+      .optional()
+      .describe('WIDTHxHEIGHT, even sides (default 720x1280).'),
+    image_url: z
+      .string()
+      .regex(/^(https?:\/\/|data:)/)
+      .optional()
+      .describe('A start image: an http(s) URL or a data: URL.'),
+    wait_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(300)
+      .optional()
+      .describe('Wait up to this long for the video, reporting progress (default 0: answer at once).'),
   }),
   output: videoOutput,
   annotations: { readOnlyHint: false, openWorldHint: false, idempotentHint: false },
@@ -36,7 +56,11 @@ export const createVideoTool = defineTool({
     const deadline = Date.now() + (input.wait_seconds ?? 0) * 1000;
     const keyId = scope.key.id;
     let reported = -1;
-    while ((task.status === 'queued' || task.status === 'processing') && Date.now() < deadline && !scope.signal.aborted) {
+    while (
+      (task.status === 'queued' || task.status === 'processing') &&
+      Date.now() < deadline &&
+      !scope.signal.aborted
+    ) {
       if (task.progress !== reported) {
         reported = task.progress;
         await progress(task.progress, 100, `video ${task.status}`);

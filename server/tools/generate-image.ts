@@ -12,7 +12,11 @@ export const generateImageTool = defineTool({
   input: z.object({
     prompt: z.string().min(1).max(32000).describe('What to draw.'),
     model: z.string().min(1).max(256).optional().describe('An image model id or alias of GET /v1/models.'),
-    size: z.string().regex(/^(auto|[0-9]{2,4}x[0-9]{2,4})$/).optional().describe('WIDTHxHEIGHT in pixels, e.g. 1024x1024.'),
+    size: z
+      .string()
+      .regex(/^(auto|[0-9]{2,4}x[0-9]{2,4})$/)
+      .optional()
+      .describe('WIDTHxHEIGHT in pixels, e.g. 1024x1024.'),
     n: z.number().int().min(1).max(4).optional().describe('How many images (default 1).'),
     output_format: z.enum(['png', 'jpeg', 'webp']).optional(),
     seed: z.number().int().min(0).max(4294967295).optional(),
@@ -27,7 +31,11 @@ export const generateImageTool = defineTool({
   annotations: { readOnlyHint: false, openWorldHint: false, idempotentHint: false },
   async run(input, { deps, scope }) {
     const generated = await generateImages(deps, scope, { ...input, response_format: 'url' });
-    const media = await Promise.all(generated.data.map((item, index) => toolMedia(deps, scope, 'image', item.image, `image-${index + 1}.${generated.format}`, item.url)));
+    const media = await Promise.all(
+      generated.data.map((item, index) =>
+        toolMedia(deps, scope, 'image', item.image, `image-${index + 1}.${generated.format}`, item.url),
+      ),
+    );
     return {
       ...encodeImageToolAnswer(generated),
       media,

@@ -9,7 +9,8 @@ import { checkToolStorageRoom, toolMedia } from './tool-media.js';
 export const generateMusicTool = defineTool({
   name: 'generate_music',
   title: 'Generate music',
-  description: 'Compose a piece of music (MP3) from a description and/or lyrics. Returns the audio inline (when under 1 MiB) and as a signed URL. The built-in offline composer (local:music) plays instruments only and takes lyrics as a mood hint.',
+  description:
+    'Compose a piece of music (MP3) from a description and/or lyrics. Returns the audio inline (when under 1 MiB) and as a signed URL. The built-in offline composer (local:music) plays instruments only and takes lyrics as a mood hint.',
   input: z.object({
     prompt: z.string().max(2000).optional().describe('Style, mood, instruments, tempo.'),
     lyrics: z.string().min(1).max(3500).optional(),

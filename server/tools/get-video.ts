@@ -7,7 +7,8 @@ import { showVideo, videoOutput } from './video-output.js';
 export const getVideoTool = defineTool({
   name: 'get_video',
   title: 'Get a video',
-  description: 'The state of a video task made with create_video: status, progress and, once completed, signed links to the MP4 and its thumbnail.',
+  description:
+    'The state of a video task made with create_video: status, progress and, once completed, signed links to the MP4 and its thumbnail.',
   input: z.object({ id: z.string().min(1).max(128).describe('The task id create_video answered.') }),
   output: videoOutput,
   annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },

@@ -85,7 +85,11 @@ function visionModelOf(requested: string | undefined, invocation: ToolInvocation
   return invocation.deps.registry.list().find((entry) => entry.type === 'vision')?.id;
 }
 
-async function readImage(input: { image_url?: string; file_id?: string }, signal: AbortSignal, invocation: ToolInvocation): Promise<GeneratedMedia> {
+async function readImage(
+  input: { image_url?: string; file_id?: string },
+  signal: AbortSignal,
+  invocation: ToolInvocation,
+): Promise<GeneratedMedia> {
   const { deps, scope } = invocation;
   // The key's own stored file, as on every files route: another key's id is unknown.
   const storedFile = storedImageFiles({ store: deps.files.store, blobs: deps.media.blobs }, scope.key.id, {
@@ -94,10 +98,19 @@ async function readImage(input: { image_url?: string; file_id?: string }, signal
   });
   const image = await readInputImage(
     { reference: { image_url: input.image_url, file_id: input.file_id }, storedFile, signal },
-    { param: input.file_id !== undefined ? 'file_id' : 'image_url', urlParam: 'image_url', fileParam: 'file_id', gif: true, resolve: invocation.deps.tools?.resolveHost },
+    {
+      param: input.file_id !== undefined ? 'file_id' : 'image_url',
+      urlParam: 'image_url',
+      fileParam: 'file_id',
+      gif: true,
+      resolve: invocation.deps.tools?.resolveHost,
+    },
   );
   if (!image) {
-    throw new ApiError(400, 'Give the image as `image_url` or `file_id`.', { param: 'image_url', code: 'missing_image' });
+    throw new ApiError(400, 'Give the image as `image_url` or `file_id`.', {
+      param: 'image_url',
+      code: 'missing_image',
+    });
   }
   return image;
 }
@@ -109,9 +122,18 @@ export const imageUnderstandingTool = defineTool({
     'Answer a question about an image given by URL, data URL or uploaded file id. With a vision model configured, the model answers; otherwise the built-in analysis reports format, size, transparency, brightness, named dominant colours, detail and EXIF camera data (it does not recognise objects).',
   input: z.object({
     prompt: z.string().min(1).max(8000).describe('The question or instruction about the image.'),
-    image_url: z.string().min(1).regex(/^(https?:\/\/|data:)/).optional().describe('An http(s) URL or a data: URL.'),
+    image_url: z
+      .string()
+      .min(1)
+      .regex(/^(https?:\/\/|data:)/)
+      .optional()
+      .describe('An http(s) URL or a data: URL.'),
     file_id: z.string().min(1).max(128).optional().describe('The id of an image uploaded with POST /v1/files.'),
-    model: z.string().min(1).optional().describe(`A vision model id or alias; ${BUILT_IN_VISION_MODEL} for the built-in analysis.`),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(`A vision model id or alias; ${BUILT_IN_VISION_MODEL} for the built-in analysis.`),
     detail: z.enum(['low', 'high', 'auto']).optional(),
   }),
   output: z.object({
@@ -120,13 +142,18 @@ export const imageUnderstandingTool = defineTool({
     id: z.string(),
     model: z.string(),
     content: z.string(),
-    usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).optional(),
+    usage: z
+      .object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() })
+      .optional(),
     analysis: analysis.optional(),
   }),
   annotations: { readOnlyHint: true, openWorldHint: true },
   async run(input, invocation) {
     if ((input.image_url === undefined) === (input.file_id === undefined)) {
-      throw new ApiError(400, 'Give exactly one of `image_url` and `file_id`.', { param: 'image_url', code: 'invalid_image_source' });
+      throw new ApiError(400, 'Give exactly one of `image_url` and `file_id`.', {
+        param: 'image_url',
+        code: 'invalid_image_source',
+      });
     }
     const { deps, scope } = invocation;
     const record = scope.call;
@@ -143,7 +170,12 @@ export const imageUnderstandingTool = defineTool({
               role: 'user',
               content: [
                 { type: 'text', text: input.prompt },
-                { type: 'image', data: Buffer.from(image.data).toString('base64'), mediaType: image.mediaType, detail: input.detail },
+                {
+                  type: 'image',
+                  data: Buffer.from(image.data).toString('base64'),
+                  mediaType: image.mediaType,
+                  detail: input.detail,
+                },
               ],
             },
           ],
@@ -159,7 +191,11 @@ export const imageUnderstandingTool = defineTool({
           id,
           model: call.resolved.entry.id,
           content,
-          usage: { prompt_tokens: result.usage.inputTokens, completion_tokens: result.usage.outputTokens, total_tokens: result.usage.inputTokens + result.usage.outputTokens },
+          usage: {
+            prompt_tokens: result.usage.inputTokens,
+            completion_tokens: result.usage.outputTokens,
+            total_tokens: result.usage.inputTokens + result.usage.outputTokens,
+          },
         },
         text: content,
       };
@@ -167,19 +203,31 @@ export const imageUnderstandingTool = defineTool({
     const key = scope.key;
     record.modelRequested = input.model ?? BUILT_IN_VISION_MODEL;
     if (key.allowedModels.length > 0 && !key.allowedModels.includes(BUILT_IN_VISION_MODEL)) {
-      throw new ApiError(403, `This API key may not use the model ${quoteValue(BUILT_IN_VISION_MODEL)}.`, { code: 'model_not_allowed', param: 'model' });
+      throw new ApiError(403, `This API key may not use the model ${quoteValue(BUILT_IN_VISION_MODEL)}.`, {
+        code: 'model_not_allowed',
+        param: 'model',
+      });
     }
     record.model = BUILT_IN_VISION_MODEL;
     record.provider = 'local';
     const signal = scope.signal;
     // Fetched before a slot is taken: a slow download must not hold a worker the engines could use.
     const image = await readImage(input, signal, invocation);
-    const facts = await deps.mediaPool.use(signal, (slot) => slot.run('analyse-image', { bytes: image.data }), { owner: key.id });
+    const facts = await deps.mediaPool.use(signal, (slot) => slot.run('analyse-image', { bytes: image.data }), {
+      owner: key.id,
+    });
     record.units = 1;
     record.media = { images: 1, pixels: facts.width * facts.height };
     const content = `${facts.description} (Built-in analysis: measured facts only; no vision model is configured to answer "${input.prompt.slice(0, 200)}".)`;
     return {
-      output: { object: 'tool.result' as const, tool: 'image_understanding' as const, id, model: BUILT_IN_VISION_MODEL, content, analysis: analysisOf(facts) },
+      output: {
+        object: 'tool.result' as const,
+        tool: 'image_understanding' as const,
+        id,
+        model: BUILT_IN_VISION_MODEL,
+        content,
+        analysis: analysisOf(facts),
+      },
       text: content,
     };
   },

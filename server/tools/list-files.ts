@@ -10,11 +10,23 @@ const DEFAULT_LIMIT = 20;
 export const listFilesTool = defineTool({
   name: 'list_files',
   title: 'List files',
-  description: 'The files uploaded with this API key (POST /v1/files), newest first: id, name, size, type, upload time and purpose. Read one with read_file.',
+  description:
+    'The files uploaded with this API key (POST /v1/files), newest first: id, name, size, type, upload time and purpose. Read one with read_file.',
   input: z.object({
     purpose: z.string().min(1).max(64).optional().describe('Only files uploaded with this purpose.'),
-    limit: z.number().int().min(1).max(100).optional().describe(`The most files to list; ${DEFAULT_LIMIT} when absent.`),
-    after: z.string().min(1).max(128).optional().describe('A file id: list the files after it (the previous page\'s last_id).'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(`The most files to list; ${DEFAULT_LIMIT} when absent.`),
+    after: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .describe("A file id: list the files after it (the previous page's last_id)."),
   }),
   output: z.object({
     files: z.array(
@@ -49,8 +61,14 @@ export const listFilesTool = defineTool({
       created_at: file.createdAt,
       purpose: file.purpose,
     }));
-    const lines = files.map((file) => `${file.id}  ${file.filename}  (${file.content_type}, ${file.bytes} bytes, ${file.purpose}, uploaded ${new Date(file.created_at * 1000).toISOString()})`);
-    const text = files.length === 0 ? 'No files. Upload files with POST /v1/files.' : `${lines.join('\n')}${page.hasMore ? `\n(more: list again with after=${files.at(-1)!.id})` : ''}`;
+    const lines = files.map(
+      (file) =>
+        `${file.id}  ${file.filename}  (${file.content_type}, ${file.bytes} bytes, ${file.purpose}, uploaded ${new Date(file.created_at * 1000).toISOString()})`,
+    );
+    const text =
+      files.length === 0
+        ? 'No files. Upload files with POST /v1/files.'
+        : `${lines.join('\n')}${page.hasMore ? `\n(more: list again with after=${files.at(-1)!.id})` : ''}`;
     return { output: { files, has_more: page.hasMore, last_id: files.at(-1)?.id ?? null }, text };
   },
 });

@@ -18,7 +18,13 @@ export const readFileTool = defineTool({
     'The text of a file uploaded with this API key (POST /v1/files; ids from list_files): plain text, Markdown, CSV and JSON as written, HTML and PDF as extracted text. Other files (images, audio, archives) are refused as not text.',
   input: z.object({
     file_id: z.string().min(1).max(128).describe('The file id, as list_files shows it.'),
-    max_chars: z.number().int().min(1).max(MAX_READ_CHARS).optional().describe(`The most characters to return; ${DEFAULT_READ_CHARS} when absent.`),
+    max_chars: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_READ_CHARS)
+      .optional()
+      .describe(`The most characters to return; ${DEFAULT_READ_CHARS} when absent.`),
   }),
   output: z.object({
     file_id: z.string(),
@@ -39,8 +45,17 @@ export const readFileTool = defineTool({
       { maxChars, nowSeconds: Math.floor(now() / 1000), signal: scope.signal },
     );
     return {
-      output: { file_id: file.id, filename: file.filename, content_type: file.mediaType, bytes: file.bytes, text, truncated },
-      text: truncated ? `${text}\n\n[Truncated after ${text.length} characters; ask with a larger max_chars for more.]` : text,
+      output: {
+        file_id: file.id,
+        filename: file.filename,
+        content_type: file.mediaType,
+        bytes: file.bytes,
+        text,
+        truncated,
+      },
+      text: truncated
+        ? `${text}\n\n[Truncated after ${text.length} characters; ask with a larger max_chars for more.]`
+        : text,
     };
   },
 });

@@ -21,12 +21,31 @@ function resolve(schema: unknown): unknown {
     return schema;
   }
   const { $ref, ...rest } = schema as Schema;
-  const target = typeof $ref === 'string' ? resolve(document.components.schemas[$ref.replace('#/components/schemas/', '')]) : {};
-  return { ...(target as Schema), ...Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, resolve(value)])) };
+  const target =
+    typeof $ref === 'string' ? resolve(document.components.schemas[$ref.replace('#/components/schemas/', '')]) : {};
+  return {
+    ...(target as Schema),
+    ...Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, resolve(value)])),
+  };
 }
 
 /** What a schema constrains, without its prose; nullable as the contract writes it (`type: [x, 'null']`). */
-const CONSTRAINTS = ['type', 'minLength', 'maxLength', 'minimum', 'maximum', 'enum', 'pattern', 'minItems', 'maxItems', 'items', 'required', 'additionalProperties', 'properties', 'const'];
+const CONSTRAINTS = [
+  'type',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'enum',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'items',
+  'required',
+  'additionalProperties',
+  'properties',
+  'const',
+];
 function constraints(schema: unknown, keys = CONSTRAINTS): unknown {
   if (typeof schema !== 'object' || schema === null) {
     return schema;
@@ -38,7 +57,9 @@ function constraints(schema: unknown, keys = CONSTRAINTS): unknown {
       continue;
     }
     if (key === 'properties') {
-      out[key] = Object.fromEntries(Object.entries(value as Schema).map(([name, property]) => [name, constraints(property, keys)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value as Schema).map(([name, property]) => [name, constraints(property, keys)]),
+      );
     } else if (key === 'items') {
       out[key] = constraints(value, keys);
     } else if (key === 'pattern') {
@@ -58,7 +79,8 @@ function constraints(schema: unknown, keys = CONSTRAINTS): unknown {
  */
 const SHAPE = ['type', 'enum', 'items', 'required', 'additionalProperties', 'properties', 'const'];
 const zodSchema = (schema: z.ZodType, keys = CONSTRAINTS) => constraints(z.toJSONSchema(schema), keys);
-const contractSchema = (name: string, keys = CONSTRAINTS) => constraints(resolve(document.components.schemas[name]), keys);
+const contractSchema = (name: string, keys = CONSTRAINTS) =>
+  constraints(resolve(document.components.schemas[name]), keys);
 
 describe('the zod schemas of the REST tools agree with the contract', () => {
   const cases: Array<[string, Tool, string]> = [
@@ -74,7 +96,9 @@ describe('the zod schemas of the REST tools agree with the contract', () => {
   }
 
   it("image_understanding: its output has the shape of the contract's ImageUnderstandingResponse (the route answers it as is)", () => {
-    expect(zodSchema(imageUnderstandingTool.output, SHAPE)).toEqual(contractSchema('ImageUnderstandingResponse', SHAPE));
+    expect(zodSchema(imageUnderstandingTool.output, SHAPE)).toEqual(
+      contractSchema('ImageUnderstandingResponse', SHAPE),
+    );
   });
 
   it("web_search: its output has the shape of the `output` of the contract's WebSearchToolResponse", () => {

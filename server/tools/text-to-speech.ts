@@ -8,14 +8,21 @@ import { checkToolStorageRoom, toolMedia } from './tool-media.js';
 export const textToSpeechTool = defineTool({
   name: 'text_to_speech',
   title: 'Text to speech',
-  description: 'Speak a text aloud. Returns the audio inline (when under 1 MiB) and as a signed URL. The built-in offline voices (model local:speech) need no network.',
+  description:
+    'Speak a text aloud. Returns the audio inline (when under 1 MiB) and as a signed URL. The built-in offline voices (model local:speech) need no network.',
   input: z.object({
     input: z.string().min(1).max(4096).describe('The text to speak.'),
     model: z.string().min(1).max(256).default('local:speech').describe('A speech model id or alias of GET /v1/models.'),
     voice: z.string().min(1).max(128).default('alloy'),
-    format: z.enum(['mp3', 'wav', 'opus', 'aac', 'flac']).default('mp3').describe('The audio format (MCP audio content; pcm is not offered here).'),
+    format: z
+      .enum(['mp3', 'wav', 'opus', 'aac', 'flac'])
+      .default('mp3')
+      .describe('The audio format (MCP audio content; pcm is not offered here).'),
     speed: z.number().min(0.25).max(4).optional(),
-    language: z.string().regex(/^(auto|[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*)$/).optional(),
+    language: z
+      .string()
+      .regex(/^(auto|[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*)$/)
+      .optional(),
   }),
   output: z.object({
     model: z.string(),

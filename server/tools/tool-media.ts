@@ -21,7 +21,13 @@ export async function toolMedia(
   url?: string,
 ): Promise<ToolMedia> {
   const linked = url ?? (await linkMedia(deps.media, scope.baseUrl, media, (deps.now ?? Date.now)(), scope.key.id));
-  return { kind, mediaType: media.mediaType, url: linked, name, data: media.data.byteLength <= INLINE_MEDIA_BYTES ? media.data : undefined };
+  return {
+    kind,
+    mediaType: media.mediaType,
+    url: linked,
+    name,
+    data: media.data.byteLength <= INLINE_MEDIA_BYTES ? media.data : undefined,
+  };
 }
 
 /** A tool always keeps what it makes, so a key whose storage is full is refused before the model runs. */

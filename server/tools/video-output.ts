@@ -35,7 +35,11 @@ function linkTo(deps: ToolDeps, baseUrl: string, blob: string | null, task: Vide
   return `${baseUrl}${deps.media.links.pathFor(blob, expiresAt)}`;
 }
 
-export function showVideo(deps: ToolDeps, baseUrl: string, task: VideoTask): { output: VideoOutput; text: string; media: ToolMedia[] } {
+export function showVideo(
+  deps: ToolDeps,
+  baseUrl: string,
+  task: VideoTask,
+): { output: VideoOutput; text: string; media: ToolMedia[] } {
   const object = videoObject(task);
   const completed = task.status === 'completed';
   const video_url = completed ? linkTo(deps, baseUrl, task.videoBlob, task) : null;
@@ -61,6 +65,8 @@ export function showVideo(deps: ToolDeps, baseUrl: string, task: VideoTask): { o
       : task.status === 'failed'
         ? `failed: ${object.error?.message ?? 'unknown error'}`
         : `${task.status} (${object.progress}%); ask get_video with id ${task.id} again later`;
-  const media: ToolMedia[] = video_url ? [{ kind: 'video', mediaType: 'video/mp4', url: video_url, name: `${task.id}.mp4` }] : [];
+  const media: ToolMedia[] = video_url
+    ? [{ kind: 'video', mediaType: 'video/mp4', url: video_url, name: `${task.id}.mp4` }]
+    : [];
   return { output, text: `Video ${task.id} (${object.size}, ${object.seconds} s, ${object.model}) is ${state}`, media };
 }

@@ -23,13 +23,22 @@ export const webSearchTool = defineTool({
   name: 'web_search',
   title: 'Web search',
   description:
-    'Search with the gateway\'s search model and get titled, dated results with links and snippets. The built-in local:search (the default unless another search model is configured) searches the files uploaded with this API key.',
+    "Search with the gateway's search model and get titled, dated results with links and snippets. The built-in local:search (the default unless another search model is configured) searches the files uploaded with this API key.",
   input: z.object({
     query: z.string().min(1).max(2000).describe('What to search for. Keywords work best.'),
-    model: z.string().min(1).optional().describe('A search model id or alias of GET /v1/models; the configured default when absent.'),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A search model id or alias of GET /v1/models; the configured default when absent.'),
     max_results: z.number().int().min(1).max(50).optional().describe('The most results to return; 10 when absent.'),
-    recency: z.enum(['day', 'week', 'month', 'year']).optional().describe('Only results published within the last day, week, month or year.'),
-    include_domains: domains.optional().describe('Only return results from these hosts (a host covers its subdomains).'),
+    recency: z
+      .enum(['day', 'week', 'month', 'year'])
+      .optional()
+      .describe('Only results published within the last day, week, month or year.'),
+    include_domains: domains
+      .optional()
+      .describe('Only return results from these hosts (a host covers its subdomains).'),
     exclude_domains: domains.optional().describe('Never return results from these hosts.'),
   }),
   output: z.object({ results: z.array(result) }),

@@ -4,8 +4,6 @@
  * after the last token, so a stream's record holds what was produced, also when the client went away.
  */
 import type { Response } from 'express';
-import type { Usage } from '../core/chat.js';
-import type { MediaUsage } from '../core/models.js';
 import { callEnded, observers, type CallFacts } from '../observability/hooks.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -23,7 +21,12 @@ export const UNKNOWN_OPERATION = 'unknown';
  * `perfStart`: `performance.now()` when the request arrived (request-start.ts), for the metrics' latency
  * histograms; the record's own clock (`now`) may be a test's.
  */
-export function startCallRecord(res: Response, recorder: UsageRecorder, now: () => number = Date.now, perfStart = performance.now()): CallRecord {
+export function startCallRecord(
+  res: Response,
+  recorder: UsageRecorder,
+  now: () => number = Date.now,
+  perfStart = performance.now(),
+): CallRecord {
   const startedAt = now();
   let deferred = false;
   let done = false;
@@ -45,20 +48,23 @@ export function startCallRecord(res: Response, recorder: UsageRecorder, now: () 
       done = true;
       const key = res.locals.apiKey;
       if (observers.metrics || observers.tracing) {
-        callEnded({
-          operation: record.operation,
-          modelRequested: record.modelRequested,
-          model: record.model,
-          provider: record.provider,
-          usage: record.usage,
-          units: record.units,
-          media: record.media,
-          status,
-          startedAt: perfStart,
-          headAt: (res as { headAt?: number }).headAt,
-          errorCode: res.locals.errorCode as string | undefined,
-          keyId: key?.id,
-        }, res);
+        callEnded(
+          {
+            operation: record.operation,
+            modelRequested: record.modelRequested,
+            model: record.model,
+            provider: record.provider,
+            usage: record.usage,
+            units: record.units,
+            media: record.media,
+            status,
+            startedAt: perfStart,
+            headAt: (res as { headAt?: number }).headAt,
+            errorCode: res.locals.errorCode as string | undefined,
+            keyId: key?.id,
+          },
+          res,
+        );
       }
       // Unauthenticated calls are logged, not recorded: a flood of bad keys must not grow the database.
       if (!key) {

@@ -31,7 +31,12 @@ function modelFor(provider: ProviderName, origin: string, key: string): Language
     case 'openai-chat':
       return createOpenAI({ baseURL: `${origin}/v1`, apiKey: key }).chat('gpt-4o-mini');
     case 'openai-compatible':
-      return createOpenAICompatible({ name: 'omnigate', baseURL: `${origin}/v1`, apiKey: key, includeUsage: true }).chatModel('gpt-4o-mini');
+      return createOpenAICompatible({
+        name: 'omnigate',
+        baseURL: `${origin}/v1`,
+        apiKey: key,
+        includeUsage: true,
+      }).chatModel('gpt-4o-mini');
     case 'anthropic':
       return createAnthropic({ baseURL: `${origin}/anthropic/v1`, apiKey: key })('claude-sonnet-4-5');
   }
@@ -121,7 +126,12 @@ describe.each(BACKENDS)('AI SDK via %s', (backendName) => {
     it('continues a conversation from response.messages', async () => {
       const calls: string[] = [];
       const tools = secretTool(calls);
-      const first = await generateText({ model: model(), prompt: 'call get_secret {"name":"history"}', tools, stopWhen: stepCountIs(3) });
+      const first = await generateText({
+        model: model(),
+        prompt: 'call get_secret {"name":"history"}',
+        tools,
+        stopWhen: stepCountIs(3),
+      });
       expect(first.text).toContain('secret-for-history');
       const messages: ModelMessage[] = [
         { role: 'user', content: 'call get_secret {"name":"history"}' },

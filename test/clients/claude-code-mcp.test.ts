@@ -30,15 +30,36 @@ describe('Claude Code with Omnigate as its MCP server', () => {
 
   it('calls an Omnigate MCP tool and reports its result', async () => {
     const { origin, key } = backend.gateway;
-    const mcpConfig = JSON.stringify({ mcpServers: { omnigate: { type: 'http', url: `${origin}/v1/mcp`, headers: { Authorization: `Bearer ${key}` } } } });
+    const mcpConfig = JSON.stringify({
+      mcpServers: { omnigate: { type: 'http', url: `${origin}/v1/mcp`, headers: { Authorization: `Bearer ${key}` } } },
+    });
     const tool = 'mcp__omnigate__chat';
     const result = await runCli(
       'claude',
-      ['-p', `call ${tool} ${JSON.stringify({ prompt: 'hello pelican' })}`, '--model', MODEL, '--output-format', 'text', '--no-session-persistence',
-        '--strict-mcp-config', '--mcp-config', mcpConfig, '--setting-sources', '', '--permission-mode', 'dontAsk', '--allowedTools', tool,
+      [
+        '-p',
+        `call ${tool} ${JSON.stringify({ prompt: 'hello pelican' })}`,
+        '--model',
+        MODEL,
+        '--output-format',
+        'text',
+        '--no-session-persistence',
+        '--strict-mcp-config',
+        '--mcp-config',
+        mcpConfig,
+        '--setting-sources',
+        '',
+        '--permission-mode',
+        'dontAsk',
+        '--allowedTools',
+        tool,
         // No built-in tools: the reference model calls the first offered tool its prompt names, and Claude Code's
         // own reminders in the prompt name some of its built-in tools.
-        '--tools', '', '--max-turns', '4'],
+        '--tools',
+        '',
+        '--max-turns',
+        '4',
+      ],
       {
         cwd: path.join(temp.dir, 'work'),
         env: {
@@ -64,6 +85,9 @@ describe('Claude Code with Omnigate as its MCP server', () => {
     expect(result.stdout, describeRun(result)).toContain(backend.toolReport(tool));
     expect(result.stdout, describeRun(result)).toContain('You said: hello pelican');
     const records = await backend.gateway.usageRecords();
-    expect(records.some((record) => record.operation === 'mcpPost:chat'), JSON.stringify(records.map((record) => record.operation))).toBe(true);
+    expect(
+      records.some((record) => record.operation === 'mcpPost:chat'),
+      JSON.stringify(records.map((record) => record.operation)),
+    ).toBe(true);
   });
 });

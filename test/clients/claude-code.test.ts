@@ -63,11 +63,36 @@ describe.each(CASES)('Claude Code: $backend $model', ({ backend: backendName, mo
   });
 
   function claude(prompt: string, format: 'text' | 'stream-json' = 'text'): Promise<CliResult> {
-    const output = format === 'text' ? ['--output-format', 'text'] : ['--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
+    const output =
+      format === 'text'
+        ? ['--output-format', 'text']
+        : ['--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
     return runCli(
       'claude',
-      ['-p', prompt, '--model', model, ...output, '--no-session-persistence', '--strict-mcp-config', '--setting-sources', '', '--permission-mode', 'dontAsk', '--tools', 'Read', '--allowedTools', 'Read', '--max-turns', '4'],
-      { cwd: path.join(temp.dir, 'work'), env: claudeEnv(temp.dir, backend.gateway.origin, backend.gateway.key, model), timeoutMs: 110_000 },
+      [
+        '-p',
+        prompt,
+        '--model',
+        model,
+        ...output,
+        '--no-session-persistence',
+        '--strict-mcp-config',
+        '--setting-sources',
+        '',
+        '--permission-mode',
+        'dontAsk',
+        '--tools',
+        'Read',
+        '--allowedTools',
+        'Read',
+        '--max-turns',
+        '4',
+      ],
+      {
+        cwd: path.join(temp.dir, 'work'),
+        env: claudeEnv(temp.dir, backend.gateway.origin, backend.gateway.key, model),
+        timeoutMs: 110_000,
+      },
     );
   }
 
@@ -85,15 +110,30 @@ describe.each(CASES)('Claude Code: $backend $model', ({ backend: backendName, mo
     const events = result.stdout
       .split('\n')
       .filter((line) => line.trim())
-      .map((line) => JSON.parse(line) as { type: string; event?: { type: string; delta?: { type: string; text?: string } }; result?: string; is_error?: boolean });
-    const deltas = events.filter((event) => event.type === 'stream_event' && event.event?.type === 'content_block_delta' && event.event.delta?.type === 'text_delta');
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            type: string;
+            event?: { type: string; delta?: { type: string; text?: string } };
+            result?: string;
+            is_error?: boolean;
+          },
+      );
+    const deltas = events.filter(
+      (event) =>
+        event.type === 'stream_event' &&
+        event.event?.type === 'content_block_delta' &&
+        event.event.delta?.type === 'text_delta',
+    );
     expect(deltas.length, describeRun(result)).toBeGreaterThan(1);
     const streamed = deltas.map((event) => event.event!.delta!.text).join('');
     expect(streamed).toContain('Stream this reply please');
     expect(streamed).not.toContain(FAKE_REASONING);
     if (model.includes('think')) {
       // The upstream's reasoning reaches Claude Code as thinking deltas, all before the text.
-      const kinds = events.filter((event) => event.type === 'stream_event' && event.event?.type === 'content_block_delta').map((event) => event.event!.delta!.type);
+      const kinds = events
+        .filter((event) => event.type === 'stream_event' && event.event?.type === 'content_block_delta')
+        .map((event) => event.event!.delta!.type);
       expect(kinds).toContain('thinking_delta');
       expect(kinds.lastIndexOf('thinking_delta')).toBeLessThan(kinds.indexOf('text_delta'));
     }

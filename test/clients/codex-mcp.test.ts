@@ -22,7 +22,10 @@ describe('Codex with Omnigate as its MCP server', () => {
       mkdirSync(path.join(temp.dir, dir));
     }
     const mcp = `\n[mcp_servers.omnigate]\nurl = "${backend.gateway.origin}/v1/mcp"\nbearer_token_env_var = "OMNIGATE_API_KEY"\n`;
-    writeFileSync(path.join(temp.dir, 'codex', 'config.toml'), codexConfig(backend.gateway.origin, 'gpt-5-codex') + mcp);
+    writeFileSync(
+      path.join(temp.dir, 'codex', 'config.toml'),
+      codexConfig(backend.gateway.origin, 'gpt-5-codex') + mcp,
+    );
   });
 
   afterAll(async () => {
@@ -37,15 +40,43 @@ describe('Codex with Omnigate as its MCP server', () => {
     const prompt = `call chat ${JSON.stringify({ prompt: 'hello pelican' })}`;
     const result = await runCli(
       'codex',
-      ['exec', '--skip-git-repo-check', '--ephemeral', '-s', 'read-only', '-C', path.join(temp.dir, 'work'), '--color', 'never', '--json', '-o', last, prompt],
+      [
+        'exec',
+        '--skip-git-repo-check',
+        '--ephemeral',
+        '-s',
+        'read-only',
+        '-C',
+        path.join(temp.dir, 'work'),
+        '--color',
+        'never',
+        '--json',
+        '-o',
+        last,
+        prompt,
+      ],
       {
         cwd: path.join(temp.dir, 'work'),
-        env: { HOME: path.join(temp.dir, 'home'), TMPDIR: temp.dir, CODEX_HOME: path.join(temp.dir, 'codex'), OMNIGATE_API_KEY: backend.gateway.key },
+        env: {
+          HOME: path.join(temp.dir, 'home'),
+          TMPDIR: temp.dir,
+          CODEX_HOME: path.join(temp.dir, 'codex'),
+          OMNIGATE_API_KEY: backend.gateway.key,
+        },
         timeoutMs: 110_000,
       },
     );
     expect(result.code, describeRun(result)).toBe(0);
-    const events = result.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { type: string; item?: { type: string; server?: string; tool?: string; status?: string } });
+    const events = result.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            type: string;
+            item?: { type: string; server?: string; tool?: string; status?: string };
+          },
+      );
     const call = events.find((event) => event.type === 'item.completed' && event.item?.type === 'mcp_tool_call');
     expect(call?.item, describeRun(result)).toMatchObject({ server: 'omnigate', tool: 'chat', status: 'completed' });
     expect(readFileSync(last, 'utf8'), describeRun(result)).toContain('You said: hello pelican');

@@ -45,10 +45,29 @@ describe.each(CASES)('Codex exec: $backend $model', ({ backend: backendName, mod
     const last = path.join(temp.dir, `last-${run}.txt`);
     const result = await runCli(
       'codex',
-      ['exec', '--skip-git-repo-check', '--ephemeral', '-s', 'read-only', '-C', path.join(temp.dir, 'work'), '--color', 'never', ...(json ? ['--json'] : []), '-o', last, prompt],
+      [
+        'exec',
+        '--skip-git-repo-check',
+        '--ephemeral',
+        '-s',
+        'read-only',
+        '-C',
+        path.join(temp.dir, 'work'),
+        '--color',
+        'never',
+        ...(json ? ['--json'] : []),
+        '-o',
+        last,
+        prompt,
+      ],
       {
         cwd: path.join(temp.dir, 'work'),
-        env: { HOME: path.join(temp.dir, 'home'), TMPDIR: temp.dir, CODEX_HOME: path.join(temp.dir, 'codex'), OMNIGATE_API_KEY: backend.gateway.key },
+        env: {
+          HOME: path.join(temp.dir, 'home'),
+          TMPDIR: temp.dir,
+          CODEX_HOME: path.join(temp.dir, 'codex'),
+          OMNIGATE_API_KEY: backend.gateway.key,
+        },
         timeoutMs: 110_000,
       },
     );
@@ -141,10 +160,28 @@ describe('Codex exec: namespaced tools', () => {
     const last = path.join(temp.dir, 'last.txt');
     const result = await runCli(
       'codex',
-      ['exec', '--skip-git-repo-check', '--ephemeral', '-s', 'read-only', '-C', path.join(temp.dir, 'work'), '--color', 'never', '-o', last, 'call wait_agent {"targets":["nobody"],"timeout_ms":10}'],
+      [
+        'exec',
+        '--skip-git-repo-check',
+        '--ephemeral',
+        '-s',
+        'read-only',
+        '-C',
+        path.join(temp.dir, 'work'),
+        '--color',
+        'never',
+        '-o',
+        last,
+        'call wait_agent {"targets":["nobody"],"timeout_ms":10}',
+      ],
       {
         cwd: path.join(temp.dir, 'work'),
-        env: { HOME: path.join(temp.dir, 'home'), TMPDIR: temp.dir, CODEX_HOME: path.join(temp.dir, 'codex'), OMNIGATE_API_KEY: backend.gateway.key },
+        env: {
+          HOME: path.join(temp.dir, 'home'),
+          TMPDIR: temp.dir,
+          CODEX_HOME: path.join(temp.dir, 'codex'),
+          OMNIGATE_API_KEY: backend.gateway.key,
+        },
         timeoutMs: 110_000,
       },
     );

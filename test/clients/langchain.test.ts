@@ -5,7 +5,13 @@
  */
 import { ChatAnthropic } from '@langchain/anthropic';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import {
+  type AIMessage,
+  type AIMessageChunk,
+  HumanMessage,
+  ToolMessage,
+  type BaseMessage,
+} from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,11 +24,27 @@ const CLIENTS: ClientName[] = ['ChatOpenAI', 'ChatOpenAI responses', 'ChatAnthro
 function chatModel(client: ClientName, origin: string, key: string): BaseChatModel {
   switch (client) {
     case 'ChatOpenAI':
-      return new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: key, configuration: { baseURL: `${origin}/v1` }, maxRetries: 0 });
+      return new ChatOpenAI({
+        model: 'gpt-4o-mini',
+        apiKey: key,
+        configuration: { baseURL: `${origin}/v1` },
+        maxRetries: 0,
+      });
     case 'ChatOpenAI responses':
-      return new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: key, configuration: { baseURL: `${origin}/v1` }, useResponsesApi: true, maxRetries: 0 });
+      return new ChatOpenAI({
+        model: 'gpt-4o-mini',
+        apiKey: key,
+        configuration: { baseURL: `${origin}/v1` },
+        useResponsesApi: true,
+        maxRetries: 0,
+      });
     case 'ChatAnthropic':
-      return new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: key, anthropicApiUrl: `${origin}/anthropic`, maxRetries: 0 });
+      return new ChatAnthropic({
+        model: 'claude-sonnet-4-5',
+        apiKey: key,
+        anthropicApiUrl: `${origin}/anthropic`,
+        maxRetries: 0,
+      });
   }
 }
 

@@ -12,7 +12,7 @@
  *
  * A recording `fetch` shows what the SDK really put on the wire, so each auth test checks the header it claims to.
  */
-import Anthropic, { APIError, AuthenticationError, BadRequestError, NotFoundError } from '@anthropic-ai/sdk';
+import Anthropic, { type APIError, AuthenticationError, BadRequestError, NotFoundError } from '@anthropic-ai/sdk';
 import type { Message, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeMessagesRequest } from '../../server/formats/anthropic-messages/index.js';
@@ -57,7 +57,10 @@ function recordingFetch(sent: SentRequest[]): typeof fetch {
 }
 
 /** Asserts the promise rejects with an instance of `errorClass` and returns the error. */
-async function expectApiError<E extends APIError>(promise: Promise<unknown>, errorClass: abstract new (...args: never[]) => E): Promise<E> {
+async function expectApiError<E extends APIError>(
+  promise: Promise<unknown>,
+  errorClass: abstract new (...args: never[]) => E,
+): Promise<E> {
   let caught: unknown;
   try {
     await promise;
@@ -79,7 +82,12 @@ let sent: SentRequest[];
 beforeAll(async () => {
   started = await startServer();
   sent = [];
-  client = new Anthropic({ apiKey: started.key, baseURL: `${started.baseURL}/anthropic`, maxRetries: 0, fetch: recordingFetch(sent) });
+  client = new Anthropic({
+    apiKey: started.key,
+    baseURL: `${started.baseURL}/anthropic`,
+    maxRetries: 0,
+    fetch: recordingFetch(sent),
+  });
 });
 
 afterAll(async () => {
@@ -105,7 +113,11 @@ describe('messages (local:chat)', () => {
   });
 
   it('stream helper: text events add up to finalMessage(), which equals the JSON answer', async () => {
-    const params = { model: MODEL, max_tokens: 256, messages: [{ role: 'user' as const, content: 'Stream this, please' }] };
+    const params = {
+      model: MODEL,
+      max_tokens: 256,
+      messages: [{ role: 'user' as const, content: 'Stream this, please' }],
+    };
     const whole = await client.messages.create(params);
     const deltas: string[] = [];
     const stream = client.messages.stream(params).on('text', (delta) => deltas.push(delta));
@@ -139,7 +151,9 @@ describe('messages (local:chat)', () => {
   it('streamed tool_use: input {city: "Paris"}, stop_reason tool_use; then the tool_result turn answers', async () => {
     const messages: MessageParam[] = [{ role: 'user', content: CALL_TEXT }];
     const snapshots: unknown[] = [];
-    const stream = client.messages.stream({ model: MODEL, max_tokens: 256, tools, messages }).on('inputJson', (_partial, snapshot) => snapshots.push(snapshot));
+    const stream = client.messages
+      .stream({ model: MODEL, max_tokens: 256, tools, messages })
+      .on('inputJson', (_partial, snapshot) => snapshots.push(snapshot));
     const final = await stream.finalMessage();
     expect(final.stop_reason).toBe('tool_use');
     const toolUse = final.content.find((block) => block.type === 'tool_use');
@@ -161,7 +175,9 @@ describe('messages (local:chat)', () => {
     const answer = await client.messages.create({ model: MODEL, max_tokens: 256, tools, messages: followUp });
     expect(textOf(answer)).toBe(TOOL_REPORT);
     expect(answer.stop_reason).toBe('end_turn');
-    const streamed = await client.messages.stream({ model: MODEL, max_tokens: 256, tools, messages: followUp }).finalMessage();
+    const streamed = await client.messages
+      .stream({ model: MODEL, max_tokens: 256, tools, messages: followUp })
+      .finalMessage();
     expect(textOf(streamed)).toBe(TOOL_REPORT);
     expect(streamed.stop_reason).toBe('end_turn');
   });
@@ -175,7 +191,10 @@ describe('messages (local:chat)', () => {
     };
     const counted = await client.messages.countTokens(params);
     expect(counted.input_tokens).toBeGreaterThan(0);
-    const decoded = decodeMessagesRequest({ ...params, max_tokens: 1 } as unknown as AnthropicMessagesRequest, () => {});
+    const decoded = decodeMessagesRequest(
+      { ...params, max_tokens: 1 } as unknown as AnthropicMessagesRequest,
+      () => {},
+    );
     expect(counted.input_tokens).toBe(await countCallInputTokens(decoded.options));
     const created = await client.messages.create({ ...params, max_tokens: 64 });
     expect(created.usage.input_tokens).toBe(counted.input_tokens);
@@ -190,23 +209,37 @@ describe('errors carry the SDK class and the request id', () => {
     );
     expect(error.status).toBe(404);
     expect(error.requestID).toMatch(/^req_/);
-    expect(error.error).toMatchObject({ type: 'error', error: { type: 'not_found_error' }, request_id: error.requestID });
+    expect(error.error).toMatchObject({
+      type: 'error',
+      error: { type: 'not_found_error' },
+      request_id: error.requestID,
+    });
   });
 
   it('missing max_tokens → BadRequestError', async () => {
     const error = await expectApiError(
-      client.messages.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming),
+      client.messages.create({
+        model: MODEL,
+        messages: [{ role: 'user', content: 'x' }],
+      } as unknown as Anthropic.MessageCreateParamsNonStreaming),
       BadRequestError,
     );
     expect(error.status).toBe(400);
     expect(error.requestID).toMatch(/^req_/);
-    expect(error.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' }, request_id: error.requestID });
+    expect(error.error).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error' },
+      request_id: error.requestID,
+    });
     expect(JSON.stringify(error.error)).toContain('max_tokens');
   });
 
   it('bad key → AuthenticationError', async () => {
     const bad = new Anthropic({ apiKey: 'og-not-a-real-key', baseURL: `${started.baseURL}/anthropic`, maxRetries: 0 });
-    const error = await expectApiError(bad.messages.create({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }), AuthenticationError);
+    const error = await expectApiError(
+      bad.messages.create({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }),
+      AuthenticationError,
+    );
     expect(error.status).toBe(401);
     expect(error.requestID).toMatch(/^req_/);
     expect(error.error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
@@ -227,7 +260,12 @@ describe('authentication', () => {
 
   it('authToken: Authorization: Bearer, accepted', async () => {
     const requests: SentRequest[] = [];
-    const tokenClient = new Anthropic({ authToken: started.key, baseURL: `${started.baseURL}/anthropic`, maxRetries: 0, fetch: recordingFetch(requests) });
+    const tokenClient = new Anthropic({
+      authToken: started.key,
+      baseURL: `${started.baseURL}/anthropic`,
+      maxRetries: 0,
+      fetch: recordingFetch(requests),
+    });
     expect(textOf(await tokenClient.messages.create(params))).toBe('You said: Hello there');
     expect(requests[0].headers.authorization).toBe(`Bearer ${started.key}`);
   });
@@ -285,7 +323,12 @@ describe('Claude Code: ?beta=true and an anthropic-beta list', () => {
     const response = await fetch(`${started.baseURL}/anthropic/v1/messages?beta=true`, {
       method: 'POST',
       headers: claudeCodeHeaders(),
-      body: JSON.stringify({ model: MODEL, max_tokens: 32000, stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello there' }] }] }),
+      body: JSON.stringify({
+        model: MODEL,
+        max_tokens: 32000,
+        stream: true,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello there' }] }],
+      }),
     });
     expect(response.status).toBe(200);
     const events = readSse(await response.text());
@@ -325,10 +368,21 @@ describe('through an Anthropic upstream (scripted fake, native passthrough)', ()
   const UPSTREAM_KEY = 'sk-ant-upstream-conformance';
   const UPSTREAM_MODEL = 'claude-sonnet-4-5';
   const usage = { input: 1200, output: 42, cacheRead: 1024, cacheWrite: 26, reasoning: 0 };
-  const textReply: ScriptedReply = { text: 'Bonjour — ça va ? 👋 Je suis là.', finish: 'stop', usage, model: 'claude-sonnet-4-5-20250929' };
+  const textReply: ScriptedReply = {
+    text: 'Bonjour — ça va ? 👋 Je suis là.',
+    finish: 'stop',
+    usage,
+    model: 'claude-sonnet-4-5-20250929',
+  };
   const toolReply: ScriptedReply = {
     text: '',
-    toolCalls: [{ id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', arguments: JSON.stringify({ city: 'Paris', unit: 'celsius', days: 3 }) }],
+    toolCalls: [
+      {
+        id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+        name: 'get_weather',
+        arguments: JSON.stringify({ city: 'Paris', unit: 'celsius', days: 3 }),
+      },
+    ],
     finish: 'tool-calls',
     usage,
     model: 'claude-sonnet-4-5-20250929',
@@ -340,7 +394,18 @@ describe('through an Anthropic upstream (scripted fake, native passthrough)', ()
   beforeAll(async () => {
     fake = await startScriptedAnthropic();
     gateway = await startServer({
-      providers: [{ id: 'anth', type: 'anthropic', base_url: fake.baseUrl, api_key: UPSTREAM_KEY, anthropic_version: '2023-06-01', timeout_ms: 10_000, max_connections: 4, headers: {} }],
+      providers: [
+        {
+          id: 'anth',
+          type: 'anthropic',
+          base_url: fake.baseUrl,
+          api_key: UPSTREAM_KEY,
+          anthropic_version: '2023-06-01',
+          timeout_ms: 10_000,
+          max_connections: 4,
+          headers: {},
+        },
+      ],
       aliases: {},
       models: [{ provider: 'anth', model: UPSTREAM_MODEL, id: 'claude', type: 'chat', aliases: [] }],
     });
@@ -367,11 +432,20 @@ describe('through an Anthropic upstream (scripted fake, native passthrough)', ()
 
   it('create: the upstream’s message, with its exact usage (cache counters included)', async () => {
     fake.script(() => anthropicJson(textReply));
-    const message = await viaGateway.messages.create({ model: 'claude', max_tokens: 128, messages: [{ role: 'user', content: 'Salut' }] });
+    const message = await viaGateway.messages.create({
+      model: 'claude',
+      max_tokens: 128,
+      messages: [{ role: 'user', content: 'Salut' }],
+    });
     expectUpstreamGotMessages(false);
     expect(textOf(message)).toBe(textReply.text);
     expect(message.stop_reason).toBe('end_turn');
-    expect(message.usage).toMatchObject({ input_tokens: 150, output_tokens: 42, cache_read_input_tokens: 1024, cache_creation_input_tokens: 26 });
+    expect(message.usage).toMatchObject({
+      input_tokens: 150,
+      output_tokens: 42,
+      cache_read_input_tokens: 1024,
+      cache_creation_input_tokens: 26,
+    });
   });
 
   it('stream: text events and finalMessage() with the upstream’s usage', async () => {
@@ -386,7 +460,12 @@ describe('through an Anthropic upstream (scripted fake, native passthrough)', ()
     expect(deltas.join('')).toBe(textReply.text);
     expect(textOf(final)).toBe(textReply.text);
     expect(final.stop_reason).toBe('end_turn');
-    expect(final.usage).toMatchObject({ input_tokens: 150, output_tokens: 42, cache_read_input_tokens: 1024, cache_creation_input_tokens: 26 });
+    expect(final.usage).toMatchObject({
+      input_tokens: 150,
+      output_tokens: 42,
+      cache_read_input_tokens: 1024,
+      cache_creation_input_tokens: 26,
+    });
   });
 
   it('streamed tool_use: every argument fragment arrives; input parses to the upstream’s arguments', async () => {
@@ -398,14 +477,24 @@ describe('through an Anthropic upstream (scripted fake, native passthrough)', ()
       .finalMessage();
     expectUpstreamGotMessages(true);
     expect(final.stop_reason).toBe('tool_use');
-    expect(final.content).toEqual([{ type: 'tool_use', id: toolReply.toolCalls![0].id, name: 'get_weather', input: { city: 'Paris', unit: 'celsius', days: 3 } }]);
+    expect(final.content).toEqual([
+      {
+        type: 'tool_use',
+        id: toolReply.toolCalls![0].id,
+        name: 'get_weather',
+        input: { city: 'Paris', unit: 'celsius', days: 3 },
+      },
+    ]);
     expect(partials.filter((partial) => partial !== '').join('')).toBe(toolReply.toolCalls![0].arguments);
     expect(partials.filter((partial) => partial !== '').length).toBeGreaterThanOrEqual(10);
   });
 
   it('countTokens: the upstream’s exact count', async () => {
     fake.script(() => ({ contentType: 'application/json', body: '{"input_tokens":2095}', argumentChunks: [] }));
-    const counted = await viaGateway.messages.countTokens({ model: 'claude', messages: [{ role: 'user', content: 'Salut' }] });
+    const counted = await viaGateway.messages.countTokens({
+      model: 'claude',
+      messages: [{ role: 'user', content: 'Salut' }],
+    });
     expect(counted.input_tokens).toBe(2095);
     const [request] = fake.received();
     expect(request.url.split('?')[0]).toBe('/v1/messages/count_tokens');
@@ -416,8 +505,18 @@ describe('through an Anthropic upstream (scripted fake, native passthrough)', ()
     fake.script(() => anthropicSse(textReply));
     const response = await fetch(`${gateway.baseURL}/anthropic/v1/messages?beta=true`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01', 'anthropic-beta': CLAUDE_CODE_BETAS },
-      body: JSON.stringify({ model: 'claude', max_tokens: 128, stream: true, messages: [{ role: 'user', content: 'Salut' }] }),
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': gateway.key,
+        'anthropic-version': '2023-06-01',
+        'anthropic-beta': CLAUDE_CODE_BETAS,
+      },
+      body: JSON.stringify({
+        model: 'claude',
+        max_tokens: 128,
+        stream: true,
+        messages: [{ role: 'user', content: 'Salut' }],
+      }),
     });
     expect(response.status).toBe(200);
     expect(readSse(await response.text()).at(-1)?.event).toBe('message_stop');

@@ -5,7 +5,13 @@
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, OmnigateError, type ChatCompletionChunk, type OmnigateClient, type ResponseStreamEvent } from '../../client/index.js';
+import {
+  createClient,
+  OmnigateError,
+  type ChatCompletionChunk,
+  type OmnigateClient,
+  type ResponseStreamEvent,
+} from '../../client/index.js';
 import { startServer, type StartedServer } from './start-server.js';
 
 const MODEL = 'local:chat';
@@ -47,7 +53,10 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 
 describe('client package: chat completions', () => {
   it('createChatCompletion: exact content and consistent usage', async () => {
-    const completion = await omnigate.createChatCompletion({ model: MODEL, messages: [{ role: 'user', content: 'Hello there' }] });
+    const completion = await omnigate.createChatCompletion({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Hello there' }],
+    });
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe(MODEL);
     expect(completion.choices[0].message.content).toBe('You said: Hello there');
@@ -61,7 +70,9 @@ describe('client package: chat completions', () => {
   it('streamChatCompletion with include_usage: deltas equal the JSON content, usage chunk last', async () => {
     const messages = [{ role: 'user' as const, content: 'Stream this, please' }];
     const whole = await omnigate.createChatCompletion({ model: MODEL, messages });
-    const chunks: ChatCompletionChunk[] = await collect(omnigate.streamChatCompletion({ model: MODEL, messages, stream_options: { include_usage: true } }));
+    const chunks: ChatCompletionChunk[] = await collect(
+      omnigate.streamChatCompletion({ model: MODEL, messages, stream_options: { include_usage: true } }),
+    );
     expect(chunks.length).toBeGreaterThan(2);
     const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
     expect(text).toBe(whole.choices[0].message.content);
@@ -75,7 +86,11 @@ describe('client package: chat completions', () => {
   it('tool loop with streamed tool-call deltas', async () => {
     const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: weatherParameters } }];
     const assembled: Array<{ id: string; name: string; arguments: string }> = [];
-    for await (const chunk of omnigate.streamChatCompletion({ model: MODEL, messages: [{ role: 'user', content: CALL_TEXT }], tools })) {
+    for await (const chunk of omnigate.streamChatCompletion({
+      model: MODEL,
+      messages: [{ role: 'user', content: CALL_TEXT }],
+      tools,
+    })) {
       for (const delta of chunk.choices[0]?.delta.tool_calls ?? []) {
         const slot = (assembled[delta.index] ??= { id: '', name: '', arguments: '' });
         slot.id ||= delta.id ?? '';
@@ -92,7 +107,17 @@ describe('client package: chat completions', () => {
       tools,
       messages: [
         { role: 'user', content: CALL_TEXT },
-        { role: 'assistant', content: null, tool_calls: [{ id: assembled[0].id, type: 'function', function: { name: 'get_weather', arguments: assembled[0].arguments } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: assembled[0].id,
+              type: 'function',
+              function: { name: 'get_weather', arguments: assembled[0].arguments },
+            },
+          ],
+        },
         { role: 'tool', tool_call_id: assembled[0].id, content: TOOL_OUTPUT },
       ],
     });
@@ -109,7 +134,7 @@ describe('client package: responses', () => {
     const tools = [{ type: 'function' as const, name: 'get_weather', parameters: weatherParameters }];
     const first = await omnigate.createResponse({ model: MODEL, input: CALL_TEXT, tools });
     const call = first.output.find((item) => item.type === 'function_call');
-    if (!call || call.type !== 'function_call') {
+    if (call?.type !== 'function_call') {
       throw new Error('expected a function_call output item');
     }
     expect(call.name).toBe('get_weather');
@@ -131,21 +156,27 @@ describe('client package: responses', () => {
     for (let i = 1; i < events.length; i += 1) {
       expect(events[i].sequence_number).toBeGreaterThan(events[i - 1].sequence_number);
     }
-    const deltas = events.flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : [])).join('');
+    const deltas = events
+      .flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : []))
+      .join('');
     expect(deltas).toBe('You said: Hello');
     if (last.type !== 'response.completed') {
       throw new Error('expected response.completed last');
     }
     expect(last.response.output_text).toBe('You said: Hello');
     // The streamed response was stored.
-    const { data } = await omnigate.GET('/v1/responses/{response_id}', { params: { path: { response_id: last.response.id } } });
+    const { data } = await omnigate.GET('/v1/responses/{response_id}', {
+      params: { path: { response_id: last.response.id } },
+    });
     expect(data?.output_text).toBe('You said: Hello');
   });
 });
 
 describe('client package: errors', () => {
   it('unknown model → OmnigateError 404 with requestId equal to x-svc-request-id', async () => {
-    const error = await expectOmnigateError(omnigate.createChatCompletion({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }));
+    const error = await expectOmnigateError(
+      omnigate.createChatCompletion({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }),
+    );
     expect(error.status).toBe(404);
     expect(error.param).toBe('model');
     expect(error.message).toContain('/v1/models');
@@ -158,18 +189,24 @@ describe('client package: errors', () => {
     expect(json.status).toBe(401);
     expect(json.type).toBe('authentication_error');
     expect(json.requestId).toMatch(/^req_/);
-    const streamed = await expectOmnigateError(collect(bad.streamChatCompletion({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] })));
+    const streamed = await expectOmnigateError(
+      collect(bad.streamChatCompletion({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] })),
+    );
     expect(streamed.status).toBe(401);
     expect(streamed.requestId).toMatch(/^req_/);
     expect(streamed.requestId).not.toBe(json.requestId);
   });
 
   it('n: 2 and a store:false retrieve → OmnigateError 400 / 404', async () => {
-    const badRequest = await expectOmnigateError(omnigate.createChatCompletion({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], n: 2 }));
+    const badRequest = await expectOmnigateError(
+      omnigate.createChatCompletion({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], n: 2 }),
+    );
     expect(badRequest.status).toBe(400);
     expect(badRequest.requestId).toMatch(/^req_/);
     const unstored = await omnigate.createResponse({ model: MODEL, input: 'Hello', store: false });
-    const notFound = await expectOmnigateError(omnigate.streamResponse({ model: MODEL, input: 'more', previous_response_id: unstored.id }).next());
+    const notFound = await expectOmnigateError(
+      omnigate.streamResponse({ model: MODEL, input: 'more', previous_response_id: unstored.id }).next(),
+    );
     expect(notFound.status).toBe(404);
     expect(notFound.param).toBe('previous_response_id');
     expect(notFound.requestId).toMatch(/^req_/);
@@ -185,7 +222,11 @@ describe('server health after the run', () => {
 
 describe('client package: Anthropic Messages', () => {
   it('createMessage: exact text, Anthropic usage', async () => {
-    const message = await omnigate.createMessage({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] });
+    const message = await omnigate.createMessage({
+      model: MODEL,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hello there' }],
+    });
     expect(message.type).toBe('message');
     expect(message.model).toBe(MODEL);
     expect(message.stop_reason).toBe('end_turn');
@@ -195,13 +236,17 @@ describe('client package: Anthropic Messages', () => {
   });
 
   it('streamMessage: named events from message_start to message_stop whose text deltas equal the JSON text', async () => {
-    const events = await collect(omnigate.streamMessage({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] }));
+    const events = await collect(
+      omnigate.streamMessage({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] }),
+    );
     const types = events.map((event) => event.type);
     expect(types[0]).toBe('message_start');
     expect(types.at(-1)).toBe('message_stop');
     expect(types).toContain('message_delta');
     const text = events
-      .map((event) => (event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : ''))
+      .map((event) =>
+        event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : '',
+      )
       .join('');
     expect(text).toBe('You said: Hello there');
   });
@@ -216,9 +261,13 @@ describe('client package: Anthropic Messages', () => {
       }),
     );
     const start = events.find((event) => event.type === 'content_block_start');
-    expect(start?.type === 'content_block_start' && start.content_block.type === 'tool_use' && start.content_block.name).toBe('get_weather');
+    expect(
+      start?.type === 'content_block_start' && start.content_block.type === 'tool_use' && start.content_block.name,
+    ).toBe('get_weather');
     const json = events
-      .map((event) => (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta' ? event.delta.partial_json : ''))
+      .map((event) =>
+        event.type === 'content_block_delta' && event.delta.type === 'input_json_delta' ? event.delta.partial_json : '',
+      )
       .join('');
     expect(JSON.parse(json)).toEqual({ city: 'Paris' });
     const delta = events.find((event) => event.type === 'message_delta');
@@ -226,14 +275,23 @@ describe('client package: Anthropic Messages', () => {
   });
 
   it('countMessageTokens: the tokenizer count of the request', async () => {
-    const { input_tokens } = await omnigate.countMessageTokens({ model: MODEL, messages: [{ role: 'user', content: 'Hello there' }] });
+    const { input_tokens } = await omnigate.countMessageTokens({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Hello there' }],
+    });
     expect(input_tokens).toBeGreaterThan(0);
-    const longer = await omnigate.countMessageTokens({ model: MODEL, system: 'Be brief.', messages: [{ role: 'user', content: 'Hello there' }] });
+    const longer = await omnigate.countMessageTokens({
+      model: MODEL,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Hello there' }],
+    });
     expect(longer.input_tokens).toBeGreaterThan(input_tokens);
   });
 
   it('createMessage: an unknown model is an OmnigateError 404 in the Anthropic envelope with the request id', async () => {
-    const error = await expectOmnigateError(omnigate.createMessage({ model: 'no-such-model', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] }));
+    const error = await expectOmnigateError(
+      omnigate.createMessage({ model: 'no-such-model', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] }),
+    );
     expect(error.status).toBe(404);
     expect(error.type).toBe('not_found_error');
     expect(error.requestId).toMatch(/^req_/);
@@ -243,7 +301,13 @@ describe('client package: Anthropic Messages', () => {
 describe('files, search and answers through the client', () => {
   it('uploads from a stream, finds the file, answers with citations (JSON and streamed), and downloads it', async () => {
     const text = 'The harbour master raises the storm flag when the barometer falls quickly.';
-    const file = await omnigate.uploadFile({ file: (async function* () { yield new TextEncoder().encode(text); })(), filename: 'harbour.txt', purpose: 'user_data' });
+    const file = await omnigate.uploadFile({
+      file: (async function* () {
+        yield new TextEncoder().encode(text);
+      })(),
+      filename: 'harbour.txt',
+      purpose: 'user_data',
+    });
     // The upload answers before its text is indexed.
     await started.testApp.searchIndex.idle();
     const found = await omnigate.webSearch({ query: 'storm flag barometer' });
@@ -260,8 +324,13 @@ describe('files, search and answers through the client', () => {
   });
 
   it('understands an image through the REST tool', async () => {
-    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#ff0000' } }).png().toBuffer();
-    const result = await omnigate.understandImage({ prompt: 'What is this?', image_url: `data:image/png;base64,${png.toString('base64')}` });
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#ff0000' } })
+      .png()
+      .toBuffer();
+    const result = await omnigate.understandImage({
+      prompt: 'What is this?',
+      image_url: `data:image/png;base64,${png.toString('base64')}`,
+    });
     expect(result.content.length).toBeGreaterThan(0);
     expect(result.analysis).toMatchObject({ width: 2, height: 2 });
   });

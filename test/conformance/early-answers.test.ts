@@ -15,7 +15,11 @@ const KEY = 'og-early-answer-test-key-0123456789';
 const MB = 1024 * 1024;
 let server: Started;
 beforeAll(async () => {
-  server = await startServer({ OMNIGATE_DATA_DIR: dataDir(), OMNIGATE_API_KEYS: KEY, OMNIGATE_MAX_FILE_BYTES: String(64 * 1024) });
+  server = await startServer({
+    OMNIGATE_DATA_DIR: dataDir(),
+    OMNIGATE_API_KEYS: KEY,
+    OMNIGATE_MAX_FILE_BYTES: String(64 * 1024),
+  });
 }, 120_000);
 afterAll(() => killServers());
 
@@ -35,30 +39,47 @@ async function failure(call: () => Promise<unknown>): Promise<APIError> {
 
 describe('an answer before the body is read', () => {
   it('files.create of 12 MB with a wrong key: 401 Invalid API key with its envelope and request id', async () => {
-    const error = await failure(async () => wrongKeyClient().files.create({ file: await toFile(Buffer.alloc(12 * MB, 7), 'notes.txt'), purpose: 'assistants' }));
+    const error = await failure(async () =>
+      wrongKeyClient().files.create({
+        file: await toFile(Buffer.alloc(12 * MB, 7), 'notes.txt'),
+        purpose: 'assistants',
+      }),
+    );
     expect(error.status).toBe(401);
-    expect(error.error).toMatchObject({ message: 'Invalid API key.', type: 'authentication_error', code: 'invalid_api_key' });
+    expect(error.error).toMatchObject({
+      message: 'Invalid API key.',
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+    });
     expect(error.requestID).toMatch(/^req_/);
   });
 
   it('multipart videos.create with a 12 MB reference image and a wrong key: 401', async () => {
     const error = await failure(async () =>
-      wrongKeyClient().videos.create({ model: 'local:video' as never, prompt: 'a lighthouse', input_reference: await toFile(Buffer.alloc(12 * MB, 1), 'frame.png', { type: 'image/png' }) }),
+      wrongKeyClient().videos.create({
+        model: 'local:video' as never,
+        prompt: 'a lighthouse',
+        input_reference: await toFile(Buffer.alloc(12 * MB, 1), 'frame.png', { type: 'image/png' }),
+      }),
     );
     expect(error.status).toBe(401);
     expect((error.error as { code?: string }).code).toBe('invalid_api_key');
   });
 
   it('files.create over the size limit with the right key: 413 with its envelope', async () => {
-    const error = await failure(async () => client(KEY).files.create({ file: await toFile(Buffer.alloc(12 * MB, 7), 'big.txt'), purpose: 'assistants' }));
+    const error = await failure(async () =>
+      client(KEY).files.create({ file: await toFile(Buffer.alloc(12 * MB, 7), 'big.txt'), purpose: 'assistants' }),
+    );
     expect(error.status).toBe(413);
     expect((error.error as { code?: string }).code).toBe('file_too_large');
     expect(error.requestID).toMatch(/^req_/);
   });
 
   it('keeps the connection for the next request when the discarded body ends within the bound', async () => {
-    const { received } = await rawExchange(`POST /v1/files HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n${'x'.repeat(1000)}` +
-      `GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const { received } = await rawExchange(
+      `POST /v1/files HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n${'x'.repeat(1000)}` +
+        `GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
     expect(received).toMatch(/^HTTP\/1\.1 401 /);
     expect(received).toMatch(/HTTP\/1\.1 200 OK[\s\S]*"status"/);
   });
@@ -66,7 +87,10 @@ describe('an answer before the body is read', () => {
   it('answers, then closes the connection once the body goes past the bound', async () => {
     // Well past what the kernel buffers of both ends hold, so a server still reading would take it all.
     const total = EARLY_ANSWER_DRAIN_BYTES + 48 * MB;
-    const { received, acceptedBytes } = await rawExchange(`POST /v1/files HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${total}\r\n\r\n`, total);
+    const { received, acceptedBytes } = await rawExchange(
+      `POST /v1/files HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${total}\r\n\r\n`,
+      total,
+    );
     expect(received).toMatch(/^HTTP\/1\.1 401 /);
     expect(received, received).toContain('"missing_api_key"');
     // The server stopped reading: not the whole body went through before the close.
@@ -104,7 +128,11 @@ describe('an answer before the body is read', () => {
  * stopping at the server's close; resolves with what came back and how many body bytes were written.
  * With `answerFirst`, no body byte is written until what came back matches it, and it resolves then.
  */
-function rawExchange(head: string, bodyBytes = 0, answerFirst?: RegExp): Promise<{ received: string; acceptedBytes: number }> {
+function rawExchange(
+  head: string,
+  bodyBytes = 0,
+  answerFirst?: RegExp,
+): Promise<{ received: string; acceptedBytes: number }> {
   return new Promise((resolve, reject) => {
     let received = '';
     let acceptedBytes = 0;

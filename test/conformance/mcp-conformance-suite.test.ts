@@ -13,7 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type StartedServer } from './start-server.js';
 
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
-const cli = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')), 'dist/index.js');
+const cli = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')),
+  'dist/index.js',
+);
 
 let started: StartedServer;
 let proxy: http.Server;
@@ -23,10 +26,14 @@ beforeAll(async () => {
   started = await startServer();
   proxy = http.createServer((req, res) => {
     const target = new URL(req.url ?? '/', started.baseURL);
-    const forwarded = http.request(target, { method: req.method, headers: { ...req.headers, host: target.host, authorization: `Bearer ${started.key}` } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forwarded = http.request(
+      target,
+      { method: req.method, headers: { ...req.headers, host: target.host, authorization: `Bearer ${started.key}` } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forwarded.on('error', () => res.destroy());
     req.pipe(forwarded);
   });
@@ -42,9 +49,14 @@ afterAll(async () => {
 describe('MCP conformance suite', () => {
   it.each(SCENARIOS)('%s passes every check', async (scenario) => {
     const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
-      execFile(process.execPath, [cli, 'server', '--url', url, '--scenario', scenario], { timeout: 60_000 }, (error, stdout, stderr) => {
-        resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, output: `${stdout}${stderr}` });
-      });
+      execFile(
+        process.execPath,
+        [cli, 'server', '--url', url, '--scenario', scenario],
+        { timeout: 60_000 },
+        (error, stdout, stderr) => {
+          resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, output: `${stdout}${stderr}` });
+        },
+      );
     });
     expect(code, output).toBe(0);
     const summary = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(output);

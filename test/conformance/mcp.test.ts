@@ -17,20 +17,48 @@ import { minimalPdf } from '../helpers/minimal-pdf.js';
 import { startServer, type StartedServer } from './start-server.js';
 
 const TOOL_NAMES = [
-  'image_understanding', 'generate_image', 'text_to_speech', 'generate_music', 'create_video', 'get_video', 'chat',
-  'web_search', 'search_answer', 'list_files', 'read_file',
+  'image_understanding',
+  'generate_image',
+  'text_to_speech',
+  'generate_music',
+  'create_video',
+  'get_video',
+  'chat',
+  'web_search',
+  'search_answer',
+  'list_files',
+  'read_file',
 ];
 
 const KEEPING = '# Lighthouse keeping\n\nThe keeper lights the lamp at dusk and trims the wick at midnight.\n';
-const PDF_LINES = ['The lighthouse lens was ground in Paris in 1871.', 'Its beam reaches twenty nautical miles on a clear night.'];
-const HTML = '<html><head><title>Log</title><script>var hidden = 1;</script></head><body><h1>Daybook</h1><p>Three ships passed the <b>reef</b> at noon.</p></body></html>';
+const PDF_LINES = [
+  'The lighthouse lens was ground in Paris in 1871.',
+  'Its beam reaches twenty nautical miles on a clear night.',
+];
+const HTML =
+  '<html><head><title>Log</title><script>var hidden = 1;</script></head><body><h1>Daybook</h1><p>Three ships passed the <b>reef</b> at noon.</p></body></html>';
 /** Ids of the files uploaded over HTTP before the clients connect. */
-const uploaded: Record<'md' | 'pdf' | 'html' | 'png' | 'othersMd', string> = { md: '', pdf: '', html: '', png: '', othersMd: '' };
+const uploaded: Record<'md' | 'pdf' | 'html' | 'png' | 'othersMd', string> = {
+  md: '',
+  pdf: '',
+  html: '',
+  png: '',
+  othersMd: '',
+};
 
-type ToolResult = { content: Array<{ type: string; text?: string; data?: string; mimeType?: string; uri?: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
+type ToolResult = {
+  content: Array<{ type: string; text?: string; data?: string; mimeType?: string; uri?: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
 interface AnyClient {
-  listTools(): Promise<{ tools: Array<{ name: string; outputSchema?: Record<string, unknown>; inputSchema: Record<string, unknown> }> }>;
-  callTool(params: { name: string; arguments: Record<string, unknown> }, options?: { onprogress?: (progress: { progress: number; total?: number }) => void; timeout?: number }): Promise<unknown>;
+  listTools(): Promise<{
+    tools: Array<{ name: string; outputSchema?: Record<string, unknown>; inputSchema: Record<string, unknown> }>;
+  }>;
+  callTool(
+    params: { name: string; arguments: Record<string, unknown> },
+    options?: { onprogress?: (progress: { progress: number; total?: number }) => void; timeout?: number },
+  ): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -41,7 +69,10 @@ let limitedKey: string;
 beforeAll(async () => {
   started = await startServer({
     // A public-looking name that resolves to loopback: the SSRF guard must refuse it.
-    tools: { resolveHost: async (hostname) => (hostname === 'images.example.test' ? [{ address: '127.0.0.1', family: 4 }] : []) },
+    tools: {
+      resolveHost: async (hostname) =>
+        hostname === 'images.example.test' ? [{ address: '127.0.0.1', family: 4 }] : [],
+    },
   });
   // 64×48, left half opaque red, right half half-transparent blue.
   const pixels = Buffer.alloc(64 * 48 * 4);
@@ -51,12 +82,18 @@ beforeAll(async () => {
       pixels.set(x < 32 ? [220, 20, 20, 255] : [20, 40, 220, 128], at);
     }
   }
-  const png = await sharp(pixels, { raw: { width: 64, height: 48, channels: 4 } }).png().toBuffer();
+  const png = await sharp(pixels, { raw: { width: 64, height: 48, channels: 4 } })
+    .png()
+    .toBuffer();
   pngDataUrl = `data:image/png;base64,${png.toString('base64')}`;
   limitedKey = started.testApp.keys.create({ name: 'chat only', allowedModels: ['local:chat'] }).key;
   const otherKey = started.testApp.keys.create({ name: 'other' }).key;
   const send = async (key: string, name: string, bytes: Uint8Array): Promise<string> => {
-    const res = await request(started.testApp.app).post('/v1/files').set('authorization', `Bearer ${key}`).field('purpose', 'user_data').attach('file', Buffer.from(bytes), name);
+    const res = await request(started.testApp.app)
+      .post('/v1/files')
+      .set('authorization', `Bearer ${key}`)
+      .field('purpose', 'user_data')
+      .attach('file', Buffer.from(bytes), name);
     expect(res.status).toBe(200);
     return res.body.id as string;
   };
@@ -64,7 +101,11 @@ beforeAll(async () => {
   uploaded.pdf = await send(started.key, 'lens-history.pdf', minimalPdf(PDF_LINES));
   uploaded.html = await send(started.key, 'daybook.html', Buffer.from(HTML));
   uploaded.png = await send(started.key, 'picture.png', png);
-  uploaded.othersMd = await send(otherKey, 'secret.md', Buffer.from('# Secret\n\nThe lighthouse keeper hides the spare key under the mat.\n'));
+  uploaded.othersMd = await send(
+    otherKey,
+    'secret.md',
+    Buffer.from('# Secret\n\nThe lighthouse keeper hides the spare key under the mat.\n'),
+  );
   // Uploads answer before their text is indexed.
   await started.testApp.searchIndex.idle();
 });
@@ -76,7 +117,10 @@ afterAll(async () => {
 const url = () => new URL(`${started.baseURL}/v1/mcp`);
 const auth = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
 
-async function connectV2(mode: 'legacy' | 'auto', key = started.key): Promise<{ client: AnyClient; version: () => string | undefined }> {
+async function connectV2(
+  mode: 'legacy' | 'auto',
+  key = started.key,
+): Promise<{ client: AnyClient; version: () => string | undefined }> {
   const client = new ClientV2({ name: 'omnigate-test', version: '1.0.0' }, { versionNegotiation: { mode } });
   await client.connect(new TransportV2(url(), { requestInit: auth(key) }));
   return { client: client as unknown as AnyClient, version: () => client.getNegotiatedProtocolVersion() };
@@ -132,8 +176,17 @@ describe.each([
     const result = await call('image_understanding', { prompt: 'What is in it?', image_url: pngDataUrl });
     expect(result.isError).toBeFalsy();
     const analysis = result.structuredContent?.analysis as Record<string, unknown>;
-    expect(analysis).toMatchObject({ format: 'png', media_type: 'image/png', width: 64, height: 48, is_opaque: false, has_alpha: true });
-    expect((analysis.palette as Array<{ name: string }>).map((colour) => colour.name)).toEqual(expect.arrayContaining(['red']));
+    expect(analysis).toMatchObject({
+      format: 'png',
+      media_type: 'image/png',
+      width: 64,
+      height: 48,
+      is_opaque: false,
+      has_alpha: true,
+    });
+    expect((analysis.palette as Array<{ name: string }>).map((colour) => colour.name)).toEqual(
+      expect.arrayContaining(['red']),
+    );
     expect(result.content[0].text).toMatch(/64×48 PNG.*with transparent areas/);
   });
 
@@ -150,13 +203,15 @@ describe.each([
     expect(String(result.structuredContent?.content).length).toBeGreaterThan(0);
   });
 
-  it('web_search finds the caller\'s own uploaded file with local:search, never another key\'s', async () => {
+  it("web_search finds the caller's own uploaded file with local:search, never another key's", async () => {
     const result = await call('web_search', { query: 'keeper wick', max_results: 5 });
     expect(result.isError).toBeFalsy();
     const results = result.structuredContent?.results as Array<{ title: string; url: string; source: string }>;
     expect(results.map((item) => item.title)).toEqual(['keeping.md']);
     expect(new URL(results[0].url).pathname).toBe(`/v1/files/${uploaded.md}/content`);
-    expect(result.content[0].text).toMatch(/^1\. keeping\.md \(\d{4}-\d{2}-\d{2}\)\n {3}http:\/\/127\.0\.0\.1:\d+\/v1\/files\//);
+    expect(result.content[0].text).toMatch(
+      /^1\. keeping\.md \(\d{4}-\d{2}-\d{2}\)\n {3}http:\/\/127\.0\.0\.1:\d+\/v1\/files\//,
+    );
     const secret = await call('web_search', { query: 'spare key mat' });
     expect(secret.structuredContent?.results).toEqual([]);
     expect(secret.content[0].text).toBe('No results.');
@@ -165,7 +220,11 @@ describe.each([
   it('search_answer answers from the uploaded files with citations its markers resolve to', async () => {
     const result = await call('search_answer', { query: 'Where was the lighthouse lens ground?' });
     expect(result.isError).toBeFalsy();
-    const output = result.structuredContent as { model: string; answer: string; citations: Array<{ index: number; title: string; url: string }> };
+    const output = result.structuredContent as {
+      model: string;
+      answer: string;
+      citations: Array<{ index: number; title: string; url: string }>;
+    };
     expect(output.model).toBe('local:chat');
     expect(output.answer).toMatch(/Paris/);
     const used = new Set([...output.answer.matchAll(/\[(\d+)\]/g)].map((match) => Number(match[1])));
@@ -175,23 +234,38 @@ describe.each([
     expect(result.content[0].text).toContain('Sources:\n[1] ');
   });
 
-  it('list_files lists the caller\'s own files, newest first, and pages with after', async () => {
+  it("list_files lists the caller's own files, newest first, and pages with after", async () => {
     const result = await call('list_files', {});
     expect(result.isError).toBeFalsy();
-    const files = result.structuredContent?.files as Array<{ id: string; filename: string; content_type: string; bytes: number; purpose: string; created_at: number }>;
+    const files = result.structuredContent?.files as Array<{
+      id: string;
+      filename: string;
+      content_type: string;
+      bytes: number;
+      purpose: string;
+      created_at: number;
+    }>;
     expect(files.map((file) => file.id)).toEqual([uploaded.png, uploaded.html, uploaded.pdf, uploaded.md]);
     expect(files[3]).toMatchObject({ filename: 'keeping.md', bytes: Buffer.byteLength(KEEPING), purpose: 'user_data' });
     expect(files[2].content_type).toBe('application/pdf');
     const page = await call('list_files', { limit: 2 });
     expect(page.structuredContent).toMatchObject({ has_more: true, last_id: uploaded.html });
     const next = await call('list_files', { limit: 2, after: uploaded.html });
-    expect((next.structuredContent?.files as Array<{ id: string }>).map((file) => file.id)).toEqual([uploaded.pdf, uploaded.md]);
+    expect((next.structuredContent?.files as Array<{ id: string }>).map((file) => file.id)).toEqual([
+      uploaded.pdf,
+      uploaded.md,
+    ]);
     expect(next.structuredContent?.has_more).toBe(false);
   });
 
   it('read_file gives Markdown as written, PDF and HTML as extracted text, and truncates at max_chars', async () => {
     const md = await call('read_file', { file_id: uploaded.md });
-    expect(md.structuredContent).toMatchObject({ file_id: uploaded.md, filename: 'keeping.md', text: KEEPING, truncated: false });
+    expect(md.structuredContent).toMatchObject({
+      file_id: uploaded.md,
+      filename: 'keeping.md',
+      text: KEEPING,
+      truncated: false,
+    });
     expect(md.content[0].text).toBe(KEEPING);
     const pdf = await call('read_file', { file_id: uploaded.pdf });
     expect(pdf.isError, pdf.content[0].text).toBeFalsy();
@@ -206,7 +280,7 @@ describe.each([
     expect(short.content[0].text).toMatch(/Truncated after 19 characters/);
   });
 
-  it('read_file refuses an image as not text, and another key\'s file as not found', async () => {
+  it("read_file refuses an image as not text, and another key's file as not found", async () => {
     const image = await call('read_file', { file_id: uploaded.png });
     expect(image.isError).toBe(true);
     expect(image.content[0].text).toMatch(/picture\.png, image\/png\) is not text.*422 file_not_text/);
@@ -239,19 +313,27 @@ describe('every tool, offline (v2 client, auto negotiation)', () => {
   });
 
   it('text_to_speech returns MP3 audio content', async () => {
-    const result = (await client.callTool({ name: 'text_to_speech', arguments: { input: 'Hello from the gateway.' } })) as ToolResult;
+    const result = (await client.callTool({
+      name: 'text_to_speech',
+      arguments: { input: 'Hello from the gateway.' },
+    })) as ToolResult;
     expect(result.isError).toBeFalsy();
     checkAgainst(schemas.get('text_to_speech'), result.structuredContent);
     const audio = result.content.find((block) => block.type === 'audio');
     expect(audio?.mimeType).toBe('audio/mpeg');
     const bytes = Buffer.from(audio!.data!, 'base64');
     // An MP3 starts with an ID3 tag or a frame sync (11 set bits).
-    expect(bytes.subarray(0, 3).toString('latin1') === 'ID3' || (bytes[0] === 0xff && (bytes[1] & 0xe0) === 0xe0)).toBe(true);
+    expect(bytes.subarray(0, 3).toString('latin1') === 'ID3' || (bytes[0] === 0xff && (bytes[1] & 0xe0) === 0xe0)).toBe(
+      true,
+    );
     expect(result.structuredContent?.seconds).toBeGreaterThan(0.5);
   });
 
   it('generate_music returns MP3 audio of the asked length', async () => {
-    const result = (await client.callTool({ name: 'generate_music', arguments: { prompt: 'calm piano', duration: 3 } })) as ToolResult;
+    const result = (await client.callTool({
+      name: 'generate_music',
+      arguments: { prompt: 'calm piano', duration: 3 },
+    })) as ToolResult;
     expect(result.isError).toBeFalsy();
     checkAgainst(schemas.get('generate_music'), result.structuredContent);
     expect(result.structuredContent?.seconds).toBeCloseTo(3, 0);
@@ -261,7 +343,10 @@ describe('every tool, offline (v2 client, auto negotiation)', () => {
   it('create_video with wait_seconds reports progress and ends with a signed MP4 link; get_video shows the same task', async () => {
     const progress: number[] = [];
     const result = (await client.callTool(
-      { name: 'create_video', arguments: { prompt: 'a lighthouse at dusk', size: '128x96', seconds: '4', wait_seconds: 120 } },
+      {
+        name: 'create_video',
+        arguments: { prompt: 'a lighthouse at dusk', size: '128x96', seconds: '4', wait_seconds: 120 },
+      },
       { onprogress: (update) => progress.push(update.progress), timeout: 150_000 },
     )) as ToolResult;
     expect(result.isError, result.content[0].text).toBeFalsy();
@@ -271,7 +356,10 @@ describe('every tool, offline (v2 client, auto negotiation)', () => {
     const link = result.content.find((block) => block.type === 'resource_link');
     const mp4 = Buffer.from(await (await fetch(link!.uri!)).arrayBuffer());
     expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp');
-    const again = (await client.callTool({ name: 'get_video', arguments: { id: result.structuredContent?.id } })) as ToolResult;
+    const again = (await client.callTool({
+      name: 'get_video',
+      arguments: { id: result.structuredContent?.id },
+    })) as ToolResult;
     checkAgainst(schemas.get('get_video'), again.structuredContent);
     expect(again.structuredContent).toMatchObject({ id: result.structuredContent?.id, status: 'completed' });
   }, 180_000);
@@ -286,8 +374,15 @@ describe('every tool, offline (v2 client, auto negotiation)', () => {
     await client.callTool({ name: 'chat', arguments: { prompt: 'count me' } });
     started.testApp.usage.flush();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const rows = started.testApp.db.prepare("SELECT operation, model FROM usage_records WHERE operation LIKE 'mcpPost:%'").all() as Array<{ operation: string; model: string }>;
-    expect(rows).toEqual(expect.arrayContaining([{ operation: 'mcpPost:chat', model: 'local:chat' }, { operation: 'mcpPost:text_to_speech', model: 'local:speech' }]));
+    const rows = started.testApp.db
+      .prepare("SELECT operation, model FROM usage_records WHERE operation LIKE 'mcpPost:%'")
+      .all() as Array<{ operation: string; model: string }>;
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { operation: 'mcpPost:chat', model: 'local:chat' },
+        { operation: 'mcpPost:text_to_speech', model: 'local:speech' },
+      ]),
+    );
   });
 });
 
@@ -295,13 +390,21 @@ describe('refusals', () => {
   it('a wrong key is a 401 with the bearer challenge', async () => {
     const response = await fetch(url(), {
       method: 'POST',
-      headers: { authorization: 'Bearer nope', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: 'Bearer nope',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="omnigate"');
     // A JSON-RPC error, as every answer of the endpoint: an MCP client reads the refusal, not an OpenAI body.
-    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Invalid API key.' } });
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: 'Invalid API key.' },
+    });
     await expect(connectV2('legacy', 'nope')).rejects.toBeInstanceOf(SdkHttpError);
   });
 
@@ -313,24 +416,61 @@ describe('refusals', () => {
   ])('Origin %s → %i', async (origin, status) => {
     const response = await fetch(url(), {
       method: 'POST',
-      headers: { authorization: `Bearer ${started.key}`, origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      headers: {
+        authorization: `Bearer ${started.key}`,
+        origin,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
     });
     expect(response.status).toBe(status);
     if (status === 403) {
-      expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringMatching(/OMNIGATE_MCP_ALLOWED_ORIGINS/) } });
+      expect(await response.json()).toMatchObject({
+        jsonrpc: '2.0',
+        error: { message: expect.stringMatching(/OMNIGATE_MCP_ALLOWED_ORIGINS/) },
+      });
     }
   });
 
   it('an origin listed in OMNIGATE_MCP_ALLOWED_ORIGINS passes; GET still answers 405 after the Origin rule', async () => {
     const t = createTestApp({ tools: { mcpAllowedOrigins: ['https://app.example.com'] } });
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     const send = (origin: string) =>
-      request(t.app).post('/v1/mcp').set('authorization', `Bearer ${t.key}`).set('origin', origin).set('accept', 'application/json, text/event-stream').send(initialize);
+      request(t.app)
+        .post('/v1/mcp')
+        .set('authorization', `Bearer ${t.key}`)
+        .set('origin', origin)
+        .set('accept', 'application/json, text/event-stream')
+        .send(initialize);
     expect((await send('https://app.example.com')).status).toBe(200);
     expect((await send('https://other.example.com')).status).toBe(403);
-    expect((await request(t.app).get('/v1/mcp').set('authorization', `Bearer ${t.key}`).set('origin', 'https://other.example.com')).status).toBe(403);
-    expect((await request(t.app).get('/v1/mcp').set('authorization', `Bearer ${t.key}`).set('origin', 'https://app.example.com')).status).toBe(405);
+    expect(
+      (
+        await request(t.app)
+          .get('/v1/mcp')
+          .set('authorization', `Bearer ${t.key}`)
+          .set('origin', 'https://other.example.com')
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await request(t.app)
+          .get('/v1/mcp')
+          .set('authorization', `Bearer ${t.key}`)
+          .set('origin', 'https://app.example.com')
+      ).status,
+    ).toBe(405);
   });
 
   it('a key limited to local:chat may chat but gets an isError 403 from generate_image', async () => {

@@ -21,7 +21,13 @@ let limitedKey: string;
 
 beforeAll(async () => {
   started = await startServer({
-    models: HOUSE.map((id) => ({ provider: 'local', model: 'chat', id, type: 'chat' as const, aliases: id === 'house-b' ? ['bee'] : [] })),
+    models: HOUSE.map((id) => ({
+      provider: 'local',
+      model: 'chat',
+      id,
+      type: 'chat' as const,
+      aliases: id === 'house-b' ? ['bee'] : [],
+    })),
   });
   openai = new OpenAI({ apiKey: started.key, baseURL: `${started.baseURL}/v1`, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: started.key, baseURL: `${started.baseURL}/anthropic`, maxRetries: 0 });
@@ -42,19 +48,32 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('openai.models.retrieve', () => {
-  it('answers a model by id, and by alias with the model\'s own id', async () => {
+  it("answers a model by id, and by alias with the model's own id", async () => {
     const model = await openai.models.retrieve('local:chat');
-    expect(model).toMatchObject({ id: 'local:chat', object: 'model', owned_by: 'local', type: 'chat', aliases: ['local-chat', 'reference'] });
+    expect(model).toMatchObject({
+      id: 'local:chat',
+      object: 'model',
+      owned_by: 'local',
+      type: 'chat',
+      aliases: ['local-chat', 'reference'],
+    });
     assertMatchesSchema('ModelObject', model);
     expect((await openai.models.retrieve('bee')).id).toBe('house-b');
   });
 
-  it.each(['gpt-9', 'claude-sonnet-4-5'])('answers %s (unknown, or only routed) with a 404 model_not_found', async (name) => {
-    const error = await rejection(openai.models.retrieve(name));
-    expect(error).toBeInstanceOf(NotFoundError);
-    expect((error as NotFoundError).error).toMatchObject({ type: 'not_found_error', code: 'model_not_found', param: 'model' });
-    expect((error as NotFoundError).requestID).toMatch(/^req_/);
-  });
+  it.each(['gpt-9', 'claude-sonnet-4-5'])(
+    'answers %s (unknown, or only routed) with a 404 model_not_found',
+    async (name) => {
+      const error = await rejection(openai.models.retrieve(name));
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect((error as NotFoundError).error).toMatchObject({
+        type: 'not_found_error',
+        code: 'model_not_found',
+        param: 'model',
+      });
+      expect((error as NotFoundError).requestID).toMatch(/^req_/);
+    },
+  );
 });
 
 describe('anthropic.models', () => {
@@ -64,7 +83,12 @@ describe('anthropic.models', () => {
     for await (const page of (await anthropic.models.list({ limit: 3 })).iterPages()) {
       pages.push(page.data.length);
       seen.push(...page.data.map((model) => model.id));
-      assertMatchesSchema('AnthropicModelList', { data: page.data, has_more: page.has_more, first_id: page.first_id, last_id: page.last_id });
+      assertMatchesSchema('AnthropicModelList', {
+        data: page.data,
+        has_more: page.has_more,
+        first_id: page.first_id,
+        last_id: page.last_id,
+      });
     }
     expect(seen).toEqual(CHAT_IDS);
     expect(pages).toEqual([3, 1]);
@@ -88,18 +112,27 @@ describe('anthropic.models', () => {
   });
 
   it('lifecycle filters as the SDK sends them (lifecycle[]=…): every model is active', async () => {
-    expect((await anthropic.models.list({ lifecycle: ['active', 'deprecated'] })).data.map((model) => model.id)).toEqual(CHAT_IDS);
+    expect(
+      (await anthropic.models.list({ lifecycle: ['active', 'deprecated'] })).data.map((model) => model.id),
+    ).toEqual(CHAT_IDS);
     expect((await anthropic.models.list({ lifecycle: ['retired'] })).data).toEqual([]);
   });
 
-  it('an after_id that names no listed model is a 400 in Anthropic\'s envelope', async () => {
+  it("an after_id that names no listed model is a 400 in Anthropic's envelope", async () => {
     const error = await rejection(anthropic.models.list({ after_id: 'nope' }));
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error' },
+    });
   });
 
   it('retrieve() answers a chat model by id or alias and 404s other types and unknown names', async () => {
-    expect(await anthropic.models.retrieve('bee')).toMatchObject({ type: 'model', id: 'house-b', display_name: 'house-b' });
+    expect(await anthropic.models.retrieve('bee')).toMatchObject({
+      type: 'model',
+      id: 'house-b',
+      display_name: 'house-b',
+    });
     for (const name of ['local:image', 'claude-nope']) {
       const error = await rejection(anthropic.models.retrieve(name));
       expect(error).toBeInstanceOf(AnthropicNotFound);
@@ -108,7 +141,9 @@ describe('anthropic.models', () => {
   });
 
   it('authenticates with x-api-key as well as Bearer', async () => {
-    const response = await fetch(`${started.baseURL}/anthropic/v1/models`, { headers: { 'x-api-key': started.key, 'anthropic-version': '2023-06-01' } });
+    const response = await fetch(`${started.baseURL}/anthropic/v1/models`, {
+      headers: { 'x-api-key': started.key, 'anthropic-version': '2023-06-01' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('request-id')).toMatch(/^req_/);
     expect(((await response.json()) as { data: unknown[] }).data).toHaveLength(CHAT_IDS.length);
@@ -129,7 +164,9 @@ describe('a key limited to some models', () => {
     const raw = await fetch(`${started.baseURL}/v1/models`, { headers: { authorization: `Bearer ${limitedKey}` } });
     // The agent routes all lead to local:chat, which this key may not use.
     expect(((await raw.json()) as { routes: unknown[] }).routes).toEqual([]);
-    expect((await openai.models.list()).data.map((model) => model.id)).toEqual(expect.arrayContaining(['local:chat', 'house-a']));
+    expect((await openai.models.list()).data.map((model) => model.id)).toEqual(
+      expect.arrayContaining(['local:chat', 'house-a']),
+    );
   });
 
   it('gets a 404 for a model it may not use, as for one that does not exist', async () => {

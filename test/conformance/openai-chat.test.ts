@@ -50,7 +50,10 @@ afterAll(async () => {
 });
 
 /** Asserts the promise rejects with an instance of `errorClass` and returns the error. */
-async function expectApiError<E extends APIError>(promise: Promise<unknown>, errorClass: abstract new (...args: never[]) => E): Promise<E> {
+async function expectApiError<E extends APIError>(
+  promise: Promise<unknown>,
+  errorClass: abstract new (...args: never[]) => E,
+): Promise<E> {
   let caught: unknown;
   try {
     await promise;
@@ -97,7 +100,10 @@ describe('chat.completions', () => {
     // The awaited value carries the same id as `_request_id`.
     expect((data as typeof data & { _request_id?: string | null })._request_id).toBe(svcId);
 
-    const awaited = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there' }] });
+    const awaited = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Hello there' }],
+    });
     expect(awaited._request_id).toMatch(/^req_/);
     expect(awaited._request_id).not.toBe(svcId);
   });
@@ -105,7 +111,12 @@ describe('chat.completions', () => {
   it('stream with include_usage: deltas concatenate to the JSON content; last chunk has usage and no choices', async () => {
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Stream this, please' }];
     const whole = await client.chat.completions.create({ model: MODEL, messages });
-    const stream = await client.chat.completions.create({ model: MODEL, messages, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: MODEL,
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const chunk of stream) {
       chunks.push(chunk);
@@ -122,7 +133,9 @@ describe('chat.completions', () => {
       expect(chunk.model).toBe(MODEL);
     }
     expect(chunks[0].choices[0].delta.role).toBe('assistant');
-    const finishes = chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason)).filter((reason) => reason !== null && reason !== undefined);
+    const finishes = chunks
+      .flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason))
+      .filter((reason) => reason !== null && reason !== undefined);
     expect(finishes).toEqual(['stop']);
 
     const last = chunks[chunks.length - 1];
@@ -139,7 +152,11 @@ describe('chat.completions', () => {
   });
 
   it('stream without include_usage: no chunk carries usage', async () => {
-    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'no usage' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'no usage' }],
+      stream: true,
+    });
     const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const chunk of stream) {
       chunks.push(chunk);
@@ -210,7 +227,11 @@ describe('chat.completions', () => {
   });
 
   it('SDK chat.completions.stream() helper: finalChatCompletion() has the tool call, then the final text', async () => {
-    const runner = client.chat.completions.stream({ model: MODEL, messages: [{ role: 'user', content: CALL_TEXT }], tools: chatTools });
+    const runner = client.chat.completions.stream({
+      model: MODEL,
+      messages: [{ role: 'user', content: CALL_TEXT }],
+      tools: chatTools,
+    });
     const argumentDeltas: string[] = [];
     runner.on('tool_calls.function.arguments.delta', (event) => argumentDeltas.push(event.arguments_delta));
     const final = await runner.finalChatCompletion();
@@ -228,7 +249,13 @@ describe('chat.completions', () => {
       model: MODEL,
       messages: [
         { role: 'user', content: CALL_TEXT },
-        { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: call.function.arguments } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: call.id, type: 'function', function: { name: 'get_weather', arguments: call.function.arguments } },
+          ],
+        },
         { role: 'tool', tool_call_id: call.id, content: TOOL_OUTPUT },
       ],
       tools: chatTools,
@@ -245,7 +272,10 @@ describe('chat.completions', () => {
 describe('errors map to the SDK error classes, each with a request id', () => {
   it('bad key → AuthenticationError 401', async () => {
     const bad = new OpenAI({ apiKey: 'sk-not-a-real-key', baseURL: `${started.baseURL}/v1`, maxRetries: 0 });
-    const error = await expectApiError(bad.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }), OpenAI.AuthenticationError);
+    const error = await expectApiError(
+      bad.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+      OpenAI.AuthenticationError,
+    );
     expect(error.status).toBe(401);
     expect(error.requestID).toMatch(/^req_/);
     expect(error.headers?.get('x-svc-request-id')).toBe(error.requestID);
@@ -267,7 +297,10 @@ describe('errors map to the SDK error classes, each with a request id', () => {
 
   it('malformed body (messages: "x") → BadRequestError 400', async () => {
     const error = await expectApiError(
-      client.chat.completions.create({ model: MODEL, messages: 'x' } as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming),
+      client.chat.completions.create({
+        model: MODEL,
+        messages: 'x',
+      } as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming),
       OpenAI.BadRequestError,
     );
     expect(error.status).toBe(400);
@@ -288,7 +321,11 @@ describe('errors map to the SDK error classes, each with a request id', () => {
 
   it('streaming call with an unknown model fails before the stream with NotFoundError', async () => {
     const error = await expectApiError(
-      client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+      client.chat.completions.create({
+        model: 'no-such-model',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      }),
       OpenAI.NotFoundError,
     );
     expect(error.requestID).toMatch(/^req_/);
@@ -297,7 +334,9 @@ describe('errors map to the SDK error classes, each with a request id', () => {
 
 describe('responses', () => {
   it('responses.create JSON → output_text and request id', async () => {
-    const { data, response, request_id } = await client.responses.create({ model: MODEL, input: 'Hello' }).withResponse();
+    const { data, response, request_id } = await client.responses
+      .create({ model: MODEL, input: 'Hello' })
+      .withResponse();
     expect(data.object).toBe('response');
     expect(data.status).toBe('completed');
     expect(data.model).toBe(MODEL);
@@ -326,7 +365,9 @@ describe('responses', () => {
     for (let i = 1; i < sequence.length; i += 1) {
       expect(sequence[i]).toBeGreaterThan(sequence[i - 1]);
     }
-    const deltas = events.flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : [])).join('');
+    const deltas = events
+      .flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : []))
+      .join('');
     expect(deltas).toBe('You said: Hello');
     const completed = events[events.length - 1];
     if (completed.type !== 'response.completed') {
@@ -346,7 +387,9 @@ describe('responses', () => {
       throw new Error('expected response.created first');
     }
     expect(created.response.id).toBe(completed.response.id);
-    expect(completed.response.usage!.input_tokens + completed.response.usage!.output_tokens).toBe(completed.response.usage!.total_tokens);
+    expect(completed.response.usage!.input_tokens + completed.response.usage!.output_tokens).toBe(
+      completed.response.usage!.total_tokens,
+    );
     // A streamed response is stored too.
     const retrieved = await client.responses.retrieve(completed.response.id);
     expect(retrieved.output_text).toBe('You said: Hello');
@@ -396,7 +439,9 @@ describe('responses', () => {
   });
 
   it('streamed function call: output item is a function_call with the same arguments', async () => {
-    const final = await client.responses.stream({ model: MODEL, input: CALL_TEXT, tools: responseTools }).finalResponse();
+    const final = await client.responses
+      .stream({ model: MODEL, input: CALL_TEXT, tools: responseTools })
+      .finalResponse();
     const call = final.output.find((item) => item.type === 'function_call');
     expect(call?.name).toBe('get_weather');
     expect(JSON.parse(call!.arguments)).toEqual(WEATHER_ARGS);
@@ -416,7 +461,10 @@ describe('responses', () => {
     const error = await expectApiError(client.responses.retrieve(unstored.id), OpenAI.NotFoundError);
     expect(error.status).toBe(404);
     expect(error.requestID).toMatch(/^req_/);
-    const chained = await expectApiError(client.responses.create({ model: MODEL, input: 'more', previous_response_id: unstored.id }), OpenAI.NotFoundError);
+    const chained = await expectApiError(
+      client.responses.create({ model: MODEL, input: 'more', previous_response_id: unstored.id }),
+      OpenAI.NotFoundError,
+    );
     expect(chained.param).toBe('previous_response_id');
   });
 
@@ -427,7 +475,10 @@ describe('responses', () => {
     const error = await expectApiError(other.responses.retrieve(mine.id), OpenAI.NotFoundError);
     expect(error.status).toBe(404);
     expect(error.requestID).toMatch(/^req_/);
-    await expectApiError(other.responses.create({ model: MODEL, input: 'x', previous_response_id: mine.id }), OpenAI.NotFoundError);
+    await expectApiError(
+      other.responses.create({ model: MODEL, input: 'x', previous_response_id: mine.id }),
+      OpenAI.NotFoundError,
+    );
     await expectApiError(other.responses.delete(mine.id), OpenAI.NotFoundError);
     // Still there for its owner; then deleted; then gone.
     expect((await client.responses.retrieve(mine.id)).output_text).toBe('You said: Private');

@@ -27,8 +27,17 @@ function tempFile(name: string, bytes: Uint8Array): string {
 describe('the OpenAI SDK', () => {
   it('uploads from fs.createReadStream and from toFile, retrieves, downloads and deletes', async () => {
     const png = await sampleImage('png', 12, 12);
-    const fromStream = await ctx.client.files.create({ file: createReadStream(tempFile('whiteboard.png', png)), purpose: 'vision' });
-    expect(fromStream).toMatchObject({ object: 'file', bytes: png.byteLength, filename: 'whiteboard.png', purpose: 'vision', status: 'processed' });
+    const fromStream = await ctx.client.files.create({
+      file: createReadStream(tempFile('whiteboard.png', png)),
+      purpose: 'vision',
+    });
+    expect(fromStream).toMatchObject({
+      object: 'file',
+      bytes: png.byteLength,
+      filename: 'whiteboard.png',
+      purpose: 'vision',
+      status: 'processed',
+    });
     expect((fromStream as unknown as { content_type: string }).content_type).toBe('image/png');
 
     const text = Buffer.from('quarterly numbers: 1, 2, 3\n');
@@ -52,7 +61,14 @@ describe('the OpenAI SDK', () => {
   it('lists every file with auto-pagination across pages', async () => {
     const created: string[] = [];
     for (let i = 0; i < 7; i += 1) {
-      created.push((await ctx.client.files.create({ file: await toFile(Buffer.from(`page item ${i}`), `item-${i}.txt`), purpose: 'user_data' })).id);
+      created.push(
+        (
+          await ctx.client.files.create({
+            file: await toFile(Buffer.from(`page item ${i}`), `item-${i}.txt`),
+            purpose: 'user_data',
+          })
+        ).id,
+      );
     }
     const seen: string[] = [];
     for await (const file of ctx.client.files.list({ purpose: 'user_data', limit: 3, order: 'asc' })) {
@@ -68,15 +84,28 @@ describe('the Omnigate client', () => {
     const bytes = Buffer.from('é'.repeat(300_000)); // 600 KB of UTF-8 text
     const fromBlob = await client.uploadFile({ file: new Blob([bytes]), filename: 'blob.txt', purpose: 'user_data' });
     const fromPath = await client.uploadFile({ file: tempFile('on-disk.txt', bytes), purpose: 'user_data' });
-    const fromStream = await client.uploadFile({ file: Readable.from([bytes.subarray(0, 1000), bytes.subarray(1000)]), filename: 'stream "quoted".txt', purpose: 'user_data' });
-    const fromWebStream = await client.uploadFile({ file: new Blob([bytes]).stream(), filename: 'web.txt', purpose: 'user_data', expiresAfterSeconds: 3600 });
+    const fromStream = await client.uploadFile({
+      file: Readable.from([bytes.subarray(0, 1000), bytes.subarray(1000)]),
+      filename: 'stream "quoted".txt',
+      purpose: 'user_data',
+    });
+    const fromWebStream = await client.uploadFile({
+      file: new Blob([bytes]).stream(),
+      filename: 'web.txt',
+      purpose: 'user_data',
+      expiresAfterSeconds: 3600,
+    });
     for (const stored of [fromBlob, fromPath, fromStream, fromWebStream]) {
       expect(stored).toMatchObject({ bytes: bytes.length, content_type: 'text/plain', sha256: sha256(bytes) });
       const download = await client.downloadFile(stored.id);
       expect(download.contentType).toBe('text/plain');
       expect(Buffer.from(download.data)).toEqual(bytes);
     }
-    expect([fromBlob.filename, fromPath.filename, fromStream.filename]).toEqual(['blob.txt', 'on-disk.txt', 'stream "quoted".txt']);
+    expect([fromBlob.filename, fromPath.filename, fromStream.filename]).toEqual([
+      'blob.txt',
+      'on-disk.txt',
+      'stream "quoted".txt',
+    ]);
     expect(fromWebStream.expires_at).toBe(fromWebStream.created_at + 3600);
   });
 });

@@ -19,7 +19,12 @@ const ctx = openAIServer();
 
 describe('videos', () => {
   it('create → retrieve until completed → downloadContent (video and thumbnail) → list', async () => {
-    const created = await ctx.client.videos.create({ model: 'local:video' as never, prompt: 'a lighthouse beam sweeping through fog at night', seconds: '4', size: '720x1280' });
+    const created = await ctx.client.videos.create({
+      model: 'local:video' as never,
+      prompt: 'a lighthouse beam sweeping through fog at night',
+      seconds: '4',
+      size: '720x1280',
+    });
     expect(created).toMatchObject({ object: 'video', status: 'queued', seconds: '4', size: '720x1280' });
     let video = created;
     for (let i = 0; i < 600 && video.status !== 'completed' && video.status !== 'failed'; i += 1) {
@@ -42,14 +47,21 @@ describe('videos', () => {
   });
 
   it('an unknown id is the SDK’s NotFoundError', async () => {
-    await expect(ctx.client.videos.retrieve('video_00000000000000000000000000000000')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(ctx.client.videos.retrieve('video_00000000000000000000000000000000')).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
   });
 
   it('our client’s waitForVideo reports progress and resolves with the completed task', async () => {
     const omnigate = createClient({ baseUrl: ctx.started.baseURL, apiKey: ctx.started.key });
-    const { data } = await omnigate.POST('/v1/videos', { body: { model: 'local:video', prompt: 'rain on a city street', seconds: '4', size: '320x240' } });
+    const { data } = await omnigate.POST('/v1/videos', {
+      body: { model: 'local:video', prompt: 'rain on a city street', seconds: '4', size: '320x240' },
+    });
     const seen: number[] = [];
-    const done = await omnigate.waitForVideo(data!.id, { intervalMs: 100, onProgress: (video) => seen.push(video.progress) });
+    const done = await omnigate.waitForVideo(data!.id, {
+      intervalMs: 100,
+      onProgress: (video) => seen.push(video.progress),
+    });
     expect(done.status).toBe('completed');
     expect(seen.at(-1)).toBe(100);
   });
@@ -70,18 +82,31 @@ async function settle(id: string, until?: string): Promise<Video> {
 const blobCount = () => ctx.started.testApp.db.prepare<[], number>('SELECT COUNT(*) FROM blobs').pluck().get()!;
 
 describe('videos.remix and videos.delete', () => {
-  it('remix makes a new task from a completed one with the original\'s model, length and size; delete removes a task and its bytes', async () => {
-    const original = await ctx.client.videos.create({ model: 'local:video' as never, prompt: 'a red kite over the dunes', seconds: '4', size: '320x240' as never });
+  it("remix makes a new task from a completed one with the original's model, length and size; delete removes a task and its bytes", async () => {
+    const original = await ctx.client.videos.create({
+      model: 'local:video' as never,
+      prompt: 'a red kite over the dunes',
+      seconds: '4',
+      size: '320x240' as never,
+    });
     expect((await settle(original.id)).status).toBe('completed');
 
     const remix = await ctx.client.videos.remix(original.id, { prompt: 'the same kite at night' });
     assertMatchesSchema('Video', remix);
-    expect(remix).toMatchObject({ object: 'video', status: 'queued', model: 'local:video', seconds: '4', size: '320x240', prompt: 'the same kite at night', remixed_from_video_id: original.id });
+    expect(remix).toMatchObject({
+      object: 'video',
+      status: 'queued',
+      model: 'local:video',
+      seconds: '4',
+      size: '320x240',
+      prompt: 'the same kite at night',
+      remixed_from_video_id: original.id,
+    });
     expect(remix.id).not.toBe(original.id);
     expect(await settle(remix.id)).toMatchObject({ status: 'completed', remixed_from_video_id: original.id });
     expect((await ctx.client.videos.retrieve(original.id)).remixed_from_video_id).toBeNull();
 
-    const row = ctx.started.testApp.videoTasks.get(original.id, (ctx.started.testApp.keys.verify(ctx.started.key))!.id)!;
+    const row = ctx.started.testApp.videoTasks.get(original.id, ctx.started.testApp.keys.verify(ctx.started.key)!.id)!;
     expect(ctx.started.testApp.blobs.get(row.videoBlob!)).toBeDefined();
     const deleted = await ctx.client.videos.delete(original.id);
     expect(deleted).toEqual({ id: original.id, object: 'video.deleted', deleted: true });
@@ -96,14 +121,25 @@ describe('videos.remix and videos.delete', () => {
     expect(mp4Summary(new Uint8Array(await content.arrayBuffer())).video).toMatchObject({ width: 320, height: 240 });
   });
 
-  it('a remix gets its own copy of the original\'s input image', async () => {
-    const png = await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer();
-    const original = await ctx.client.videos.create({ model: 'local:video' as never, prompt: 'a red field', seconds: '4', size: '320x240' as never, input_reference: await toFile(png, 'red.png', { type: 'image/png' }) });
+  it("a remix gets its own copy of the original's input image", async () => {
+    const png = await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+      .png()
+      .toBuffer();
+    const original = await ctx.client.videos.create({
+      model: 'local:video' as never,
+      prompt: 'a red field',
+      seconds: '4',
+      size: '320x240' as never,
+      input_reference: await toFile(png, 'red.png', { type: 'image/png' }),
+    });
     await settle(original.id);
     const remix = await ctx.client.videos.remix(original.id, { prompt: 'the red field at dawn' });
     const keyId = ctx.started.testApp.keys.verify(ctx.started.key)!.id;
     // The remix's copy is stored after its 202 (video-tasks.ts): wait for the task to hold it.
-    await vi.waitFor(() => expect(ctx.started.testApp.videoTasks.get(remix.id, keyId)!.inputBlob).not.toBe(PENDING_INPUT_BLOB), { timeout: 20_000 });
+    await vi.waitFor(
+      () => expect(ctx.started.testApp.videoTasks.get(remix.id, keyId)!.inputBlob).not.toBe(PENDING_INPUT_BLOB),
+      { timeout: 20_000 },
+    );
     const [originalRow, remixRow] = [original.id, remix.id].map((id) => ctx.started.testApp.videoTasks.get(id, keyId)!);
     expect(originalRow.inputBlob).not.toBeNull();
     expect(remixRow.inputBlob).not.toBeNull();
@@ -114,10 +150,19 @@ describe('videos.remix and videos.delete', () => {
     expect((await settle(remix.id)).status).toBe('completed');
   });
 
-  it('another key\'s task is a 404 for delete and remix, and stays', async () => {
-    const mine = await ctx.client.videos.create({ model: 'local:video' as never, prompt: 'mine', seconds: '4', size: '320x240' as never });
+  it("another key's task is a 404 for delete and remix, and stays", async () => {
+    const mine = await ctx.client.videos.create({
+      model: 'local:video' as never,
+      prompt: 'mine',
+      seconds: '4',
+      size: '320x240' as never,
+    });
     await settle(mine.id);
-    const other = new OpenAI({ apiKey: ctx.started.testApp.keys.create({ name: 'other' }).key, baseURL: `${ctx.started.baseURL}/v1`, maxRetries: 0 });
+    const other = new OpenAI({
+      apiKey: ctx.started.testApp.keys.create({ name: 'other' }).key,
+      baseURL: `${ctx.started.baseURL}/v1`,
+      maxRetries: 0,
+    });
     await expect(other.videos.delete(mine.id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(other.videos.remix(mine.id, { prompt: 'theirs' })).rejects.toBeInstanceOf(NotFoundError);
     expect((await ctx.client.videos.retrieve(mine.id)).status).toBe('completed');
@@ -125,8 +170,18 @@ describe('videos.remix and videos.delete', () => {
 
   it('a queued task cannot be remixed (409), and deleting a rendering task cancels it and keeps nothing it made', async () => {
     const before = blobCount();
-    const long = await ctx.client.videos.create({ model: 'local:video' as never, prompt: 'a slow pan across a harbour at dusk', seconds: '12', size: '1280x720' as never });
-    const queued = await ctx.client.videos.create({ model: 'local:video' as never, prompt: 'waits behind it', seconds: '4', size: '320x240' as never });
+    const long = await ctx.client.videos.create({
+      model: 'local:video' as never,
+      prompt: 'a slow pan across a harbour at dusk',
+      seconds: '12',
+      size: '1280x720' as never,
+    });
+    const queued = await ctx.client.videos.create({
+      model: 'local:video' as never,
+      prompt: 'waits behind it',
+      seconds: '4',
+      size: '320x240' as never,
+    });
     await expect(ctx.client.videos.remix(queued.id, { prompt: 'x' })).rejects.toBeInstanceOf(ConflictError);
     await settle(long.id, 'processing');
     expect(await ctx.client.videos.delete(long.id)).toEqual({ id: long.id, object: 'video.deleted', deleted: true });

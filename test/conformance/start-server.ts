@@ -47,11 +47,18 @@ export async function startServer(config: Parameters<typeof createTestApp>[0] = 
  * A server for the whole file and the official OpenAI SDK pointed at it (no retries, so a wrong status shows
  * at once): `const ctx = openAIServer();` then `ctx.client` and `ctx.started` inside the tests.
  */
-export function openAIServer(config: Parameters<typeof createTestApp>[0] = {}): { started: StartedServer; client: OpenAI } {
+export function openAIServer(config: Parameters<typeof createTestApp>[0] = {}): {
+  started: StartedServer;
+  client: OpenAI;
+} {
   const context = {} as { started: StartedServer; client: OpenAI };
   beforeAll(async () => {
     context.started = await startServer(config);
-    context.client = new OpenAI({ apiKey: context.started.key, baseURL: `${context.started.baseURL}/v1`, maxRetries: 0 });
+    context.client = new OpenAI({
+      apiKey: context.started.key,
+      baseURL: `${context.started.baseURL}/v1`,
+      maxRetries: 0,
+    });
   });
   afterAll(async () => {
     await context.started?.close();

@@ -28,7 +28,11 @@ const INTERNAL_ERROR = {
 } as const;
 
 function usageRows(db: ReturnType<typeof createTestApp>['db']) {
-  return db.prepare('SELECT request_id, operation, status FROM usage_records ORDER BY seq').all() as Array<{ request_id: string; operation: string; status: number }>;
+  return db.prepare('SELECT request_id, operation, status FROM usage_records ORDER BY seq').all() as Array<{
+    request_id: string;
+    operation: string;
+    status: number;
+  }>;
 }
 
 describe('request bodies', () => {
@@ -67,7 +71,11 @@ describe('request bodies', () => {
       .send({ model: 'local:chat', max_tokens: 16, messages: [{ role: 'user', content: 'x'.repeat(3000) }] });
     expect(res.status).toBe(413);
     const id = expectRequestId(res, 'anthropic');
-    expectAnthropicError(res.body, { type: 'request_too_large', message: 'The request body exceeds the limit of 2048 bytes.', requestId: id });
+    expectAnthropicError(res.body, {
+      type: 'request_too_large',
+      message: 'The request body exceeds the limit of 2048 bytes.',
+      requestId: id,
+    });
   });
 
   it('answers 400 invalid_json for a body that is not JSON', async () => {
@@ -130,7 +138,12 @@ describe('request bodies', () => {
     const id = expectRequestId(res);
     const records = await usageOf(app, key, id);
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ request_id: id, operation: 'createChatCompletion', model_requested: null, status: 400 });
+    expect(records[0]).toMatchObject({
+      request_id: id,
+      operation: 'createChatCompletion',
+      model_requested: null,
+      status: 400,
+    });
     expect(usageRows(db)[0]).toEqual({ request_id: id, operation: 'createChatCompletion', status: 400 });
   });
 });
@@ -176,7 +189,11 @@ describe('unknown paths and methods', () => {
     const res = await request(app).get('/anthropic/v1/batches').set('x-api-key', key);
     expect(res.status).toBe(404);
     const id = expectRequestId(res, 'anthropic');
-    expectAnthropicError(res.body, { type: 'not_found_error', message: 'Unknown path. The API is described at GET /openapi.json.', requestId: id });
+    expectAnthropicError(res.body, {
+      type: 'not_found_error',
+      message: 'Unknown path. The API is described at GET /openapi.json.',
+      requestId: id,
+    });
   });
 
   it('answers 405 method_not_allowed with an Allow header for a wrong method on a known path', async () => {
@@ -211,7 +228,9 @@ describe('responses that break the contract', () => {
     const auth = { authorization: `Bearer ${key}` };
     const created = await request(app).post('/v1/responses').set(auth).send({ model: 'local:chat', input: 'hello' });
     expect(created.status).toBe(200);
-    db.prepare(`UPDATE responses SET response = json_set(response, '$.status', 'exploded') WHERE id = ?`).run(created.body.id);
+    db.prepare(`UPDATE responses SET response = json_set(response, '$.status', 'exploded') WHERE id = ?`).run(
+      created.body.id,
+    );
 
     const res = await request(app).get(`/v1/responses/${created.body.id}`).set(auth);
     expect(res.status).toBe(500);
@@ -257,7 +276,13 @@ describe('error envelopes by API family', () => {
     const logs: Array<Record<string, unknown>> = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, callback) {
-        logs.push(...chunk.toString('utf8').split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as Record<string, unknown>));
+        logs.push(
+          ...chunk
+            .toString('utf8')
+            .split('\n')
+            .filter((line) => line.trim())
+            .map((line) => JSON.parse(line) as Record<string, unknown>),
+        );
         callback();
       },
     });
@@ -265,7 +290,9 @@ describe('error envelopes by API family', () => {
     const app = express();
     app.use(requestStart({ logger, usage: createUsageRecorder(createUsageStore(openDatabase(':memory:'))) }));
     const handlers = unavailableHandlers({ invokeWebSearchTool: 'the web_search tool' });
-    app.post('/v1/tools/web_search', (req, res, next) => handlers.invokeWebSearchTool(req as never, res as never, next));
+    app.post('/v1/tools/web_search', (req, res, next) =>
+      handlers.invokeWebSearchTool(req as never, res as never, next),
+    );
     app.use(errorHandler(logger));
     return { app, logs };
   }
@@ -292,7 +319,9 @@ describe('error envelopes by API family', () => {
     try {
       const port = (server.address() as AddressInfo).port;
       const client = new OpenAI({ apiKey: 'unused', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 2 });
-      await expect(client.post('/tools/web_search', { body: { query: 'a lighthouse' } })).rejects.toMatchObject({ status: 503 });
+      await expect(client.post('/tools/web_search', { body: { query: 'a lighthouse' } })).rejects.toMatchObject({
+        status: 503,
+      });
       const lines = logs.filter((line) => line.code === 'capability_unavailable');
       expect(lines).toHaveLength(1); // one request: no retry
       expect(lines[0]).toMatchObject({ level: 30 });
@@ -340,40 +369,66 @@ describe('error envelopes by API family', () => {
       .post('/v1/mcp')
       .set('authorization', `Bearer ${key}`)
       .set('accept', 'application/json, text/event-stream')
-      .send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      .send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
     expect(res.status).toBe(200);
     expectRequestId(res, 'mcp');
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(res.headers['mcp-session-id']).toBeUndefined();
     const data = /^data: (.+)$/m.exec(res.text)?.[1];
-    expect(JSON.parse(data ?? 'null')).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'omnigate' }, capabilities: { tools: {} } } });
-  });
-
-  it.each(['get', 'delete'] as const)('refuses %s /v1/mcp with 405 Allow: POST in a JSON-RPC error, since the endpoint keeps no sessions', async (method) => {
-    const { app, key } = createTestApp();
-    const res = await request(app)[method]('/v1/mcp').set('authorization', `Bearer ${key}`);
-    expect(res.status).toBe(405);
-    expect(res.headers.allow).toBe('POST');
-    expectRequestId(res, 'mcp');
-    expect(res.body).toEqual({
+    expect(JSON.parse(data ?? 'null')).toMatchObject({
       jsonrpc: '2.0',
-      id: null,
-      error: { code: -32601, message: 'Method not allowed: the MCP endpoint keeps no sessions; send JSON-RPC messages with POST.' },
+      id: 1,
+      result: { protocolVersion: '2025-11-25', serverInfo: { name: 'omnigate' }, capabilities: { tools: {} } },
     });
   });
 
-  it.each(['post', 'get', 'delete'] as const)('answers a missing or wrong key on %s /v1/mcp with a 401 JSON-RPC error, keeping the challenge and request id', async (method) => {
-    const { app } = createTestApp();
-    for (const authorization of [undefined, 'Bearer og-not-a-key']) {
-      const req = request(app)[method]('/v1/mcp');
-      const res = await (authorization ? req.set('authorization', authorization) : req).send({ jsonrpc: '2.0', id: 1, method: 'ping' });
-      expect(res.status).toBe(401);
+  it.each(['get', 'delete'] as const)(
+    'refuses %s /v1/mcp with 405 Allow: POST in a JSON-RPC error, since the endpoint keeps no sessions',
+    async (method) => {
+      const { app, key } = createTestApp();
+      const res = await request(app)[method]('/v1/mcp').set('authorization', `Bearer ${key}`);
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('POST');
       expectRequestId(res, 'mcp');
-      expect(res.headers['www-authenticate']).toBe('Bearer realm="omnigate"');
-      expect(res.headers['content-type']).toMatch(/^application\/json/);
-      assertMatchesSchema('JsonRpcErrorResponse', res.body);
-      // The body was not read before authentication: the request's id is unknown, hence null.
-      expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(authorization ? /API key/ : /^Missing API key/) } });
-    }
-  });
+      expect(res.body).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32601,
+          message: 'Method not allowed: the MCP endpoint keeps no sessions; send JSON-RPC messages with POST.',
+        },
+      });
+    },
+  );
+
+  it.each(['post', 'get', 'delete'] as const)(
+    'answers a missing or wrong key on %s /v1/mcp with a 401 JSON-RPC error, keeping the challenge and request id',
+    async (method) => {
+      const { app } = createTestApp();
+      for (const authorization of [undefined, 'Bearer og-not-a-key']) {
+        const req = request(app)[method]('/v1/mcp');
+        const res = await (authorization ? req.set('authorization', authorization) : req).send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'ping',
+        });
+        expect(res.status).toBe(401);
+        expectRequestId(res, 'mcp');
+        expect(res.headers['www-authenticate']).toBe('Bearer realm="omnigate"');
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        assertMatchesSchema('JsonRpcErrorResponse', res.body);
+        // The body was not read before authentication: the request's id is unknown, hence null.
+        expect(res.body).toEqual({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32000, message: expect.stringMatching(authorization ? /API key/ : /^Missing API key/) },
+        });
+      }
+    },
+  );
 });

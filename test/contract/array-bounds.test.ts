@@ -24,7 +24,11 @@ const anthropicUser = { role: 'user', content: 'hi' };
 
 function post(path: string, body: unknown) {
   const raw = typeof body === 'string' ? body : JSON.stringify(body);
-  return request(t.app).post(path).set('authorization', `Bearer ${t.key}`).set('content-type', 'application/json').send(raw);
+  return request(t.app)
+    .post(path)
+    .set('authorization', `Bearer ${t.key}`)
+    .set('content-type', 'application/json')
+    .send(raw);
 }
 
 function expectOpenAiRefusal(res: request.Response, param: string, message: RegExp): void {
@@ -49,7 +53,11 @@ function expectNestedRefusal(res: request.Response, paramPrefix: string): void {
 function expectAnthropicRefusal(res: request.Response, field: string, message: RegExp): void {
   expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(400);
   expect(res.headers['x-request-id']).toMatch(/^req_/);
-  expect(res.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' }, request_id: res.headers['x-request-id'] });
+  expect(res.body).toMatchObject({
+    type: 'error',
+    error: { type: 'invalid_request_error' },
+    request_id: res.headers['x-request-id'],
+  });
   expect(res.body.error.message).toContain(field);
   expect(res.body.error.message).toMatch(message);
 }
@@ -58,49 +66,115 @@ const overItems = /must NOT have more than/;
 
 describe('one item over the contract bound is a 400 naming the field, in every dialect', () => {
   it('chat completions: messages', async () => {
-    const res = await post('/v1/chat/completions', { model: 'local:chat', messages: Array(MESSAGES_LIMIT + 1).fill(user) });
+    const res = await post('/v1/chat/completions', {
+      model: 'local:chat',
+      messages: Array(MESSAGES_LIMIT + 1).fill(user),
+    });
     expectOpenAiRefusal(res, 'messages', overItems);
   });
 
   it('chat completions: the bound is checked before the items (100,001 invalid messages name the count, not an item)', async () => {
-    const res = await post('/v1/chat/completions', { model: 'local:chat', messages: Array(MESSAGES_LIMIT + 1).fill({}) });
+    const res = await post('/v1/chat/completions', {
+      model: 'local:chat',
+      messages: Array(MESSAGES_LIMIT + 1).fill({}),
+    });
     expectOpenAiRefusal(res, 'messages', overItems);
   });
 
   it('chat completions: tools, content parts, stop', async () => {
     const tool = { type: 'function', function: { name: 'f', parameters: { type: 'object' } } };
-    expectOpenAiRefusal(await post('/v1/chat/completions', { model: 'local:chat', messages: [user], tools: Array(513).fill(tool) }), 'tools', overItems);
+    expectOpenAiRefusal(
+      await post('/v1/chat/completions', { model: 'local:chat', messages: [user], tools: Array(513).fill(tool) }),
+      'tools',
+      overItems,
+    );
     const parts = Array(1001).fill({ type: 'text', text: 'x' });
-    expectNestedRefusal(await post('/v1/chat/completions', { model: 'local:chat', messages: [{ role: 'user', content: parts }] }), 'messages.0');
-    expectOpenAiRefusal(await post('/v1/chat/completions', { model: 'local:chat', messages: [user], stop: ['a', 'b', 'c', 'd', 'e'] }), 'stop', overItems);
+    expectNestedRefusal(
+      await post('/v1/chat/completions', { model: 'local:chat', messages: [{ role: 'user', content: parts }] }),
+      'messages.0',
+    );
+    expectOpenAiRefusal(
+      await post('/v1/chat/completions', { model: 'local:chat', messages: [user], stop: ['a', 'b', 'c', 'd', 'e'] }),
+      'stop',
+      overItems,
+    );
   });
 
   it('Responses: input items and content parts', async () => {
-    expectOpenAiRefusal(await post('/v1/responses', { model: 'local:chat', input: Array(MESSAGES_LIMIT + 1).fill(user) }), 'input', overItems);
+    expectOpenAiRefusal(
+      await post('/v1/responses', { model: 'local:chat', input: Array(MESSAGES_LIMIT + 1).fill(user) }),
+      'input',
+      overItems,
+    );
     const parts = Array(1001).fill({ type: 'input_text', text: 'x' });
-    expectNestedRefusal(await post('/v1/responses', { model: 'local:chat', input: [{ role: 'user', content: parts }] }), 'input');
+    expectNestedRefusal(
+      await post('/v1/responses', { model: 'local:chat', input: [{ role: 'user', content: parts }] }),
+      'input',
+    );
   });
 
   it('Anthropic Messages: messages, stop_sequences, tools, content blocks', async () => {
     const base = { model: 'local:chat', max_tokens: 16 };
-    expectAnthropicRefusal(await post('/anthropic/v1/messages', { ...base, messages: Array(MESSAGES_LIMIT + 1).fill(anthropicUser) }), 'messages', overItems);
-    expectAnthropicRefusal(await post('/anthropic/v1/messages', { ...base, messages: [anthropicUser], stop_sequences: Array(257).fill('x') }), 'stop_sequences', overItems);
+    expectAnthropicRefusal(
+      await post('/anthropic/v1/messages', { ...base, messages: Array(MESSAGES_LIMIT + 1).fill(anthropicUser) }),
+      'messages',
+      overItems,
+    );
+    expectAnthropicRefusal(
+      await post('/anthropic/v1/messages', {
+        ...base,
+        messages: [anthropicUser],
+        stop_sequences: Array(257).fill('x'),
+      }),
+      'stop_sequences',
+      overItems,
+    );
     const tool = { name: 'f', input_schema: { type: 'object' } };
-    expectAnthropicRefusal(await post('/anthropic/v1/messages', { ...base, messages: [anthropicUser], tools: Array(513).fill(tool) }), 'tools', overItems);
+    expectAnthropicRefusal(
+      await post('/anthropic/v1/messages', { ...base, messages: [anthropicUser], tools: Array(513).fill(tool) }),
+      'tools',
+      overItems,
+    );
     const blocks = Array(1001).fill({ type: 'text', text: 'x' });
-    expectNestedRefusal(await post('/anthropic/v1/messages', { ...base, messages: [{ role: 'user', content: blocks }] }), 'messages/0');
+    expectNestedRefusal(
+      await post('/anthropic/v1/messages', { ...base, messages: [{ role: 'user', content: blocks }] }),
+      'messages/0',
+    );
   });
 
   it('Anthropic count_tokens: messages and tools', async () => {
-    expectAnthropicRefusal(await post('/anthropic/v1/messages/count_tokens', { model: 'local:chat', messages: Array(MESSAGES_LIMIT + 1).fill(anthropicUser) }), 'messages', overItems);
+    expectAnthropicRefusal(
+      await post('/anthropic/v1/messages/count_tokens', {
+        model: 'local:chat',
+        messages: Array(MESSAGES_LIMIT + 1).fill(anthropicUser),
+      }),
+      'messages',
+      overItems,
+    );
     const tool = { name: 'f', input_schema: { type: 'object' } };
-    expectAnthropicRefusal(await post('/anthropic/v1/messages/count_tokens', { model: 'local:chat', messages: [anthropicUser], tools: Array(513).fill(tool) }), 'tools', overItems);
+    expectAnthropicRefusal(
+      await post('/anthropic/v1/messages/count_tokens', {
+        model: 'local:chat',
+        messages: [anthropicUser],
+        tools: Array(513).fill(tool),
+      }),
+      'tools',
+      overItems,
+    );
   });
 
   it('search and the REST tools: domain lists', async () => {
     const domains = Array.from({ length: 21 }, (_, index) => `d${index}.example`);
-    expectOpenAiRefusal(await post('/v1/web/search', { query: 'q', include_domains: domains }), 'include_domains', overItems);
-    expectOpenAiRefusal(await post('/v1/tools/web_search', { query: 'q', include_domains: domains }), 'include_domains', overItems);
+    expectOpenAiRefusal(
+      await post('/v1/web/search', { query: 'q', include_domains: domains }),
+      'include_domains',
+      overItems,
+    );
+    expectOpenAiRefusal(
+      await post('/v1/tools/web_search', { query: 'q', include_domains: domains }),
+      'include_domains',
+      overItems,
+    );
   });
 
   it('MCP: a JSON-RPC batch of 101 messages is a 400 in the JSON-RPC envelope', async () => {
@@ -146,11 +220,27 @@ describe('a body too costly to parse is refused before it is parsed', () => {
   function send(path: string, body: Buffer): Promise<{ status: number; body: any; requestId: string | undefined }> {
     return new Promise((resolve, reject) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port: baseUrl.port, path, method: 'POST', headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json', 'content-length': body.length } },
+        {
+          host: '127.0.0.1',
+          port: baseUrl.port,
+          path,
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${t.key}`,
+            'content-type': 'application/json',
+            'content-length': body.length,
+          },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), requestId: res.headers['x-request-id'] as string | undefined }));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+              requestId: res.headers['x-request-id'] as string | undefined,
+            }),
+          );
         },
       );
       req.on('error', reject);
@@ -164,38 +254,76 @@ describe('a body too costly to parse is refused before it is parsed', () => {
   const repeated = (item: string, n: number) => `[${`${item},`.repeat(n - 1)}${item}]`;
   const chatUser = '{"role":"user","content":"hi"}';
   it.each([
-    ['400,000 chat messages (12.4 MB)', '/v1/chat/completions', () => `{"model":"local:chat","messages":${repeated(chatUser, 400_000)}}`, 'openai'],
-    ['3,000,000 stop sequences', '/v1/chat/completions', () => `{"model":"local:chat","messages":[${chatUser}],"stop":${repeated('""', 3_000_000)}}`, 'openai'],
-    ['400,000 Anthropic messages', '/anthropic/v1/messages', () => `{"model":"local:chat","max_tokens":8,"messages":${repeated(chatUser, 400_000)}}`, 'anthropic'],
-    ['400,000 Responses input items', '/v1/responses', () => `{"model":"local:chat","input":${repeated(chatUser, 400_000)}}`, 'openai'],
-    ['4,000,000 empty arrays on /v1/mcp', '/v1/mcp', () => `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"junk":${repeated('[]', 4_000_000)}}}`, 'mcp'],
-  ] as const)('%s: 400 too_many_json_values, blocking the loop a fraction of what parsing it would', async (_name, path, build, family) => {
-    const body = Buffer.from(build());
-    let answer: Awaited<ReturnType<typeof send>> | undefined;
-    // The least of three: a collection of an earlier test's garbage may land in any one of them.
-    const refusalBlocks: number[] = [];
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      refusalBlocks.push(await longestBlock(async () => {
-        answer = await send(path, body);
-      }));
-    }
-    const refusalBlock = Math.min(...refusalBlocks);
-    const parseBlock = await longestBlock(() => new Promise((resolve) => setTimeout(() => resolve(JSON.parse(body.toString('utf8')).length), 5)));
-    expect(answer!.status, JSON.stringify(answer!.body).slice(0, 300)).toBe(400);
-    expect(answer!.requestId).toMatch(/^req_/);
-    const message = `more than ${MAX_JSON_TOKENS.toLocaleString('en-US')} keys and values`;
-    if (family === 'openai') {
-      expect(answer!.body.error).toMatchObject({ type: 'invalid_request_error', code: 'too_many_json_values' });
-      expect(answer!.body.error.message).toContain(message);
-    } else if (family === 'anthropic') {
-      expect(answer!.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' }, request_id: answer!.requestId });
-      expect(answer!.body.error.message).toContain(message);
-    } else {
-      expect(answer!.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
-      expect(answer!.body.error.message).toContain(message);
-    }
-    expect(refusalBlock, `refusal blocked ${refusalBlock} ms, parsing alone ${parseBlock} ms`).toBeLessThan(parseBlock / 3);
-    const health = await request(t.app).get('/health');
-    expect(health.status).toBe(200);
-  });
+    [
+      '400,000 chat messages (12.4 MB)',
+      '/v1/chat/completions',
+      () => `{"model":"local:chat","messages":${repeated(chatUser, 400_000)}}`,
+      'openai',
+    ],
+    [
+      '3,000,000 stop sequences',
+      '/v1/chat/completions',
+      () => `{"model":"local:chat","messages":[${chatUser}],"stop":${repeated('""', 3_000_000)}}`,
+      'openai',
+    ],
+    [
+      '400,000 Anthropic messages',
+      '/anthropic/v1/messages',
+      () => `{"model":"local:chat","max_tokens":8,"messages":${repeated(chatUser, 400_000)}}`,
+      'anthropic',
+    ],
+    [
+      '400,000 Responses input items',
+      '/v1/responses',
+      () => `{"model":"local:chat","input":${repeated(chatUser, 400_000)}}`,
+      'openai',
+    ],
+    [
+      '4,000,000 empty arrays on /v1/mcp',
+      '/v1/mcp',
+      () => `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"junk":${repeated('[]', 4_000_000)}}}`,
+      'mcp',
+    ],
+  ] as const)(
+    '%s: 400 too_many_json_values, blocking the loop a fraction of what parsing it would',
+    async (_name, path, build, family) => {
+      const body = Buffer.from(build());
+      let answer: Awaited<ReturnType<typeof send>> | undefined;
+      // The least of three: a collection of an earlier test's garbage may land in any one of them.
+      const refusalBlocks: number[] = [];
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        refusalBlocks.push(
+          await longestBlock(async () => {
+            answer = await send(path, body);
+          }),
+        );
+      }
+      const refusalBlock = Math.min(...refusalBlocks);
+      const parseBlock = await longestBlock(
+        () => new Promise((resolve) => setTimeout(() => resolve(JSON.parse(body.toString('utf8')).length), 5)),
+      );
+      expect(answer!.status, JSON.stringify(answer!.body).slice(0, 300)).toBe(400);
+      expect(answer!.requestId).toMatch(/^req_/);
+      const message = `more than ${MAX_JSON_TOKENS.toLocaleString('en-US')} keys and values`;
+      if (family === 'openai') {
+        expect(answer!.body.error).toMatchObject({ type: 'invalid_request_error', code: 'too_many_json_values' });
+        expect(answer!.body.error.message).toContain(message);
+      } else if (family === 'anthropic') {
+        expect(answer!.body).toMatchObject({
+          type: 'error',
+          error: { type: 'invalid_request_error' },
+          request_id: answer!.requestId,
+        });
+        expect(answer!.body.error.message).toContain(message);
+      } else {
+        expect(answer!.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+        expect(answer!.body.error.message).toContain(message);
+      }
+      expect(refusalBlock, `refusal blocked ${refusalBlock} ms, parsing alone ${parseBlock} ms`).toBeLessThan(
+        parseBlock / 3,
+      );
+      const health = await request(t.app).get('/health');
+      expect(health.status).toBe(200);
+    },
+  );
 });

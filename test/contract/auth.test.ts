@@ -18,7 +18,12 @@ const MISSING_V1 = {
   param: null,
   code: 'missing_api_key',
 } as const;
-const INVALID = { message: 'Invalid API key.', type: 'authentication_error', param: null, code: 'invalid_api_key' } as const;
+const INVALID = {
+  message: 'Invalid API key.',
+  type: 'authentication_error',
+  param: null,
+  code: 'invalid_api_key',
+} as const;
 const COUNT_BODY = { model: 'local:chat', messages: [{ role: 'user', content: 'How many tokens is this?' }] };
 /** 3 tokens to prime the reply, 3 per message, plus the role and the text (the documented recipe). */
 const COUNT_TOKENS = 3 + 3 + (await countTextTokens('user')) + (await countTextTokens('How many tokens is this?'));
@@ -91,21 +96,27 @@ describe('rejected keys on /v1', () => {
 });
 
 describe('keys on /anthropic', () => {
-  it.each([['2023-06-01'], ['2099-12-31'], [undefined]])('accepts x-api-key with anthropic-version %s', async (version) => {
-    const { app, key } = createTestApp();
-    const req = request(app).post('/anthropic/v1/messages/count_tokens').set('x-api-key', key);
-    if (version) {
-      req.set('anthropic-version', version);
-    }
-    const res = await req.send(COUNT_BODY);
-    expect(res.status).toBe(200);
-    expectRequestId(res, 'anthropic');
-    expect(res.body).toEqual({ input_tokens: COUNT_TOKENS });
-  });
+  it.each([['2023-06-01'], ['2099-12-31'], [undefined]])(
+    'accepts x-api-key with anthropic-version %s',
+    async (version) => {
+      const { app, key } = createTestApp();
+      const req = request(app).post('/anthropic/v1/messages/count_tokens').set('x-api-key', key);
+      if (version) {
+        req.set('anthropic-version', version);
+      }
+      const res = await req.send(COUNT_BODY);
+      expect(res.status).toBe(200);
+      expectRequestId(res, 'anthropic');
+      expect(res.body).toEqual({ input_tokens: COUNT_TOKENS });
+    },
+  );
 
   it('accepts Authorization: Bearer on /anthropic too', async () => {
     const { app, key } = createTestApp();
-    const res = await request(app).post('/anthropic/v1/messages/count_tokens').set('authorization', `Bearer ${key}`).send(COUNT_BODY);
+    const res = await request(app)
+      .post('/anthropic/v1/messages/count_tokens')
+      .set('authorization', `Bearer ${key}`)
+      .send(COUNT_BODY);
     expect(res.status).toBe(200);
     expectRequestId(res, 'anthropic');
     expect(res.body).toEqual({ input_tokens: COUNT_TOKENS });
@@ -126,7 +137,10 @@ describe('keys on /anthropic', () => {
 
   it('answers an unknown x-api-key with 401 invalid in the Anthropic envelope', async () => {
     const { app } = createTestApp();
-    const res = await request(app).post('/anthropic/v1/messages/count_tokens').set('x-api-key', 'sk-ant-unknown').send(COUNT_BODY);
+    const res = await request(app)
+      .post('/anthropic/v1/messages/count_tokens')
+      .set('x-api-key', 'sk-ant-unknown')
+      .send(COUNT_BODY);
     expect(res.status).toBe(401);
     const id = expectRequestId(res, 'anthropic');
     expect(res.headers['www-authenticate']).toBe('Bearer realm="omnigate"');
@@ -154,14 +168,22 @@ describe('public paths', () => {
     expect(res.body).toEqual({ status: 'ok', version: '1.0.0', uptime_s: 90 });
   });
 
-  it.each(['draining', 'shutdown'] as const)('answers /health with 503 shutting_down once %s has begun', async (phase) => {
-    const testApp = createTestApp();
-    testApp[phase].abort();
-    const res = await request(testApp.app).get('/health');
-    expect(res.status).toBe(503);
-    expectRequestId(res);
-    expectOpenAIError(res.body, { message: 'The server is shutting down.', type: 'service_unavailable_error', param: null, code: 'shutting_down' });
-  });
+  it.each(['draining', 'shutdown'] as const)(
+    'answers /health with 503 shutting_down once %s has begun',
+    async (phase) => {
+      const testApp = createTestApp();
+      testApp[phase].abort();
+      const res = await request(testApp.app).get('/health');
+      expect(res.status).toBe(503);
+      expectRequestId(res);
+      expectOpenAIError(res.body, {
+        message: 'The server is shutting down.',
+        type: 'service_unavailable_error',
+        param: null,
+        code: 'shutting_down',
+      });
+    },
+  );
 
   it('serves /openapi.json without a key: the contract itself', async () => {
     const { app } = createTestApp();
@@ -219,10 +241,15 @@ describe('key storage', () => {
     }
     const rows = db.prepare('SELECT * FROM api_keys ORDER BY name').all() as Array<Record<string, unknown>>;
     expect(rows).toHaveLength(2);
-    for (const [row, secret] of [[rows[0], limited.key], [rows[1], key]] as const) {
+    for (const [row, secret] of [
+      [rows[0], limited.key],
+      [rows[1], key],
+    ] as const) {
       expect(secret).toMatch(/^og-[A-Za-z0-9_-]{32}$/);
       for (const value of Object.values(row)) {
-        const text = Buffer.isBuffer(value) ? `${value.toString('utf8')} ${value.toString('hex')} ${value.toString('base64')}` : String(value);
+        const text = Buffer.isBuffer(value)
+          ? `${value.toString('utf8')} ${value.toString('hex')} ${value.toString('base64')}`
+          : String(value);
         expect(text).not.toContain(secret);
         expect(text).not.toContain(secret.slice(3));
       }
@@ -243,7 +270,15 @@ describe('keys limited to some models', () => {
     try {
       const { app, keys } = createTestApp({
         providers: [
-          { id: 'fake', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 5000, max_connections: 2, headers: {}, responses: 'translate' },
+          {
+            id: 'fake',
+            type: 'openai-compatible',
+            base_url: `${upstream.origin}/v1`,
+            timeout_ms: 5000,
+            max_connections: 2,
+            headers: {},
+            responses: 'translate',
+          },
         ],
         models: [{ provider: 'fake', model: 'big-model', type: 'chat', aliases: ['big'] }],
       });
@@ -279,7 +314,15 @@ describe('keys limited to some models', () => {
     try {
       const { app, keys } = createTestApp({
         providers: [
-          { id: 'fake', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 5000, max_connections: 2, headers: {}, responses: 'translate' },
+          {
+            id: 'fake',
+            type: 'openai-compatible',
+            base_url: `${upstream.origin}/v1`,
+            timeout_ms: 5000,
+            max_connections: 2,
+            headers: {},
+            responses: 'translate',
+          },
         ],
         models: [{ provider: 'fake', model: 'big-model', type: 'chat', aliases: [] }],
       });
@@ -290,7 +333,11 @@ describe('keys limited to some models', () => {
         .send({ ...COUNT_BODY, model: 'fake:big-model' });
       expect(res.status).toBe(403);
       const id = expectRequestId(res, 'anthropic');
-      expectAnthropicError(res.body, { type: 'permission_error', message: "This API key may not use the model 'fake:big-model'.", requestId: id });
+      expectAnthropicError(res.body, {
+        type: 'permission_error',
+        message: "This API key may not use the model 'fake:big-model'.",
+        requestId: id,
+      });
     } finally {
       await upstream.close();
     }

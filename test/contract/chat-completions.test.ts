@@ -19,12 +19,21 @@ const WEATHER_TOOL = {
   function: {
     name: 'get_weather',
     description: 'Current weather for a city.',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    },
   },
 } as const;
 const TIME_TOOL = {
   type: 'function',
-  function: { name: 'get_time', description: 'Local time in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+  function: {
+    name: 'get_time',
+    description: 'Local time in a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  },
 } as const;
 
 /** The canonical tools the two wire tools above decode to, for counting prompt tokens. */
@@ -54,7 +63,12 @@ interface Chunk {
       role?: string;
       content?: string | null;
       reasoning_content?: string | null;
-      tool_calls?: Array<{ index: number; id?: string; type?: string; function?: { name?: string; arguments?: string } }>;
+      tool_calls?: Array<{
+        index: number;
+        id?: string;
+        type?: string;
+        function?: { name?: string; arguments?: string };
+      }>;
     };
     finish_reason: string | null;
   }>;
@@ -104,7 +118,14 @@ describe('JSON answers', () => {
       object: 'chat.completion',
       created: T0 / 1000,
       model: 'local:chat',
-      choices: [{ index: 0, message: { role: 'assistant', content: reply, refusal: null }, finish_reason: 'stop', logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: reply, refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
       usage: {
         prompt_tokens: await promptTokens(text),
         completion_tokens: completion,
@@ -136,9 +157,18 @@ describe('JSON answers', () => {
         { role: 'user', content: [{ type: 'text', text: 'Second question' }] },
       ],
     });
-    expect(expected).toBe(3 + 5 * 3 + (await countTextTokens('system')) * 2 + (await countTextTokens('user')) * 2 + (await countTextTokens('assistant'))
-      + (await countTextTokens('Be terse.')) + (await countTextTokens('Answer in English.')) + (await countTextTokens('First question'))
-      + (await countTextTokens('First answer')) + (await countTextTokens('Second question')));
+    expect(expected).toBe(
+      3 +
+        5 * 3 +
+        (await countTextTokens('system')) * 2 +
+        (await countTextTokens('user')) * 2 +
+        (await countTextTokens('assistant')) +
+        (await countTextTokens('Be terse.')) +
+        (await countTextTokens('Answer in English.')) +
+        (await countTextTokens('First question')) +
+        (await countTextTokens('First answer')) +
+        (await countTextTokens('Second question')),
+    );
     expect(res.body.usage.prompt_tokens).toBe(expected);
   });
 
@@ -157,7 +187,12 @@ describe('JSON answers', () => {
     const reasoning = 'The reference model reads the last message and answers deterministically.';
     const reasoningTokens = (await splitIntoTokens(reasoning)).length;
     const answerTokens = (await splitIntoTokens(`You said: ${text}`)).length;
-    expect(res.body.choices[0].message).toEqual({ role: 'assistant', content: `You said: ${text}`, refusal: null, reasoning_content: reasoning });
+    expect(res.body.choices[0].message).toEqual({
+      role: 'assistant',
+      content: `You said: ${text}`,
+      refusal: null,
+      reasoning_content: reasoning,
+    });
     expect(res.body.usage).toEqual({
       prompt_tokens: await promptTokens(text),
       completion_tokens: answerTokens + reasoningTokens,
@@ -242,13 +277,22 @@ describe('tools', () => {
           role: 'assistant',
           content: null,
           refusal: null,
-          tool_calls: [{ id: `call_${requestId.slice(-12)}0`, type: 'function', function: { name: 'get_weather', arguments: args } }],
+          tool_calls: [
+            {
+              id: `call_${requestId.slice(-12)}0`,
+              type: 'function',
+              function: { name: 'get_weather', arguments: args },
+            },
+          ],
         },
         finish_reason: 'tool_calls',
         logprobs: null,
       },
     ]);
-    const prompt = await countCallInputTokens({ messages: [{ role: 'user', content: [{ type: 'text', text }] }], tools: CANONICAL_TOOLS });
+    const prompt = await countCallInputTokens({
+      messages: [{ role: 'user', content: [{ type: 'text', text }] }],
+      tools: CANONICAL_TOOLS,
+    });
     const completion = (await countTextTokens('get_weather')) + (await countTextTokens(args));
     expect(res.body.usage).toEqual({
       prompt_tokens: prompt,
@@ -262,7 +306,10 @@ describe('tools', () => {
     const { app, key } = createTestApp();
     const auth = { authorization: `Bearer ${key}` };
     const question = { role: 'user', content: 'call get_weather {"city":"Paris"}' };
-    const first = await request(app).post('/v1/chat/completions').set(auth).send({ model: 'local:chat', messages: [question], tools: [WEATHER_TOOL] });
+    const first = await request(app)
+      .post('/v1/chat/completions')
+      .set(auth)
+      .send({ model: 'local:chat', messages: [question], tools: [WEATHER_TOOL] });
     expect(first.status).toBe(200);
     expectRequestId(first);
     const assistant = first.body.choices[0].message;
@@ -271,7 +318,11 @@ describe('tools', () => {
     const second = await request(app)
       .post('/v1/chat/completions')
       .set(auth)
-      .send({ model: 'local:chat', tools: [WEATHER_TOOL], messages: [question, assistant, { role: 'tool', tool_call_id: call.id, content: output }] });
+      .send({
+        model: 'local:chat',
+        tools: [WEATHER_TOOL],
+        messages: [question, assistant, { role: 'tool', tool_call_id: call.id, content: output }],
+      });
     expect(second.status).toBe(200);
     expectRequestId(second);
     expect(second.body.choices[0]).toEqual({
@@ -295,11 +346,17 @@ describe('tools', () => {
     const { res } = await post(userChat('Just chatting.', { tools: [WEATHER_TOOL], tool_choice: 'auto' }));
     expect(res.status).toBe(200);
     expectRequestId(res);
-    expect(res.body.choices[0].message).toEqual({ role: 'assistant', content: 'You said: Just chatting.', refusal: null });
+    expect(res.body.choices[0].message).toEqual({
+      role: 'assistant',
+      content: 'You said: Just chatting.',
+      refusal: null,
+    });
   });
 
   it('forces a call of the first tool with tool_choice required, taking arguments from the message', async () => {
-    const { res } = await post(userChat('Weather for {"city":"Oslo"} please', { tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required' }));
+    const { res } = await post(
+      userChat('Weather for {"city":"Oslo"} please', { tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required' }),
+    );
     expect(res.status).toBe(200);
     expectRequestId(res);
     expect(res.body.choices[0].finish_reason).toBe('tool_calls');
@@ -310,22 +367,40 @@ describe('tools', () => {
   });
 
   it('calls the named tool with a named tool_choice, with {} when the message has no arguments', async () => {
-    const { res } = await post(userChat('What time is it?', { tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: { type: 'function', function: { name: 'get_time' } } }));
+    const { res } = await post(
+      userChat('What time is it?', {
+        tools: [WEATHER_TOOL, TIME_TOOL],
+        tool_choice: { type: 'function', function: { name: 'get_time' } },
+      }),
+    );
     expect(res.status).toBe(200);
     expectRequestId(res);
     expect(res.body.choices[0].finish_reason).toBe('tool_calls');
-    expect(res.body.choices[0].message.tool_calls.map((call: { function: unknown }) => call.function)).toEqual([{ name: 'get_time', arguments: '{}' }]);
+    expect(res.body.choices[0].message.tool_calls.map((call: { function: unknown }) => call.function)).toEqual([
+      { name: 'get_time', arguments: '{}' },
+    ]);
   });
 
   it('streams a tool call: the first fragment names it, the argument fragments concatenate to the exact JSON', async () => {
-    const { res } = await post(userChat('call get_weather {"city":"Paris","unit":"celsius"}', { stream: true, tools: [WEATHER_TOOL] }));
+    const { res } = await post(
+      userChat('call get_weather {"city":"Paris","unit":"celsius"}', { stream: true, tools: [WEATHER_TOOL] }),
+    );
     expect(res.status).toBe(200);
     const requestId = expectRequestId(res);
     const chunks = chunksOf(res.text);
     const fragments = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []);
-    expect(fragments[0]).toEqual({ index: 0, id: `call_${requestId.slice(-12)}0`, type: 'function', function: { name: 'get_weather', arguments: '' } });
-    expect(fragments.slice(1).every((fragment) => Object.keys(fragment).join() === 'index,function' && fragment.index === 0)).toBe(true);
-    expect(fragments.map((fragment) => fragment.function?.arguments ?? '').join('')).toBe('{"city":"Paris","unit":"celsius"}');
+    expect(fragments[0]).toEqual({
+      index: 0,
+      id: `call_${requestId.slice(-12)}0`,
+      type: 'function',
+      function: { name: 'get_weather', arguments: '' },
+    });
+    expect(
+      fragments.slice(1).every((fragment) => Object.keys(fragment).join() === 'index,function' && fragment.index === 0),
+    ).toBe(true);
+    expect(fragments.map((fragment) => fragment.function?.arguments ?? '').join('')).toBe(
+      '{"city":"Paris","unit":"celsius"}',
+    );
     expect(fragments.length).toBe(1 + (await splitIntoTokens('{"city":"Paris","unit":"celsius"}')).length);
     expect(streamedText(chunks)).toBe('');
     expect(chunks.at(-1)?.choices[0].finish_reason).toBe('tool_calls');
@@ -348,16 +423,21 @@ describe('generation controls', () => {
     expectRequestId(one);
   });
 
-  it.each([['max_tokens'], ['max_completion_tokens']])('stops at exactly %s tokens with finish_reason length', async (field) => {
-    const text = 'Please repeat this fairly long sentence back to me.';
-    const { res } = await post(userChat(text, { [field]: 4 }));
-    expect(res.status).toBe(200);
-    expectRequestId(res);
-    expect(res.body.choices[0].finish_reason).toBe('length');
-    expect(res.body.choices[0].message.content).toBe((await splitIntoTokens(`You said: ${text}`)).slice(0, 4).join(''));
-    expect(res.body.usage.completion_tokens).toBe(4);
-    expect(res.body.usage.total_tokens).toBe((await promptTokens(text)) + 4);
-  });
+  it.each([['max_tokens'], ['max_completion_tokens']])(
+    'stops at exactly %s tokens with finish_reason length',
+    async (field) => {
+      const text = 'Please repeat this fairly long sentence back to me.';
+      const { res } = await post(userChat(text, { [field]: 4 }));
+      expect(res.status).toBe(200);
+      expectRequestId(res);
+      expect(res.body.choices[0].finish_reason).toBe('length');
+      expect(res.body.choices[0].message.content).toBe(
+        (await splitIntoTokens(`You said: ${text}`)).slice(0, 4).join(''),
+      );
+      expect(res.body.usage.completion_tokens).toBe(4);
+      expect(res.body.usage.total_tokens).toBe((await promptTokens(text)) + 4);
+    },
+  );
 
   it('lets max_completion_tokens win over max_tokens', async () => {
     const text = 'One two three four five six seven.';
@@ -370,7 +450,9 @@ describe('generation controls', () => {
 
   it('ends a stream at the token limit with finish_reason length', async () => {
     const text = 'Please repeat this fairly long sentence back to me.';
-    const { res } = await post(userChat(text, { stream: true, max_tokens: 3, stream_options: { include_usage: true } }));
+    const { res } = await post(
+      userChat(text, { stream: true, max_tokens: 3, stream_options: { include_usage: true } }),
+    );
     expect(res.status).toBe(200);
     expectRequestId(res);
     const chunks = chunksOf(res.text);
@@ -404,7 +486,16 @@ describe('generation controls', () => {
       userChat('Give me JSON.', {
         response_format: {
           type: 'json_schema',
-          json_schema: { name: 'reply', strict: true, schema: { type: 'object', properties: { reply: { type: 'string' } }, required: ['reply'], additionalProperties: false } },
+          json_schema: {
+            name: 'reply',
+            strict: true,
+            schema: {
+              type: 'object',
+              properties: { reply: { type: 'string' } },
+              required: ['reply'],
+              additionalProperties: false,
+            },
+          },
         },
       }),
     );
@@ -414,7 +505,9 @@ describe('generation controls', () => {
   });
 
   it('accepts temperature and top_p, logging that the deterministic model does not honour temperature', async () => {
-    const { res, logs } = await post(userChat('Be creative.', { temperature: 0.7, top_p: 0.9, seed: 7, user: 'end-user-1' }));
+    const { res, logs } = await post(
+      userChat('Be creative.', { temperature: 0.7, top_p: 0.9, seed: 7, user: 'end-user-1' }),
+    );
     expect(res.status).toBe(200);
     const requestId = expectRequestId(res);
     expect(res.body.choices[0].message.content).toBe('You said: Be creative.');
@@ -437,7 +530,9 @@ describe('bodies as real clients send them', () => {
         {
           role: 'assistant',
           content: null,
-          tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+          tool_calls: [
+            { id: 'call_abc123', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          ],
         },
         { role: 'tool', tool_call_id: 'call_abc123', content: '{"temperature":21}' },
       ],
@@ -494,11 +589,16 @@ describe('bodies as real clients send them', () => {
     expect(res.status).toBe(200);
     expectRequestId(res);
     expect(res.body.choices[0].finish_reason).toBe('tool_calls');
-    expect(res.body.choices[0].message.tool_calls[0].function).toEqual({ name: 'get_weather', arguments: '{"city":"Lyon"}' });
+    expect(res.body.choices[0].message.tool_calls[0].function).toEqual({
+      name: 'get_weather',
+      arguments: '{"city":"Lyon"}',
+    });
   });
 
   it('accepts fields it cannot honour (logprobs, metadata, store, unknown vendor fields)', async () => {
-    const { res } = await post(userChat('hi', { logprobs: false, metadata: { run: '1' }, store: false, frequency_penalty: 0, min_p: 0.1 }));
+    const { res } = await post(
+      userChat('hi', { logprobs: false, metadata: { run: '1' }, store: false, frequency_penalty: 0, min_p: 0.1 }),
+    );
     expect(res.status).toBe(200);
     expectRequestId(res);
     expect(res.body.choices[0].message.content).toBe('You said: hi');
@@ -507,12 +607,27 @@ describe('bodies as real clients send them', () => {
 
 describe('validation', () => {
   it.each([
-    ['temperature is a string', userChat('hi', { temperature: 'hot' }), 'temperature', '/body/temperature must be number,null'],
+    [
+      'temperature is a string',
+      userChat('hi', { temperature: 'hot' }),
+      'temperature',
+      '/body/temperature must be number,null',
+    ],
     ['temperature is above 2', userChat('hi', { temperature: 3 }), 'temperature', '/body/temperature must be <= 2'],
     ['messages is not an array', { model: 'local:chat', messages: 'hi' }, 'messages', '/body/messages must be array'],
-    ['messages is empty', { model: 'local:chat', messages: [] }, 'messages', '/body/messages must NOT have fewer than 1 items'],
+    [
+      'messages is empty',
+      { model: 'local:chat', messages: [] },
+      'messages',
+      '/body/messages must NOT have fewer than 1 items',
+    ],
     ['max_tokens is 0', userChat('hi', { max_tokens: 0 }), 'max_tokens', '/body/max_tokens must be >= 1'],
-    ['model is missing', { messages: [{ role: 'user', content: 'hi' }] }, 'model', "/body/model must have required property 'model'"],
+    [
+      'model is missing',
+      { messages: [{ role: 'user', content: 'hi' }] },
+      'model',
+      "/body/model must have required property 'model'",
+    ],
   ])('answers 400 naming the field when %s', async (_case, body, param, message) => {
     const { res } = await post(body as Record<string, unknown>);
     expect(res.status).toBe(400);

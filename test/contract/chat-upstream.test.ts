@@ -20,7 +20,13 @@ import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 
 const UPSTREAM_KEY = 'sk-upstream-secret-0123456789';
 /** The fixtures' usage: 1342 prompt tokens (1280 of them cached), 8 completion tokens. */
-const FIXTURE_USAGE = { input_tokens: 1342, output_tokens: 8, cached_input_tokens: 1280, cache_write_tokens: 0, reasoning_tokens: 0 };
+const FIXTURE_USAGE = {
+  input_tokens: 1342,
+  output_tokens: 8,
+  cached_input_tokens: 1280,
+  cache_write_tokens: 0,
+  reasoning_tokens: 0,
+};
 
 let upstream: FakeUpstream;
 let gateway: TestApp;
@@ -54,7 +60,12 @@ function replay(name: string) {
 }
 
 function chatRequest(extra: Record<string, unknown> = {}) {
-  return { model: 'mini', messages: [{ role: 'user', content: 'What is the capital of France?' }], temperature: 0, ...extra };
+  return {
+    model: 'mini',
+    messages: [{ role: 'user', content: 'What is the capital of France?' }],
+    temperature: 0,
+    ...extra,
+  };
 }
 
 function post(body: Record<string, unknown>) {
@@ -75,7 +86,7 @@ afterEach(async () => {
 });
 
 describe('JSON answers', () => {
-  it('passes the caller\'s body to <base>/chat/completions with only model rewritten, and the upstream bytes back unchanged', async () => {
+  it("passes the caller's body to <base>/chat/completions with only model rewritten, and the upstream bytes back unchanged", async () => {
     upstream.handle(json(200, fixture('text.json')));
     const body = chatRequest({ max_completion_tokens: 64, user: 'u-1', metadata: { team: 'a' } });
     const res = await post(body);
@@ -128,15 +139,29 @@ describe('streamed answers', () => {
     });
     // The fixture's frames, minus its usage-only chunk, each data unchanged.
     const upstreamFrames = readSse(fixture('text.sse')).slice(0, -1);
-    expect(events.slice(0, -1).map((event) => event.data)).toEqual(upstreamFrames.slice(0, -1).map((event) => event.data));
-    expect(chunks.map((chunk) => chunk.choices[0].delta.content ?? '').join('')).toBe('The capital of France is Paris.');
+    expect(events.slice(0, -1).map((event) => event.data)).toEqual(
+      upstreamFrames.slice(0, -1).map((event) => event.data),
+    );
+    expect(chunks.map((chunk) => chunk.choices[0].delta.content ?? '').join('')).toBe(
+      'The capital of France is Paris.',
+    );
     expect(chunks.every((chunk) => chunk.choices.length === 1)).toBe(true);
 
     expect(upstream.requests[0].headers.accept).toBe('text/event-stream');
-    expect(upstream.requests[0].body).toEqual({ ...chatRequest({ stream: true }), model: 'gpt-4.1-mini', stream_options: { include_usage: true } });
+    expect(upstream.requests[0].body).toEqual({
+      ...chatRequest({ stream: true }),
+      model: 'gpt-4.1-mini',
+      stream_options: { include_usage: true },
+    });
 
     const [record] = await usageOf(gateway.app, gateway.key, id);
-    expect(record).toMatchObject({ request_id: id, model: 'fake:gpt-4.1-mini', provider: 'fake', ...FIXTURE_USAGE, status: 200 });
+    expect(record).toMatchObject({
+      request_id: id,
+      model: 'fake:gpt-4.1-mini',
+      provider: 'fake',
+      ...FIXTURE_USAGE,
+      status: 200,
+    });
   });
 
   it('relays the usage chunk unchanged when the caller asked for it', async () => {
@@ -150,7 +175,11 @@ describe('streamed answers', () => {
     for (const event of events.slice(0, -2)) {
       assertMatchesSchema('ChatCompletionChunk', JSON.parse(event.data));
     }
-    expect(JSON.parse(events.at(-2)!.data).usage).toMatchObject({ prompt_tokens: 1342, completion_tokens: 8, total_tokens: 1350 });
+    expect(JSON.parse(events.at(-2)!.data).usage).toMatchObject({
+      prompt_tokens: 1342,
+      completion_tokens: 8,
+      total_tokens: 1350,
+    });
     expect(upstream.requests[0].body).toMatchObject({ stream_options: { include_usage: true } });
     const [record] = await usageOf(gateway.app, gateway.key, id);
     expect(record).toMatchObject({ ...FIXTURE_USAGE, status: 200 });
@@ -210,16 +239,35 @@ describe('streamed answers', () => {
     assertMatchesSchema('ChatCompletionStreamError', last);
     assertMatchesSchema('ChatCompletionStreamEvent', last);
     expect(last).toEqual({
-      error: { message: 'Upstream fake could not be reached (UND_ERR_SOCKET)', type: 'upstream_error', param: null, code: 'upstream_error' },
+      error: {
+        message: 'Upstream fake could not be reached (UND_ERR_SOCKET)',
+        type: 'upstream_error',
+        param: null,
+        code: 'upstream_error',
+      },
     });
     const [record] = await usageOf(gateway.app, gateway.key, id);
-    expect(record).toMatchObject({ request_id: id, operation: 'createChatCompletion', model: 'fake:gpt-4.1-mini', provider: 'fake', status: 502 });
+    expect(record).toMatchObject({
+      request_id: id,
+      operation: 'createChatCompletion',
+      model: 'fake:gpt-4.1-mini',
+      provider: 'fake',
+      status: 502,
+    });
   });
 });
 
 describe('upstream failures before the answer started', () => {
   it('turns an upstream 401 into 502 upstream_error without leaking the upstream key', async () => {
-    upstream.handle(json(401, { error: { message: `Incorrect API key provided: ${UPSTREAM_KEY}.`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    upstream.handle(
+      json(401, {
+        error: {
+          message: `Incorrect API key provided: ${UPSTREAM_KEY}.`,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      }),
+    );
     const res = await post(chatRequest());
     expect(res.status).toBe(502);
     const id = expectRequestId(res);
@@ -232,11 +280,23 @@ describe('upstream failures before the answer started', () => {
     });
     expect(res.text).not.toContain('sk-upstream');
     const [record] = await usageOf(gateway.app, gateway.key, id);
-    expect(record).toMatchObject({ model: 'fake:gpt-4.1-mini', provider: 'fake', input_tokens: 0, output_tokens: 0, status: 502 });
+    expect(record).toMatchObject({
+      model: 'fake:gpt-4.1-mini',
+      provider: 'fake',
+      input_tokens: 0,
+      output_tokens: 0,
+      status: 502,
+    });
   });
 
   it('keeps an upstream 429 as 429 rate_limit_error with its Retry-After', async () => {
-    upstream.handle(json(429, { error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } }, { 'retry-after': '17' }));
+    upstream.handle(
+      json(
+        429,
+        { error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } },
+        { 'retry-after': '17' },
+      ),
+    );
     const res = await post(chatRequest());
     expect(res.status).toBe(429);
     expectRequestId(res);
@@ -256,7 +316,12 @@ describe('upstream failures before the answer started', () => {
     expectRequestId(res);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.headers['retry-after']).toBe('3');
-    expectOpenAIError(res.body, { message: 'Upstream fake is rate limited: Slow down', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' });
+    expectOpenAIError(res.body, {
+      message: 'Upstream fake is rate limited: Slow down',
+      type: 'rate_limit_error',
+      param: null,
+      code: 'rate_limit_exceeded',
+    });
   });
 
   it('turns an upstream 500 into 502 upstream_error', async () => {
@@ -294,7 +359,10 @@ describe('upstream failures before the answer started', () => {
       models: [{ provider: 'fake', model: 'gpt-4.1-mini', type: 'chat', aliases: ['mini'] }],
     });
     try {
-      const res = await request(closed.app).post('/v1/chat/completions').set('authorization', `Bearer ${closed.key}`).send(chatRequest());
+      const res = await request(closed.app)
+        .post('/v1/chat/completions')
+        .set('authorization', `Bearer ${closed.key}`)
+        .send(chatRequest());
       expect(res.status).toBe(502);
       expectRequestId(res);
       expectOpenAIError(res.body, {
@@ -317,7 +385,17 @@ describe('a model configured with reasoning: false', () => {
     });
     try {
       const testApp = createTestApp({
-        providers: [{ id: 'fake', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 5000, max_connections: 4, headers: {}, responses: 'translate' }],
+        providers: [
+          {
+            id: 'fake',
+            type: 'openai-compatible',
+            base_url: `${upstream.origin}/v1`,
+            timeout_ms: 5000,
+            max_connections: 4,
+            headers: {},
+            responses: 'translate',
+          },
+        ],
         models: [
           { provider: 'fake', model: 'plain-model', type: 'chat', aliases: ['plain'], reasoning: false },
           { provider: 'fake', model: 'thinking-model', type: 'chat', aliases: ['thinker'] },
@@ -328,11 +406,18 @@ describe('a model configured with reasoning: false', () => {
         request(testApp.app)
           .post('/anthropic/v1/messages')
           .set('x-api-key', testApp.key)
-          .send({ model, max_tokens: 64, output_config: { effort: 'high' }, messages: [{ role: 'user', content: 'Hi' }] });
+          .send({
+            model,
+            max_tokens: 64,
+            output_config: { effort: 'high' },
+            messages: [{ role: 'user', content: 'Hi' }],
+          });
       const plain = await ask('plain');
       expect(plain.status).toBe(200);
       expect(upstream.requests[0].body).not.toHaveProperty('reasoning_effort');
-      expect(testApp.logs.some((line) => line.requestId === plain.headers['x-svc-request-id'] && line.field === 'reasoning')).toBe(true);
+      expect(
+        testApp.logs.some((line) => line.requestId === plain.headers['x-svc-request-id'] && line.field === 'reasoning'),
+      ).toBe(true);
       const thinker = await ask('thinker');
       expect(thinker.status).toBe(200);
       expect(upstream.requests[1].body).toHaveProperty('reasoning_effort', 'high');

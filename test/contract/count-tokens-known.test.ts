@@ -30,7 +30,9 @@ describe('count_tokens and prompt_tokens against independently known counts', ()
 
   it.each(Object.entries(PUBLISHED))('counts %j as OpenAI publishes it (%i tokens)', async (text, tokens) => {
     expect(rawCount(text)).toBe(tokens); // the raw encoder agrees with the published ids
-    expect(await countOf([{ role: 'user', content: text }])).toBe(PER_MESSAGE + ROLE_TOKENS.user + tokens + REPLY_PRIMER);
+    expect(await countOf([{ role: 'user', content: text }])).toBe(
+      PER_MESSAGE + ROLE_TOKENS.user + tokens + REPLY_PRIMER,
+    );
   });
 
   it('counts mixed text, several messages and a system prompt as the raw encoder does', async () => {
@@ -41,7 +43,9 @@ describe('count_tokens and prompt_tokens against independently known counts', ()
     const system = 'You are terse.';
     const expected =
       messages.reduce((sum, message) => sum + PER_MESSAGE + ROLE_TOKENS.user + rawCount(message.content), 0) +
-      PER_MESSAGE + ROLE_TOKENS.system + rawCount(system) +
+      PER_MESSAGE +
+      ROLE_TOKENS.system +
+      rawCount(system) +
       REPLY_PRIMER;
     expect(await countOf(messages, system)).toBe(expected);
   });
@@ -53,6 +57,8 @@ describe('count_tokens and prompt_tokens against independently known counts', ()
       .set('authorization', `Bearer ${key}`)
       .send({ model: 'local:chat', messages: [{ role: 'user', content: text }] });
     expect(res.status).toBe(200);
-    expect((res.body as { usage: { prompt_tokens: number } }).usage.prompt_tokens).toBe(PER_MESSAGE + ROLE_TOKENS.user + 6 + REPLY_PRIMER);
+    expect((res.body as { usage: { prompt_tokens: number } }).usage.prompt_tokens).toBe(
+      PER_MESSAGE + ROLE_TOKENS.user + 6 + REPLY_PRIMER,
+    );
   });
 });

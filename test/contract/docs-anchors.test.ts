@@ -46,7 +46,10 @@ describe('the anchor script', () => {
 
   it('is injected once, first in <head>, so it runs before Redoc reads the hash', () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'omnigate-docs-')), 'index.html');
-    writeFileSync(file, '<!DOCTYPE html>\n<html><head><title>x</title></head><body><script>hydrate()</script></body></html>');
+    writeFileSync(
+      file,
+      '<!DOCTYPE html>\n<html><head><title>x</title></head><body><script>hydrate()</script></body></html>',
+    );
     addLegacyAnchors(file, SPEC_PATH);
     addLegacyAnchors(file, SPEC_PATH);
     const html = readFileSync(file, 'utf8');

@@ -18,15 +18,21 @@ const apps: TestApp[] = [];
 const pools: MediaPool[] = [];
 
 afterEach(async () => {
-  await Promise.all(apps.splice(0).map(async (made) => {
-    await made.searchIndex.close();
-    await made.registry.close();
-  }));
+  await Promise.all(
+    apps.splice(0).map(async (made) => {
+      await made.searchIndex.close();
+      await made.registry.close();
+    }),
+  );
   await Promise.all(pools.splice(0).map((pool) => pool.close()));
 });
 
 function upload(made: TestApp, key: string, bytes: Uint8Array, filename: string) {
-  return request(made.app).post('/v1/files').set(auth(key)).field('purpose', 'user_data').attach('file', Buffer.from(bytes), { filename });
+  return request(made.app)
+    .post('/v1/files')
+    .set(auth(key))
+    .field('purpose', 'user_data')
+    .attach('file', Buffer.from(bytes), { filename });
 }
 
 /** The file as GET shows it, once `indexing.status` is no longer `indexing`. */
@@ -58,7 +64,10 @@ describe('indexing after the upload has answered', () => {
       const uploaded = await upload(made, made.key, bomb, 'bomb.pdf');
       expect(uploaded.status).toBe(200);
       // Answered before the extraction finished: the answer itself still says `indexing`.
-      expect(uploaded.body).toMatchObject({ status: 'uploaded', indexing: { status: 'indexing', reason: null, code: null } });
+      expect(uploaded.body).toMatchObject({
+        status: 'uploaded',
+        indexing: { status: 'indexing', reason: null, code: null },
+      });
       assertMatchesSchema('FileObject', uploaded.body);
 
       const small = await upload(made, other, Buffer.from('quartz lantern harbour ledger'), 'ledger.txt');
@@ -68,20 +77,33 @@ describe('indexing after the upload has answered', () => {
       const refused = await settled(made, made.key, uploaded.body.id);
       expect(refused).toMatchObject({
         status: 'processed',
-        indexing: { status: 'failed', code: 'decompressed_too_large', reason: expect.stringContaining('OMNIGATE_INDEX_MAX_DECOMPRESSED_BYTES') },
+        indexing: {
+          status: 'failed',
+          code: 'decompressed_too_large',
+          reason: expect.stringContaining('OMNIGATE_INDEX_MAX_DECOMPRESSED_BYTES'),
+        },
       });
       assertMatchesSchema('FileObject', refused);
-      expect((await settled(made, other, small.body.id)).indexing).toEqual({ status: 'indexed', reason: null, code: null });
+      expect((await settled(made, other, small.body.id)).indexing).toEqual({
+        status: 'indexed',
+        reason: null,
+        code: null,
+      });
     } finally {
       clearInterval(sampler);
     }
     // Decoding the stream whole costs about 1 GB; measuring it costs the worker thread and zlib's window.
     expect(peak - baseline).toBeLessThan(256 * MIB);
 
-    const found = await request(made.app).post('/v1/web/search').set(auth(other)).send({ model: 'local:search', query: 'lantern ledger' });
+    const found = await request(made.app)
+      .post('/v1/web/search')
+      .set(auth(other))
+      .send({ model: 'local:search', query: 'lantern ledger' });
     expect(found.body.results.map((result: { title: string }) => result.title)).toEqual(['ledger.txt']);
     // The refused file stays stored: its bytes download as uploaded.
-    const content = await request(made.app).get(`/v1/files/${(await request(made.app).get('/v1/files').set(auth(made.key))).body.data[0].id}/content`).set(auth(made.key));
+    const content = await request(made.app)
+      .get(`/v1/files/${(await request(made.app).get('/v1/files').set(auth(made.key))).body.data[0].id}/content`)
+      .set(auth(made.key));
     expect(content.status).toBe(200);
   }, 120_000);
 
@@ -101,9 +123,15 @@ describe('indexing after the upload has answered', () => {
   it('says a file that is not text is not indexed, in the upload answer itself', async () => {
     const made = createTestApp();
     apps.push(made);
-    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0d7e1c70000000049454e44ae426082', 'hex');
+    const png = Buffer.from(
+      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0d7e1c70000000049454e44ae426082',
+      'hex',
+    );
     const uploaded = await upload(made, made.key, png, 'dot.png');
-    expect(uploaded.body).toMatchObject({ status: 'processed', indexing: { status: 'not_indexed', code: 'not_text', reason: expect.stringContaining('image/png') } });
+    expect(uploaded.body).toMatchObject({
+      status: 'processed',
+      indexing: { status: 'not_indexed', code: 'not_text', reason: expect.stringContaining('image/png') },
+    });
   });
 
   it('says how many files are still being indexed when a search or an answer runs before them', async () => {
@@ -115,26 +143,48 @@ describe('indexing after the upload has answered', () => {
     let release!: () => void;
     const held = pool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)));
 
-    const uploaded = await upload(made, made.key, Buffer.from('The keeper winds the clockwork lamp at dusk.'), 'lamp.txt');
+    const uploaded = await upload(
+      made,
+      made.key,
+      Buffer.from('The keeper winds the clockwork lamp at dusk.'),
+      'lamp.txt',
+    );
     expect(uploaded.body).toMatchObject({ status: 'uploaded', indexing: { status: 'indexing' } });
-    expect((await request(made.app).get(`/v1/files/${uploaded.body.id}`).set(auth(made.key))).body.indexing.status).toBe('indexing');
-    const early = await request(made.app).post('/v1/web/search').set(auth(made.key)).send({ model: 'local:search', query: 'clockwork lamp' });
+    expect(
+      (await request(made.app).get(`/v1/files/${uploaded.body.id}`).set(auth(made.key))).body.indexing.status,
+    ).toBe('indexing');
+    const early = await request(made.app)
+      .post('/v1/web/search')
+      .set(auth(made.key))
+      .send({ model: 'local:search', query: 'clockwork lamp' });
     expect(early.body).toMatchObject({ results: [], files_indexing: 1 });
-    const answer = await request(made.app).post('/v1/search/answer').set(auth(made.key)).send({ query: 'What does the keeper wind?' });
+    const answer = await request(made.app)
+      .post('/v1/search/answer')
+      .set(auth(made.key))
+      .send({ query: 'What does the keeper wind?' });
     expect(answer.status).toBe(200);
     expect(answer.body.files_indexing).toBe(1);
-    const streamed = await request(made.app).post('/v1/search/answer').set(auth(made.key)).send({ query: 'What does the keeper wind?', stream: true });
+    const streamed = await request(made.app)
+      .post('/v1/search/answer')
+      .set(auth(made.key))
+      .send({ query: 'What does the keeper wind?', stream: true });
     const citationsEvent = JSON.parse(/event: answer\.citations\ndata: (.*)\n/.exec(streamed.text)![1]);
     expect(citationsEvent).toMatchObject({ type: 'answer.citations', files_indexing: 1 });
     // Another key has nothing being indexed: its search says nothing of it.
     const stranger = made.keys.create({ name: 'stranger' }).key;
-    const theirs = await request(made.app).post('/v1/web/search').set(auth(stranger)).send({ model: 'local:search', query: 'clockwork lamp' });
+    const theirs = await request(made.app)
+      .post('/v1/web/search')
+      .set(auth(stranger))
+      .send({ model: 'local:search', query: 'clockwork lamp' });
     expect(theirs.body).not.toHaveProperty('files_indexing');
 
     release();
     await held;
     expect((await settled(made, made.key, uploaded.body.id)).indexing.status).toBe('indexed');
-    const late = await request(made.app).post('/v1/web/search').set(auth(made.key)).send({ model: 'local:search', query: 'clockwork lamp' });
+    const late = await request(made.app)
+      .post('/v1/web/search')
+      .set(auth(made.key))
+      .send({ model: 'local:search', query: 'clockwork lamp' });
     expect(late.body.results.map((result: { title: string }) => result.title)).toEqual(['lamp.txt']);
     expect(late.body).not.toHaveProperty('files_indexing');
   }, 60_000);

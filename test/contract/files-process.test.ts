@@ -26,7 +26,11 @@ describe.skipIf(process.platform !== 'linux')('a large upload to the real proces
     `streams ${FILE_BYTES / MIB} MiB to disk with the server's RSS bounded`,
     async () => {
       const key = 'sk-files-process-test-key-0123456789abcdef';
-      const server = await startServer({ OMNIGATE_API_KEYS: key, OMNIGATE_DATA_DIR: dataDir(), OMNIGATE_REQUEST_TIMEOUT_MS: '600000' });
+      const server = await startServer({
+        OMNIGATE_API_KEYS: key,
+        OMNIGATE_DATA_DIR: dataDir(),
+        OMNIGATE_REQUEST_TIMEOUT_MS: '600000',
+      });
       const pid = server.child.pid!;
       // Warm the route (the validator compiles its schemas on first use) before the baseline is taken.
       await benchFiles(`http://127.0.0.1:${server.port}`, key, MIB);

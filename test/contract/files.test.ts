@@ -37,15 +37,25 @@ function binary(req: request.Test) {
   });
 }
 
-function upload(made: TestApp, bytes: Uint8Array, filename: string, options: { purpose?: string; contentType?: string; key?: string; fields?: Record<string, string> } = {}) {
-  const req = request(made.app).post('/v1/files').set(auth(options.key ?? made.key));
+function upload(
+  made: TestApp,
+  bytes: Uint8Array,
+  filename: string,
+  options: { purpose?: string; contentType?: string; key?: string; fields?: Record<string, string> } = {},
+) {
+  const req = request(made.app)
+    .post('/v1/files')
+    .set(auth(options.key ?? made.key));
   if (options.purpose !== null) {
     req.field('purpose', options.purpose ?? 'assistants');
   }
   for (const [name, value] of Object.entries(options.fields ?? {})) {
     req.field(name, value);
   }
-  return req.attach('file', Buffer.from(bytes), { filename, contentType: options.contentType ?? 'application/octet-stream' });
+  return req.attach('file', Buffer.from(bytes), {
+    filename,
+    contentType: options.contentType ?? 'application/octet-stream',
+  });
 }
 
 /** A hand-written form, so the part's filename reaches the server exactly as given. */
@@ -55,7 +65,11 @@ function rawUpload(made: TestApp, filename: string, content: string) {
     `--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nassistants\r\n` +
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n--${boundary}--\r\n`,
   );
-  return request(made.app).post('/v1/files').set(auth(made.key)).set('content-type', `multipart/form-data; boundary=${boundary}`).send(body);
+  return request(made.app)
+    .post('/v1/files')
+    .set(auth(made.key))
+    .set('content-type', `multipart/form-data; boundary=${boundary}`)
+    .send(body);
 }
 
 /** Everything in the blob directory: committed blobs and any temporary `.partial` file. */
@@ -109,13 +123,23 @@ describe('POST /v1/files', () => {
     ['a GIF', Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1'), 'anim.png', 'image/gif'],
     ['a WebP', Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WEBPVP8 ')]), 'x.jpg', 'image/webp'],
     ['a ZIP', Buffer.from([0x50, 0x4b, 0x03, 0x04, 20, 0, 0, 0]), 'archive.zip', 'application/zip'],
-    ['a DOCX (a ZIP by its extension)', Buffer.from([0x50, 0x4b, 0x03, 0x04, 20, 0, 0, 0]), 'letter.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+    [
+      'a DOCX (a ZIP by its extension)',
+      Buffer.from([0x50, 0x4b, 0x03, 0x04, 20, 0, 0, 0]),
+      'letter.docx',
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    ],
     ['UTF-8 markdown', Buffer.from('# Überschrift\n\nGrüße, 日本語 ✓\n'), 'notes.md', 'text/markdown'],
     ['UTF-8 CSV', Buffer.from('a,b\n1,2\n'), 'table.csv', 'text/csv'],
     ['JSON', Buffer.from('{"a": [1, 2]}'), 'data.json', 'application/json'],
     ['HTML', Buffer.from('<!doctype html><p>hi</p>'), 'page.html', 'text/html'],
     ['UTF-8 text with an unknown extension', Buffer.from('plain words'), 'README', 'text/plain'],
-    ['bytes that are not UTF-8, named .txt', Buffer.from([0x68, 0x69, 0xff, 0xfe, 0x00, 0x41]), 'fake.txt', 'application/octet-stream'],
+    [
+      'bytes that are not UTF-8, named .txt',
+      Buffer.from([0x68, 0x69, 0xff, 0xfe, 0x00, 0x41]),
+      'fake.txt',
+      'application/octet-stream',
+    ],
   ])('sniffs %s, whatever the client claims', async (_name, bytes, filename, expected) => {
     const made = createTestApp();
     const res = await upload(made, bytes, filename, { contentType: 'text/html' });
@@ -133,10 +157,14 @@ describe('POST /v1/files', () => {
 
   it('keeps the expiry the SDKs send as two form fields; refuses one out of range with its param', async () => {
     const made = createTestApp();
-    const ok = await upload(made, Buffer.from('hello'), 'a.txt', { fields: { 'expires_after[anchor]': 'created_at', 'expires_after[seconds]': '3600' } });
+    const ok = await upload(made, Buffer.from('hello'), 'a.txt', {
+      fields: { 'expires_after[anchor]': 'created_at', 'expires_after[seconds]': '3600' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.expires_at).toBe(ok.body.created_at + 3600);
-    const bad = await upload(made, Buffer.from('hello'), 'a.txt', { fields: { 'expires_after[anchor]': 'created_at', 'expires_after[seconds]': '60' } });
+    const bad = await upload(made, Buffer.from('hello'), 'a.txt', {
+      fields: { 'expires_after[anchor]': 'created_at', 'expires_after[seconds]': '60' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.param).toBe('expires_after.seconds');
     expect(blobFiles(made)).toHaveLength(1);
@@ -144,16 +172,26 @@ describe('POST /v1/files', () => {
 
   it('refuses a form without purpose (400), without a file part (400), an empty file (422) and a JSON body (415)', async () => {
     const made = createTestApp();
-    const noPurpose = await request(made.app).post('/v1/files').set(auth(made.key)).attach('file', Buffer.from('x'), 'a.txt');
+    const noPurpose = await request(made.app)
+      .post('/v1/files')
+      .set(auth(made.key))
+      .attach('file', Buffer.from('x'), 'a.txt');
     expect(noPurpose.status).toBe(400);
     expectRequestId(noPurpose);
-    const noFile = await request(made.app).post('/v1/files').set(auth(made.key)).field('purpose', 'assistants').field('file', 'a.txt');
+    const noFile = await request(made.app)
+      .post('/v1/files')
+      .set(auth(made.key))
+      .field('purpose', 'assistants')
+      .field('file', 'a.txt');
     expect(noFile.status).toBe(400);
     expect(noFile.body.error.param).toBe('file');
     const empty = await upload(made, new Uint8Array(0), 'empty.txt');
     expect(empty.status).toBe(422);
     expect(empty.body.error.code).toBe('empty_file');
-    const json = await request(made.app).post('/v1/files').set(auth(made.key)).send({ purpose: 'assistants', file: 'x' });
+    const json = await request(made.app)
+      .post('/v1/files')
+      .set(auth(made.key))
+      .send({ purpose: 'assistants', file: 'x' });
     expect(json.status).toBe(415);
     expect(blobFiles(made)).toEqual([]);
     expect(rows(made)).toEqual({ files: 0, blobs: 0 });
@@ -199,7 +237,7 @@ describe('POST /v1/files', () => {
     expect(blobFiles(made)).toHaveLength(3);
   });
 
-  it('records the bytes uploaded on the call\'s usage record', async () => {
+  it("records the bytes uploaded on the call's usage record", async () => {
     const made = createTestApp();
     const res = await upload(made, Buffer.alloc(4321, 0x61), 'u.txt');
     const id = expectRequestId(res);
@@ -239,8 +277,16 @@ describe('POST /v1/files', () => {
     expect(made.logs.some((line) => line.msg?.toString().startsWith('indexing an uploaded file failed'))).toBe(true);
     expect(boom.body.indexing.status).toBe('indexing');
     const boomAfter = await request(made.app).get(`/v1/files/${boom.body.id}`).set(auth(made.key));
-    expect(boomAfter.body.indexing).toEqual({ status: 'failed', code: 'extraction_failed', reason: 'Indexing the file failed.' });
-    expect((await request(made.app).get(`/v1/files/${res.body.id}`).set(auth(made.key))).body.indexing).toEqual({ status: 'indexed', reason: null, code: null });
+    expect(boomAfter.body.indexing).toEqual({
+      status: 'failed',
+      code: 'extraction_failed',
+      reason: 'Indexing the file failed.',
+    });
+    expect((await request(made.app).get(`/v1/files/${res.body.id}`).set(auth(made.key))).body.indexing).toEqual({
+      status: 'indexed',
+      reason: null,
+      code: null,
+    });
     const deleted = await request(made.app).delete(`/v1/files/${res.body.id}`).set(auth(made.key));
     expect(deleted.status).toBe(200);
     expect(removed).toEqual([res.body.id]);
@@ -274,11 +320,14 @@ describe('POST /v1/files', () => {
 });
 
 describe('GET /v1/files', () => {
-  it('pages the caller\'s files with after, limit, order and purpose; another key\'s files are never listed', async () => {
+  it("pages the caller's files with after, limit, order and purpose; another key's files are never listed", async () => {
     const made = createTestApp();
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) {
-      ids.push((await upload(made, Buffer.from(`file ${i}`), `f${i}.txt`, { purpose: i % 2 === 0 ? 'assistants' : 'vision' })).body.id as string);
+      ids.push(
+        (await upload(made, Buffer.from(`file ${i}`), `f${i}.txt`, { purpose: i % 2 === 0 ? 'assistants' : 'vision' }))
+          .body.id as string,
+      );
     }
     const other = made.keys.create({ name: 'other' }).key;
     await upload(made, Buffer.from('theirs'), 'theirs.txt', { key: other });
@@ -288,9 +337,15 @@ describe('GET /v1/files', () => {
     assertMatchesSchema('FileList', first.body);
     expect(first.body.data.map((file: { id: string }) => file.id)).toEqual([ids[4], ids[3]]);
     expect(first.body).toMatchObject({ has_more: true, first_id: ids[4], last_id: ids[3] });
-    const next = await request(made.app).get('/v1/files').query({ limit: 2, after: first.body.last_id }).set(auth(made.key));
+    const next = await request(made.app)
+      .get('/v1/files')
+      .query({ limit: 2, after: first.body.last_id })
+      .set(auth(made.key));
     expect(next.body.data.map((file: { id: string }) => file.id)).toEqual([ids[2], ids[1]]);
-    const last = await request(made.app).get('/v1/files').query({ limit: 2, after: next.body.last_id }).set(auth(made.key));
+    const last = await request(made.app)
+      .get('/v1/files')
+      .query({ limit: 2, after: next.body.last_id })
+      .set(auth(made.key));
     expect(last.body).toMatchObject({ has_more: false });
     expect(last.body.data.map((file: { id: string }) => file.id)).toEqual([ids[0]]);
 
@@ -301,14 +356,19 @@ describe('GET /v1/files', () => {
     const theirs = await request(made.app).get('/v1/files').set(auth(other));
     expect(theirs.body.data).toHaveLength(1);
     // A cursor from another key continues nothing.
-    const foreignCursor = await request(made.app).get('/v1/files').query({ after: theirs.body.data[0].id }).set(auth(made.key));
+    const foreignCursor = await request(made.app)
+      .get('/v1/files')
+      .query({ after: theirs.body.data[0].id })
+      .set(auth(made.key));
     expect(foreignCursor.body).toMatchObject({ data: [], has_more: false });
   });
 
   it('does not list or serve an expired file', async () => {
     let clock = Date.UTC(2025, 0, 1);
     const made = createTestApp({ now: () => clock });
-    const res = await upload(made, Buffer.from('short-lived'), 'a.txt', { fields: { 'expires_after[anchor]': 'created_at', 'expires_after[seconds]': '3600' } });
+    const res = await upload(made, Buffer.from('short-lived'), 'a.txt', {
+      fields: { 'expires_after[anchor]': 'created_at', 'expires_after[seconds]': '3600' },
+    });
     clock += 3601 * 1000;
     expect((await request(made.app).get(`/v1/files/${res.body.id}`).set(auth(made.key))).status).toBe(404);
     expect((await request(made.app).get('/v1/files').set(auth(made.key))).body.data).toEqual([]);
@@ -318,17 +378,23 @@ describe('GET /v1/files', () => {
 });
 
 describe('one file: retrieve, content, delete', () => {
-  it('answers another key\'s file exactly like an unknown id, on every route', async () => {
+  it("answers another key's file exactly like an unknown id, on every route", async () => {
     const made = createTestApp();
     const mine = (await upload(made, Buffer.from('secret'), 'secret.txt')).body.id as string;
     const other = made.keys.create({ name: 'other' }).key;
     const unknown = `file-${'0'.repeat(32)}`;
-    for (const [method, suffix] of [['get', ''], ['get', '/content'], ['delete', '']] as const) {
+    for (const [method, suffix] of [
+      ['get', ''],
+      ['get', '/content'],
+      ['delete', ''],
+    ] as const) {
       const theirs = await request(made.app)[method](`/v1/files/${mine}${suffix}`).set(auth(other));
       const missing = await request(made.app)[method](`/v1/files/${unknown}${suffix}`).set(auth(other));
       expect(theirs.status).toBe(404);
       expect(missing.status).toBe(404);
-      expect(JSON.stringify(theirs.body).replaceAll(mine, 'ID')).toBe(JSON.stringify(missing.body).replaceAll(unknown, 'ID'));
+      expect(JSON.stringify(theirs.body).replaceAll(mine, 'ID')).toBe(
+        JSON.stringify(missing.body).replaceAll(unknown, 'ID'),
+      );
       expect(theirs.body.error.code).toBe('file_not_found');
     }
     // Still there for its owner.
@@ -356,14 +422,21 @@ describe('one file: retrieve, content, delete', () => {
     const made = createTestApp();
     const bytes = Buffer.from('0123456789abcdef');
     const id = (await upload(made, bytes, 'digits.txt')).body.id as string;
-    const part = await binary(request(made.app).get(`/v1/files/${id}/content`).set(auth(made.key)).set('range', 'bytes=2-5'));
+    const part = await binary(
+      request(made.app).get(`/v1/files/${id}/content`).set(auth(made.key)).set('range', 'bytes=2-5'),
+    );
     expect(part.status).toBe(206);
     expect(part.headers['content-range']).toBe('bytes 2-5/16');
     expect(part.headers['accept-ranges']).toBe('bytes');
     expect((part.body as Buffer).toString()).toBe('2345');
-    const tail = await binary(request(made.app).get(`/v1/files/${id}/content`).set(auth(made.key)).set('range', 'bytes=-3'));
+    const tail = await binary(
+      request(made.app).get(`/v1/files/${id}/content`).set(auth(made.key)).set('range', 'bytes=-3'),
+    );
     expect((tail.body as Buffer).toString()).toBe('def');
-    const outside = await request(made.app).get(`/v1/files/${id}/content`).set(auth(made.key)).set('range', 'bytes=100-200');
+    const outside = await request(made.app)
+      .get(`/v1/files/${id}/content`)
+      .set(auth(made.key))
+      .set('range', 'bytes=100-200');
     expect(outside.status).toBe(416);
     expect(outside.headers['content-range']).toBe('bytes */16');
   });
@@ -372,7 +445,9 @@ describe('one file: retrieve, content, delete', () => {
     const made = createTestApp();
     const unicode = await upload(made, Buffer.from('x'), 'résumé "final" 100%.txt');
     const res = await request(made.app).get(`/v1/files/${unicode.body.id}/content`).set(auth(made.key));
-    expect(res.headers['content-disposition']).toBe(`attachment; filename="r_sum_ _final_ 100_.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22final%22%20100%25.txt`);
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename="r_sum_ _final_ 100_.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22final%22%20100%25.txt`,
+    );
     expect(decodeURIComponent(res.headers['content-disposition'].split("''")[1])).toBe('résumé "final" 100%.txt');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['content-security-policy']).toContain('sandbox');
@@ -383,7 +458,9 @@ describe('one file: retrieve, content, delete', () => {
     expect(injected.body.filename).toBe('aX-Injected: yes.txt');
     const download = await request(made.app).get(`/v1/files/${injected.body.id}/content`).set(auth(made.key));
     expect(download.headers['x-injected']).toBeUndefined();
-    expect(download.headers['content-disposition']).toBe(`attachment; filename="aX-Injected: yes.txt"; filename*=UTF-8''aX-Injected%3A%20yes.txt`);
+    expect(download.headers['content-disposition']).toBe(
+      `attachment; filename="aX-Injected: yes.txt"; filename*=UTF-8''aX-Injected%3A%20yes.txt`,
+    );
     expect(contentDisposition('\r\n')).toBe(`attachment; filename="file"; filename*=UTF-8''file`);
   });
 
@@ -423,7 +500,7 @@ describe('one file: retrieve, content, delete', () => {
 });
 
 describe('a stored image as a video input (input_reference.file_id)', () => {
-  it('reads the caller\'s own image; another key\'s id is unknown; a stored non-image is 422', async () => {
+  it("reads the caller's own image; another key's id is unknown; a stored non-image is 422", async () => {
     const made = createTestApp();
     const png = await sampleImage('png', 8, 8);
     const id = (await upload(made, png, 'start.png')).body.id as string;
@@ -431,12 +508,20 @@ describe('a stored image as a video input (input_reference.file_id)', () => {
     const ownerId = made.keys.list().find((record) => record.name === 'test')!.id;
     const other = made.keys.create({ name: 'other' });
     const storedFile = (keyId: string) => (fileId: string) =>
-      readStoredFile({ store: made.files, blobs: made.blobs }, keyId, fileId, { maxBytes: 1_000_000, param: 'input_reference.file_id', nowSeconds: Math.floor(Date.now() / 1000) });
+      readStoredFile({ store: made.files, blobs: made.blobs }, keyId, fileId, {
+        maxBytes: 1_000_000,
+        param: 'input_reference.file_id',
+        nowSeconds: Math.floor(Date.now() / 1000),
+      });
     const signal = new AbortController().signal;
     const image = await readInputImage({ reference: { file_id: id }, storedFile: storedFile(ownerId), signal });
     expect(image?.mediaType).toBe('image/png');
     expect(Buffer.compare(Buffer.from(image!.data), Buffer.from(png))).toBe(0);
-    await expect(readInputImage({ reference: { file_id: id }, storedFile: storedFile(other.record.id), signal })).rejects.toMatchObject({ status: 404, code: 'file_not_found' });
-    await expect(readInputImage({ reference: { file_id: text }, storedFile: storedFile(ownerId), signal })).rejects.toMatchObject({ status: 422 });
+    await expect(
+      readInputImage({ reference: { file_id: id }, storedFile: storedFile(other.record.id), signal }),
+    ).rejects.toMatchObject({ status: 404, code: 'file_not_found' });
+    await expect(
+      readInputImage({ reference: { file_id: text }, storedFile: storedFile(ownerId), signal }),
+    ).rejects.toMatchObject({ status: 422 });
   });
 });

@@ -28,10 +28,13 @@ describe('a browser', () => {
     expect(t.logs.slice(before).some((line) => line.code === 'missing_api_key')).toBe(false);
   });
 
-  it.each(['/openapi.json?v=2', '/openapi.yaml?_=123', '/health?probe=lb', '/?utm_source=readme'])('ignores the cache-buster in %s', async (path) => {
-    const res = await request(t.app).get(path);
-    expect(res.status, JSON.stringify(res.body)).toBeLessThan(400);
-  });
+  it.each(['/openapi.json?v=2', '/openapi.yaml?_=123', '/health?probe=lb', '/?utm_source=readme'])(
+    'ignores the cache-buster in %s',
+    async (path) => {
+      const res = await request(t.app).get(path);
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(400);
+    },
+  );
 });
 
 describe('HEAD works wherever GET does', () => {
@@ -56,7 +59,10 @@ describe('HEAD works wherever GET does', () => {
 
 describe('model ids in the query', () => {
   it('GET /v1/usage?limit=20&model=local:chat answers, as the README shows', async () => {
-    await request(t.app).post('/v1/chat/completions').set('authorization', `Bearer ${t.key}`).send({ model: 'local:chat', messages: [{ role: 'user', content: 'hi' }] });
+    await request(t.app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${t.key}`)
+      .send({ model: 'local:chat', messages: [{ role: 'user', content: 'hi' }] });
     t.usage.flush();
     const res = await request(t.app).get('/v1/usage?limit=20&model=local:chat').set('authorization', `Bearer ${t.key}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -74,7 +80,10 @@ describe('the wrong key header on /v1', () => {
 describe('access log', () => {
   it('writes one line per request: method, path, status, duration, request id, key id and model', async () => {
     const before = t.logs.length;
-    const res = await request(t.app).post('/v1/chat/completions').set('authorization', `Bearer ${t.key}`).send({ model: 'reference', messages: [{ role: 'user', content: 'hi' }] });
+    const res = await request(t.app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${t.key}`)
+      .send({ model: 'reference', messages: [{ role: 'user', content: 'hi' }] });
     const lines = t.logs.slice(before).filter((line) => line.msg === 'request');
     expect(lines).toEqual([
       expect.objectContaining({
@@ -94,7 +103,10 @@ describe('access log', () => {
 
 describe('messages that say what is allowed', () => {
   it('a role outside the allowed set names the allowed roles', async () => {
-    const res = await request(t.app).post('/v1/chat/completions').set('authorization', `Bearer ${t.key}`).send({ model: 'local:chat', messages: [{ role: 'bogus', content: 'hi' }] });
+    const res = await request(t.app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${t.key}`)
+      .send({ model: 'local:chat', messages: [{ role: 'bogus', content: 'hi' }] });
     expect(res.status).toBe(400);
     expect(res.body.error.param).toBe('messages.0.role');
     for (const role of ['system', 'developer', 'user', 'assistant', 'tool']) {

@@ -40,7 +40,9 @@ afterAll(async () => {
 });
 
 function fail(req: RawRequest, res: RawResponse, why: string): never {
-  throw new Error(`${why}\n→ ${res.status} ${res.headers['content-type'] ?? ''}\n${res.text.slice(0, 500)}\nfor ${describeRequest(req)}`);
+  throw new Error(
+    `${why}\n→ ${res.status} ${res.headers['content-type'] ?? ''}\n${res.text.slice(0, 500)}\nfor ${describeRequest(req)}`,
+  );
 }
 
 /** The three promises of the fuzz, for one answer. */
@@ -48,11 +50,19 @@ function checkAnswer(req: RawRequest, res: RawResponse): void {
   const path = req.path.split('?')[0];
   const operation = operationAt(operations, req.method, path);
   if (res.status >= 500 && !(res.status === 503 && operation?.declaresServiceUnavailable)) {
-    fail(req, res, `a ${res.status} where ${operation ? `${operation.operationId} declares no such status` : 'no operation matches'}`);
+    fail(
+      req,
+      res,
+      `a ${res.status} where ${operation ? `${operation.operationId} declares no such status` : 'no operation matches'}`,
+    );
   }
   const id = res.headers['x-svc-request-id'];
   if (typeof id !== 'string' || !REQUEST_ID.test(id) || res.headers['x-request-id'] !== id) {
-    fail(req, res, `request-id headers missing or different: x-svc-request-id=${id}, x-request-id=${res.headers['x-request-id']}`);
+    fail(
+      req,
+      res,
+      `request-id headers missing or different: x-svc-request-id=${id}, x-request-id=${res.headers['x-request-id']}`,
+    );
   }
   const family = /^\/anthropic(\/|$)/.test(path) ? 'anthropic' : /^\/v1\/mcp(\/|$)/.test(path) ? 'mcp' : 'openai';
   if (family === 'anthropic' && res.headers['request-id'] !== id) {
@@ -104,16 +114,20 @@ it('covers every operation of the spec', () => {
 });
 
 describe.each(operations)('$method $path ($operationId)', (operation) => {
-  it.each(kindsFor(operation))('%s', async (kind) => {
-    await fc.assert(
-      fc.asyncProperty(fuzzRequests(operation, kind, key, document.components ?? {}), async (req) => {
-        checkAnswer(req, await sendRaw(port, req));
-      }),
-      // No shrinking: each step is a request, and the printed request is already small enough to read.
-      { seed: SEED, numRuns: RUNS, endOnFailure: true },
-    );
-    // A hang guard for RUNS requests that each render real media on a busy machine, not a speed limit.
-  }, 300_000);
+  it.each(kindsFor(operation))(
+    '%s',
+    async (kind) => {
+      await fc.assert(
+        fc.asyncProperty(fuzzRequests(operation, kind, key, document.components ?? {}), async (req) => {
+          checkAnswer(req, await sendRaw(port, req));
+        }),
+        // No shrinking: each step is a request, and the printed request is already small enough to read.
+        { seed: SEED, numRuns: RUNS, endOnFailure: true },
+      );
+      // A hang guard for RUNS requests that each render real media on a busy machine, not a speed limit.
+    },
+    300_000,
+  );
 
   it('still serves /health and local:chat afterwards', expectStillServing);
 });

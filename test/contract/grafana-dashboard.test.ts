@@ -11,9 +11,15 @@ import { ROOT } from '../helpers/spawn-server.js';
 
 describe('deploy/grafana/omnigate.json', () => {
   it('queries only metrics that /metrics declares', async () => {
-    const dashboard = JSON.parse(readFileSync(path.join(ROOT, 'deploy/grafana/omnigate.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> };
+    const dashboard = JSON.parse(readFileSync(path.join(ROOT, 'deploy/grafana/omnigate.json'), 'utf8')) as {
+      panels: Array<{ targets: Array<{ expr: string }> }>;
+    };
     const used = new Set(
-      dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => [...target.expr.matchAll(/\b((?:omnigate|nodejs|process)_[a-z0-9_]+)/g)].map((match) => match[1]))),
+      dashboard.panels.flatMap((panel) =>
+        panel.targets.flatMap((target) =>
+          [...target.expr.matchAll(/\b((?:omnigate|nodejs|process)_[a-z0-9_]+)/g)].map((match) => match[1]),
+        ),
+      ),
     );
     const metrics = createMetrics({ models: [], providers: [], perKey: false, sources: {} });
     const declared = [...parsePrometheusText(await metrics.render()).types.keys()];

@@ -111,14 +111,18 @@ describe('multipart bodies (finding 7)', () => {
 
   it('too many fields is a 400 saying so, not a 413 about file size', async () => {
     const fields = Array.from({ length: 40 }, (_, index) => part(`field${index}`, 'x')).join('');
-    const res = await post('/v1/files').set('content-type', `multipart/form-data; boundary=${boundary}`).send(`${fields}--${boundary}--\r\n`);
+    const res = await post('/v1/files')
+      .set('content-type', `multipart/form-data; boundary=${boundary}`)
+      .send(`${fields}--${boundary}--\r\n`);
     expectOpenAiError(res, 400, 'invalid_multipart');
     expect(res.body.error.message).toMatch(/more fields/);
   });
 
   it('too many files is a 400 saying so', async () => {
     const files = Array.from({ length: 6 }, (_, index) => part('file', 'hello', `f${index}.txt`)).join('');
-    const res = await post('/v1/files').set('content-type', `multipart/form-data; boundary=${boundary}`).send(`${files}--${boundary}--\r\n`);
+    const res = await post('/v1/files')
+      .set('content-type', `multipart/form-data; boundary=${boundary}`)
+      .send(`${files}--${boundary}--\r\n`);
     expectOpenAiError(res, 400, 'invalid_multipart');
     expect(res.body.error.message).toMatch(/more files/);
   });
@@ -143,7 +147,10 @@ describe('amplification (finding 9)', () => {
     for (let index = 0; index < 50_000; index++) {
       body[`unknown_field_${index}`] = 1;
     }
-    const res = await request(big.app).post('/v1/chat/completions').set('authorization', `Bearer ${big.key}`).send(body);
+    const res = await request(big.app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${big.key}`)
+      .send(body);
     expect(res.status).toBe(200);
     const lines = big.logs.filter((line) => line.level === 40);
     expect(lines).toHaveLength(1);
@@ -172,7 +179,11 @@ describe('amplification (finding 9)', () => {
     const unknown = await post('/v1/chat/completions').send({ ...chatBody, model: 'm'.repeat(256) });
     expectOpenAiError(unknown, 404, 'model_not_found');
     expect(unknown.body.error.message.length).toBeLessThan(300);
-    const anthropic = await post('/anthropic/v1/messages').send({ model: huge, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
+    const anthropic = await post('/anthropic/v1/messages').send({
+      model: huge,
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(anthropic.status).toBe(400);
     expect(JSON.stringify(anthropic.body).length).toBeLessThan(2_000);
     expect(JSON.stringify(t.logs.slice(before)).length).toBeLessThan(10_000);
@@ -180,13 +191,16 @@ describe('amplification (finding 9)', () => {
 });
 
 describe('/v1/mcp answers in the JSON-RPC envelope (finding 11)', () => {
-  it.each(['put', 'patch', 'options'] as const)('%s /v1/mcp is a 405 with Allow, in the JSON-RPC envelope', async (method) => {
-    const res = await request(t.app)[method]('/v1/mcp').set('authorization', `Bearer ${t.key}`);
-    expect(res.status).toBe(405);
-    expect(res.headers.allow).toBe('POST');
-    expect(res.headers['content-type']).toMatch(/application\/json/);
-    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32601 } });
-  });
+  it.each(['put', 'patch', 'options'] as const)(
+    '%s /v1/mcp is a 405 with Allow, in the JSON-RPC envelope',
+    async (method) => {
+      const res = await request(t.app)[method]('/v1/mcp').set('authorization', `Bearer ${t.key}`);
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('POST');
+      expect(res.headers['content-type']).toMatch(/application\/json/);
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32601 } });
+    },
+  );
 
   it('TRACE /v1/mcp is refused in the envelope too', async () => {
     const res = await request(t.app).trace('/v1/mcp').set('authorization', `Bearer ${t.key}`);
@@ -194,21 +208,29 @@ describe('/v1/mcp answers in the JSON-RPC envelope (finding 11)', () => {
     expect(res.headers['content-type']).toMatch(/application\/json/);
   });
 
-  it.each(['/v1/mcp/sub', '/v1/mcp/a/b'])('POST %s is a 404 in the JSON-RPC envelope, echoing the request id', async (path) => {
-    const res = await post(path).send({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
-    expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32601 } });
-    expect(res.headers['x-request-id']).toMatch(/^req_/);
-  });
+  it.each(['/v1/mcp/sub', '/v1/mcp/a/b'])(
+    'POST %s is a 404 in the JSON-RPC envelope, echoing the request id',
+    async (path) => {
+      const res = await post(path).send({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32601 } });
+      expect(res.headers['x-request-id']).toMatch(/^req_/);
+    },
+  );
 
   it('a body that is not JSON is a 400 with the JSON-RPC parse error -32700, not -32600', async () => {
-    const res = await post('/v1/mcp').set('content-type', 'application/json').set('accept', 'application/json, text/event-stream').send('{"jsonrpc": "2.0", "id": 1,');
+    const res = await post('/v1/mcp')
+      .set('content-type', 'application/json')
+      .set('accept', 'application/json, text/event-stream')
+      .send('{"jsonrpc": "2.0", "id": 1,');
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
   });
 
   it('a JSON body that is no JSON-RPC message stays -32600', async () => {
-    const res = await post('/v1/mcp').set('accept', 'application/json, text/event-stream').send({ id: 1, method: 'tools/list' });
+    const res = await post('/v1/mcp')
+      .set('accept', 'application/json, text/event-stream')
+      .send({ id: 1, method: 'tools/list' });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
   });
@@ -220,11 +242,14 @@ describe('/v1/mcp answers in the JSON-RPC envelope (finding 11)', () => {
 });
 
 describe('values the validator lets through', () => {
-  it.each(['limit=1e999', 'limit=Infinity', 'limit=-Infinity', 'since=1e999'])('GET /v1/usage?%s is a 400 naming the parameter', async (query) => {
-    const res = await request(t.app).get(`/v1/usage?${query}`).set('authorization', `Bearer ${t.key}`);
-    expectOpenAiError(res, 400, null);
-    expect(res.body.error.param).toBe(query.split('=')[0]);
-  });
+  it.each(['limit=1e999', 'limit=Infinity', 'limit=-Infinity', 'since=1e999'])(
+    'GET /v1/usage?%s is a 400 naming the parameter',
+    async (query) => {
+      const res = await request(t.app).get(`/v1/usage?${query}`).set('authorization', `Bearer ${t.key}`);
+      expectOpenAiError(res, 400, null);
+      expect(res.body.error.param).toBe(query.split('=')[0]);
+    },
+  );
 
   it('a JSON-RPC id that is not a string or an integer is answered with id null', async () => {
     const res = await post('/v1/mcp/x').send({ jsonrpc: '2.0', id: 1.5, method: 'tools/list' });

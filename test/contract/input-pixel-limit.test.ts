@@ -15,7 +15,9 @@ let huge: Buffer;
 
 beforeAll(async () => {
   await made.videoRunner.stop(0);
-  huge = await sharp({ create: { width: 7000, height: 6000, channels: 3, background: '#3366cc' } }).png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer();
+  huge = await sharp({ create: { width: 7000, height: 6000, channels: 3, background: '#3366cc' } })
+    .png({ compressionLevel: 1, adaptiveFiltering: false })
+    .toBuffer();
 });
 
 afterAll(async () => {
@@ -33,23 +35,43 @@ describe('the input pixel limit', () => {
       .attach('input_reference', huge, { filename: 'huge.png', contentType: 'image/png' });
     expect(res.status).toBe(400);
     expectRequestId(res);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'image_too_large', param: 'input_reference' });
+    expect(res.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'image_too_large',
+      param: 'input_reference',
+    });
     expect(res.body.error.message).toMatch(/7000×6000 .*40 Mpx/);
     expect(made.videoTasks.list({ keyId: made.keys.verify(made.key)!.id, limit: 10, order: 'asc' }).tasks).toEqual([]);
   });
 
   it('refuses the same image as image_understanding’s file with the same 400', async () => {
-    const upload = await request(made.app).post('/v1/files').set(auth).field('purpose', 'vision').attach('file', huge, 'huge.png');
+    const upload = await request(made.app)
+      .post('/v1/files')
+      .set(auth)
+      .field('purpose', 'vision')
+      .attach('file', huge, 'huge.png');
     expect(upload.status).toBe(200);
-    const res = await request(made.app).post('/v1/tools/image_understanding').set(auth).send({ prompt: 'what is it?', file_id: upload.body.id });
+    const res = await request(made.app)
+      .post('/v1/tools/image_understanding')
+      .set(auth)
+      .send({ prompt: 'what is it?', file_id: upload.body.id });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'image_too_large', param: 'file_id' });
   });
 
   it('reads a stored image within the limit by file_id for image_understanding', async () => {
-    const small = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#3366cc' } }).png().toBuffer();
-    const upload = await request(made.app).post('/v1/files').set(auth).field('purpose', 'vision').attach('file', small, 'small.png');
-    const res = await request(made.app).post('/v1/tools/image_understanding').set(auth).send({ prompt: 'what is it?', file_id: upload.body.id });
+    const small = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#3366cc' } })
+      .png()
+      .toBuffer();
+    const upload = await request(made.app)
+      .post('/v1/files')
+      .set(auth)
+      .field('purpose', 'vision')
+      .attach('file', small, 'small.png');
+    const res = await request(made.app)
+      .post('/v1/tools/image_understanding')
+      .set(auth)
+      .send({ prompt: 'what is it?', file_id: upload.body.id });
     expect(res.status).toBe(200);
     expect(res.body.analysis).toMatchObject({ media_type: 'image/png', width: 640, height: 480 });
   });

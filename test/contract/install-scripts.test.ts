@@ -18,7 +18,9 @@ function packagesWithInstallScripts(lockfile: string): string[] {
 }
 
 function decided(manifest: string): string[] {
-  const { allowScripts } = JSON.parse(readFileSync(new URL(manifest, import.meta.url), 'utf8')) as { allowScripts?: Record<string, boolean> };
+  const { allowScripts } = JSON.parse(readFileSync(new URL(manifest, import.meta.url), 'utf8')) as {
+    allowScripts?: Record<string, boolean>;
+  };
   return Object.keys(allowScripts ?? {}).map((key) => key.replace(/(?<=.)@[^@/]+$/, ''));
 }
 

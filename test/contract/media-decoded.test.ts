@@ -21,9 +21,14 @@ afterAll(async () => {
 });
 
 async function pixelsOf(prompt: string) {
-  const res = await request(made.app).post('/v1/images/generations').set(auth).send({ prompt, size: '256x256', response_format: 'b64_json' });
+  const res = await request(made.app)
+    .post('/v1/images/generations')
+    .set(auth)
+    .send({ prompt, size: '256x256', response_format: 'b64_json' });
   expect(res.status).toBe(200);
-  const { data, info } = await sharp(Buffer.from(res.body.data[0].b64_json as string, 'base64')).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(Buffer.from(res.body.data[0].b64_json as string, 'base64'))
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return { data, info };
 }
 
@@ -51,7 +56,10 @@ describe('media decoded', () => {
   });
 
   it('a video decodes to 24 frames a second of the asked size, and its content expires after the retention period', async () => {
-    const created = await request(made.app).post('/v1/videos').set(auth).send({ model: 'local:video', prompt: 'waves rolling onto a sunny beach', seconds: '4', size: '320x240' });
+    const created = await request(made.app)
+      .post('/v1/videos')
+      .set(auth)
+      .send({ model: 'local:video', prompt: 'waves rolling onto a sunny beach', seconds: '4', size: '320x240' });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const done = await finishedVideo(made.app, made.key, created.body.id as string);
     expect(done).toMatchObject({ status: 'completed', expires_at: Math.floor(clock.ms / 1000) + RETENTION_SECONDS });

@@ -46,7 +46,9 @@ const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('he
 
 async function usageOf(made: TestApp, requestId: string) {
   await new Promise((resolve) => setTimeout(resolve, 30));
-  const res = await request(made.app).get(`/v1/usage?request_id=${requestId}`).set('authorization', `Bearer ${made.key}`);
+  const res = await request(made.app)
+    .get(`/v1/usage?request_id=${requestId}`)
+    .set('authorization', `Bearer ${made.key}`);
   return res.body.data[0];
 }
 
@@ -81,13 +83,21 @@ describe('POST /v1/images/generations', () => {
     expect(image.headers['cache-control']).toBe('private, max-age=3600');
     expect(pngSize(image.body)).toEqual({ width: 1024, height: 576 });
     const record = await usageOf(made, expectRequestId(res));
-    expect(record).toMatchObject({ operation: 'createImage', model: 'local:image', units: 1, media: { images: 1, pixels: 1024 * 576 } });
+    expect(record).toMatchObject({
+      operation: 'createImage',
+      model: 'local:image',
+      units: 1,
+      media: { images: 1, pixels: 1024 * 576 },
+    });
   });
 
   it('refuses a tampered link with 403 and an expired one with 410, whose bytes are then purged', async () => {
     clock = T0;
     const made = app({ mediaLinkTtlSeconds: 60 });
-    const res = await request(made.app).post('/v1/images/generations').set('authorization', `Bearer ${made.key}`).send({ prompt: 'a calm ocean', size: '64x64' });
+    const res = await request(made.app)
+      .post('/v1/images/generations')
+      .set('authorization', `Bearer ${made.key}`)
+      .send({ prompt: 'a calm ocean', size: '64x64' });
     const url = new URL(res.body.data[0].url);
     const signature = url.searchParams.get('signature')!;
     const tampered = `${url.pathname}?expires=${Number(url.searchParams.get('expires')) + 86_400}&signature=${signature}`;
@@ -107,14 +117,22 @@ describe('POST /v1/images/generations', () => {
   it('answers base64, deterministic for prompt and seed, distinct for n > 1, in png, jpeg and webp', async () => {
     const made = app();
     const ask = (body: Record<string, unknown>) =>
-      request(made.app).post('/v1/images/generations').set('authorization', `Bearer ${made.key}`).send({ prompt: 'neon city at night', size: '256x128', seed: 3, response_format: 'b64_json', ...body });
+      request(made.app)
+        .post('/v1/images/generations')
+        .set('authorization', `Bearer ${made.key}`)
+        .send({ prompt: 'neon city at night', size: '256x128', seed: 3, response_format: 'b64_json', ...body });
     const first = await ask({ n: 2 });
     const again = await ask({ n: 2 });
     expect(first.status).toBe(200);
     const images = first.body.data.map((item: { b64_json: string }) => Buffer.from(item.b64_json, 'base64'));
-    expect(images.map(pngSize)).toEqual([{ width: 256, height: 128 }, { width: 256, height: 128 }]);
+    expect(images.map(pngSize)).toEqual([
+      { width: 256, height: 128 },
+      { width: 256, height: 128 },
+    ]);
     expect(sha(images[0])).not.toBe(sha(images[1]));
-    expect(again.body.data.map((item: { b64_json: string }) => sha(Buffer.from(item.b64_json, 'base64')))).toEqual(images.map(sha));
+    expect(again.body.data.map((item: { b64_json: string }) => sha(Buffer.from(item.b64_json, 'base64')))).toEqual(
+      images.map(sha),
+    );
     const otherSeed = await ask({ seed: 4 });
     expect(sha(Buffer.from(otherSeed.body.data[0].b64_json, 'base64'))).not.toBe(sha(images[0]));
     for (const format of ['jpeg', 'webp'] as const) {
@@ -126,7 +144,11 @@ describe('POST /v1/images/generations', () => {
 
   it('refuses size with aspect_ratio, transparent JPEG, streaming and oversized images, naming the parameter', async () => {
     const made = app();
-    const ask = (body: Record<string, unknown>) => request(made.app).post('/v1/images/generations').set('authorization', `Bearer ${made.key}`).send({ prompt: 'x', ...body });
+    const ask = (body: Record<string, unknown>) =>
+      request(made.app)
+        .post('/v1/images/generations')
+        .set('authorization', `Bearer ${made.key}`)
+        .send({ prompt: 'x', ...body });
     const both = await ask({ size: '512x512', aspect_ratio: '1:1' });
     refused(both, 400);
     expect(JSON.stringify(both.body.error)).toMatch(/aspect_ratio/);
@@ -141,37 +163,63 @@ describe('POST /v1/images/generations', () => {
 });
 
 describe('POST /v1/audio/speech', () => {
-  const types = { mp3: 'audio/mpeg', opus: 'audio/ogg', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' } as const;
+  const types = {
+    mp3: 'audio/mpeg',
+    opus: 'audio/ogg',
+    aac: 'audio/aac',
+    flac: 'audio/flac',
+    wav: 'audio/wav',
+    pcm: 'audio/pcm',
+  } as const;
   const codecs = { mp3: 'mp3', opus: 'opus', aac: 'aac', flac: 'flac', wav: 'pcm_s16le', pcm: 'pcm_s16le' } as const;
 
-  it.each(Object.keys(types) as Array<keyof typeof types>)('speaks %s with its exact Content-Type, decodable', async (format) => {
-    const made = app();
-    const res = await binary(
-      request(made.app).post('/v1/audio/speech').set('authorization', `Bearer ${made.key}`).send({ model: 'local:speech', input: 'Hello from the gateway.', voice: 'alloy', response_format: format }),
-    );
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toBe(types[format]);
-    const probe = await probeAudio(res.body, format);
-    expect(probe.codec).toBe(codecs[format]);
-    expect(probe.decodedSeconds).toBeGreaterThan(0.8);
-    expect(probe.decodedSeconds).toBeLessThan(4);
-    if (format === 'pcm') {
-      expect(res.body.length % 2).toBe(0);
-    }
-    if (format === 'wav') {
-      expect(wavInfo(res.body)).toMatchObject({ channels: 1, bitsPerSample: 16 });
-    }
-  });
+  it.each(Object.keys(types) as Array<keyof typeof types>)(
+    'speaks %s with its exact Content-Type, decodable',
+    async (format) => {
+      const made = app();
+      const res = await binary(
+        request(made.app)
+          .post('/v1/audio/speech')
+          .set('authorization', `Bearer ${made.key}`)
+          .send({ model: 'local:speech', input: 'Hello from the gateway.', voice: 'alloy', response_format: format }),
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe(types[format]);
+      const probe = await probeAudio(res.body, format);
+      expect(probe.codec).toBe(codecs[format]);
+      expect(probe.decodedSeconds).toBeGreaterThan(0.8);
+      expect(probe.decodedSeconds).toBeLessThan(4);
+      if (format === 'pcm') {
+        expect(res.body.length % 2).toBe(0);
+      }
+      if (format === 'wav') {
+        expect(wavInfo(res.body)).toMatchObject({ channels: 1, bitsPerSample: 16 });
+      }
+    },
+  );
 
   it('records characters and seconds, and refuses an unknown voice with 400', async () => {
     const made = app();
     const input = 'Twenty-nine characters long.';
-    const res = await binary(request(made.app).post('/v1/audio/speech').set('authorization', `Bearer ${made.key}`).send({ model: 'local:tts', input, voice: 'nova', response_format: 'wav' }));
+    const res = await binary(
+      request(made.app)
+        .post('/v1/audio/speech')
+        .set('authorization', `Bearer ${made.key}`)
+        .send({ model: 'local:tts', input, voice: 'nova', response_format: 'wav' }),
+    );
     const seconds = wavInfo(res.body).seconds;
     const record = await usageOf(made, expectRequestId(res));
-    expect(record).toMatchObject({ operation: 'createSpeech', model: 'local:speech', units: input.length, media: { characters: input.length } });
+    expect(record).toMatchObject({
+      operation: 'createSpeech',
+      model: 'local:speech',
+      units: input.length,
+      media: { characters: input.length },
+    });
     expect(record.media.seconds).toBeCloseTo(seconds, 2);
-    const bad = await request(made.app).post('/v1/audio/speech').set('authorization', `Bearer ${made.key}`).send({ model: 'local:speech', input: 'x', voice: 'no-such-voice' });
+    const bad = await request(made.app)
+      .post('/v1/audio/speech')
+      .set('authorization', `Bearer ${made.key}`)
+      .send({ model: 'local:speech', input: 'x', voice: 'no-such-voice' });
     refused(bad, 400);
     expect(bad.body.error.param).toBe('voice');
   });
@@ -186,7 +234,10 @@ describe('POST /v1/music/generations', () => {
       ['flac', 'audio/flac', 'flac'],
     ] as const) {
       const res = await binary(
-        request(made.app).post('/v1/music/generations').set('authorization', `Bearer ${made.key}`).send({ prompt: 'calm ambient piano', duration: 3, seed: 1, response_format: format }),
+        request(made.app)
+          .post('/v1/music/generations')
+          .set('authorization', `Bearer ${made.key}`)
+          .send({ prompt: 'calm ambient piano', duration: 3, seed: 1, response_format: format }),
       );
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe(type);
@@ -199,13 +250,19 @@ describe('POST /v1/music/generations', () => {
 
   it('answers JSON with base64 MP3 or a signed link, and records seconds', async () => {
     const made = app();
-    const b64 = await request(made.app).post('/v1/music/generations').set('authorization', `Bearer ${made.key}`).send({ prompt: 'upbeat rock', duration: 2, response_format: 'b64_json' });
+    const b64 = await request(made.app)
+      .post('/v1/music/generations')
+      .set('authorization', `Bearer ${made.key}`)
+      .send({ prompt: 'upbeat rock', duration: 2, response_format: 'b64_json' });
     expect(b64.status).toBe(200);
     expect(b64.body.data[0]).toMatchObject({ format: 'mp3', duration: 2 });
     expect((await probeAudio(Buffer.from(b64.body.data[0].b64_json, 'base64'), 'mp3')).codec).toBe('mp3');
     const record = await usageOf(made, expectRequestId(b64));
     expect(record).toMatchObject({ operation: 'createMusic', model: 'local:music', units: 2, media: { seconds: 2 } });
-    const linked = await request(made.app).post('/v1/music/generations').set('authorization', `Bearer ${made.key}`).send({ lyrics: '[Verse]\nsad rain at night', duration: 2, response_format: 'url' });
+    const linked = await request(made.app)
+      .post('/v1/music/generations')
+      .set('authorization', `Bearer ${made.key}`)
+      .send({ lyrics: '[Verse]\nsad rain at night', duration: 2, response_format: 'url' });
     const url = new URL(linked.body.data[0].url);
     const audio = await binary(request(made.app).get(url.pathname + url.search));
     expect(audio.headers['content-type']).toBe('audio/mpeg');
@@ -217,7 +274,11 @@ describe('the media pool, seen from outside', () => {
   it('keeps chat fast while images render', async () => {
     const made = app({ media: { workers: 1, queueLimit: 8, jobTimeoutMs: 60_000 } });
     const auth = { authorization: `Bearer ${made.key}` };
-    const chat = () => request(made.app).post('/v1/chat/completions').set(auth).send({ model: 'local:chat', messages: [{ role: 'user', content: 'ping' }] });
+    const chat = () =>
+      request(made.app)
+        .post('/v1/chat/completions')
+        .set(auth)
+        .send({ model: 'local:chat', messages: [{ role: 'user', content: 'ping' }] });
     expect((await chat()).status).toBe(200);
     // The gateway runs on this thread, so the longest stretch of its CPU between two turns of the event loop is
     // what anything held the loop for, a measure a busy machine does not stretch: a render on the event loop (one
@@ -252,7 +313,11 @@ describe('the media pool, seen from outside', () => {
 
   it('answers 429 with Retry-After when the queue is full', async () => {
     const made = app({ media: { workers: 1, queueLimit: 0, jobTimeoutMs: 60_000 } });
-    const ask = () => request(made.app).post('/v1/images/generations').set('authorization', `Bearer ${made.key}`).send({ prompt: 'desert dunes', size: '1024x1024', response_format: 'b64_json' });
+    const ask = () =>
+      request(made.app)
+        .post('/v1/images/generations')
+        .set('authorization', `Bearer ${made.key}`)
+        .send({ prompt: 'desert dunes', size: '1024x1024', response_format: 'b64_json' });
     const [first, second] = await Promise.all([ask(), ask()]);
     expect([first.status, second.status].sort()).toEqual([200, 429]);
     const busy = first.status === 429 ? first : second;
@@ -264,15 +329,24 @@ describe('the media pool, seen from outside', () => {
     const made = app({ media: { workers: 1, queueLimit: 16, perKeyLimit: 2, jobTimeoutMs: 60_000 } });
     const other = made.keys.create({ name: 'other' }).key;
     const ask = (key: string, prompt: string) =>
-      request(made.app).post('/v1/images/generations').set('authorization', `Bearer ${key}`).send({ prompt, size: '64x64', response_format: 'b64_json' }).then((res) => res);
+      request(made.app)
+        .post('/v1/images/generations')
+        .set('authorization', `Bearer ${key}`)
+        .send({ prompt, size: '64x64', response_format: 'b64_json' })
+        .then((res) => res);
     // The test holds the only worker, so the calls below wait in the queue until it lets go.
     let release!: () => void;
-    const held = made.mediaPool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)));
+    const held = made.mediaPool.use(
+      new AbortController().signal,
+      () => new Promise<void>((resolve) => (release = resolve)),
+    );
     const flood = [ask(made.key, 'desert dunes 1'), ask(made.key, 'desert dunes 2')];
     await vi.waitFor(() => expect(made.mediaPool.stats().queued).toBe(2), { timeout: 10_000 });
     const capped = await ask(made.key, 'desert dunes 3');
     refused(capped, 429, 'key_jobs_limit');
-    expect(capped.body.error.message).toContain('This API key already has 2 media jobs queued or running, the most one key may have');
+    expect(capped.body.error.message).toContain(
+      'This API key already has 2 media jobs queued or running, the most one key may have',
+    );
     expect(Number(capped.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     const otherKeys = ask(other, 'a small flower');
     await vi.waitFor(() => expect(made.mediaPool.stats().queued).toBe(3), { timeout: 10_000 });
@@ -287,13 +361,19 @@ describe('the media pool, seen from outside', () => {
     const server = await startServer({ media: { workers: 1, queueLimit: 4, jobTimeoutMs: 60_000 } });
     try {
       const url = new URL('/v1/music/generations', server.baseURL);
-      const abandoned = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' } });
+      const abandoned = httpRequest(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+      });
       abandoned.on('error', () => {});
       abandoned.end(JSON.stringify({ prompt: 'long epic orchestral piece', duration: 300, response_format: 'wav' }));
       await new Promise((resolve) => setTimeout(resolve, 500));
       abandoned.destroy();
       const cpuBefore = processCpuMs();
-      const next = await request(server.baseURL).post('/v1/images/generations').set('authorization', `Bearer ${server.key}`).send({ prompt: 'a small flower', size: '64x64', response_format: 'b64_json' });
+      const next = await request(server.baseURL)
+        .post('/v1/images/generations')
+        .set('authorization', `Bearer ${server.key}`)
+        .send({ prompt: 'a small flower', size: '64x64', response_format: 'b64_json' });
       expect(next.status).toBe(200);
       // Rendering 300 s of music takes tens of seconds of CPU (on a worker thread of this process); the next call
       // did not wait for it: the process spent far less CPU, however long a busy machine made the wait.
@@ -307,7 +387,10 @@ describe('the media pool, seen from outside', () => {
 describe('blob directory', () => {
   it('keeps nothing for base64 answers', async () => {
     const made = app();
-    await request(made.app).post('/v1/images/generations').set('authorization', `Bearer ${made.key}`).send({ prompt: 'forest', size: '64x64', response_format: 'b64_json' });
+    await request(made.app)
+      .post('/v1/images/generations')
+      .set('authorization', `Bearer ${made.key}`)
+      .send({ prompt: 'forest', size: '64x64', response_format: 'b64_json' });
     expect(made.db.prepare('SELECT count(*) AS n FROM blobs').get()).toEqual({ n: 0 });
   });
 });

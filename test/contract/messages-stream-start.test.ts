@@ -37,11 +37,23 @@ it('asks the upstream before the input count is ready, and still puts the count 
   const upstream: FakeUpstream = await startFakeUpstream((_request, res) => {
     busyWhenAsked = !busyCountDone;
     sseHead(res);
-    res.end(chunk({ role: 'assistant', content: '' }, null) + chunk({ content: 'Hi.' }, null) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+    res.end(
+      `${chunk({ role: 'assistant', content: '' }, null) + chunk({ content: 'Hi.' }, null) + chunk({}, 'stop')}data: [DONE]\n\n`,
+    );
   });
   closers.push(() => upstream.close());
   const testApp = createTestApp({
-    providers: [{ id: 'fake', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 5000, max_connections: 4, headers: {}, responses: 'translate' }],
+    providers: [
+      {
+        id: 'fake',
+        type: 'openai-compatible',
+        base_url: `${upstream.origin}/v1`,
+        timeout_ms: 5000,
+        max_connections: 4,
+        headers: {},
+        responses: 'translate',
+      },
+    ],
   });
   const server = testApp.app.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -52,19 +64,34 @@ it('asks the upstream before the input count is ready, and still puts the count 
   await closeSharedEncoder();
   const text = randomCjk(50_000);
   const busyCount = sharedEncoder()
-    .count({ texts: [text], budgetChars: text.length }, () => ({ countedTokens: 0, countedChars: 0, estimatedChars: text.length }))
+    .count({ texts: [text], budgetChars: text.length }, () => ({
+      countedTokens: 0,
+      countedChars: 0,
+      estimatedChars: text.length,
+    }))
     .finally(() => (busyCountDone = true));
 
   const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/anthropic/v1/messages`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${testApp.key}`, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'fake:m', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Say hi.' }] }),
+    headers: {
+      authorization: `Bearer ${testApp.key}`,
+      'anthropic-version': '2023-06-01',
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
+      model: 'fake:m',
+      max_tokens: 64,
+      stream: true,
+      messages: [{ role: 'user', content: 'Say hi.' }],
+    }),
   });
   const events = readSse(await response.text());
   expect((await busyCount).countedChars).toBe(text.length);
 
   expect(response.status).toBe(200);
-  const start = JSON.parse(events.find((event) => event.event === 'message_start')!.data) as { message: { usage: { input_tokens: number } } };
+  const start = JSON.parse(events.find((event) => event.event === 'message_start')!.data) as {
+    message: { usage: { input_tokens: number } };
+  };
   expect(start.message.usage.input_tokens).toBeGreaterThan(0);
   expect(events.at(-1)?.event).toBe('message_stop');
   expect(busyWhenAsked).toBe(true);

@@ -22,7 +22,10 @@ afterEach(async () => {
 
 function completion(usage: Record<string, unknown>): string {
   return JSON.stringify({
-    id: 'chatcmpl-1', object: 'chat.completion', created: 1767225600, model: 'good',
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1767225600,
+    model: 'good',
     choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }],
     usage,
   });
@@ -33,7 +36,9 @@ function chunk(extra: Record<string, unknown>): string {
 }
 
 describe('GET /metrics', () => {
-  it('counts a known mix of calls exactly, keeps histograms consistent, and is reachable with the admin key or on the metrics port only', { timeout: 180_000 }, async () => {
+  it('counts a known mix of calls exactly, keeps histograms consistent, and is reachable with the admin key or on the metrics port only', {
+    timeout: 180_000,
+  }, async () => {
     let releaseStream!: () => void;
     const streamReleased = new Promise<void>((resolve) => {
       releaseStream = resolve;
@@ -41,7 +46,17 @@ describe('GET /metrics', () => {
     const upstream = await startFakeUpstream(async (request, res) => {
       const model = (request.body as { model?: string }).model;
       if (model === 'good') {
-        sendJson(res, 200, completion({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18, prompt_tokens_details: { cached_tokens: 3 }, completion_tokens_details: { reasoning_tokens: 2 } }));
+        sendJson(
+          res,
+          200,
+          completion({
+            prompt_tokens: 11,
+            completion_tokens: 7,
+            total_tokens: 18,
+            prompt_tokens_details: { cached_tokens: 3 },
+            completion_tokens_details: { reasoning_tokens: 2 },
+          }),
+        );
       } else if (model === 'limited') {
         sendJson(res, 429, JSON.stringify({ error: { message: 'slow down' } }), { 'retry-after': '1' });
       } else if (model === 'broken') {
@@ -59,7 +74,10 @@ describe('GET /metrics', () => {
     upstreams.push(upstream);
     const dir = dataDir();
     const config = path.join(dir, 'omnigate.yaml');
-    writeFileSync(config, `providers:\n  up:\n    type: openai-compatible\n    base_url: ${upstream.origin}/v1\nmodels:\n  - { provider: up, model: good }\n  - { provider: up, model: limited }\n  - { provider: up, model: broken }\n  - { provider: up, model: slow }\n`);
+    writeFileSync(
+      config,
+      `providers:\n  up:\n    type: openai-compatible\n    base_url: ${upstream.origin}/v1\nmodels:\n  - { provider: up, model: good }\n  - { provider: up, model: limited }\n  - { provider: up, model: broken }\n  - { provider: up, model: slow }\n`,
+    );
     const server = await startServer({
       OMNIGATE_DATA_DIR: dir,
       OMNIGATE_API_KEYS: API_KEY,
@@ -73,7 +91,11 @@ describe('GET /metrics', () => {
       fetch(`${base}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) }),
+        body: JSON.stringify({
+          model,
+          messages: [{ role: 'user', content: 'hi' }],
+          ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+        }),
       });
     const scrape = async () => {
       const response = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
@@ -111,7 +133,16 @@ describe('GET /metrics', () => {
 
     // The stream's record is finalised after its last token; wait until it is counted.
     let metrics = await scrape();
-    for (let tries = 0; tries < 100 && sampleValue(metrics, 'omnigate_requests_total', { operation: 'createChatCompletion', status_class: '2xx', model: 'up:slow' }) !== 1; tries++) {
+    for (
+      let tries = 0;
+      tries < 100 &&
+      sampleValue(metrics, 'omnigate_requests_total', {
+        operation: 'createChatCompletion',
+        status_class: '2xx',
+        model: 'up:slow',
+      }) !== 1;
+      tries++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       metrics = await scrape();
     }
@@ -147,7 +178,11 @@ describe('GET /metrics', () => {
     const firstBytes = checkHistogram(metrics, 'omnigate_time_to_first_byte_seconds');
     expect(durations.get(JSON.stringify({ operation: 'createChatCompletion' }))).toBe(7);
     expect(firstBytes.get(JSON.stringify({ operation: 'createChatCompletion' }))).toBe(7);
-    const les = metrics.samples.filter((s) => s.name === 'omnigate_request_duration_seconds_bucket' && s.labels.operation === 'createChatCompletion').map((s) => s.labels.le);
+    const les = metrics.samples
+      .filter(
+        (s) => s.name === 'omnigate_request_duration_seconds_bucket' && s.labels.operation === 'createChatCompletion',
+      )
+      .map((s) => s.labels.le);
     expect(les).toContain('0.001');
     expect(les).toContain('60');
 
@@ -168,7 +203,13 @@ describe('GET /metrics', () => {
     const open = await fetch(`${metricsBase}/metrics`);
     expect(open.status).toBe(200);
     const openText = parsePrometheusText(await open.text());
-    expect(sampleValue(openText, 'omnigate_requests_total', { operation: 'createChatCompletion', status_class: '2xx', model: 'up:good' })).toBe(3);
+    expect(
+      sampleValue(openText, 'omnigate_requests_total', {
+        operation: 'createChatCompletion',
+        status_class: '2xx',
+        model: 'up:good',
+      }),
+    ).toBe(3);
     expect((await fetch(`${metricsBase}/v1/models`)).status).toBe(404);
   });
 });

@@ -23,11 +23,51 @@ const LOCAL_CHAT = {
 };
 /** The built-in media models, listed after local:chat. */
 const LOCAL_MEDIA = [
-  { id: 'local:image', object: 'model', created: 1767225600, owned_by: 'local', type: 'image', aliases: ['local-image'], provider: 'local' },
-  { id: 'local:speech', object: 'model', created: 1767225600, owned_by: 'local', type: 'speech', aliases: ['local:tts', 'local-speech'], provider: 'local' },
-  { id: 'local:music', object: 'model', created: 1767225600, owned_by: 'local', type: 'music', aliases: ['local-music'], provider: 'local' },
-  { id: 'local:video', object: 'model', created: 1767225600, owned_by: 'local', type: 'video', aliases: ['local-video'], provider: 'local' },
-  { id: 'local:search', object: 'model', created: 1767225600, owned_by: 'local', type: 'search', aliases: ['local-search'], provider: 'local' },
+  {
+    id: 'local:image',
+    object: 'model',
+    created: 1767225600,
+    owned_by: 'local',
+    type: 'image',
+    aliases: ['local-image'],
+    provider: 'local',
+  },
+  {
+    id: 'local:speech',
+    object: 'model',
+    created: 1767225600,
+    owned_by: 'local',
+    type: 'speech',
+    aliases: ['local:tts', 'local-speech'],
+    provider: 'local',
+  },
+  {
+    id: 'local:music',
+    object: 'model',
+    created: 1767225600,
+    owned_by: 'local',
+    type: 'music',
+    aliases: ['local-music'],
+    provider: 'local',
+  },
+  {
+    id: 'local:video',
+    object: 'model',
+    created: 1767225600,
+    owned_by: 'local',
+    type: 'video',
+    aliases: ['local-video'],
+    provider: 'local',
+  },
+  {
+    id: 'local:search',
+    object: 'model',
+    created: 1767225600,
+    owned_by: 'local',
+    type: 'search',
+    aliases: ['local-search'],
+    provider: 'local',
+  },
 ];
 
 /** The routes Omnigate adds for coding agents' own model names when no other rule matched (agent_routes). */
@@ -41,7 +81,15 @@ const AGENT_ROUTES = [
 ];
 
 function fakeProvider(upstream: FakeUpstream): ProviderConfig {
-  return { id: 'fake', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 5000, max_connections: 2, headers: {}, responses: 'translate' };
+  return {
+    id: 'fake',
+    type: 'openai-compatible',
+    base_url: `${upstream.origin}/v1`,
+    timeout_ms: 5000,
+    max_connections: 2,
+    headers: {},
+    responses: 'translate',
+  };
 }
 
 async function withUpstream(run: (upstream: FakeUpstream) => Promise<void>): Promise<void> {
@@ -72,8 +120,16 @@ describe('GET /v1/models', () => {
         { provider: 'fake', model: 'gpt-4o-mini', type: 'chat', aliases: ['fast'] },
         { provider: 'fake', model: 'text-embed', id: 'house-model', type: 'chat', aliases: [] },
       ];
-      const routes: RouteConfig[] = [{ pattern: 'gpt-*', provider: 'fake' }, { pattern: 'mini-*', model: 'fake:gpt-4o-mini' }];
-      const { app, key } = createTestApp({ providers: [fakeProvider(upstream)], models, aliases: { mini: 'fast' }, routes });
+      const routes: RouteConfig[] = [
+        { pattern: 'gpt-*', provider: 'fake' },
+        { pattern: 'mini-*', model: 'fake:gpt-4o-mini' },
+      ];
+      const { app, key } = createTestApp({
+        providers: [fakeProvider(upstream)],
+        models,
+        aliases: { mini: 'fast' },
+        routes,
+      });
       const res = await request(app).get('/v1/models').set('authorization', `Bearer ${key}`);
       expect(res.status).toBe(200);
       expectRequestId(res);
@@ -83,8 +139,24 @@ describe('GET /v1/models', () => {
         data: [
           LOCAL_CHAT,
           ...LOCAL_MEDIA,
-          { id: 'fake:gpt-4o-mini', object: 'model', created: 0, owned_by: 'fake', type: 'chat', aliases: ['fast', 'mini'], provider: 'fake' },
-          { id: 'house-model', object: 'model', created: 0, owned_by: 'fake', type: 'chat', aliases: [], provider: 'fake' },
+          {
+            id: 'fake:gpt-4o-mini',
+            object: 'model',
+            created: 0,
+            owned_by: 'fake',
+            type: 'chat',
+            aliases: ['fast', 'mini'],
+            provider: 'fake',
+          },
+          {
+            id: 'house-model',
+            object: 'model',
+            created: 0,
+            owned_by: 'fake',
+            type: 'chat',
+            aliases: [],
+            provider: 'fake',
+          },
         ],
         // With exactly one OpenAI-compatible upstream, the agent routes send OpenAI names there, each under its own name.
         routes: [
@@ -100,17 +172,20 @@ describe('GET /v1/models', () => {
 });
 
 describe('model resolution', () => {
-  it.each([['local:chat'], ['local-chat'], ['reference']])('answers %s as the resolved model local:chat', async (model) => {
-    const { app, key } = createTestApp();
-    const res = await request(app)
-      .post('/v1/chat/completions')
-      .set('authorization', `Bearer ${key}`)
-      .send({ model, messages: [{ role: 'user', content: 'Which model are you?' }] });
-    expect(res.status).toBe(200);
-    expectRequestId(res);
-    expect(res.body.model).toBe('local:chat');
-    expect(res.body.choices[0].message.content).toBe('You said: Which model are you?');
-  });
+  it.each([['local:chat'], ['local-chat'], ['reference']])(
+    'answers %s as the resolved model local:chat',
+    async (model) => {
+      const { app, key } = createTestApp();
+      const res = await request(app)
+        .post('/v1/chat/completions')
+        .set('authorization', `Bearer ${key}`)
+        .send({ model, messages: [{ role: 'user', content: 'Which model are you?' }] });
+      expect(res.status).toBe(200);
+      expectRequestId(res);
+      expect(res.body.model).toBe('local:chat');
+      expect(res.body.choices[0].message.content).toBe('You said: Which model are you?');
+    },
+  );
 
   it('names the resolved model in every streamed chunk', async () => {
     const { app, key } = createTestApp();
@@ -177,13 +252,19 @@ describe('model resolution', () => {
         const id = expectRequestId(res);
         expect((upstream.requests.at(-1)?.body as { model: string }).model).toBe(upstreamModel);
         const [record] = await usageOf(app, key, id);
-        expect(record).toMatchObject({ model_requested: requested, model: resolved, provider: 'fake', input_tokens: 1342, output_tokens: 8 });
+        expect(record).toMatchObject({
+          model_requested: requested,
+          model: resolved,
+          provider: 'fake',
+          input_tokens: 1342,
+          output_tokens: 8,
+        });
       }
       expect(upstream.requests).toHaveLength(3);
     });
   });
 
-  it('routes agents\' model names that no rule of the user matches to the reference model, with a warning', async () => {
+  it("routes agents' model names that no rule of the user matches to the reference model, with a warning", async () => {
     const { app, key, logs } = createTestApp();
     const res = await request(app)
       .post('/v1/chat/completions')
@@ -192,9 +273,14 @@ describe('model resolution', () => {
     expect(res.status).toBe(200);
     const id = expectRequestId(res);
     expect(res.body.model).toBe('local:chat');
-    const warning = "model 'claude-sonnet-4-5' is not configured; answered by 'local:chat' through the agent route 'claude-*' (configure the model or an upstream for it)";
+    const warning =
+      "model 'claude-sonnet-4-5' is not configured; answered by 'local:chat' through the agent route 'claude-*' (configure the model or an upstream for it)";
     expect(res.headers['x-omnigate-warning']).toBe(warning);
-    expect(logs.find((line) => line.requestId === id && line.level === 40)).toMatchObject({ msg: warning, model: 'local:chat', route: 'claude-*' });
+    expect(logs.find((line) => line.requestId === id && line.level === 40)).toMatchObject({
+      msg: warning,
+      model: 'local:chat',
+      route: 'claude-*',
+    });
     const [record] = await usageOf(app, key, id);
     expect(record).toMatchObject({ model_requested: 'claude-sonnet-4-5', model: 'local:chat', provider: 'local' });
   });
@@ -207,8 +293,13 @@ describe('model resolution', () => {
     const { app, key } = createTestApp();
     const standIn = await request(app).post(path).set('authorization', `Bearer ${key}`).send(body);
     expect(standIn.status).toBe(200);
-    expect(standIn.headers['x-omnigate-warning']).toMatch(new RegExp(`^model '${body.model}' is not configured; answered by 'local:chat'`));
-    const configured = await request(app).post(path).set('authorization', `Bearer ${key}`).send({ ...body, model: 'local:chat' });
+    expect(standIn.headers['x-omnigate-warning']).toMatch(
+      new RegExp(`^model '${body.model}' is not configured; answered by 'local:chat'`),
+    );
+    const configured = await request(app)
+      .post(path)
+      .set('authorization', `Bearer ${key}`)
+      .send({ ...body, model: 'local:chat' });
     expect(configured.status).toBe(200);
     expect(configured.headers['x-omnigate-warning']).toBeUndefined();
   });
@@ -217,7 +308,10 @@ describe('model resolution', () => {
     await withUpstream(async (upstream) => {
       const { app, key } = createTestApp({ providers: [fakeProvider(upstream)] });
       for (const model of ['gpt-4o', 'gpt-4oo', 'o4-mini', 'codex-mini-latest']) {
-        const res = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model, messages: [{ role: 'user', content: 'hi' }] });
+        const res = await request(app)
+          .post('/v1/chat/completions')
+          .set('authorization', `Bearer ${key}`)
+          .send({ model, messages: [{ role: 'user', content: 'hi' }] });
         expect(res.status).toBe(200);
         expect(res.headers['x-omnigate-warning']).toBeUndefined();
         expect((upstream.requests.at(-1)?.body as { model: string }).model).toBe(model);
@@ -228,11 +322,14 @@ describe('model resolution', () => {
     });
   });
 
-  it('with two OpenAI-compatible upstreams, leaves the choice to the user\'s routes: the stand-in answers, with its warning', async () => {
+  it("with two OpenAI-compatible upstreams, leaves the choice to the user's routes: the stand-in answers, with its warning", async () => {
     await withUpstream(async (upstream) => {
       const providers = [fakeProvider(upstream), { ...fakeProvider(upstream), id: 'fake2' }];
       const { app, key } = createTestApp({ providers });
-      const res = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+      const res = await request(app)
+        .post('/v1/chat/completions')
+        .set('authorization', `Bearer ${key}`)
+        .send({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
       expect(res.status).toBe(200);
       expect(res.body.model).toBe('local:chat');
       expect(res.headers['x-omnigate-warning']).toContain("agent route 'gpt-*'");
@@ -243,7 +340,9 @@ describe('model resolution', () => {
 
 describe('model types', () => {
   it('answers 400 wrong_model_type when a chat operation names a model of another type', async () => {
-    const testApp = createTestApp({ models: [{ provider: 'local', model: 'picture', id: 'local:picture', type: 'image', aliases: ['pic'] }] });
+    const testApp = createTestApp({
+      models: [{ provider: 'local', model: 'picture', id: 'local:picture', type: 'image', aliases: ['pic'] }],
+    });
     const res = await request(testApp.app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${testApp.key}`)

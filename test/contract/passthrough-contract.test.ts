@@ -38,10 +38,21 @@ const MESSAGE = {
   usage: { input_tokens: 10, output_tokens: 2 },
 };
 
-async function openAIApp(answer: (res: import('node:http').ServerResponse) => void, responses: 'translate' | 'native' = 'translate'): Promise<TestApp> {
+async function openAIApp(
+  answer: (res: import('node:http').ServerResponse) => void,
+  responses: 'translate' | 'native' = 'translate',
+): Promise<TestApp> {
   const upstream = await startFakeUpstream((_request, res) => answer(res));
   fakes.push(upstream);
-  const provider: ProviderConfig = { id: 'fake', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 5000, max_connections: 4, headers: {}, responses };
+  const provider: ProviderConfig = {
+    id: 'fake',
+    type: 'openai-compatible',
+    base_url: `${upstream.origin}/v1`,
+    timeout_ms: 5000,
+    max_connections: 4,
+    headers: {},
+    responses,
+  };
   return createTestApp({ providers: [provider] });
 }
 
@@ -49,7 +60,16 @@ async function anthropicApp(body: unknown): Promise<TestApp> {
   const upstream = await startFakeUpstream();
   fakes.push(upstream);
   upstream.handle((_request, res) => sendAnthropicJson(res, 200, JSON.stringify(body)));
-  const provider: ProviderConfig = { id: 'claude', type: 'anthropic', base_url: upstream.origin, api_key: 'sk-ant-upstream', timeout_ms: 5000, max_connections: 4, headers: {}, anthropic_version: '2023-06-01' };
+  const provider: ProviderConfig = {
+    id: 'claude',
+    type: 'anthropic',
+    base_url: upstream.origin,
+    api_key: 'sk-ant-upstream',
+    timeout_ms: 5000,
+    max_connections: 4,
+    headers: {},
+    anthropic_version: '2023-06-01',
+  };
   return createTestApp({ providers: [provider] });
 }
 
@@ -64,19 +84,28 @@ function messages(testApp: TestApp) {
   return request(testApp.app)
     .post('/anthropic/v1/messages')
     .set({ 'x-api-key': testApp.key, 'anthropic-version': '2023-06-01' })
-    .send({ model: 'claude:claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Two plus two?' }] });
+    .send({
+      model: 'claude:claude-sonnet-4-5',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Two plus two?' }],
+    });
 }
 
 async function recordedStatus(testApp: TestApp, requestId: string): Promise<number> {
   // The recorder flushes every 10 ms in tests.
   await new Promise((resolve) => setTimeout(resolve, 30));
-  const usage = await request(testApp.app).get('/v1/usage').query({ request_id: requestId }).set('authorization', `Bearer ${testApp.key}`);
+  const usage = await request(testApp.app)
+    .get('/v1/usage')
+    .query({ request_id: requestId })
+    .set('authorization', `Bearer ${testApp.key}`);
   expect(usage.body.data).toHaveLength(1);
   return (usage.body.data[0] as { status: number }).status;
 }
 
 function rejectionLog(testApp: TestApp, requestId: string): Record<string, unknown> {
-  const line = testApp.logs.find((entry) => entry.requestId === requestId && String(entry.msg).startsWith('passthrough answer rejected'));
+  const line = testApp.logs.find(
+    (entry) => entry.requestId === requestId && String(entry.msg).startsWith('passthrough answer rejected'),
+  );
   expect(line, 'no rejection log line').toBeDefined();
   expect(line!.level).toBe(40); // warn
   return line!;
@@ -89,7 +118,13 @@ function sendText(res: import('node:http').ServerResponse, body: string, content
 
 describe('passthrough JSON answers are checked against the open contract', () => {
   it('relays an answer with fields our schema does not list, byte for byte (service_tier, vLLM extras, no usage)', async () => {
-    const body = JSON.stringify({ ...COMPLETION, service_tier: 'default', prompt_logprobs: null, kv_transfer_params: null, choices: [{ ...COMPLETION.choices[0], stop_reason: null }] });
+    const body = JSON.stringify({
+      ...COMPLETION,
+      service_tier: 'default',
+      prompt_logprobs: null,
+      kv_transfer_params: null,
+      choices: [{ ...COMPLETION.choices[0], stop_reason: null }],
+    });
     const testApp = await openAIApp((res) => sendText(res, body));
     const response = await chat(testApp);
     expect(response.status).toBe(200);
@@ -109,7 +144,9 @@ describe('passthrough JSON answers are checked against the open contract', () =>
   });
 
   it('answers 502 for a field of the wrong type, with at most three errors of bounded size in the log', async () => {
-    const testApp = await openAIApp((res) => sendText(res, JSON.stringify({ ...COMPLETION, created: 'yesterday', choices: 'none' })));
+    const testApp = await openAIApp((res) =>
+      sendText(res, JSON.stringify({ ...COMPLETION, created: 'yesterday', choices: 'none' })),
+    );
     const response = await chat(testApp);
     expect(response.status).toBe(502);
     expect(response.body.error.code).toBe('upstream_invalid_response');
@@ -136,13 +173,20 @@ describe('passthrough JSON answers are checked against the open contract', () =>
 
   it('answers 502 for a Responses answer that is something else (const object/type values are kept)', async () => {
     const testApp = await openAIApp((res) => sendText(res, JSON.stringify(COMPLETION)), 'native');
-    const response = await request(testApp.app).post('/v1/responses').set('authorization', `Bearer ${testApp.key}`).send({ model: 'fake:m', input: 'Two plus two?' });
+    const response = await request(testApp.app)
+      .post('/v1/responses')
+      .set('authorization', `Bearer ${testApp.key}`)
+      .send({ model: 'fake:m', input: 'Two plus two?' });
     expect(response.status).toBe(502);
     expect(response.body.error.code).toBe('upstream_invalid_response');
   });
 
   it('relays an Anthropic answer with a block type and stop reason our schema does not know', async () => {
-    const body = { ...MESSAGE, stop_reason: 'model_context_window_exceeded', content: [...MESSAGE.content, { type: 'container_upload', file_id: 'file_01' }] };
+    const body = {
+      ...MESSAGE,
+      stop_reason: 'model_context_window_exceeded',
+      content: [...MESSAGE.content, { type: 'container_upload', file_id: 'file_01' }],
+    };
     const testApp = await anthropicApp(body);
     const response = await messages(testApp);
     expect(response.status).toBe(200);
@@ -161,8 +205,16 @@ describe('passthrough JSON answers are checked against the open contract', () =>
 
 describe('passthrough streams', () => {
   it('end with the error event, without [DONE], at an event whose data is not JSON; earlier events were relayed', async () => {
-    const first = JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'Fo' }, finish_reason: null }] });
-    const testApp = await openAIApp((res) => sendText(res, `data: ${first}\n\ndata: {"truncated\n\ndata: [DONE]\n\n`, 'text/event-stream'));
+    const first = JSON.stringify({
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, delta: { content: 'Fo' }, finish_reason: null }],
+    });
+    const testApp = await openAIApp((res) =>
+      sendText(res, `data: ${first}\n\ndata: {"truncated\n\ndata: [DONE]\n\n`, 'text/event-stream'),
+    );
     const response = await chat(testApp, true);
     expect(response.status).toBe(200);
     const events = readSse(response.text);
@@ -175,7 +227,9 @@ describe('passthrough streams', () => {
   });
 
   it('relay events that are JSON without checking them against the event schema (per-event cost)', async () => {
-    const testApp = await openAIApp((res) => sendText(res, 'data: {"unexpected":true}\n\ndata: [DONE]\n\n', 'text/event-stream'));
+    const testApp = await openAIApp((res) =>
+      sendText(res, 'data: {"unexpected":true}\n\ndata: [DONE]\n\n', 'text/event-stream'),
+    );
     const response = await chat(testApp, true);
     expect(response.status).toBe(200);
     expect(readSse(response.text).map((event) => event.data)).toEqual(['{"unexpected":true}', '[DONE]']);

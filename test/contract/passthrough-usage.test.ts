@@ -17,11 +17,22 @@ afterEach(async () => {
 });
 
 function openAIProvider(origin: string): ProviderConfig {
-  return { id: 'fake', type: 'openai-compatible', base_url: `${origin}/v1`, timeout_ms: 5000, max_connections: 4, headers: {}, responses: 'translate' };
+  return {
+    id: 'fake',
+    type: 'openai-compatible',
+    base_url: `${origin}/v1`,
+    timeout_ms: 5000,
+    max_connections: 4,
+    headers: {},
+    responses: 'translate',
+  };
 }
 
 async function usageOf(testApp: TestApp, requestId: string) {
-  const response = await request(testApp.app).get('/v1/usage').query({ request_id: requestId }).set('authorization', `Bearer ${testApp.key}`);
+  const response = await request(testApp.app)
+    .get('/v1/usage')
+    .query({ request_id: requestId })
+    .set('authorization', `Bearer ${testApp.key}`);
   expect(response.status).toBe(200);
   expect(response.body.data).toHaveLength(1);
   return response.body.data[0] as { input_tokens: number; output_tokens: number; operation: string; provider: string };
@@ -33,7 +44,9 @@ describe('passthrough usage when the upstream reports none', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = (delta: object, finish: string | null) =>
         `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      res.end(chunk({ role: 'assistant', content: '' }, null) + chunk({ content: 'Bonjour tout ' }, null) + chunk({ content: 'le monde' }, null) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+      res.end(
+        `${chunk({ role: 'assistant', content: '' }, null) + chunk({ content: 'Bonjour tout ' }, null) + chunk({ content: 'le monde' }, null) + chunk({}, 'stop')}data: [DONE]\n\n`,
+      );
     });
     fakes.push(upstream);
     const testApp = createTestApp({ providers: [openAIProvider(upstream.origin)] });
@@ -53,7 +66,15 @@ describe('passthrough usage when the upstream reports none', () => {
   it('counts a JSON chat answer without usage with the tokenizer', async () => {
     const upstream = await startFakeUpstream((_request, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Four.' }, finish_reason: 'stop' }] }));
+      res.end(
+        JSON.stringify({
+          id: 'c1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'm',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Four.' }, finish_reason: 'stop' }],
+        }),
+      );
     });
     fakes.push(upstream);
     const testApp = createTestApp({ providers: [openAIProvider(upstream.origin)] });
@@ -75,14 +96,29 @@ describe('Anthropic count_tokens on an Anthropic upstream', () => {
     fakes.push(upstream);
     upstream.handle((_request, res) => sendAnthropicJson(res, 200, JSON.stringify({ input_tokens: 2095 })));
     const testApp = createTestApp({
-      providers: [{ id: 'claude', type: 'anthropic', base_url: upstream.origin, api_key: 'sk-ant-upstream', timeout_ms: 5000, max_connections: 4, headers: {}, anthropic_version: '2023-06-01' }],
+      providers: [
+        {
+          id: 'claude',
+          type: 'anthropic',
+          base_url: upstream.origin,
+          api_key: 'sk-ant-upstream',
+          timeout_ms: 5000,
+          max_connections: 4,
+          headers: {},
+          anthropic_version: '2023-06-01',
+        },
+      ],
     });
     const response = await request(testApp.app)
       .post('/anthropic/v1/messages/count_tokens?beta=true')
       .set('x-api-key', testApp.key)
       .set('anthropic-version', '2023-06-01')
       .set('anthropic-beta', 'token-counting-2024-11-01')
-      .send({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'Hi' }], system: [{ type: 'text', text: 'S', cache_control: { type: 'ephemeral' } }] });
+      .send({
+        model: 'claude-haiku-4-5',
+        messages: [{ role: 'user', content: 'Hi' }],
+        system: [{ type: 'text', text: 'S', cache_control: { type: 'ephemeral' } }],
+      });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ input_tokens: 2095 });
     const received = upstream.requests[0];
@@ -90,6 +126,10 @@ describe('Anthropic count_tokens on an Anthropic upstream', () => {
     expect(received.headers['anthropic-beta']).toBe('token-counting-2024-11-01');
     expect(received.headers['x-api-key']).toBe('sk-ant-upstream');
     // Untouched but for the model: the cache_control the canonical core would drop reaches the upstream.
-    expect(received.body).toEqual({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'Hi' }], system: [{ type: 'text', text: 'S', cache_control: { type: 'ephemeral' } }] });
+    expect(received.body).toEqual({
+      model: 'claude-haiku-4-5',
+      messages: [{ role: 'user', content: 'Hi' }],
+      system: [{ type: 'text', text: 'S', cache_control: { type: 'ephemeral' } }],
+    });
   });
 });

@@ -34,7 +34,12 @@ interface Answer {
   body: string;
 }
 
-function call(port: number, method: string, urlPath: string, options: { key?: string; body?: unknown; agent?: Agent | false } = {}): Promise<Answer> {
+function call(
+  port: number,
+  method: string,
+  urlPath: string,
+  options: { key?: string; body?: unknown; agent?: Agent | false } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     if (options.key) {
@@ -43,15 +48,18 @@ function call(port: number, method: string, urlPath: string, options: { key?: st
     if (options.body !== undefined) {
       headers['content-type'] = 'application/json';
     }
-    const req = httpRequest({ host: '127.0.0.1', port, method, path: urlPath, headers, agent: options.agent ?? false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (piece: string) => {
-        body += piece;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method, path: urlPath, headers, agent: options.agent ?? false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (piece: string) => {
+          body += piece;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
   });
@@ -69,7 +77,10 @@ function usageRows(dir: string): Array<Record<string, unknown>> {
 /** A config file whose provider `slow` is the fake upstream. */
 function slowProviderConfig(dir: string, upstream: FakeUpstream): string {
   const file = path.join(dir, 'omnigate.yaml');
-  writeFileSync(file, `providers:\n  slow:\n    type: openai-compatible\n    base_url: ${upstream.origin}/v1\nmodels:\n  - provider: slow\n    model: drip\n`);
+  writeFileSync(
+    file,
+    `providers:\n  slow:\n    type: openai-compatible\n    base_url: ${upstream.origin}/v1\nmodels:\n  - provider: slow\n    model: drip\n`,
+  );
   return file;
 }
 
@@ -85,7 +96,10 @@ describe('starting', () => {
     async () => {
       const dir = dataDir();
       const first = await startServer({ OMNIGATE_DATA_DIR: dir });
-      const printed = first.stdout().split('\n').map((line) => line.trim());
+      const printed = first
+        .stdout()
+        .split('\n')
+        .map((line) => line.trim());
       expect(printed).toContain(KEY_MESSAGE);
       const keys = printed.filter((line) => /^og-[A-Za-z0-9_-]{32}$/.test(line));
       expect(keys).toHaveLength(1);
@@ -93,10 +107,18 @@ describe('starting', () => {
       // What a person needs next: the URL, the docs, where the data lives, and a call to paste.
       const url = `http://127.0.0.1:${first.port}`;
       expect(printed).toEqual(
-        expect.arrayContaining([`Omnigate 1.0.0 is serving ${url}`, `API reference  ${url}/docs`, `Data           ${dir} (keys, usage records, stored responses)`]),
+        expect.arrayContaining([
+          `Omnigate 1.0.0 is serving ${url}`,
+          `API reference  ${url}/docs`,
+          `Data           ${dir} (keys, usage records, stored responses)`,
+        ]),
       );
       expect(first.stdout()).toContain(`curl -s ${url}/v1/chat/completions -H "Authorization: Bearer ${key}"`);
-      expect(first.logs().find((line) => line.msg === 'omnigate listening')).toMatchObject({ host: '127.0.0.1', dataDir: dir, models: ['local:chat', 'local:image', 'local:speech', 'local:music', 'local:video', 'local:search'] });
+      expect(first.logs().find((line) => line.msg === 'omnigate listening')).toMatchObject({
+        host: '127.0.0.1',
+        dataDir: dir,
+        models: ['local:chat', 'local:image', 'local:speech', 'local:music', 'local:video', 'local:search'],
+      });
 
       const health = await call(first.port, 'GET', '/health');
       expect(health.status).toBe(200);
@@ -151,7 +173,13 @@ describe('starting', () => {
         db.close();
       }
       expect(usageRows(dir)).toEqual([
-        expect.objectContaining({ request_id: requestId, operation: 'createChatCompletion', model_requested: 'reference', model: 'local:chat', status: 200 }),
+        expect.objectContaining({
+          request_id: requestId,
+          operation: 'createChatCompletion',
+          model_requested: 'reference',
+          model: 'local:chat',
+          status: 200,
+        }),
       ]);
     },
     TEST_TIMEOUT_MS,
@@ -176,7 +204,10 @@ describe('starting', () => {
     async () => {
       const dir = dataDir();
       const file = path.join(dir, 'omnigate.yaml');
-      writeFileSync(file, 'providers:\n  openai:\n    type: openai-compatible\n    base_url: https://api.openai.com/v1\n    api_key: ${OMNIGATE_TEST_UNSET_KEY}\n');
+      writeFileSync(
+        file,
+        'providers:\n  openai:\n    type: openai-compatible\n    base_url: https://api.openai.com/v1\n    api_key: ${OMNIGATE_TEST_UNSET_KEY}\n',
+      );
       const spawned = spawnServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_CONFIG: file });
       expect(await spawned.exited).toEqual({ code: 78, signal: null });
       expect(spawned.stderr()).toBe(
@@ -194,7 +225,9 @@ describe('starting', () => {
       writeFileSync(file, 'aliases:\n  fast: local:chatt\n');
       const spawned = spawnServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_CONFIG: file });
       expect(await spawned.exited).toEqual({ code: 78, signal: null });
-      expect(spawned.stderr()).toBe(`omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video, local:search)\n`);
+      expect(spawned.stderr()).toBe(
+        `omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video, local:search)\n`,
+      );
     },
     TEST_TIMEOUT_MS,
   );
@@ -207,12 +240,21 @@ describe('the compiled build', () => {
       const key = 'sk-process-build-aaaaaaaaaaaaaaaaaaaaaaaaaaaa';
       const server = await startServer({ OMNIGATE_DATA_DIR: dataDir(), OMNIGATE_API_KEYS: key });
       // An image is rendered in a media worker thread; the worker's entry must be the compiled one.
-      const image = await call(server.port, 'POST', '/v1/images/generations', { key, body: { model: 'local:image', prompt: 'a lighthouse at dusk', size: '64x64', response_format: 'b64_json' } });
+      const image = await call(server.port, 'POST', '/v1/images/generations', {
+        key,
+        body: { model: 'local:image', prompt: 'a lighthouse at dusk', size: '64x64', response_format: 'b64_json' },
+      });
       expect(image.status).toBe(200);
-      const png = Buffer.from((JSON.parse(image.body) as { data: Array<{ b64_json: string }> }).data[0].b64_json, 'base64');
+      const png = Buffer.from(
+        (JSON.parse(image.body) as { data: Array<{ b64_json: string }> }).data[0].b64_json,
+        'base64',
+      );
       expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
       // A French voice is eSpeak NG, which runs in a child process started from dist/ too.
-      const speech = await call(server.port, 'POST', '/v1/audio/speech', { key, body: { model: 'local:speech', input: 'bonjour', voice: 'fr', response_format: 'wav' } });
+      const speech = await call(server.port, 'POST', '/v1/audio/speech', {
+        key,
+        body: { model: 'local:speech', input: 'bonjour', voice: 'fr', response_format: 'wav' },
+      });
       expect(speech.status).toBe(200);
       expect(speech.headers['content-type']).toBe('audio/wav');
       const children = execFileSync('ps', ['-o', 'args=', '--ppid', String(server.child.pid)], { encoding: 'utf8' });
@@ -299,7 +341,9 @@ describe('shutting down', () => {
           res.write(chunk({ content: word }));
         }
         res.write(chunk({}, 'stop'));
-        res.write(`data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1767225600, model: 'drip', choices: [], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1767225600, model: 'drip', choices: [], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } })}\n\n`,
+        );
         res.end('data: [DONE]\n\n');
       });
       upstreams.push(upstream);
@@ -341,12 +385,16 @@ describe('shutting down', () => {
                 }, 300);
               }
             });
-            res.on('end', () => resolve({ requestId: res.headers['x-svc-request-id'] as string, body, endedAt: Date.now() }));
+            res.on('end', () =>
+              resolve({ requestId: res.headers['x-svc-request-id'] as string, body, endedAt: Date.now() }),
+            );
             res.on('error', reject);
           },
         );
         req.on('error', reject);
-        req.end(JSON.stringify({ model: 'slow:drip', stream: true, messages: [{ role: 'user', content: 'take your time' }] }));
+        req.end(
+          JSON.stringify({ model: 'slow:drip', stream: true, messages: [{ role: 'user', content: 'take your time' }] }),
+        );
       });
       const exit = await server.exited;
       const exitedAt = Date.now();
@@ -358,7 +406,11 @@ describe('shutting down', () => {
       expect(events.at(-1)?.data).toBe('[DONE]');
       const text = events
         .slice(0, -1)
-        .map((event) => (JSON.parse(event.data) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '')
+        .map(
+          (event) =>
+            (JSON.parse(event.data) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ??
+            '',
+        )
         .join('');
       expect(text).toBe('Slow and steady');
       // The process does not wait for the client to drop its idle keep-alive connection (this client still holds
@@ -427,7 +479,9 @@ describe('shutting down', () => {
           },
         );
         req.on('error', reject);
-        req.end(JSON.stringify({ model: 'slow:drip', stream: true, messages: [{ role: 'user', content: 'wait forever' }] }));
+        req.end(
+          JSON.stringify({ model: 'slow:drip', stream: true, messages: [{ role: 'user', content: 'wait forever' }] }),
+        );
       });
       const exit = await server.exited;
 
@@ -438,7 +492,14 @@ describe('shutting down', () => {
       // The stream says why it ends: the server is shutting down (not "the client closed the request").
       const last = JSON.parse(events.at(-1)!.data) as unknown;
       assertMatchesSchema('ChatCompletionStreamError', last);
-      expect(last).toEqual({ error: { message: 'The server is shutting down.', type: 'service_unavailable_error', param: null, code: 'shutting_down' } });
+      expect(last).toEqual({
+        error: {
+          message: 'The server is shutting down.',
+          type: 'service_unavailable_error',
+          param: null,
+          code: 'shutting_down',
+        },
+      });
       const rows = usageRows(dir);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({
@@ -460,9 +521,14 @@ describe('shutting down', () => {
 /** Runs the keys CLI (`npm run keys -- …`) on `dir` as its own process, as an operator would next to the server. */
 function keysCli(dir: string, ...argv: string[]): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'server/cli/keys.ts', ...argv], { cwd: ROOT, env: environment({ OMNIGATE_DATA_DIR: dir }) }, (error, stdout) => {
-      resolve({ code: error ? Number(error.code) : 0, stdout });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'server/cli/keys.ts', ...argv],
+      { cwd: ROOT, env: environment({ OMNIGATE_DATA_DIR: dir }) },
+      (error, stdout) => {
+        resolve({ code: error ? Number(error.code) : 0, stdout });
+      },
+    );
   });
 }
 
@@ -476,21 +542,37 @@ describe('keys and data at rest', () => {
       const day = 86_400;
       const seeded = openDatabase(path.join(dir, 'omnigate.sqlite'));
       const store = createResponseStore(seeded);
-      for (const [id, age] of [['resp_expired', 31 * day], ['resp_recent', day]] as const) {
-        store.save({ id, keyId: 'key_x', createdAt: Math.floor(Date.now() / 1000) - age, response: { id, output: [] } as never, conversation: [] });
+      for (const [id, age] of [
+        ['resp_expired', 31 * day],
+        ['resp_recent', day],
+      ] as const) {
+        store.save({
+          id,
+          keyId: 'key_x',
+          createdAt: Math.floor(Date.now() / 1000) - age,
+          response: { id, output: [] } as never,
+          conversation: [],
+        });
       }
       seeded.close();
       chmodSync(dir, 0o755);
       chmodSync(path.join(dir, 'omnigate.sqlite'), 0o644);
 
       const weakKey = 'og-env-key-one';
-      const server = await startServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: weakKey, OMNIGATE_RESPONSE_RETENTION_DAYS: '30' });
+      const server = await startServer({
+        OMNIGATE_DATA_DIR: dir,
+        OMNIGATE_API_KEYS: weakKey,
+        OMNIGATE_RESPONSE_RETENTION_DAYS: '30',
+      });
       expect(server.logs().find((line) => line.msg?.toString().startsWith('weak API key'))).toMatchObject({
         level: 40,
         key: 'env-1',
         weaknesses: ['shorter than 20 characters', 'fewer than 10 different characters'],
       });
-      expect(server.logs().find((line) => line.msg === 'purged expired stored responses')).toMatchObject({ count: 1, retentionDays: 30 });
+      expect(server.logs().find((line) => line.msg === 'purged expired stored responses')).toMatchObject({
+        count: 1,
+        retentionDays: 30,
+      });
       expect(server.stdout() + server.stderr()).not.toContain(weakKey);
 
       expect(statSync(dir).mode & 0o777).toBe(0o700);
@@ -513,7 +595,10 @@ describe('keys and data at rest', () => {
       const key = created.stdout.trim().split('\n').pop()!;
       expect((await call(server.port, 'GET', '/v1/models', { key })).status).toBe(200);
       expect((await call(server.port, 'GET', '/v1/models', { key })).status).toBe(200);
-      expect(await keysCli(dir, 'revoke', id)).toEqual({ code: 0, stdout: `database: ${path.join(dir, 'omnigate.sqlite')}\nrevoked ${id} (from-cli)\n` });
+      expect(await keysCli(dir, 'revoke', id)).toEqual({
+        code: 0,
+        stdout: `database: ${path.join(dir, 'omnigate.sqlite')}\nrevoked ${id} (from-cli)\n`,
+      });
       expect((await call(server.port, 'GET', '/v1/models', { key })).status).toBe(401);
       expect((await call(server.port, 'GET', '/v1/models', { key: weakKey })).status).toBe(200);
 

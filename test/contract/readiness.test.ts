@@ -24,17 +24,28 @@ afterEach(() => {
 });
 
 function listen(server: Server, port: number): Promise<number> {
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  return new Promise((resolve) =>
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
 }
 
 describe('GET /health/ready', () => {
-  it('answers 503 naming the upstream while it is down and the database while its file is gone, 200 again after', { timeout: 180_000 }, async () => {
+  it('answers 503 naming the upstream while it is down and the database while its file is gone, 200 again after', {
+    timeout: 180_000,
+  }, async () => {
     upstream = createServer((_req, res) => res.writeHead(404).end());
     const port = await listen(upstream, 0);
     const dir = dataDir();
     const config = path.join(dir, 'omnigate.yaml');
-    writeFileSync(config, `providers:\n  up:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${port}/v1\nmodels:\n  - { provider: up, model: good }\ndefault_chat_model: up:good\n`);
-    const server = await startServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: 'og-ready-test-key-aaaaaaaaaaaaaaaaaaaa', OMNIGATE_CONFIG: config });
+    writeFileSync(
+      config,
+      `providers:\n  up:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${port}/v1\nmodels:\n  - { provider: up, model: good }\ndefault_chat_model: up:good\n`,
+    );
+    const server = await startServer({
+      OMNIGATE_DATA_DIR: dir,
+      OMNIGATE_API_KEYS: 'og-ready-test-key-aaaaaaaaaaaaaaaaaaaa',
+      OMNIGATE_CONFIG: config,
+    });
     const base = `http://127.0.0.1:${server.port}`;
     const ready = async () => {
       const response = await fetch(`${base}/health/ready`);
@@ -66,7 +77,10 @@ describe('GET /health/ready', () => {
     const down = await until(503);
     expect(down.status).toBe(503);
     expect(down.body.status).toBe('not_ready');
-    expect(check(down.body, 'upstream:up')).toMatchObject({ status: 'failing', detail: expect.stringContaining('ECONNREFUSED') });
+    expect(check(down.body, 'upstream:up')).toMatchObject({
+      status: 'failing',
+      detail: expect.stringContaining('ECONNREFUSED'),
+    });
     expect(check(down.body, 'database')).toEqual({ name: 'database', status: 'ok', detail: null });
     expect((await fetch(`${base}/health`)).status).toBe(200);
 
@@ -78,7 +92,10 @@ describe('GET /health/ready', () => {
     renameSync(database, `${database}.away`);
     const gone = await until(503);
     expect(gone.status).toBe(503);
-    expect(check(gone.body, 'database')).toMatchObject({ status: 'failing', detail: expect.stringContaining('is gone') });
+    expect(check(gone.body, 'database')).toMatchObject({
+      status: 'failing',
+      detail: expect.stringContaining('is gone'),
+    });
     expect(check(gone.body, 'upstream:up')?.status).toBe('ok');
     expect((await fetch(`${base}/health`)).status).toBe(200);
 
@@ -87,9 +104,15 @@ describe('GET /health/ready', () => {
   });
 
   it('has no upstream check when the default chat model is the built-in one', { timeout: 180_000 }, async () => {
-    const server = await startServer({ OMNIGATE_DATA_DIR: dataDir(), OMNIGATE_API_KEYS: 'og-ready-test-key-aaaaaaaaaaaaaaaaaaaa' });
+    const server = await startServer({
+      OMNIGATE_DATA_DIR: dataDir(),
+      OMNIGATE_API_KEYS: 'og-ready-test-key-aaaaaaaaaaaaaaaaaaaa',
+    });
     const response = await fetch(`http://127.0.0.1:${server.port}/health/ready`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ready', checks: [{ name: 'database', status: 'ok', detail: null }] });
+    expect(await response.json()).toEqual({
+      status: 'ready',
+      checks: [{ name: 'database', status: 'ok', detail: null }],
+    });
   });
 });

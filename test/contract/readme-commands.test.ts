@@ -68,14 +68,16 @@ afterAll(() => killServers());
 
 /** What a reader fills in, and what this test fills in for them. */
 function PLACEHOLDERS(text: string): string {
-  return text
-    .replaceAll('http://127.0.0.1:8080', `http://127.0.0.1:${server.port}`)
-    .replaceAll('og-…', KEY)
-    .replaceAll('key_3f9a…', state.lastKeyId)
-    .replaceAll(' omnigate.yaml', ` ${configFile}`)
-    // Files a command writes (`-o hello.mp3`) go to the test's own directory, not the checkout.
-    .replace(/ -o (?!\/)(\S+)/, (_match, file: string) => ` -o ${path.join(outputDir, file)}`)
-    .replace(/^curl /, 'curl --fail-with-body --max-time 30 ');
+  return (
+    text
+      .replaceAll('http://127.0.0.1:8080', `http://127.0.0.1:${server.port}`)
+      .replaceAll('og-…', KEY)
+      .replaceAll('key_3f9a…', state.lastKeyId)
+      .replaceAll(' omnigate.yaml', ` ${configFile}`)
+      // Files a command writes (`-o hello.mp3`) go to the test's own directory, not the checkout.
+      .replace(/ -o (?!\/)(\S+)/, (_match, file: string) => ` -o ${path.join(outputDir, file)}`)
+      .replace(/^curl /, 'curl --fail-with-body --max-time 30 ')
+  );
 }
 
 function run(text: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
@@ -92,7 +94,15 @@ describe('README configuration examples', () => {
     const examples = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]);
     expect(examples.length).toBeGreaterThanOrEqual(2);
     for (const example of examples) {
-      expect(() => parseConfigFile(example, { OPENAI_API_KEY: 'x', ANTHROPIC_API_KEY: 'y', BRAVE_API_KEY: 'b', TAVILY_API_KEY: 't' }, 'README'), example).not.toThrow();
+      expect(
+        () =>
+          parseConfigFile(
+            example,
+            { OPENAI_API_KEY: 'x', ANTHROPIC_API_KEY: 'y', BRAVE_API_KEY: 'b', TAVILY_API_KEY: 't' },
+            'README',
+          ),
+        example,
+      ).not.toThrow();
     }
   });
 });
@@ -106,13 +116,20 @@ describe('README commands', () => {
   });
 
   it('runs every command that can run here, in order, each succeeding', { timeout: 300_000 }, async () => {
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, OMNIGATE_DATA_DIR: path.dirname(configFile) };
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      OMNIGATE_DATA_DIR: path.dirname(configFile),
+    };
     const ran: string[] = [];
     for (const command of commands) {
       if (NOT_RUN_HERE[command.program]) {
         continue;
       }
-      expect(['curl', 'npx', 'export'], `a README command this test does not know how to run: ${command.text}`).toContain(command.program);
+      expect(
+        ['curl', 'npx', 'export'],
+        `a README command this test does not know how to run: ${command.text}`,
+      ).toContain(command.program);
       const text = PLACEHOLDERS(command.text);
       if (command.program === 'export') {
         for (const [, name, value] of text.matchAll(/([A-Z_]+)=("[^"]*"|\S+)/g)) {

@@ -12,12 +12,24 @@ import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 const ARGS = '{"targets":["nobody"],"timeout_ms":10}';
 
 const TOOLS = [
-  { type: 'function', name: 'exec_command', description: 'Run a command', parameters: { type: 'object', properties: { cmd: { type: 'string' } } } },
+  {
+    type: 'function',
+    name: 'exec_command',
+    description: 'Run a command',
+    parameters: { type: 'object', properties: { cmd: { type: 'string' } } },
+  },
   {
     type: 'namespace',
     name: 'multi_agent_v1',
     description: 'Sub-agents',
-    tools: [{ type: 'function', name: 'wait_agent', description: 'Wait for agents', parameters: { type: 'object', properties: { targets: { type: 'array' } } } }],
+    tools: [
+      {
+        type: 'function',
+        name: 'wait_agent',
+        description: 'Wait for agents',
+        parameters: { type: 'object', properties: { targets: { type: 'array' } } },
+      },
+    ],
   },
 ];
 
@@ -25,10 +37,19 @@ describe('Responses: calls of namespaced tools', () => {
   it('JSON: the call carries the namespace, the stored response keeps it, and the replayed call is accepted', async () => {
     const { app, key } = createTestApp();
     const auth = { authorization: `Bearer ${key}` };
-    const created = await request(app).post('/v1/responses').set(auth).send({ model: 'local:chat', input: `call wait_agent ${ARGS}`, tools: TOOLS });
+    const created = await request(app)
+      .post('/v1/responses')
+      .set(auth)
+      .send({ model: 'local:chat', input: `call wait_agent ${ARGS}`, tools: TOOLS });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const call = created.body.output.find((item: { type: string }) => item.type === 'function_call');
-    expect(call).toMatchObject({ type: 'function_call', name: 'wait_agent', namespace: 'multi_agent_v1', arguments: ARGS, status: 'completed' });
+    expect(call).toMatchObject({
+      type: 'function_call',
+      name: 'wait_agent',
+      namespace: 'multi_agent_v1',
+      arguments: ARGS,
+      status: 'completed',
+    });
 
     const stored = await request(app).get(`/v1/responses/${created.body.id}`).set(auth);
     expect(stored.status).toBe(200);
@@ -44,7 +65,13 @@ describe('Responses: calls of namespaced tools', () => {
         tools: TOOLS,
         input: [
           { type: 'message', role: 'user', content: [{ type: 'input_text', text: `call wait_agent ${ARGS}` }] },
-          { type: 'function_call', call_id: call.call_id, name: 'wait_agent', namespace: 'multi_agent_v1', arguments: ARGS },
+          {
+            type: 'function_call',
+            call_id: call.call_id,
+            name: 'wait_agent',
+            namespace: 'multi_agent_v1',
+            arguments: ARGS,
+          },
           { type: 'function_call_output', call_id: call.call_id, output: '{"status":{}}' },
         ],
       });
@@ -82,12 +109,18 @@ describe('Responses: calls of namespaced tools', () => {
     for (const event of events) {
       assertMatchesSchema('ResponseStreamEvent', event);
     }
-    const items = (type: string) => events.filter((event) => event.type === type).map((event) => event.item as Record<string, unknown>);
+    const items = (type: string) =>
+      events.filter((event) => event.type === type).map((event) => event.item as Record<string, unknown>);
     expect(items('response.output_item.added').filter((item) => item.type === 'function_call')).toEqual([
       expect.objectContaining({ name: 'wait_agent', namespace: 'multi_agent_v1', status: 'in_progress' }),
     ]);
     expect(items('response.output_item.done').filter((item) => item.type === 'function_call')).toEqual([
-      expect.objectContaining({ name: 'wait_agent', namespace: 'multi_agent_v1', arguments: ARGS, status: 'completed' }),
+      expect.objectContaining({
+        name: 'wait_agent',
+        namespace: 'multi_agent_v1',
+        arguments: ARGS,
+        status: 'completed',
+      }),
     ]);
     const completed = events.at(-1) as { type: string; response: { output: Array<Record<string, unknown>> } };
     expect(completed.type).toBe('response.completed');

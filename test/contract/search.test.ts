@@ -22,17 +22,31 @@ The keeper lights the lamp at dusk and trims the wick at midnight.
 
 Fog signals sound every thirty seconds when visibility drops below two miles.
 `;
-const PDF_LINES = ['The lighthouse lens was ground in Paris in 1871.', 'Its beam reaches twenty nautical miles on a clear night.'];
+const PDF_LINES = [
+  'The lighthouse lens was ground in Paris in 1871.',
+  'Its beam reaches twenty nautical miles on a clear night.',
+];
 
 let t: TestApp;
 let upstream: FakeUpstream;
 let keyId: string;
 
 function indexable(id: string, filename: string, mediaType: string, bytes: Uint8Array, owner = keyId): IndexableFile {
-  return { id, keyId: owner, filename, mediaType, bytes: bytes.length, open: () => Readable.from([Buffer.from(bytes)]) };
+  return {
+    id,
+    keyId: owner,
+    filename,
+    mediaType,
+    bytes: bytes.length,
+    open: () => Readable.from([Buffer.from(bytes)]),
+  };
 }
 
-const post = (path: string, body: unknown, key = t.key) => request(t.app).post(path).set('authorization', `Bearer ${key}`).send(body as object);
+const post = (path: string, body: unknown, key = t.key) =>
+  request(t.app)
+    .post(path)
+    .set('authorization', `Bearer ${key}`)
+    .send(body as object);
 
 /** Every `[n]` resolves to a citation, and every citation is used. */
 function expectCitationIntegrity(answer: string, citations: Array<{ index: number }>): void {
@@ -42,7 +56,10 @@ function expectCitationIntegrity(answer: string, citations: Array<{ index: numbe
 }
 
 const chatCompletion = (content: string) => ({
-  id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'writer',
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 1,
+  model: 'writer',
   choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 321, completion_tokens: 12, total_tokens: 333 },
 });
@@ -51,9 +68,13 @@ function streamedCompletion(pieces: string[]) {
   return (_request: unknown, res: ServerResponse) => {
     sseHead(res);
     for (const piece of pieces) {
-      res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'writer', choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'writer', choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`,
+      );
     }
-    res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'writer', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 300, completion_tokens: 9, total_tokens: 309 } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'writer', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 300, completion_tokens: 9, total_tokens: 309 } })}\n\n`,
+    );
     res.end('data: [DONE]\n\n');
   };
 }
@@ -61,7 +82,17 @@ function streamedCompletion(pieces: string[]) {
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   t = createTestApp({
-    providers: [{ id: 'up', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 5_000, max_connections: 4, headers: {}, responses: 'translate' }],
+    providers: [
+      {
+        id: 'up',
+        type: 'openai-compatible',
+        base_url: `${upstream.origin}/v1`,
+        timeout_ms: 5_000,
+        max_connections: 4,
+        headers: {},
+        responses: 'translate',
+      },
+    ],
     models: [{ provider: 'up', model: 'writer', type: 'chat', aliases: [] }],
   });
   keyId = t.keys.verify(t.key)!.id;
@@ -84,13 +115,22 @@ describe('POST /v1/web/search on local:search', () => {
     expect(res.status).toBe(200);
     expectRequestId(res);
     assertMatchesSchema('WebSearchResponse', res.body);
-    expect(res.body).toMatchObject({ object: 'web_search.result', query: 'lighthouse lens beam keeper', provider: 'local' });
-    const byTitle = new Map((res.body.results as Array<Record<string, unknown>>).map((result) => [result.title, result]));
+    expect(res.body).toMatchObject({
+      object: 'web_search.result',
+      query: 'lighthouse lens beam keeper',
+      provider: 'local',
+    });
+    const byTitle = new Map(
+      (res.body.results as Array<Record<string, unknown>>).map((result) => [result.title, result]),
+    );
     expect([...byTitle.keys()].sort()).toEqual(['keeping.md', 'lens-history.pdf']);
     const origin = new URL(byTitle.get('lens-history.pdf')!.url as string);
     expect(origin.pathname).toBe('/v1/files/file_pdf1/content');
     expect(origin.protocol).toBe('http:');
-    expect(byTitle.get('lens-history.pdf')).toMatchObject({ source: 'local', snippet: expect.stringContaining('lens') });
+    expect(byTitle.get('lens-history.pdf')).toMatchObject({
+      source: 'local',
+      snippet: expect.stringContaining('lens'),
+    });
     expect(byTitle.get('keeping.md')!.snippet).toMatch(/keeper/i);
   });
 
@@ -100,24 +140,47 @@ describe('POST /v1/web/search on local:search', () => {
     expect(res.body.results).toHaveLength(1);
   });
 
-  it('never shows one key another key\'s files', async () => {
+  it("never shows one key another key's files", async () => {
     const other = t.keys.create({ name: 'other' });
-    await t.searchIndex.add(indexable('file_other', 'secret-lighthouse.md', 'text/markdown', new TextEncoder().encode('The other lighthouse is private.'), other.record.id));
+    await t.searchIndex.add(
+      indexable(
+        'file_other',
+        'secret-lighthouse.md',
+        'text/markdown',
+        new TextEncoder().encode('The other lighthouse is private.'),
+        other.record.id,
+      ),
+    );
     const mine = await post('/v1/web/search', { query: 'lighthouse private' });
-    expect((mine.body.results as Array<{ title: string }>).map((result) => result.title)).not.toContain('secret-lighthouse.md');
+    expect((mine.body.results as Array<{ title: string }>).map((result) => result.title)).not.toContain(
+      'secret-lighthouse.md',
+    );
     const theirs = await post('/v1/web/search', { query: 'lighthouse lens keeper' }, other.key);
-    expect((theirs.body.results as Array<{ title: string }>).map((result) => result.title)).toEqual(['secret-lighthouse.md']);
+    expect((theirs.body.results as Array<{ title: string }>).map((result) => result.title)).toEqual([
+      'secret-lighthouse.md',
+    ]);
   });
 
-  it.each(['"', '*', 'NEAR(', 'AND OR', '-', 'col:', 'title:keeping', '东京 🙂 ✓', 'a" OR 1=1 --', '(((( ))))', '^'])('answers %j with 200, never an FTS5 error', async (query) => {
-    const res = await post('/v1/web/search', { query });
-    expect(res.status).toBe(200);
-    assertMatchesSchema('WebSearchResponse', res.body);
-  });
+  it.each(['"', '*', 'NEAR(', 'AND OR', '-', 'col:', 'title:keeping', '东京 🙂 ✓', 'a" OR 1=1 --', '(((( ))))', '^'])(
+    'answers %j with 200, never an FTS5 error',
+    async (query) => {
+      const res = await post('/v1/web/search', { query });
+      expect(res.status).toBe(200);
+      assertMatchesSchema('WebSearchResponse', res.body);
+    },
+  );
 
   it('drops a deleted file from the results', async () => {
     const other = t.keys.create({ name: 'deleter' });
-    await t.searchIndex.add(indexable('file_gone', 'gone.txt', 'text/plain', new TextEncoder().encode('Ephemeral walrus notes.'), other.record.id));
+    await t.searchIndex.add(
+      indexable(
+        'file_gone',
+        'gone.txt',
+        'text/plain',
+        new TextEncoder().encode('Ephemeral walrus notes.'),
+        other.record.id,
+      ),
+    );
     expect((await post('/v1/web/search', { query: 'walrus' }, other.key)).body.results).toHaveLength(1);
     t.searchIndex.remove('file_gone');
     expect((await post('/v1/web/search', { query: 'walrus' }, other.key)).body.results).toHaveLength(0);
@@ -126,7 +189,12 @@ describe('POST /v1/web/search on local:search', () => {
   it('counts the query and its results on the usage record', async () => {
     const res = await post('/v1/web/search', { query: 'lighthouse' });
     const [record] = await usageOf(t.app, t.key, res.headers['x-svc-request-id']);
-    expect(record).toMatchObject({ operation: 'webSearch', model: 'local:search', provider: 'local', media: { queries: 1, results: 2 } });
+    expect(record).toMatchObject({
+      operation: 'webSearch',
+      model: 'local:search',
+      provider: 'local',
+      media: { queries: 1, results: 2 },
+    });
   });
 
   it('refuses a chat model as the search model with 400', async () => {
@@ -138,7 +206,9 @@ describe('POST /v1/web/search on local:search', () => {
 
 describe('POST /v1/search/answer', () => {
   it('answers from the indexed files with the built-in writer, every sentence cited', async () => {
-    const res = await post('/v1/search/answer', { query: 'Where was the lighthouse lens ground, and when does the keeper trim the wick?' });
+    const res = await post('/v1/search/answer', {
+      query: 'Where was the lighthouse lens ground, and when does the keeper trim the wick?',
+    });
     expect(res.status).toBe(200);
     assertMatchesSchema('SearchAnswer', res.body);
     expect(res.body.model).toBe('local:chat');
@@ -154,16 +224,22 @@ describe('POST /v1/search/answer', () => {
     expect(res.body.usage).toMatchObject({ search_count: 1 });
     expect(res.body.usage.prompt_tokens).toBeGreaterThan(0);
     const [record] = await usageOf(t.app, t.key, res.headers['x-svc-request-id']);
-    expect(record).toMatchObject({ operation: 'createSearchAnswer', model: 'local:chat', media: { queries: 1, results: 2 } });
+    expect(record).toMatchObject({
+      operation: 'createSearchAnswer',
+      model: 'local:chat',
+      media: { queries: 1, results: 2 },
+    });
     expect(record!.output_tokens).toBe(res.body.usage.completion_tokens);
   });
 
   it('streams the built-in answer as citations, deltas, done', async () => {
-    const res = await post('/v1/search/answer', { query: 'lighthouse lens Paris', stream: true }).buffer(true).parse((response, callback) => {
-      let text = '';
-      response.on('data', (piece: Buffer) => (text += piece.toString('utf8')));
-      response.on('end', () => callback(null, text));
-    });
+    const res = await post('/v1/search/answer', { query: 'lighthouse lens Paris', stream: true })
+      .buffer(true)
+      .parse((response, callback) => {
+        let text = '';
+        response.on('data', (piece: Buffer) => (text += piece.toString('utf8')));
+        response.on('end', () => callback(null, text));
+      });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     const events = sseJson(res.body as string);
@@ -173,13 +249,27 @@ describe('POST /v1/search/answer', () => {
     }
     expect(events[0]!.event).toBe('answer.citations');
     expect(events.at(-1)!.event).toBe('answer.done');
-    const deltas = events.filter((event) => event.event === 'answer.delta').map((event) => event.data.delta as string).join('');
+    const deltas = events
+      .filter((event) => event.event === 'answer.delta')
+      .map((event) => event.data.delta as string)
+      .join('');
     expect(deltas).toBe(events.at(-1)!.data.answer);
     expectCitationIntegrity(deltas, events[0]!.data.citations as Array<{ index: number }>);
   });
 
-  it('renumbers an upstream model\'s markers by first use and drops the ones pointing nowhere', async () => {
-    upstream.handle(byPath({ '/v1/chat/completions': (_request, res) => sendJson(res, 200, JSON.stringify(chatCompletion('The lens came from Paris [2]. A keeper tends it [1][7]. Fog horns sound [1, 9].'))) }));
+  it("renumbers an upstream model's markers by first use and drops the ones pointing nowhere", async () => {
+    upstream.handle(
+      byPath({
+        '/v1/chat/completions': (_request, res) =>
+          sendJson(
+            res,
+            200,
+            JSON.stringify(
+              chatCompletion('The lens came from Paris [2]. A keeper tends it [1][7]. Fog horns sound [1, 9].'),
+            ),
+          ),
+      }),
+    );
     const res = await post('/v1/search/answer', { query: 'lighthouse lens keeper', model: 'up:writer' });
     expect(res.status).toBe(200);
     assertMatchesSchema('SearchAnswer', res.body);
@@ -196,16 +286,31 @@ describe('POST /v1/search/answer', () => {
   });
 
   it('streams an upstream answer with markers to no source removed, even when split across deltas', async () => {
-    upstream.handle(byPath({ '/v1/chat/completions': streamedCompletion(['The lens is French [', '1]. Nothing else [', '8', '] matters [2].']) }));
-    const res = await post('/v1/search/answer', { query: 'lighthouse lens keeper', model: 'up:writer', stream: true }).buffer(true).parse((response, callback) => {
-      let text = '';
-      response.on('data', (piece: Buffer) => (text += piece.toString('utf8')));
-      response.on('end', () => callback(null, text));
-    });
+    upstream.handle(
+      byPath({
+        '/v1/chat/completions': streamedCompletion([
+          'The lens is French [',
+          '1]. Nothing else [',
+          '8',
+          '] matters [2].',
+        ]),
+      }),
+    );
+    const res = await post('/v1/search/answer', { query: 'lighthouse lens keeper', model: 'up:writer', stream: true })
+      .buffer(true)
+      .parse((response, callback) => {
+        let text = '';
+        response.on('data', (piece: Buffer) => (text += piece.toString('utf8')));
+        response.on('end', () => callback(null, text));
+      });
     const events = sseJson(res.body as string);
     events.forEach((event) => assertMatchesSchema('SearchAnswerStreamEvent', event.data));
     const done = events.at(-1)!.data;
-    expect(done).toMatchObject({ type: 'answer.done', answer: 'The lens is French [1]. Nothing else matters [2].', usage: { prompt_tokens: 300, completion_tokens: 9, total_tokens: 309, search_count: 1 } });
+    expect(done).toMatchObject({
+      type: 'answer.done',
+      answer: 'The lens is French [1]. Nothing else matters [2].',
+      usage: { prompt_tokens: 300, completion_tokens: 9, total_tokens: 309, search_count: 1 },
+    });
     const listed = new Set((events[0]!.data.citations as Array<{ index: number }>).map((citation) => citation.index));
     for (const match of (done.answer as string).matchAll(/\[(\d+)\]/g)) {
       expect(listed.has(Number(match[1]))).toBe(true);
@@ -219,7 +324,12 @@ describe('POST /v1/search/answer', () => {
   });
 
   it('maps an upstream rate limit to 429 with Retry-After', async () => {
-    upstream.handle(byPath({ '/v1/chat/completions': (_request, res) => sendJson(res, 429, JSON.stringify({ error: { message: 'slow down' } }), { 'retry-after': '3' }) }));
+    upstream.handle(
+      byPath({
+        '/v1/chat/completions': (_request, res) =>
+          sendJson(res, 429, JSON.stringify({ error: { message: 'slow down' } }), { 'retry-after': '3' }),
+      }),
+    );
     const res = await post('/v1/search/answer', { query: 'lighthouse', model: 'up:writer' });
     expect(res.status).toBe(429);
     expect(res.headers['retry-after']).toBe('3');

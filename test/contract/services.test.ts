@@ -62,7 +62,11 @@ describe('services', () => {
     const dataDir = freshDirectory();
     const databasePath = path.join(dataDir, 'omnigate.sqlite');
     // A flush interval no test waits for: only close() can write the record.
-    const services = openServices(config, { logger, stores: { kind: 'data-dir', dataDir, databasePath }, usageFlushIntervalMs: 3_600_000 });
+    const services = openServices(config, {
+      logger,
+      stores: { kind: 'data-dir', dataDir, databasePath },
+      usageFlushIntervalMs: 3_600_000,
+    });
     const { key, record } = services.stores.keys.create({ name: 'owner' });
     const keyId = record.id;
     services.usage.record({ ...entry, keyId });
@@ -89,7 +93,10 @@ describe('services', () => {
     const dataDir = freshDirectory();
     const databasePath = path.join(dataDir, 'omnigate.sqlite');
     expect(() =>
-      openServices({ ...config, aliases: { fast: 'local:chatt' } }, { logger, stores: { kind: 'data-dir', dataDir, databasePath } }),
+      openServices(
+        { ...config, aliases: { fast: 'local:chatt' } },
+        { logger, stores: { kind: 'data-dir', dataDir, databasePath } },
+      ),
     ).toThrow(ConfigError);
     expect(existsSync(databasePath)).toBe(true);
     expect(existsSync(`${databasePath}-wal`)).toBe(false);

@@ -31,8 +31,10 @@ async function ebur128(wav: Uint8Array): Promise<number> {
     const path = join(directory, 'speech.wav');
     await writeFile(path, wav);
     const stderr = await new Promise<string>((resolve, reject) => {
-      execFile(ffmpeg, ['-hide_banner', '-nostats', '-i', path, '-af', 'ebur128', '-f', 'null', '-'], (error, _out, err) =>
-        error ? reject(new Error(`${error.message}\n${err}`)) : resolve(err),
+      execFile(
+        ffmpeg,
+        ['-hide_banner', '-nostats', '-i', path, '-af', 'ebur128', '-f', 'null', '-'],
+        (error, _out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(err)),
       );
     });
     const summary = /Integrated loudness:\s+I:\s+(-?\d+(?:\.\d+)?) LUFS/.exec(stderr);
@@ -61,18 +63,14 @@ async function speak(voice: string, extra: Record<string, unknown> = {}): Promis
 }
 
 describe('speech loudness', () => {
-  it(
-    `brings every built-in voice to ${SPEECH_LOUDNESS_LUFS} LUFS integrated (±1.5 LU, by ffmpeg's ebur128)`,
-    async () => {
-      const measured: Record<string, number> = {};
-      for (const voice of VOICES) {
-        measured[voice] = await ebur128(await speak(voice));
-      }
-      const off = Object.entries(measured).filter(([, lufs]) => Math.abs(lufs - SPEECH_LOUDNESS_LUFS) > 1.5);
-      expect(off, JSON.stringify(measured)).toEqual([]);
-    },
-    120_000,
-  );
+  it(`brings every built-in voice to ${SPEECH_LOUDNESS_LUFS} LUFS integrated (±1.5 LU, by ffmpeg's ebur128)`, async () => {
+    const measured: Record<string, number> = {};
+    for (const voice of VOICES) {
+      measured[voice] = await ebur128(await speak(voice));
+    }
+    const off = Object.entries(measured).filter(([, lufs]) => Math.abs(lufs - SPEECH_LOUDNESS_LUFS) > 1.5);
+    expect(off, JSON.stringify(measured)).toEqual([]);
+  }, 120_000);
 
   it('keeps volume a gain on top of the common loudness: 0.5 is 6 dB quieter', async () => {
     const normal = await ebur128(await speak('echo'));

@@ -17,7 +17,16 @@ import { dataDir, killServers, startServer } from '../helpers/spawn-server.js';
  * The packages only engine workers may load, as they appear in a resolved URL, and those the main thread loads on
  * first use only (the MCP SDK, with the first /v1/mcp request: routes/mcp.ts).
  */
-const WORKER_ONLY_PACKAGES = ['sharp', '@img', 'exifr', 'file-type', '@resvg/resvg-js', 'html-to-text', 'unpdf', 'gpt-tokenizer'];
+const WORKER_ONLY_PACKAGES = [
+  'sharp',
+  '@img',
+  'exifr',
+  'file-type',
+  '@resvg/resvg-js',
+  'html-to-text',
+  'unpdf',
+  'gpt-tokenizer',
+];
 const FIRST_USE_PACKAGES = ['@modelcontextprotocol'];
 /**
  * Loaded only when configured (main.ts imports them dynamically): prom-client with metrics on (an admin key or a
@@ -28,7 +37,9 @@ const CONFIGURED_ONLY_PACKAGES = ['prom-client', '@opentelemetry'];
 afterEach(() => killServers());
 
 describe('the started server', () => {
-  it('loads no image or document library, not the MCP SDK, and neither metrics nor tracing libraries when they are off, on its main thread', { timeout: 120_000 }, async () => {
+  it('loads no image or document library, not the MCP SDK, and neither metrics nor tracing libraries when they are off, on its main thread', {
+    timeout: 120_000,
+  }, async () => {
     const dir = dataDir();
     const log = path.join(dir, 'imports.log');
     const server = await startServer(
@@ -49,7 +60,9 @@ describe('the started server', () => {
     expect(packages).toContain('express');
     expect(packages).toContain('better-sqlite3');
     const loaded = [...packages].filter((name) =>
-      [...WORKER_ONLY_PACKAGES, ...FIRST_USE_PACKAGES, ...CONFIGURED_ONLY_PACKAGES].some((heavy) => name === heavy || name.startsWith(`${heavy}/`)),
+      [...WORKER_ONLY_PACKAGES, ...FIRST_USE_PACKAGES, ...CONFIGURED_ONLY_PACKAGES].some(
+        (heavy) => name === heavy || name.startsWith(`${heavy}/`),
+      ),
     );
     expect(loaded).toEqual([]);
   });

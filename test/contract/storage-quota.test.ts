@@ -16,7 +16,12 @@ const TTL = 3600;
 let clock = Date.now();
 // One worker and no queue: a generation that reached the engines while a test holds the worker is a 429, so a
 // 413 then shows the refusal came before the model ran.
-const made: TestApp = createTestApp({ files: { quotaBytes: QUOTA }, mediaLinkTtlSeconds: TTL, now: () => clock, media: { workers: 1, queueLimit: 0, jobTimeoutMs: 120_000 } });
+const made: TestApp = createTestApp({
+  files: { quotaBytes: QUOTA },
+  mediaLinkTtlSeconds: TTL,
+  now: () => clock,
+  media: { workers: 1, queueLimit: 0, jobTimeoutMs: 120_000 },
+});
 const auth = { authorization: `Bearer ${made.key}` };
 const keyId = made.keys.verify(made.key)!.id;
 const held = () => made.files.holdings(keyId, Math.floor(clock / 1000)).bytes;
@@ -27,7 +32,15 @@ afterAll(async () => {
 });
 
 const image = (n: number, format: 'url' | 'b64_json' = 'url') =>
-  request(made.app).post('/v1/images/generations').set(auth).send({ model: 'local:image', prompt: `a lighthouse at dusk, number ${n}`, size: '256x256', response_format: format });
+  request(made.app)
+    .post('/v1/images/generations')
+    .set(auth)
+    .send({
+      model: 'local:image',
+      prompt: `a lighthouse at dusk, number ${n}`,
+      size: '256x256',
+      response_format: format,
+    });
 
 describe('the storage quota counts generated media', () => {
   let refusedAfter = 0;
@@ -50,20 +63,38 @@ describe('the storage quota counts generated media', () => {
 
   it('leaves an upload only the room the images left', async () => {
     const room = QUOTA - held();
-    const res = await request(made.app).post('/v1/files').set(auth).field('purpose', 'user_data').attach('file', Buffer.alloc(room + 1, 'a'), 'fill.txt');
+    const res = await request(made.app)
+      .post('/v1/files')
+      .set(auth)
+      .field('purpose', 'user_data')
+      .attach('file', Buffer.alloc(room + 1, 'a'), 'fill.txt');
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('file_quota_bytes_exceeded');
   });
 
   it('refuses a video at create when the key is full, and frees the room when the media links expire', async () => {
-    const fill = await request(made.app).post('/v1/files').set(auth).field('purpose', 'user_data').attach('file', Buffer.alloc(QUOTA - held(), 'a'), 'fill.txt');
+    const fill = await request(made.app)
+      .post('/v1/files')
+      .set(auth)
+      .field('purpose', 'user_data')
+      .attach('file', Buffer.alloc(QUOTA - held(), 'a'), 'fill.txt');
     expect(fill.status).toBe(200);
-    const refused = await request(made.app).post('/v1/videos').set(auth).send({ model: 'local:video', prompt: 'waves', seconds: '4', size: '64x64' });
+    const refused = await request(made.app)
+      .post('/v1/videos')
+      .set(auth)
+      .send({ model: 'local:video', prompt: 'waves', seconds: '4', size: '64x64' });
     expect(refused.status).toBe(413);
     expect(refused.body.error.code).toBe('storage_quota_exceeded');
     let release = () => {};
-    const holding = made.mediaPool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)));
-    for (const [tool, args] of [['text_to_speech', { input: 'hello' }], ['generate_music', { prompt: 'piano', duration: 1 }], ['generate_image', { prompt: 'a boat' }]] as const) {
+    const holding = made.mediaPool.use(
+      new AbortController().signal,
+      () => new Promise<void>((resolve) => (release = resolve)),
+    );
+    for (const [tool, args] of [
+      ['text_to_speech', { input: 'hello' }],
+      ['generate_music', { prompt: 'piano', duration: 1 }],
+      ['generate_image', { prompt: 'a boat' }],
+    ] as const) {
       const result = await mcpToolCall(made.app, made.key, tool, args);
       expect(result.isError, tool).toBe(true);
       expect(result.content[0]?.text, tool).toMatch(/413 storage_quota_exceeded/);
@@ -81,10 +112,17 @@ describe('the storage quota counts generated media', () => {
   });
 
   it('fails a video whose result does not fit, keeping nothing', async () => {
-    const fill = await request(made.app).post('/v1/files').set(auth).field('purpose', 'user_data').attach('file', Buffer.alloc(QUOTA - held() - 100, 'a'), 'fill.txt');
+    const fill = await request(made.app)
+      .post('/v1/files')
+      .set(auth)
+      .field('purpose', 'user_data')
+      .attach('file', Buffer.alloc(QUOTA - held() - 100, 'a'), 'fill.txt');
     expect(fill.status).toBe(200);
     const heldBefore = held();
-    const created = await request(made.app).post('/v1/videos').set(auth).send({ model: 'local:video', prompt: 'waves at night', seconds: '4', size: '64x64' });
+    const created = await request(made.app)
+      .post('/v1/videos')
+      .set(auth)
+      .send({ model: 'local:video', prompt: 'waves at night', seconds: '4', size: '64x64' });
     expect(created.status).toBe(202);
     const done = await finishedVideo(made.app, made.key, created.body.id);
     expect(done).toMatchObject({ status: 'failed', error: { code: 'storage_quota_exceeded' } });

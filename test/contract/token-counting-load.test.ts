@@ -61,9 +61,22 @@ function pollHealth(origin: string, pid: number): { stop(): Promise<{ slowestCpu
  * `body` as bytes prepared before the clock starts: this process is the client too, and encoding a 25 MiB
  * string at send time would block the very event loop the test watches.
  */
-async function post(origin: string, path: string, key: string, body: string | Buffer): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
-  const response = await fetch(`${origin}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body as unknown as string });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown>, headers: response.headers };
+async function post(
+  origin: string,
+  path: string,
+  key: string,
+  body: string | Buffer,
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const response = await fetch(`${origin}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body as unknown as string,
+  });
+  return {
+    status: response.status,
+    json: (await response.json()) as Record<string, unknown>,
+    headers: response.headers,
+  };
 }
 
 describe('counting adversarial prompts', () => {
@@ -73,7 +86,8 @@ describe('counting adversarial prompts', () => {
     const server = await startServer({ OMNIGATE_DATA_DIR: dataDir(), OMNIGATE_API_KEYS: KEY });
     const origin = `http://127.0.0.1:${server.port}`;
     const testApp = { key: KEY };
-    const countBody = (content: string) => JSON.stringify({ model: 'local:chat', max_tokens: 1, messages: [{ role: 'user', content }] });
+    const countBody = (content: string) =>
+      JSON.stringify({ model: 'local:chat', max_tokens: 1, messages: [{ role: 'user', content }] });
     // One message of a single character up to the limit: one pre-token, the quadratic case of BPE.
     const small = Buffer.from(countBody('A'.repeat(100_000)));
     const maximal = Buffer.from(countBody('中'.repeat(Math.floor((BODY_LIMIT - 200) / 3))));
@@ -104,7 +118,12 @@ describe('counting adversarial prompts', () => {
     const testApp = createTestApp({ maxBodyBytes: BODY_LIMIT });
     const origin = await listen(testApp);
     const { result: answer, cpuMs } = await measureLoopHold(() =>
-      post(origin, '/v1/chat/completions', testApp.key, JSON.stringify({ model: 'local:chat', messages: [{ role: 'user', content: 'A'.repeat(5 * MiB) }] })),
+      post(
+        origin,
+        '/v1/chat/completions',
+        testApp.key,
+        JSON.stringify({ model: 'local:chat', messages: [{ role: 'user', content: 'A'.repeat(5 * MiB) }] }),
+      ),
     );
     expect(answer.status).toBe(200);
     expect(cpuMs).toBeLessThan(10_000);
@@ -131,12 +150,24 @@ describe('passthrough answers without usage', () => {
             return;
           }
         }
-        res.end(chunk({}, 'stop') + 'data: [DONE]\n\n');
+        res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
       };
       write();
     });
     closers.push(() => upstream.close());
-    const testApp = createTestApp({ providers: [{ id: 'fake', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 60_000, max_connections: 4, headers: {}, responses: 'translate' }] });
+    const testApp = createTestApp({
+      providers: [
+        {
+          id: 'fake',
+          type: 'openai-compatible',
+          base_url: `${upstream.origin}/v1`,
+          timeout_ms: 60_000,
+          max_connections: 4,
+          headers: {},
+          responses: 'translate',
+        },
+      ],
+    });
     const origin = await listen(testApp);
 
     const rssBefore = process.memoryUsage().rss;
@@ -144,7 +175,11 @@ describe('passthrough answers without usage', () => {
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
     // The gateway runs on this thread, so the longest stretch of this thread's CPU between two turns of the event
     // loop is what the gateway held it for; the process's CPU (gateway, encoder thread and fake upstream) is bounded.
-    const { result: response, longestHoldMs, cpuMs } = await measureLoopHold(async () => {
+    const {
+      result: response,
+      longestHoldMs,
+      cpuMs,
+    } = await measureLoopHold(async () => {
       const response = await fetch(`${origin}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${testApp.key}`, 'content-type': 'application/json' },
@@ -170,7 +205,9 @@ describe('passthrough answers without usage', () => {
     let record: { output_tokens: number } | undefined;
     for (let attempt = 0; attempt < 100 && !record; attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      const usage = await fetch(`${origin}/v1/usage?request_id=${requestId}`, { headers: { authorization: `Bearer ${testApp.key}` } });
+      const usage = await fetch(`${origin}/v1/usage?request_id=${requestId}`, {
+        headers: { authorization: `Bearer ${testApp.key}` },
+      });
       record = ((await usage.json()) as { data: Array<{ output_tokens: number }> }).data[0];
     }
     // 10,000,000 `B`: estimated from the first 512 Ki chars (a run of one letter is about 8 chars a token).

@@ -43,7 +43,9 @@ async function startCollector(): Promise<Collector> {
     req.on('end', () => {
       contentTypes.push(String(req.headers['content-type']));
       if (req.url === '/v1/traces') {
-        const body = JSON.parse(Buffer.concat(pieces).toString('utf8')) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
+        const body = JSON.parse(Buffer.concat(pieces).toString('utf8')) as {
+          resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
+        };
         for (const resource of body.resourceSpans) {
           for (const scope of resource.scopeSpans) {
             spans.push(...scope.spans);
@@ -58,10 +60,11 @@ async function startCollector(): Promise<Collector> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
     contentTypes,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -78,19 +81,34 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-async function setUp(extra: Record<string, string>): Promise<{ base: string; upstream: FakeUpstream; collector: Collector }> {
+async function setUp(
+  extra: Record<string, string>,
+): Promise<{ base: string; upstream: FakeUpstream; collector: Collector }> {
   const upstream = await startFakeUpstream((_request, res) => {
-    sendJson(res, 200, JSON.stringify({
-      id: 'chatcmpl-1', object: 'chat.completion', created: 1767225600, model: 'good',
-      choices: [{ index: 0, message: { role: 'assistant', content: ANSWER }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20 },
-    }));
+    sendJson(
+      res,
+      200,
+      JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 1767225600,
+        model: 'good',
+        choices: [{ index: 0, message: { role: 'assistant', content: ANSWER }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20 },
+      }),
+    );
   });
   const collector = await startCollector();
-  closers.push(() => upstream.close(), () => collector.close());
+  closers.push(
+    () => upstream.close(),
+    () => collector.close(),
+  );
   const dir = dataDir();
   const config = path.join(dir, 'omnigate.yaml');
-  writeFileSync(config, `providers:\n  up:\n    type: openai-compatible\n    base_url: ${upstream.origin}/v1\nmodels:\n  - { provider: up, model: good }\naliases:\n  fast: up:good\n`);
+  writeFileSync(
+    config,
+    `providers:\n  up:\n    type: openai-compatible\n    base_url: ${upstream.origin}/v1\nmodels:\n  - { provider: up, model: good }\naliases:\n  fast: up:good\n`,
+  );
   const server = await startServer({
     OMNIGATE_DATA_DIR: dir,
     OMNIGATE_API_KEYS: API_KEY,
@@ -120,7 +138,9 @@ async function spansOf(collector: Collector, traceId: string, count: number): Pr
 }
 
 describe('OpenTelemetry traces', () => {
-  it('continues the caller\'s trace: a server span with the request id and GenAI attributes, a client span under it whose traceparent goes upstream, no content', { timeout: 180_000 }, async () => {
+  it("continues the caller's trace: a server span with the request id and GenAI attributes, a client span under it whose traceparent goes upstream, no content", {
+    timeout: 180_000,
+  }, async () => {
     const { base, upstream, collector } = await setUp({});
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const callerSpanId = '00f067aa0ba902b7';
@@ -164,7 +184,9 @@ describe('OpenTelemetry traces', () => {
     expect(freshSpans.find((span) => span.kind === 2)!.parentSpanId ?? '').toBe('');
   });
 
-  it('puts prompt and completion text in the server span when OMNIGATE_TRACE_CONTENT=true', { timeout: 180_000 }, async () => {
+  it('puts prompt and completion text in the server span when OMNIGATE_TRACE_CONTENT=true', {
+    timeout: 180_000,
+  }, async () => {
     const { base, collector } = await setUp({ OMNIGATE_TRACE_CONTENT: 'true' });
     const traceId = '0af7651916cd43dd8448eb211c80319c';
     expect((await chat(base, { traceparent: `00-${traceId}-b7ad6b7169203331-01` })).status).toBe(200);

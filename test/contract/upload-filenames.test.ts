@@ -19,19 +19,26 @@ function rawUpload(filename: string, content = 'hello') {
     `--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nassistants\r\n` +
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n--${boundary}--\r\n`,
   );
-  return request(t.app).post('/v1/files').set('authorization', `Bearer ${t.key}`).set('content-type', `multipart/form-data; boundary=${boundary}`).send(body);
+  return request(t.app)
+    .post('/v1/files')
+    .set('authorization', `Bearer ${t.key}`)
+    .set('content-type', `multipart/form-data; boundary=${boundary}`)
+    .send(body);
 }
 
 describe('filenames that name no file', () => {
-  it.each(['.', '..', '/', 'dir/..', '\u202E'])('%j is a 400 invalid_filename naming the filename', async (filename) => {
-    const res = await rawUpload(filename);
-    expect(res.status, JSON.stringify(res.body)).toBe(400);
-    expect(res.headers['x-request-id']).toMatch(/^req_/);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_filename', param: 'file' });
-    expect(res.body.error.message).toMatch(/filename .* names no file/);
-    const list = await request(t.app).get('/v1/files').set('authorization', `Bearer ${t.key}`);
-    expect(list.body.data.filter((file: { bytes: number }) => file.bytes === 5)).toEqual([]);
-  });
+  it.each(['.', '..', '/', 'dir/..', '\u202E'])(
+    '%j is a 400 invalid_filename naming the filename',
+    async (filename) => {
+      const res = await rawUpload(filename);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.headers['x-request-id']).toMatch(/^req_/);
+      expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_filename', param: 'file' });
+      expect(res.body.error.message).toMatch(/filename .* names no file/);
+      const list = await request(t.app).get('/v1/files').set('authorization', `Bearer ${t.key}`);
+      expect(list.body.data.filter((file: { bytes: number }) => file.bytes === 5)).toEqual([]);
+    },
+  );
 
   it('a path keeps its last segment', async () => {
     const res = await rawUpload('../../notes.txt');
@@ -46,9 +53,13 @@ describe('format characters in names', () => {
     const res = await rawUpload('invoice\u202Efdp.exe');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.filename).toBe('invoicefdp.exe');
-    const download = await request(t.app).get(`/v1/files/${res.body.id}/content`).set('authorization', `Bearer ${t.key}`);
+    const download = await request(t.app)
+      .get(`/v1/files/${res.body.id}/content`)
+      .set('authorization', `Bearer ${t.key}`);
     expect(download.status).toBe(200);
-    expect(download.headers['content-disposition']).toBe(`attachment; filename="invoicefdp.exe"; filename*=UTF-8''invoicefdp.exe`);
+    expect(download.headers['content-disposition']).toBe(
+      `attachment; filename="invoicefdp.exe"; filename*=UTF-8''invoicefdp.exe`,
+    );
   });
 
   it('isolates, marks and the other overrides are removed too', async () => {

@@ -17,7 +17,17 @@ import type { ProviderConfig } from '../../server/config.js';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { readSse } from '../helpers/read-sse.js';
-import { anthropicJson, anthropicSse, chatCompletionJson, chatCompletionSse, responsesJson, responsesSse, writeAnswer, type ScriptedAnswer, type ScriptedReply } from '../matrix/upstream-scripts.js';
+import {
+  anthropicJson,
+  anthropicSse,
+  chatCompletionJson,
+  chatCompletionSse,
+  responsesJson,
+  responsesSse,
+  writeAnswer,
+  type ScriptedAnswer,
+  type ScriptedReply,
+} from '../matrix/upstream-scripts.js';
 
 type Dialect = 'chat' | 'responses' | 'anthropic';
 type Route = 'openai-translate' | 'openai-native' | 'anthropic';
@@ -28,11 +38,21 @@ type Failure = (typeof FAILURES)[number];
 /** Short, so a hang is cut quickly; a loopback fake answers well within it even on a busy machine. */
 const TIMEOUT_MS = 600;
 
-const MODELS: Record<Route, string> = { 'openai-translate': 'oai:gpt-4.1-mini', 'openai-native': 'oain:gpt-4.1-mini', anthropic: 'anth:claude-sonnet-4-5' };
-const PATHS: Record<Dialect, string> = { chat: '/v1/chat/completions', responses: '/v1/responses', anthropic: '/anthropic/v1/messages' };
+const MODELS: Record<Route, string> = {
+  'openai-translate': 'oai:gpt-4.1-mini',
+  'openai-native': 'oain:gpt-4.1-mini',
+  anthropic: 'anth:claude-sonnet-4-5',
+};
+const PATHS: Record<Dialect, string> = {
+  chat: '/v1/chat/completions',
+  responses: '/v1/responses',
+  anthropic: '/anthropic/v1/messages',
+};
 
 function isPassthrough(route: Route, dialect: Dialect): boolean {
-  return route === 'anthropic' ? dialect === 'anthropic' : dialect === 'chat' || (route === 'openai-native' && dialect === 'responses');
+  return route === 'anthropic'
+    ? dialect === 'anthropic'
+    : dialect === 'chat' || (route === 'openai-native' && dialect === 'responses');
 }
 
 const REPLY: ScriptedReply = {
@@ -47,7 +67,12 @@ function goodAnswer(upstream: UpstreamDialect, body: Record<string, unknown>): S
   const stream = body.stream === true;
   switch (upstream) {
     case 'chat':
-      return stream ? chatCompletionSse(REPLY, (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true) : chatCompletionJson(REPLY);
+      return stream
+        ? chatCompletionSse(
+            REPLY,
+            (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true,
+          )
+        : chatCompletionJson(REPLY);
     case 'responses':
       return stream ? responsesSse(REPLY) : responsesJson(REPLY);
     case 'anthropic':
@@ -60,7 +85,12 @@ function sseText(events: Array<{ event?: string; data: string }>): string {
 }
 
 /** Answers with the failure, in the upstream's dialect where the failure has one. */
-function writeFailure(res: ServerResponse, failure: Failure, upstream: UpstreamDialect, body: Record<string, unknown>): void {
+function writeFailure(
+  res: ServerResponse,
+  failure: Failure,
+  upstream: UpstreamDialect,
+  body: Record<string, unknown>,
+): void {
   const stream = body.stream === true;
   const good = goodAnswer(upstream, body);
   switch (failure) {
@@ -96,7 +126,9 @@ function writeFailure(res: ServerResponse, failure: Failure, upstream: UpstreamD
     case 'off-shape':
       if (stream) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`${upstream === 'anthropic' ? 'event: message_start\n' : ''}data: {"unexpected":true}\n\ndata: [DONE]\n\n`);
+        res.end(
+          `${upstream === 'anthropic' ? 'event: message_start\n' : ''}data: {"unexpected":true}\n\ndata: [DONE]\n\n`,
+        );
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end('{"unexpected":true}');
@@ -138,13 +170,22 @@ beforeAll(async () => {
   });
   anthropic.handle((recorded, res) => {
     const body = recorded.body as Record<string, unknown>;
-    return mode === 'good' ? writeAnswer(res, goodAnswer('anthropic', body)) : writeFailure(res, mode, 'anthropic', body);
+    return mode === 'good'
+      ? writeAnswer(res, goodAnswer('anthropic', body))
+      : writeFailure(res, mode, 'anthropic', body);
   });
   const common = { timeout_ms: TIMEOUT_MS, max_connections: 4, headers: {} };
   const providers: ProviderConfig[] = [
     { id: 'oai', type: 'openai-compatible', base_url: `${openai.origin}/v1`, responses: 'translate', ...common },
     { id: 'oain', type: 'openai-compatible', base_url: `${openai.origin}/v1`, responses: 'native', ...common },
-    { id: 'anth', type: 'anthropic', base_url: anthropic.origin, api_key: 'sk-ant-upstream', anthropic_version: '2023-06-01', ...common },
+    {
+      id: 'anth',
+      type: 'anthropic',
+      base_url: anthropic.origin,
+      api_key: 'sk-ant-upstream',
+      anthropic_version: '2023-06-01',
+      ...common,
+    },
   ];
   testApp = createTestApp({ providers });
 });
@@ -162,7 +203,9 @@ afterEach(() => {
 
 function call(dialect: Dialect, body: Record<string, unknown>) {
   const headers: Record<string, string> =
-    dialect === 'anthropic' ? { 'x-api-key': testApp.key, 'anthropic-version': '2023-06-01' } : { authorization: `Bearer ${testApp.key}` };
+    dialect === 'anthropic'
+      ? { 'x-api-key': testApp.key, 'anthropic-version': '2023-06-01' }
+      : { authorization: `Bearer ${testApp.key}` };
   return request(testApp.app).post(PATHS[dialect]).set(headers).send(body);
 }
 
@@ -186,7 +229,13 @@ function assertErrorPayload(dialect: Dialect, payload: Record<string, any>): voi
  * fails before producing one is a plain 502; a passthrough stream has started once the upstream's SSE headers
  * arrived, so it reports the failure as an error event.
  */
-function expectCleanFailure(dialect: Dialect, route: Route, stream: boolean, failure: Failure, response: request.Response): void {
+function expectCleanFailure(
+  dialect: Dialect,
+  route: Route,
+  stream: boolean,
+  failure: Failure,
+  response: request.Response,
+): void {
   if (failure === 'hang') {
     expect(response.status).toBe(504);
     assertErrorPayload(dialect, response.body as Record<string, any>);
@@ -195,10 +244,16 @@ function expectCleanFailure(dialect: Dialect, route: Route, stream: boolean, fai
   if (response.status !== 200) {
     expect(response.status).toBe(502);
     assertErrorPayload(dialect, response.body as Record<string, any>);
-    if (['bad-json', 'truncated', 'wrong-content-type', 'off-shape'].includes(failure) && isPassthrough(route, dialect) && !stream) {
+    if (
+      ['bad-json', 'truncated', 'wrong-content-type', 'off-shape'].includes(failure) &&
+      isPassthrough(route, dialect) &&
+      !stream
+    ) {
       // Anthropic's envelope has no code, only a type; the OpenAI dialects' must carry this one.
       const { error } = response.body as { error: { code?: string; type: string } };
-      expect(dialect === 'anthropic' ? error.type : error.code).toBe(dialect === 'anthropic' ? 'api_error' : 'upstream_invalid_response');
+      expect(dialect === 'anthropic' ? error.type : error.code).toBe(
+        dialect === 'anthropic' ? 'api_error' : 'upstream_invalid_response',
+      );
     }
     return;
   }

@@ -44,14 +44,20 @@ describe('request ids', () => {
 
   it('ignores a request id sent by the client', async () => {
     const { app, key } = createTestApp();
-    const res = await request(app).get('/v1/models').set('authorization', `Bearer ${key}`).set('x-request-id', 'req_chosen_by_client');
+    const res = await request(app)
+      .get('/v1/models')
+      .set('authorization', `Bearer ${key}`)
+      .set('x-request-id', 'req_chosen_by_client');
     expect(res.status).toBe(200);
     expect(expectRequestId(res)).not.toBe('req_chosen_by_client');
   });
 
   it('puts the id on streamed chat completions', async () => {
     const { app, key } = createTestApp();
-    const res = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(chat('local:chat', 'hi', { stream: true }));
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send(chat('local:chat', 'hi', { stream: true }));
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     const id = expectRequestId(res);
@@ -61,10 +67,13 @@ describe('request ids', () => {
 
   it('puts the id on streamed Responses', async () => {
     const { app, key } = createTestApp();
-    const res = await request(app).post('/v1/responses').set('authorization', `Bearer ${key}`).send({ model: 'local:chat', input: 'hi', stream: true });
+    const res = await request(app)
+      .post('/v1/responses')
+      .set('authorization', `Bearer ${key}`)
+      .send({ model: 'local:chat', input: 'hi', stream: true });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
-    const id = expectRequestId(res);
+    const _id = expectRequestId(res);
     expect(readSse(res.text).at(-1)?.event).toBe('response.completed');
   });
 });
@@ -73,7 +82,10 @@ describe('usage records', () => {
   it('writes one record per call with operation, requested and resolved model, provider, tokens, status and latency', async () => {
     const { app, key, keys } = createTestApp({ now: () => T0 });
     const text = 'Count my tokens, please.';
-    const res = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(chat('reference', text));
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send(chat('reference', text));
     expect(res.status).toBe(200);
     const id = expectRequestId(res);
     const list = await request(app).get('/v1/usage').query({ request_id: id }).set('authorization', `Bearer ${key}`);
@@ -120,7 +132,10 @@ describe('usage records', () => {
   it('measures latency with the real clock', async () => {
     const { app, key } = createTestApp();
     const before = Date.now();
-    const res = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(chat('local:chat', 'hi'));
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send(chat('local:chat', 'hi'));
     const elapsed = Date.now() - before;
     const [record] = await usageOf(app, key, expectRequestId(res));
     expect(Number.isInteger(record.latency_ms)).toBe(true);
@@ -131,7 +146,10 @@ describe('usage records', () => {
 
   it('records failed calls too: an unknown model with its requested name and no resolved model', async () => {
     const { app, key } = createTestApp({ now: () => T0 });
-    const res = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(chat('gemini-9', 'hi'));
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send(chat('gemini-9', 'hi'));
     expect(res.status).toBe(404);
     const id = expectRequestId(res);
     const records = await usageOf(app, key, id);
@@ -155,7 +173,10 @@ describe('usage records', () => {
     const models = await request(app).get('/v1/models').set(auth);
     const unknownPath = await request(app).get('/v1/nowhere').set(auth);
     const response = await request(app).post('/v1/responses').set(auth).send({ model: 'local-chat', input: 'hi' });
-    const count = await request(app).post('/anthropic/v1/messages/count_tokens').set('x-api-key', key).send(chat('local:chat', 'hi'));
+    const count = await request(app)
+      .post('/anthropic/v1/messages/count_tokens')
+      .set('x-api-key', key)
+      .send(chat('local:chat', 'hi'));
     const expected = [
       [models, 'listModels', null, 200],
       [unknownPath, 'unknown', null, 404],
@@ -172,7 +193,10 @@ describe('usage records', () => {
   it('records a streamed call once, with the final usage of the stream', async () => {
     const { app, key } = createTestApp({ now: () => T0 });
     const text = 'Stream this back to me.';
-    const res = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(chat('local-chat', text, { stream: true }));
+    const res = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send(chat('local-chat', text, { stream: true }));
     expect(res.status).toBe(200);
     const id = expectRequestId(res);
     const records = await usageOf(app, key, id);
@@ -200,24 +224,32 @@ describe('usage records', () => {
       // A long prompt makes a long echo: tens of thousands of tokens, so the stream is still running when we leave.
       const text = 'word '.repeat(20_000).trim();
       const body = JSON.stringify(chat('local:chat', text, { stream: true }));
-      const { requestId, firstChunk } = await new Promise<{ requestId: string; firstChunk: string }>((resolve, reject) => {
-        const req = httpRequest(
-          { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
-          (res: IncomingMessage) => {
-            expect(res.statusCode).toBe(200);
-            res.once('data', (chunk: Buffer) => {
-              req.destroy();
-              resolve({ requestId: res.headers['x-svc-request-id'] as string, firstChunk: chunk.toString('utf8') });
-            });
-          },
-        );
-        req.on('error', (error) => {
-          if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') {
-            reject(error);
-          }
-        });
-        req.end(body);
-      });
+      const { requestId, firstChunk } = await new Promise<{ requestId: string; firstChunk: string }>(
+        (resolve, reject) => {
+          const req = httpRequest(
+            {
+              host: '127.0.0.1',
+              port,
+              path: '/v1/chat/completions',
+              method: 'POST',
+              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            },
+            (res: IncomingMessage) => {
+              expect(res.statusCode).toBe(200);
+              res.once('data', (chunk: Buffer) => {
+                req.destroy();
+                resolve({ requestId: res.headers['x-svc-request-id'] as string, firstChunk: chunk.toString('utf8') });
+              });
+            },
+          );
+          req.on('error', (error) => {
+            if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') {
+              reject(error);
+            }
+          });
+          req.end(body);
+        },
+      );
       expect(requestId).toMatch(/^req_[0-9a-f]{32}$/);
       expect(firstChunk.startsWith('data: {')).toBe(true);
 
@@ -252,7 +284,13 @@ describe('streams cut by a server shutdown', () => {
       const text = 'word '.repeat(20_000).trim();
       const { requestId, body } = await new Promise<{ requestId: string; body: string }>((resolve, reject) => {
         const req = httpRequest(
-          { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/v1/chat/completions',
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          },
           (res: IncomingMessage) => {
             let received = '';
             res.setEncoding('utf8');
@@ -272,13 +310,26 @@ describe('streams cut by a server shutdown', () => {
       expect(events.map((event) => event.data)).not.toContain('[DONE]');
       const last = JSON.parse(events.at(-1)!.data) as unknown;
       assertMatchesSchema('ChatCompletionStreamError', last);
-      expect(last).toEqual({ error: { message: 'The server is shutting down.', type: 'service_unavailable_error', param: null, code: 'shutting_down' } });
+      expect(last).toEqual({
+        error: {
+          message: 'The server is shutting down.',
+          type: 'service_unavailable_error',
+          param: null,
+          code: 'shutting_down',
+        },
+      });
       for (const event of events.slice(0, -1)) {
         assertMatchesSchema('ChatCompletionChunk', JSON.parse(event.data));
       }
       const records = await usageOf(app, key, requestId);
       expect(records).toHaveLength(1);
-      expect(records[0]).toMatchObject({ request_id: requestId, operation: 'createChatCompletion', model: 'local:chat', input_tokens: await promptTokens(text), status: 503 });
+      expect(records[0]).toMatchObject({
+        request_id: requestId,
+        operation: 'createChatCompletion',
+        model: 'local:chat',
+        input_tokens: await promptTokens(text),
+        status: 503,
+      });
       expect(records[0].output_tokens as number).toBeGreaterThan(0);
       expect(records[0].output_tokens as number).toBeLessThan((await splitIntoTokens(`You said: ${text}`)).length);
     } finally {
@@ -291,8 +342,14 @@ describe('GET /v1/usage', () => {
   it('shows each key only its own records', async () => {
     const { app, key, keys } = createTestApp({ now: () => T0 });
     const other = keys.create({ name: 'other' });
-    const mine = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(chat('local:chat', 'mine'));
-    const theirs = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${other.key}`).send(chat('reference', 'theirs'));
+    const mine = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send(chat('local:chat', 'mine'));
+    const theirs = await request(app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${other.key}`)
+      .send(chat('reference', 'theirs'));
     const mineId = expectRequestId(mine);
     const theirsId = expectRequestId(theirs);
 
@@ -301,12 +358,18 @@ describe('GET /v1/usage', () => {
     expect(myList.body.data.map((record: { request_id: string }) => record.request_id)).toEqual([mineId]);
     expect(myList.body.data[0].key_id).toBe(keys.list().find((record) => record.name === 'test')?.id);
 
-    const theirList = await request(app).get('/v1/usage').query({ model: 'local:chat' }).set('authorization', `Bearer ${other.key}`);
+    const theirList = await request(app)
+      .get('/v1/usage')
+      .query({ model: 'local:chat' })
+      .set('authorization', `Bearer ${other.key}`);
     expect(theirList.body.data.map((record: { request_id: string }) => record.request_id)).toEqual([theirsId]);
     expect(theirList.body.data[0].key_id).toBe(other.record.id);
 
     // Another key's request id reads as absent.
-    const peek = await request(app).get('/v1/usage').query({ request_id: theirsId }).set('authorization', `Bearer ${key}`);
+    const peek = await request(app)
+      .get('/v1/usage')
+      .query({ request_id: theirsId })
+      .set('authorization', `Bearer ${key}`);
     expect(peek.status).toBe(200);
     expect(peek.body).toEqual({ object: 'list', data: [], first_id: null, last_id: null, has_more: false });
   });
@@ -314,11 +377,17 @@ describe('GET /v1/usage', () => {
   it('filters by model, matching the requested or the resolved name', async () => {
     const { app, key } = createTestApp({ now: () => T0 });
     const auth = { authorization: `Bearer ${key}` };
-    const viaAlias = expectRequestId(await request(app).post('/v1/chat/completions').set(auth).send(chat('reference', 'a')));
-    const viaId = expectRequestId(await request(app).post('/v1/chat/completions').set(auth).send(chat('local:chat', 'b')));
+    const viaAlias = expectRequestId(
+      await request(app).post('/v1/chat/completions').set(auth).send(chat('reference', 'a')),
+    );
+    const viaId = expectRequestId(
+      await request(app).post('/v1/chat/completions').set(auth).send(chat('local:chat', 'b')),
+    );
     await request(app).get('/v1/models').set(auth);
     const ids = async (model: string) =>
-      (await request(app).get('/v1/usage').query({ model }).set(auth)).body.data.map((record: { request_id: string }) => record.request_id);
+      (await request(app).get('/v1/usage').query({ model }).set(auth)).body.data.map(
+        (record: { request_id: string }) => record.request_id,
+      );
     expect(await ids('reference')).toEqual([viaAlias]);
     expect(await ids('local:chat')).toEqual([viaId, viaAlias]);
     expect(await ids('local-chat')).toEqual([]);
@@ -331,16 +400,32 @@ describe('GET /v1/usage', () => {
     const ids: string[] = [];
     for (const at of [1_000_000, 2_000_000, 3_000_000]) {
       clock = at;
-      ids.push(expectRequestId(await request(app).post('/v1/chat/completions').set(auth).send(chat('local:chat', `at ${at}`))));
+      ids.push(
+        expectRequestId(
+          await request(app)
+            .post('/v1/chat/completions')
+            .set(auth)
+            .send(chat('local:chat', `at ${at}`)),
+        ),
+      );
     }
     clock = 9_000_000;
     const window = async (query: Record<string, number>) => {
       const res = await request(app).get('/v1/usage').query(query).set(auth);
       expect(res.status).toBe(200);
-      return res.body.data.map((record: { request_id: string; created_at: number }) => [record.request_id, record.created_at]);
+      return res.body.data.map((record: { request_id: string; created_at: number }) => [
+        record.request_id,
+        record.created_at,
+      ]);
     };
-    expect(await window({ since: 2000, until: 9000 })).toEqual([[ids[2], 3000], [ids[1], 2000]]);
-    expect(await window({ since: 1000, until: 3000 })).toEqual([[ids[1], 2000], [ids[0], 1000]]);
+    expect(await window({ since: 2000, until: 9000 })).toEqual([
+      [ids[2], 3000],
+      [ids[1], 2000],
+    ]);
+    expect(await window({ since: 1000, until: 3000 })).toEqual([
+      [ids[1], 2000],
+      [ids[0], 1000],
+    ]);
     expect(await window({ since: 3000, until: 3001 })).toEqual([[ids[2], 3000]]);
     expect(await window({ until: 1000 })).toEqual([]);
   });
@@ -350,16 +435,30 @@ describe('GET /v1/usage', () => {
     const auth = { authorization: `Bearer ${key}` };
     const calls: string[] = [];
     for (let index = 0; index < 5; index += 1) {
-      calls.push(expectRequestId(await request(app).post('/v1/chat/completions').set(auth).send(chat('local:chat', `call ${index}`))));
+      calls.push(
+        expectRequestId(
+          await request(app)
+            .post('/v1/chat/completions')
+            .set(auth)
+            .send(chat('local:chat', `call ${index}`)),
+        ),
+      );
     }
     const page = async (query: Record<string, string | number>) => {
-      const res = await request(app).get('/v1/usage').query({ model: 'local:chat', limit: 2, ...query }).set(auth);
+      const res = await request(app)
+        .get('/v1/usage')
+        .query({ model: 'local:chat', limit: 2, ...query })
+        .set(auth);
       expect(res.status).toBe(200);
       assertMatchesSchema('UsageRecordList', res.body);
       const data = res.body.data as Array<{ id: string; request_id: string }>;
       expect(res.body.first_id).toBe(data[0]?.id ?? null);
       expect(res.body.last_id).toBe(data.at(-1)?.id ?? null);
-      return { requestIds: data.map((record) => record.request_id), lastId: res.body.last_id as string, hasMore: res.body.has_more as boolean };
+      return {
+        requestIds: data.map((record) => record.request_id),
+        lastId: res.body.last_id as string,
+        hasMore: res.body.has_more as boolean,
+      };
     };
 
     const desc1 = await page({});

@@ -22,7 +22,10 @@ afterAll(async () => {
 });
 
 const create = (key: string, prompt: string) =>
-  request(made.app).post('/v1/videos').set('authorization', `Bearer ${key}`).send({ model: 'local:video', prompt, seconds: '4', size: '320x240' });
+  request(made.app)
+    .post('/v1/videos')
+    .set('authorization', `Bearer ${key}`)
+    .send({ model: 'local:video', prompt, seconds: '4', size: '320x240' });
 
 describe('the per-key cap on video tasks', () => {
   it('accepts a key’s tasks up to the cap, then answers 429 with Retry-After to 200 more; another key is still served', async () => {
@@ -67,7 +70,11 @@ describe('unknown MCP tool arguments', () => {
       expect(result.content[0]?.text, tool.name).toMatch(/no_such_argument/);
     }
     // create_video with a valid prompt and an unknown argument queues nothing.
-    const video = await mcpToolCall(made.app, other, 'create_video', { prompt: 'a boat', size: '320x240', duration: 8 });
+    const video = await mcpToolCall(made.app, other, 'create_video', {
+      prompt: 'a boat',
+      size: '320x240',
+      duration: 8,
+    });
     expect(video.isError).toBe(true);
     expect(video.content[0]?.text).toMatch(/Unrecognized key.*duration/);
     expect(made.videoTasks.activeCount(keyIdOf(other))).toBe(before);

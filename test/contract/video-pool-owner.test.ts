@@ -18,13 +18,23 @@ afterAll(async () => {
 describe('a video task in the media pool', () => {
   it('counts against the key that created it', async () => {
     let release = () => {};
-    const held = made.mediaPool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)), {
-      owner: made.keys.verify(made.key)!.id,
-    });
-    const res = await request(made.app).post('/v1/videos').set('authorization', `Bearer ${made.key}`).send({ model: 'local:video', prompt: 'rain on a pond', seconds: '4', size: '64x64' });
+    const held = made.mediaPool.use(
+      new AbortController().signal,
+      () => new Promise<void>((resolve) => (release = resolve)),
+      {
+        owner: made.keys.verify(made.key)!.id,
+      },
+    );
+    const res = await request(made.app)
+      .post('/v1/videos')
+      .set('authorization', `Bearer ${made.key}`)
+      .send({ model: 'local:video', prompt: 'rain on a pond', seconds: '4', size: '64x64' });
     expect(res.status).toBe(202);
     await vi.waitFor(
-      () => expect(made.logs.find((line) => line.msg === 'video attempt failed; retrying')?.err).toMatchObject({ code: 'key_jobs_limit' }),
+      () =>
+        expect(made.logs.find((line) => line.msg === 'video attempt failed; retrying')?.err).toMatchObject({
+          code: 'key_jobs_limit',
+        }),
       { timeout: 20_000 },
     );
     release();

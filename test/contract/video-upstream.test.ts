@@ -21,8 +21,20 @@ let mp4: Uint8Array;
 beforeAll(async () => {
   mp4 = await sampleVideo(2, 64, 48);
   upstream = await startFakeUpstream();
-  const provider: ProviderConfig = { id: 'fake', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, timeout_ms: 5000, max_connections: 4, headers: {}, responses: 'translate' };
-  made = createTestApp({ providers: [provider], models: [{ provider: 'fake', model: 'sora-2', type: 'video', aliases: ['movie'] }], videos: { pollMs: 100 } });
+  const provider: ProviderConfig = {
+    id: 'fake',
+    type: 'openai-compatible',
+    base_url: `${upstream.origin}/v1`,
+    timeout_ms: 5000,
+    max_connections: 4,
+    headers: {},
+    responses: 'translate',
+  };
+  made = createTestApp({
+    providers: [provider],
+    models: [{ provider: 'fake', model: 'sora-2', type: 'video', aliases: ['movie'] }],
+    videos: { pollMs: 100 },
+  });
 });
 
 afterAll(async () => {
@@ -48,7 +60,12 @@ describe('upstream video tasks', () => {
           }
           sendJson(res, 200, JSON.stringify({ id: 'upjob_42', object: 'video', status: 'queued', progress: 0 }));
         },
-        '/v1/videos/upjob_42': (_request, res) => sendJson(res, 200, JSON.stringify({ id: 'upjob_42', object: 'video', status: 'completed', progress: 100, seconds: '2' })),
+        '/v1/videos/upjob_42': (_request, res) =>
+          sendJson(
+            res,
+            200,
+            JSON.stringify({ id: 'upjob_42', object: 'video', status: 'completed', progress: 100, seconds: '2' }),
+          ),
         '/v1/videos/upjob_42/content': (request_, res) => {
           if (request_.url.includes('variant=thumbnail')) {
             sendJson(res, 404, JSON.stringify({ error: { message: 'none' } }));
@@ -58,7 +75,10 @@ describe('upstream video tasks', () => {
         },
       }),
     );
-    const created = await request(made.app).post('/v1/videos').set(auth()).send({ model: 'movie', prompt: 'a fox in the snow', seconds: '4', size: '720x1280' });
+    const created = await request(made.app)
+      .post('/v1/videos')
+      .set(auth())
+      .send({ model: 'movie', prompt: 'a fox in the snow', seconds: '4', size: '720x1280' });
     expect(created.status).toBe(202);
     expect(created.body.model).toBe('fake:sora-2');
     const done = await finished(created.body.id);
@@ -69,7 +89,9 @@ describe('upstream video tasks', () => {
     expect(content.status).toBe(200);
     expect(Buffer.compare(content.body as Buffer, Buffer.from(mp4))).toBe(0);
     expect(mp4Summary(new Uint8Array(content.body as Buffer)).video?.codec).toBe('avc1');
-    const thumbnail = await request(made.app).get(`/v1/videos/${created.body.id}/content?variant=thumbnail`).set(auth());
+    const thumbnail = await request(made.app)
+      .get(`/v1/videos/${created.body.id}/content?variant=thumbnail`)
+      .set(auth());
     expect(thumbnail.status).toBe(404);
   });
 
@@ -82,10 +104,23 @@ describe('upstream video tasks', () => {
           sendJson(res, 200, JSON.stringify({ id: 'upjob_9', object: 'video', status: 'queued', progress: 0 }));
         },
         '/v1/videos/upjob_9': (_request, res) =>
-          sendJson(res, 200, JSON.stringify({ id: 'upjob_9', object: 'video', status: 'failed', progress: 0, error: { code: 'content_policy_violation', message: 'not allowed' } })),
+          sendJson(
+            res,
+            200,
+            JSON.stringify({
+              id: 'upjob_9',
+              object: 'video',
+              status: 'failed',
+              progress: 0,
+              error: { code: 'content_policy_violation', message: 'not allowed' },
+            }),
+          ),
       }),
     );
-    const created = await request(made.app).post('/v1/videos').set(auth()).send({ model: 'movie', prompt: 'x', seconds: '4', size: '720x1280' });
+    const created = await request(made.app)
+      .post('/v1/videos')
+      .set(auth())
+      .send({ model: 'movie', prompt: 'x', seconds: '4', size: '720x1280' });
     const done = await finished(created.body.id);
     expect(done).toMatchObject({ status: 'failed', error: { code: 'content_policy_violation' } });
     expect((done.error as { message: string }).message).toMatch(/not allowed/);

@@ -31,15 +31,28 @@ afterAll(async () => {
   await made.registry.close();
 });
 
-const finished = (id: string, seen: number[] = []) => finishedVideo(made.app, made.key, id, { onPoll: (video) => seen.push(video.progress as number) });
+const finished = (id: string, seen: number[] = []) =>
+  finishedVideo(made.app, made.key, id, { onPoll: (video) => seen.push(video.progress as number) });
 
 describe('POST /v1/videos', () => {
   it('answers 202 with Location and the queued task, then completes it with progress, an MP4 and a thumbnail', async () => {
-    const res = await request(made.app).post('/v1/videos').set(auth).send({ model: 'local:video', prompt: 'snow falling on a quiet forest at dusk', seconds: '4', size: '320x240' });
+    const res = await request(made.app)
+      .post('/v1/videos')
+      .set(auth)
+      .send({ model: 'local:video', prompt: 'snow falling on a quiet forest at dusk', seconds: '4', size: '320x240' });
     expect(res.status).toBe(202);
     assertMatchesSchema('Video', res.body);
     expect(res.headers.location).toBe(`/v1/videos/${res.body.id}`);
-    expect(res.body).toMatchObject({ object: 'video', model: 'local:video', status: 'queued', progress: 0, seconds: '4', size: '320x240', error: null, completed_at: null });
+    expect(res.body).toMatchObject({
+      object: 'video',
+      model: 'local:video',
+      status: 'queued',
+      progress: 0,
+      seconds: '4',
+      size: '320x240',
+      error: null,
+      completed_at: null,
+    });
     const createRequestId = expectRequestId(res);
     const early = await request(made.app).get(`/v1/videos/${res.body.id}/content`).set(auth);
     if (early.status !== 200) {
@@ -61,21 +74,34 @@ describe('POST /v1/videos', () => {
     expect(summary.seconds).toBeCloseTo(4, 0);
     expect(summary.video).toMatchObject({ codec: 'avc1', width: 320, height: 240 });
 
-    const part = await binary(request(made.app).get(`/v1/videos/${res.body.id}/content`).set(auth).set('range', 'bytes=0-99'));
+    const part = await binary(
+      request(made.app).get(`/v1/videos/${res.body.id}/content`).set(auth).set('range', 'bytes=0-99'),
+    );
     expect(part.status).toBe(206);
     expect(part.headers['content-range']).toBe(`bytes 0-99/${video.body.length}`);
     expect(Buffer.compare(part.body, video.body.subarray(0, 100))).toBe(0);
-    const outside = await request(made.app).get(`/v1/videos/${res.body.id}/content`).set(auth).set('range', `bytes=${video.body.length + 10}-`);
+    const outside = await request(made.app)
+      .get(`/v1/videos/${res.body.id}/content`)
+      .set(auth)
+      .set('range', `bytes=${video.body.length + 10}-`);
     expect(outside.status).toBe(416);
     expect(outside.headers['content-range']).toBe(`bytes */${video.body.length}`);
 
-    const thumbnail = await binary(request(made.app).get(`/v1/videos/${res.body.id}/content?variant=thumbnail`).set(auth));
+    const thumbnail = await binary(
+      request(made.app).get(`/v1/videos/${res.body.id}/content?variant=thumbnail`).set(auth),
+    );
     expect(thumbnail.headers['content-type']).toBe('image/png');
     expect(pngSize(thumbnail.body)).toEqual({ width: 320, height: 240 });
 
     made.usage.flush();
     const usage = await request(made.app).get(`/v1/usage?request_id=${createRequestId}`).set(auth);
-    expect(usage.body.data[0]).toMatchObject({ operation: 'createVideo', model: 'local:video', status: 202, units: 4, media: { seconds: 4 } });
+    expect(usage.body.data[0]).toMatchObject({
+      operation: 'createVideo',
+      model: 'local:video',
+      status: 202,
+      units: 4,
+      media: { seconds: 4 },
+    });
   });
 
   it('takes multipart like the SDK, with an input image; a file that is not an image is 422', async () => {
@@ -94,13 +120,20 @@ describe('POST /v1/videos', () => {
       .post('/v1/videos')
       .set(auth)
       .field('prompt', 'x')
-      .attach('input_reference', Buffer.from('%PDF-1.4 not an image'), { filename: 'doc.png', contentType: 'image/png' });
+      .attach('input_reference', Buffer.from('%PDF-1.4 not an image'), {
+        filename: 'doc.png',
+        contentType: 'image/png',
+      });
     expect(bad.status).toBe(422);
     expect(bad.body.error.param).toBe('input_reference');
   });
 
   it('refuses bad shapes before queueing, naming the parameter', async () => {
-    const ask = (body: object) => request(made.app).post('/v1/videos').set(auth).send({ prompt: 'x', ...body });
+    const ask = (body: object) =>
+      request(made.app)
+        .post('/v1/videos')
+        .set(auth)
+        .send({ prompt: 'x', ...body });
     const odd = await ask({ size: '321x240' });
     expect([odd.status, odd.body.error.param]).toEqual([400, 'size']);
     const huge = await ask({ size: '4000x4000' });
@@ -113,14 +146,21 @@ describe('POST /v1/videos', () => {
     const private_ = await ask({ input_reference: { image_url: 'http://127.0.0.1:1/x.png' } });
     expect(private_.status).toBe(422);
     expect(private_.body.error).toMatchObject({ code: 'image_url_refused', param: 'input_reference.image_url' });
-    expect(made.videoTasks.list({ keyId: made.keys.list()[0].id, limit: 100, order: 'asc' }).tasks.every((task) => task.prompt !== 'x')).toBe(true);
+    expect(
+      made.videoTasks
+        .list({ keyId: made.keys.list()[0].id, limit: 100, order: 'asc' })
+        .tasks.every((task) => task.prompt !== 'x'),
+    ).toBe(true);
   });
 });
 
 describe('GET /v1/videos and /v1/videos/{id}', () => {
   it('pages the caller’s own tasks, and another key sees none of them', async () => {
     for (const n of [1, 2, 3]) {
-      await request(made.app).post('/v1/videos').set(auth).send({ prompt: `page ${n}`, seconds: '4', size: '64x64' });
+      await request(made.app)
+        .post('/v1/videos')
+        .set(auth)
+        .send({ prompt: `page ${n}`, seconds: '4', size: '64x64' });
     }
     const first = await request(made.app).get('/v1/videos?limit=2').set(auth);
     assertMatchesSchema('VideoList', first.body);
@@ -129,9 +169,13 @@ describe('GET /v1/videos and /v1/videos/{id}', () => {
     const next = await request(made.app).get(`/v1/videos?limit=2&after=${first.body.last_id}`).set(auth);
     expect(next.body.data[0].prompt).toBe('page 1');
     const { key: other } = made.keys.create({ name: 'other' });
-    const theirs = await request(made.app).get(`/v1/videos/${first.body.data[0].id}`).set('authorization', `Bearer ${other}`);
+    const theirs = await request(made.app)
+      .get(`/v1/videos/${first.body.data[0].id}`)
+      .set('authorization', `Bearer ${other}`);
     expect(theirs.status).toBe(404);
-    const unknown = await request(made.app).get('/v1/videos/video_00000000000000000000000000000000').set('authorization', `Bearer ${other}`);
+    const unknown = await request(made.app)
+      .get('/v1/videos/video_00000000000000000000000000000000')
+      .set('authorization', `Bearer ${other}`);
     expect(unknown.body).toEqual({ error: { ...theirs.body.error, message: expect.any(String) } });
     const list = await request(made.app).get('/v1/videos').set('authorization', `Bearer ${other}`);
     expect(list.body.data).toEqual([]);
@@ -179,11 +223,17 @@ describe('POST /v1/videos answers before anything slow runs', () => {
     const png = Buffer.from(await sampleImage('png', 640, 480));
     const tAuth = { authorization: `Bearer ${t.key}` };
     let releaseSlot: () => void = () => undefined;
-    const slot = t.mediaPool.use(new AbortController().signal, () => new Promise<void>((resolve) => (releaseSlot = resolve)));
+    const slot = t.mediaPool.use(
+      new AbortController().signal,
+      () => new Promise<void>((resolve) => (releaseSlot = resolve)),
+    );
     const uv = holdLibuvPool();
     try {
       // Anything that waited on either pool before answering would hang here until the test's timeout.
-      const plain = await request(t.app).post('/v1/videos').set(tAuth).send({ prompt: 'control', seconds: '4', size: '64x64' });
+      const plain = await request(t.app)
+        .post('/v1/videos')
+        .set(tAuth)
+        .send({ prompt: 'control', seconds: '4', size: '64x64' });
       expect(plain.status).toBe(202);
       const withImage = await createWithImage(t, 'a red balloon rising', png);
       expect(withImage.status).toBe(202);
@@ -194,7 +244,11 @@ describe('POST /v1/videos answers before anything slow runs', () => {
       await slot;
     }
     // The image is stored after the answer; the task then renders from it like any other.
-    const done = await finishedVideo(t.app, t.key, (await request(t.app).get('/v1/videos?limit=1').set(tAuth)).body.data[0].id);
+    const done = await finishedVideo(
+      t.app,
+      t.key,
+      (await request(t.app).get('/v1/videos?limit=1').set(tAuth)).body.data[0].id,
+    );
     expect(done.status).toBe('completed');
     const task = t.videoTasks.get(done.id as string, t.keys.verify(t.key)!.id)!;
     expect(t.blobs.get(task.inputBlob ?? '')?.mediaType).toBe('image/png');
@@ -204,7 +258,9 @@ describe('POST /v1/videos answers before anything slow runs', () => {
 
   it('fails the task, keeping nothing, when its input image stored after the answer does not fit the quota', async () => {
     const t = createTestApp({ files: { quotaBytes: 20_000 } });
-    const noise = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } }).png().toBuffer();
+    const noise = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } })
+      .png()
+      .toBuffer();
     expect(noise.length).toBeGreaterThan(20_000);
     const res = await createWithImage(t, 'too large to keep', noise);
     expect(res.status).toBe(202);

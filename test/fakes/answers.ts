@@ -30,13 +30,23 @@ export function sseHead(res: ServerResponse, headers: Record<string, string> = {
   res.writeHead(200, { ...SSE_HEADERS, ...headers });
 }
 
-export function sendJson(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(text);
 }
 
 /** An Anthropic JSON answer, with the `request-id` header Anthropic puts on every response. */
-export function sendAnthropicJson(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+export function sendAnthropicJson(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, text, { 'request-id': 'req_fake_1', ...headers });
 }
 
@@ -48,7 +58,12 @@ export async function sendAnthropicSse(res: ServerResponse, text: string, pieceB
 }
 
 /** A binary answer (images and audio an upstream serves), written in two pieces. */
-export async function sendBytes(res: ServerResponse, bytes: Uint8Array, contentType: string, status = 200): Promise<void> {
+export async function sendBytes(
+  res: ServerResponse,
+  bytes: Uint8Array,
+  contentType: string,
+  status = 200,
+): Promise<void> {
   res.writeHead(status, { 'content-type': contentType, 'content-length': String(bytes.length) });
   const half = Math.floor(bytes.length / 2);
   await writePieces(res, [bytes.subarray(0, half), bytes.subarray(half)]);

@@ -44,7 +44,9 @@ export function byPath(routes: Record<string, FakeHandler>): FakeHandler {
   return (request, res, req) => {
     const route = routes[request.url.split('?')[0]!];
     if (!route) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${request.url}` } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `no route ${request.url}` } }));
       return;
     }
     return route(request, res, req);
@@ -61,9 +63,11 @@ function parseJson(text: string): unknown {
 
 /** Until a handler is given, every request gets a bare 500, so a test that forgot to script one fails loudly. */
 export async function startFakeUpstream(initial?: FakeHandler): Promise<FakeUpstream> {
-  let handler: FakeHandler = initial ?? ((_request, res) => {
-    res.writeHead(500).end();
-  });
+  let handler: FakeHandler =
+    initial ??
+    ((_request, res) => {
+      res.writeHead(500).end();
+    });
   const requests: RecordedRequest[] = [];
   const closeWaiters: Array<() => void> = [];
   let connections = 0;
@@ -73,7 +77,15 @@ export async function startFakeUpstream(initial?: FakeHandler): Promise<FakeUpst
     req.on('end', () => {
       const raw = Buffer.concat(pieces);
       const text = raw.toString('utf8');
-      const request: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, text, raw, body: parseJson(text), remotePort: req.socket.remotePort };
+      const request: RecordedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        text,
+        raw,
+        body: parseJson(text),
+        remotePort: req.socket.remotePort,
+      };
       requests.push(request);
       // A handler that throws answers 500 with its message instead of crashing the test run from a server callback.
       const fail = (error: unknown) => {

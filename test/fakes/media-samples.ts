@@ -53,7 +53,22 @@ export async function sampleVideo(seconds: number, width = 64, height = 48): Pro
   const file = path.join(directory, 'sample.mp4');
   try {
     const pattern = `testsrc=size=${width}x${height}:rate=8:duration=${seconds}`;
-    await runFfmpeg(['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', pattern, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', file]);
+    await runFfmpeg([
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      pattern,
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      '-movflags',
+      '+faststart',
+      file,
+    ]);
     return new Uint8Array(await readFile(file));
   } finally {
     await rm(directory, { recursive: true, force: true });
@@ -61,7 +76,21 @@ export async function sampleVideo(seconds: number, width = 64, height = 48): Pro
 }
 
 function audioArguments(format: SampleAudioFormat, seconds: number, output: string): string[] {
-  return ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=24000:duration=${seconds}`, '-ac', '1', '-ar', format === 'opus' ? '48000' : '24000', ...AUDIO_ARGUMENTS[format], output];
+  return [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:sample_rate=24000:duration=${seconds}`,
+    '-ac',
+    '1',
+    '-ar',
+    format === 'opus' ? '48000' : '24000',
+    ...AUDIO_ARGUMENTS[format],
+    output,
+  ];
 }
 
 function runFfmpeg(args: string[]): Promise<Uint8Array> {

@@ -23,7 +23,10 @@ export const poolTestJobs = {
     return { counted: input.to };
   },
   /** Starts a long `sleep` child, names it to the pool, answers its pid, then spins until stopped. */
-  async child(input: { ms: number }, reporter: { childProcess(pid: number, running: boolean): void; progress(percent: number): void }) {
+  async child(
+    input: { ms: number },
+    reporter: { childProcess(pid: number, running: boolean): void; progress(percent: number): void },
+  ) {
     const child = spawn('sleep', ['30'], { stdio: 'ignore' });
     reporter.childProcess(child.pid!, true);
     reporter.progress(child.pid!);

@@ -14,23 +14,60 @@ export class RawJson {
 }
 
 /** Keys that are properties of every object: code that indexes a plain object with them finds a function. */
-export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'hasOwnProperty', 'valueOf', 'toString', 'isPrototypeOf', '__defineGetter__', 'prototype'];
+export const PROTOTYPE_KEYS = [
+  '__proto__',
+  'constructor',
+  'hasOwnProperty',
+  'valueOf',
+  'toString',
+  'isPrototypeOf',
+  '__defineGetter__',
+  'prototype',
+];
 
 const BOUNDARY_NUMBERS: Json[] = [
-  0, -1, -0.5, 0.5, 2 ** 31, -(2 ** 31) - 1, 2 ** 53 + 1, -(2 ** 63), 1e308, -1e308, 5e-324,
-  new RawJson('1e999'), new RawJson('-1e999'), new RawJson('123456789012345678901234567890'), new RawJson('1E-400'),
-  'NaN', 'Infinity', '-1', '1e999', '0x10', '',
+  0,
+  -1,
+  -0.5,
+  0.5,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  2 ** 53 + 1,
+  -(2 ** 63),
+  1e308,
+  -1e308,
+  5e-324,
+  new RawJson('1e999'),
+  new RawJson('-1e999'),
+  new RawJson('123456789012345678901234567890'),
+  new RawJson('1E-400'),
+  'NaN',
+  'Infinity',
+  '-1',
+  '1e999',
+  '0x10',
+  '',
 ];
 
 const OTHER_TYPES: Json[] = [42, -1, 1.5, 'text', '', true, false, null, [], {}, [1, 'a', null], { a: 1 }];
 
 function isObject(value: Json): value is Record<string, Json> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof RawJson) && !Buffer.isBuffer(value);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof RawJson) &&
+    !Buffer.isBuffer(value)
+  );
 }
 
 /** Every place in `value`, the root (`[]`) first. */
 function pathsOf(value: Json, prefix: Path = []): Path[] {
-  const children = Array.isArray(value) ? value.map((item, index) => pathsOf(item, [...prefix, index])) : isObject(value) ? Object.keys(value).map((key) => pathsOf(value[key], [...prefix, key])) : [];
+  const children = Array.isArray(value)
+    ? value.map((item, index) => pathsOf(item, [...prefix, index]))
+    : isObject(value)
+      ? Object.keys(value).map((key) => pathsOf(value[key], [...prefix, key]))
+      : [];
   return [prefix, ...children.flat()];
 }
 
@@ -70,7 +107,9 @@ function somePlace(body: Json, pick: number, filter: (node: Json, path: Path) =>
 }
 
 function nested(depth: number, asArray: boolean): RawJson {
-  return new RawJson(asArray ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
+  return new RawJson(
+    asArray ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`,
+  );
 }
 
 function hugeString(length: number, unit: string): string {
@@ -82,7 +121,11 @@ export type BodyMutation = (body: Json) => fc.Arbitrary<Json>;
 export const BODY_MUTATIONS: Record<string, BodyMutation> = {
   'wrong-type': (body) =>
     fc.tuple(fc.nat(), fc.constantFrom(...OTHER_TYPES)).map(([pick, other]) => {
-      const path = somePlace(body, pick, (node) => typeof node !== typeof other || Array.isArray(node) !== Array.isArray(other));
+      const path = somePlace(
+        body,
+        pick,
+        (node) => typeof node !== typeof other || Array.isArray(node) !== Array.isArray(other),
+      );
       return updateAt(body, path, other);
     }),
   'missing-field': (body) =>
@@ -91,24 +134,56 @@ export const BODY_MUTATIONS: Record<string, BodyMutation> = {
       return path.length === 0 ? {} : updateAt(body, path, undefined);
     }),
   'unknown-field': (body) =>
-    fc.tuple(fc.nat(), fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('unknown_field', '', ' ', 'a.b', '$ref', 'x-extra')), fc.jsonValue({ maxDepth: 2 })).map(([pick, key, value]) => {
-      const path = somePlace(body, pick, isObject);
-      return isObject(getAt(body, path)) ? updateAt(body, [...path, key], value) : { ...(body as object), [key]: value };
-    }),
+    fc
+      .tuple(
+        fc.nat(),
+        fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('unknown_field', '', ' ', 'a.b', '$ref', 'x-extra')),
+        fc.jsonValue({ maxDepth: 2 }),
+      )
+      .map(([pick, key, value]) => {
+        const path = somePlace(body, pick, isObject);
+        return isObject(getAt(body, path))
+          ? updateAt(body, [...path, key], value)
+          : { ...(body as object), [key]: value };
+      }),
   'prototype-key': (body) =>
-    fc.tuple(fc.nat(), fc.constantFrom(...PROTOTYPE_KEYS), fc.constantFrom<Json>({}, { polluted: true }, 1, 'x', null, [])).map(([pick, key, value]) => {
-      const path = somePlace(body, pick, isObject);
-      return updateAt(body, isObject(getAt(body, path)) ? [...path, key] : [key], value);
-    }),
+    fc
+      .tuple(
+        fc.nat(),
+        fc.constantFrom(...PROTOTYPE_KEYS),
+        fc.constantFrom<Json>({}, { polluted: true }, 1, 'x', null, []),
+      )
+      .map(([pick, key, value]) => {
+        const path = somePlace(body, pick, isObject);
+        return updateAt(body, isObject(getAt(body, path)) ? [...path, key] : [key], value);
+      }),
   // Bounded at 16 KiB so a few hundred of them stay fast; the body limit has its own test.
   'huge-string': (body) =>
-    fc.tuple(fc.nat(), fc.integer({ min: 4096, max: 16_384 }), fc.constantFrom('x', 'é', '😀', 'lorem ipsum ', '\\"', '\u0000', '<script>')).map(([pick, length, unit]) =>
-      updateAt(body, somePlace(body, pick, (node) => typeof node === 'string'), hugeString(length, unit)),
-    ),
+    fc
+      .tuple(
+        fc.nat(),
+        fc.integer({ min: 4096, max: 16_384 }),
+        fc.constantFrom('x', 'é', '😀', 'lorem ipsum ', '\\"', '\u0000', '<script>'),
+      )
+      .map(([pick, length, unit]) =>
+        updateAt(
+          body,
+          somePlace(body, pick, (node) => typeof node === 'string'),
+          hugeString(length, unit),
+        ),
+      ),
   'boundary-number': (body) =>
-    fc.tuple(fc.nat(), fc.constantFrom(...BOUNDARY_NUMBERS)).map(([pick, number]) => updateAt(body, somePlace(body, pick, (node) => typeof node === 'number'), number)),
+    fc.tuple(fc.nat(), fc.constantFrom(...BOUNDARY_NUMBERS)).map(([pick, number]) =>
+      updateAt(
+        body,
+        somePlace(body, pick, (node) => typeof node === 'number'),
+        number,
+      ),
+    ),
   'deep-nesting': (body) =>
-    fc.tuple(fc.nat(), fc.integer({ min: 200, max: 800 }), fc.boolean()).map(([pick, depth, asArray]) => updateAt(body, somePlace(body, pick), nested(depth, asArray))),
+    fc
+      .tuple(fc.nat(), fc.integer({ min: 200, max: 800 }), fc.boolean())
+      .map(([pick, depth, asArray]) => updateAt(body, somePlace(body, pick), nested(depth, asArray))),
 };
 
 /** JSON text of a body: Buffers as base64, RawJson spliced in verbatim. */

@@ -26,7 +26,9 @@ export function describeRequest(req: RawRequest): string {
   const body = req.body ? req.body.toString('latin1') : '';
   const shown = body.length > 300 ? `${body.slice(0, 300)}… (${body.length} bytes)` : body;
   const path = req.path.length > 200 ? `${req.path.slice(0, 200)}… (${req.path.length} chars)` : req.path;
-  const headers = Object.entries(req.headers).filter(([name]) => name !== 'authorization').map(([name, value]) => `${name}: ${value.slice(0, 120)}`);
+  const headers = Object.entries(req.headers)
+    .filter(([name]) => name !== 'authorization')
+    .map(([name, value]) => `${name}: ${value.slice(0, 120)}`);
   return `[${req.kind}] ${req.method} ${path}\n${headers.join('\n')}\n\n${JSON.stringify(shown)}`;
 }
 
@@ -45,12 +47,17 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 export function sendRaw(port: number, req: RawRequest, timeoutMs = 60_000): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const headers = { ...req.headers, ...(req.body ? { 'content-length': String(req.body.length) } : {}) };
-    const outgoing = http.request({ host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const outgoing = http.request(
+      { host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     outgoing.setTimeout(timeoutMs, () => outgoing.destroy(new Error(`no complete answer within ${timeoutMs} ms`)));
     outgoing.on('error', reject);
     outgoing.end(req.body);

@@ -31,20 +31,27 @@ function resolve(schema: Schema, components: Components): Schema {
 
 function stringArbitrary(schema: Schema): fc.Arbitrary<unknown> {
   const minLength = typeof schema.minLength === 'number' ? schema.minLength : 0;
-  const maxLength = Math.max(minLength, Math.min(typeof schema.maxLength === 'number' ? schema.maxLength : MAX_STRING, MAX_STRING));
+  const maxLength = Math.max(
+    minLength,
+    Math.min(typeof schema.maxLength === 'number' ? schema.maxLength : MAX_STRING, MAX_STRING),
+  );
   if (schema.format === 'binary' || typeof schema.contentMediaType === 'string') {
     // Raw bytes: the multipart encoder sends a Buffer as a file part, JSON as base64.
     return fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => Buffer.from(bytes));
   }
   if (schema.format === 'date-time') {
-    return fc.date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true }).map((date) => date.toISOString());
+    return fc
+      .date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true })
+      .map((date) => date.toISOString());
   }
   if (schema.format === 'uri') {
     return fc.webUrl();
   }
   if (typeof schema.pattern === 'string') {
     try {
-      return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= minLength && s.length <= Math.max(maxLength, minLength + 200));
+      return fc
+        .stringMatching(new RegExp(schema.pattern))
+        .filter((s) => s.length >= minLength && s.length <= Math.max(maxLength, minLength + 200));
     } catch {
       // A pattern fast-check cannot invert: plain strings, which the validator will mostly refuse.
     }
@@ -55,10 +62,23 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<unknown> {
 }
 
 function numberArbitrary(schema: Schema, integer: boolean): fc.Arbitrary<number> {
-  const min = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + (integer ? 1 : 1e-9) : -1e6;
-  const max = typeof schema.maximum === 'number' ? schema.maximum : typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum - (integer ? 1 : 1e-9) : 1e6;
+  const min =
+    typeof schema.minimum === 'number'
+      ? schema.minimum
+      : typeof schema.exclusiveMinimum === 'number'
+        ? schema.exclusiveMinimum + (integer ? 1 : 1e-9)
+        : -1e6;
+  const max =
+    typeof schema.maximum === 'number'
+      ? schema.maximum
+      : typeof schema.exclusiveMaximum === 'number'
+        ? schema.exclusiveMaximum - (integer ? 1 : 1e-9)
+        : 1e6;
   return integer
-    ? fc.integer({ min: Math.ceil(Math.max(min, Number.MIN_SAFE_INTEGER)), max: Math.floor(Math.min(max, Number.MAX_SAFE_INTEGER)) })
+    ? fc.integer({
+        min: Math.ceil(Math.max(min, Number.MIN_SAFE_INTEGER)),
+        max: Math.floor(Math.min(max, Number.MAX_SAFE_INTEGER)),
+      })
     : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
 }
 
@@ -67,15 +87,21 @@ function objectArbitrary(schema: Schema, components: Components, depth: number):
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   // Past MAX_DEPTH only the required properties are generated, so recursive schemas terminate.
   const names = Object.keys(properties).filter((name) => required.has(name) || depth < MAX_DEPTH);
-  const model = Object.fromEntries(names.map((name) => [name, schemaArbitrary(properties[name], components, depth + 1)]));
+  const model = Object.fromEntries(
+    names.map((name) => [name, schemaArbitrary(properties[name], components, depth + 1)]),
+  );
   return fc.record(model, { requiredKeys: names.filter((name) => required.has(name)) });
 }
 
 /** Merges the objects generated for each part of an `allOf` (the spec uses allOf only for objects). */
 function allOfArbitrary(parts: Schema[], components: Components, depth: number): fc.Arbitrary<unknown> {
-  return fc.tuple(...parts.map((part) => schemaArbitrary(part, components, depth))).map((values) =>
-    values.every((value) => typeof value === 'object' && value !== null && !Array.isArray(value)) ? Object.assign({}, ...values) : values[values.length - 1],
-  );
+  return fc
+    .tuple(...parts.map((part) => schemaArbitrary(part, components, depth)))
+    .map((values) =>
+      values.every((value) => typeof value === 'object' && value !== null && !Array.isArray(value))
+        ? Object.assign({}, ...values)
+        : values[values.length - 1],
+    );
 }
 
 export function schemaArbitrary(raw: Schema | undefined, components: Components, depth = 0): fc.Arbitrary<unknown> {
@@ -93,14 +119,22 @@ export function schemaArbitrary(raw: Schema | undefined, components: Components,
   if (choices) {
     // Siblings of oneOf (a shared `type`, `properties`) apply to every branch.
     const { oneOf: _one, anyOf: _any, ...shared } = schema;
-    return fc.oneof(...choices.map((choice) => schemaArbitrary({ ...shared, ...resolve(choice, components) }, components, depth + 1)));
+    return fc.oneof(
+      ...choices.map((choice) => schemaArbitrary({ ...shared, ...resolve(choice, components) }, components, depth + 1)),
+    );
   }
   if (Array.isArray(schema.allOf)) {
     const { allOf, ...rest } = schema;
-    return allOfArbitrary([...(allOf as Schema[]), ...(Object.keys(rest).length > 0 ? [rest] : [])], components, depth + 1);
+    return allOfArbitrary(
+      [...(allOf as Schema[]), ...(Object.keys(rest).length > 0 ? [rest] : [])],
+      components,
+      depth + 1,
+    );
   }
   if (Array.isArray(schema.type)) {
-    return fc.oneof(...(schema.type as string[]).map((type) => schemaArbitrary({ ...schema, type }, components, depth)));
+    return fc.oneof(
+      ...(schema.type as string[]).map((type) => schemaArbitrary({ ...schema, type }, components, depth)),
+    );
   }
   switch (schema.type) {
     case 'string':
@@ -115,10 +149,21 @@ export function schemaArbitrary(raw: Schema | undefined, components: Components,
       return fc.constant(null);
     case 'array': {
       const minLength = typeof schema.minItems === 'number' ? schema.minItems : 0;
-      const maxLength = Math.max(minLength, Math.min(typeof schema.maxItems === 'number' ? schema.maxItems : MAX_ITEMS, depth < MAX_DEPTH ? MAX_ITEMS : minLength));
-      return fc.array(schemaArbitrary(schema.items as Schema | undefined, components, depth + 1), { minLength, maxLength });
+      const maxLength = Math.max(
+        minLength,
+        Math.min(
+          typeof schema.maxItems === 'number' ? schema.maxItems : MAX_ITEMS,
+          depth < MAX_DEPTH ? MAX_ITEMS : minLength,
+        ),
+      );
+      return fc.array(schemaArbitrary(schema.items as Schema | undefined, components, depth + 1), {
+        minLength,
+        maxLength,
+      });
     }
     default:
-      return schema.properties ? objectArbitrary(schema, components, depth) : fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 });
+      return schema.properties
+        ? objectArbitrary(schema, components, depth)
+        : fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 });
   }
 }

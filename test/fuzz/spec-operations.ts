@@ -34,7 +34,10 @@ function deref<T>(document: OpenApiDocument, value: T): T {
   if (!ref) {
     return value;
   }
-  const target = ref.replace(/^#\//, '').split('/').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document);
+  const target = ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document);
   return deref(document, target as T);
 }
 
@@ -46,9 +49,17 @@ export function specOperations(document: OpenApiDocument): SpecOperation[] {
       if (!operation) {
         continue;
       }
-      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => deref(document, p) as unknown as SpecParameter);
-      const body = operation.requestBody ? (deref(document, operation.requestBody) as { content?: Record<string, { schema?: Schema; examples?: Record<string, unknown> }> }) : undefined;
-      const contentTypes = Object.keys(body?.content ?? {}).sort((a, b) => Number(b === 'application/json') - Number(a === 'application/json'));
+      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(
+        (p) => deref(document, p) as unknown as SpecParameter,
+      );
+      const body = operation.requestBody
+        ? (deref(document, operation.requestBody) as {
+            content?: Record<string, { schema?: Schema; examples?: Record<string, unknown> }>;
+          })
+        : undefined;
+      const contentTypes = Object.keys(body?.content ?? {}).sort(
+        (a, b) => Number(b === 'application/json') - Number(a === 'application/json'),
+      );
       const media = contentTypes.length > 0 ? body?.content?.[contentTypes[0]] : undefined;
       operations.push({
         operationId: operation.operationId as string,
@@ -57,7 +68,9 @@ export function specOperations(document: OpenApiDocument): SpecOperation[] {
         parameters,
         contentTypes,
         bodySchema: media?.schema,
-        bodyExamples: Object.values(media?.examples ?? {}).map((example) => (deref(document, example) as { value: unknown }).value),
+        bodyExamples: Object.values(media?.examples ?? {}).map(
+          (example) => (deref(document, example) as { value: unknown }).value,
+        ),
         declaresServiceUnavailable: '503' in (operation.responses ?? {}),
       });
     }
@@ -74,7 +87,10 @@ export function operationAt(operations: SpecOperation[], method: string, rawPath
     if (op.method !== method) {
       return false;
     }
-    const pattern = op.path.split(/\{[^}]+\}/).map((literal) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+');
+    const pattern = op.path
+      .split(/\{[^}]+\}/)
+      .map((literal) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+      .join('[^/]+');
     return new RegExp(`^${pattern}/?$`).test(rawPath);
   });
 }

@@ -16,7 +16,14 @@ export function scopeFor(allowedModels: string[] = []) {
     defer() {},
     complete() {},
   };
-  const key: ApiKeyRecord = { id: 'key_scope', name: 'scope test', prefix: '', allowedModels, createdAt: 0, revokedAt: null };
+  const key: ApiKeyRecord = {
+    id: 'key_scope',
+    name: 'scope test',
+    prefix: '',
+    allowedModels,
+    createdAt: 0,
+    revokedAt: null,
+  };
   const headers = new Map<string, string>();
   const controller = new AbortController();
   const scope: CallScope = {

@@ -42,11 +42,18 @@ export function expectOpenAIError(
   } else {
     expect(error.message).toBe(expected.message);
   }
-  expect({ type: error.type, param: error.param, code: error.code }).toEqual({ type: expected.type, param: expected.param, code: expected.code });
+  expect({ type: error.type, param: error.param, code: error.code }).toEqual({
+    type: expected.type,
+    param: expected.param,
+    code: expected.code,
+  });
 }
 
 /** The Anthropic envelope `{type: "error", error: {type, message}, request_id}`. */
-export function expectAnthropicError(body: unknown, expected: { type: string; message: string | RegExp; requestId: string }): void {
+export function expectAnthropicError(
+  body: unknown,
+  expected: { type: string; message: string | RegExp; requestId: string },
+): void {
   assertMatchesSchema('AnthropicErrorResponse', body);
   const typed = body as { type: string; error: { type: string; message: string }; request_id: string | null };
   expect(typed.type).toBe('error');
@@ -64,10 +71,18 @@ export function expectAnthropicError(body: unknown, expected: { type: string; me
  * its response closes, which can be a moment after the client has read the last byte, so this polls
  * (up to `timeoutMs`) until the record is there.
  */
-export async function usageOf(app: Parameters<typeof request>[0], key: string, requestId: string, timeoutMs = 3000): Promise<Array<Record<string, unknown>>> {
+export async function usageOf(
+  app: Parameters<typeof request>[0],
+  key: string,
+  requestId: string,
+  timeoutMs = 3000,
+): Promise<Array<Record<string, unknown>>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await request(app).get('/v1/usage').query({ request_id: requestId }).set('authorization', `Bearer ${key}`);
+    const res = await request(app)
+      .get('/v1/usage')
+      .query({ request_id: requestId })
+      .set('authorization', `Bearer ${key}`);
     expect(res.status).toBe(200);
     if (res.body.data.length > 0 || Date.now() > deadline) {
       return res.body.data as Array<Record<string, unknown>>;

@@ -28,7 +28,9 @@ export function processCpuMs(pid?: number): number {
  * the most CPU the thread spent between two turns (what one synchronous stretch of work cost, however long the
  * machine made it in wall time); `cpuMs` is the process's CPU time over the whole work, worker threads included.
  */
-export async function measureLoopHold<T>(work: () => Promise<T>): Promise<{ result: T; longestHoldMs: number; cpuMs: number }> {
+export async function measureLoopHold<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; longestHoldMs: number; cpuMs: number }> {
   let last = threadCpuMs();
   let longestHoldMs = 0;
   const timer = setInterval(() => {

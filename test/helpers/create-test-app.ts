@@ -70,7 +70,21 @@ export interface TestApp {
 }
 
 export function createTestApp(
-  config: Partial<Pick<Config, 'providers' | 'models' | 'aliases' | 'routes' | 'maxBodyBytes' | 'media' | 'mediaLinkTtlSeconds' | 'publicUrl' | 'defaultSearchModel' | 'defaultChatModel'>> & {
+  config: Partial<
+    Pick<
+      Config,
+      | 'providers'
+      | 'models'
+      | 'aliases'
+      | 'routes'
+      | 'maxBodyBytes'
+      | 'media'
+      | 'mediaLinkTtlSeconds'
+      | 'publicUrl'
+      | 'defaultSearchModel'
+      | 'defaultChatModel'
+    >
+  > & {
     /** The app's clock (ms since the epoch), for usage timestamps and latencies; defaults to Date.now. */
     now?: () => number;
     /** The video queue's settings (a create wakes the runner at once; the poll finds retries and lost leases). */

@@ -24,13 +24,19 @@ export async function decodeVideo(mp4: Uint8Array, width: number, height: number
     const file = join(dir, 'in.mp4');
     await writeFile(file, mp4);
     const raw = await new Promise<Buffer>((resolve, reject) => {
-      const child = spawn(binary, ['-hide_banner', '-loglevel', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgba', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        binary,
+        ['-hide_banner', '-loglevel', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgba', 'pipe:1'],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       const chunks: Buffer[] = [];
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(chunks)) : reject(new Error(`ffmpeg could not decode: ${stderr}`))));
+      child.on('close', (code) =>
+        code === 0 ? resolve(Buffer.concat(chunks)) : reject(new Error(`ffmpeg could not decode: ${stderr}`)),
+      );
     });
     const frameBytes = width * height * 4;
     if (raw.length % frameBytes !== 0) {

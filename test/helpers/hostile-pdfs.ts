@@ -12,7 +12,11 @@ export function pdfOf(objects: Array<string | Buffer>): Buffer {
   const offsets: number[] = [];
   objects.forEach((body, index) => {
     offsets.push(length);
-    const piece = Buffer.concat([Buffer.from(`${index + 1} 0 obj\n`, 'latin1'), typeof body === 'string' ? Buffer.from(body, 'latin1') : body, Buffer.from('\nendobj\n', 'latin1')]);
+    const piece = Buffer.concat([
+      Buffer.from(`${index + 1} 0 obj\n`, 'latin1'),
+      typeof body === 'string' ? Buffer.from(body, 'latin1') : body,
+      Buffer.from('\nendobj\n', 'latin1'),
+    ]);
     parts.push(piece);
     length += piece.length;
   });
@@ -50,7 +54,11 @@ export async function pdfBomb(inflatedBytes: number): Promise<Buffer> {
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
-    Buffer.concat([Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), stream, Buffer.from('\nendstream', 'latin1')]),
+    Buffer.concat([
+      Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`, 'latin1'),
+      stream,
+      Buffer.from('\nendstream', 'latin1'),
+    ]),
   ]);
 }
 
@@ -64,6 +72,10 @@ export function manyPagesPdf(pages: number): Buffer {
     `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`,
     `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-    ...Array.from({ length: pages }, () => '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >> >>'),
+    ...Array.from(
+      { length: pages },
+      () =>
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >> >>',
+    ),
   ]);
 }

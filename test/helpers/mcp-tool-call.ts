@@ -8,7 +8,12 @@ export interface McpToolResult {
   content: Array<{ text?: string }>;
 }
 
-export async function mcpToolCall(app: Express, key: string, name: string, args: Record<string, unknown>): Promise<McpToolResult> {
+export async function mcpToolCall(
+  app: Express,
+  key: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<McpToolResult> {
   const res = await request(app)
     .post('/v1/mcp')
     .set('authorization', `Bearer ${key}`)

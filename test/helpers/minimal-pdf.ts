@@ -4,7 +4,9 @@
  */
 export function minimalPdf(lines: string[]): Uint8Array {
   const escape = (text: string) => text.replace(/[\\()]/g, (char) => `\\${char}`);
-  const content = ['BT', '/F1 12 Tf', '14 TL', '72 720 Td', ...lines.map((line) => `(${escape(line)}) '`), 'ET'].join('\n');
+  const content = ['BT', '/F1 12 Tf', '14 TL', '72 720 Td', ...lines.map((line) => `(${escape(line)}) '`), 'ET'].join(
+    '\n',
+  );
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',

@@ -41,7 +41,10 @@ function childBoxes(data: Buffer): Box[] {
     if (size < header || offset + size > data.length) {
       throw new Error(`malformed box at ${offset}`);
     }
-    boxes.push({ type: data.toString('latin1', offset + 4, offset + 8), body: data.subarray(offset + header, offset + size) });
+    boxes.push({
+      type: data.toString('latin1', offset + 4, offset + 8),
+      body: data.subarray(offset + header, offset + size),
+    });
     offset += size;
   }
   return boxes;
@@ -64,7 +67,11 @@ function readTrack(trak: Box): Mp4Track {
   const stsd = find(stbl, 'stsd').body;
   // version/flags (4) + entry count (4), then the first sample entry box.
   const entry = childBoxes(stsd.subarray(8))[0];
-  const track: Mp4Track = { width: tkhd.readUInt32BE(sizeAt) / 65_536, height: tkhd.readUInt32BE(sizeAt + 4) / 65_536, sampleEntry: entry.type };
+  const track: Mp4Track = {
+    width: tkhd.readUInt32BE(sizeAt) / 65_536,
+    height: tkhd.readUInt32BE(sizeAt + 4) / 65_536,
+    sampleEntry: entry.type,
+  };
   if (entry.type === 'avc1') {
     // A visual sample entry has 78 bytes of fields before its child boxes.
     const avcC = find(childBoxes(entry.body.subarray(78)), 'avcC').body;
@@ -92,7 +99,11 @@ export function readMp4(bytes: Uint8Array): Mp4Info {
 }
 
 /** What a caller of the API cares about: does it stream (moov first), how long, and its video track. */
-export function mp4Summary(bytes: Uint8Array): { moovBeforeMdat: boolean; seconds: number; video?: { codec: string; width: number; height: number; profile?: number } } {
+export function mp4Summary(bytes: Uint8Array): {
+  moovBeforeMdat: boolean;
+  seconds: number;
+  video?: { codec: string; width: number; height: number; profile?: number };
+} {
   const info = readMp4(bytes);
   const moov = info.topLevel.indexOf('moov');
   const mdat = info.topLevel.indexOf('mdat');

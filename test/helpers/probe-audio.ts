@@ -31,8 +31,14 @@ export async function probeAudio(file: Uint8Array, extension: string): Promise<A
     await writeFile(path, file);
     const { stdout, stderr } = await new Promise<{ stdout: Buffer; stderr: string }>((resolve, reject) => {
       const raw = extension === 'pcm' ? ['-f', 's16le', '-ar', '24000', '-ac', '1'] : [];
-      execFile(ffmpeg, ['-hide_banner', ...raw, '-i', path, '-f', 's16le', '-ac', '1', '-ar', '8000', 'pipe:1'], { encoding: 'buffer', maxBuffer: 64 << 20 }, (error, out, err) =>
-        error ? reject(new Error(`${error.message}\n${err.toString()}`)) : resolve({ stdout: out, stderr: err.toString() }),
+      execFile(
+        ffmpeg,
+        ['-hide_banner', ...raw, '-i', path, '-f', 's16le', '-ac', '1', '-ar', '8000', 'pipe:1'],
+        { encoding: 'buffer', maxBuffer: 64 << 20 },
+        (error, out, err) =>
+          error
+            ? reject(new Error(`${error.message}\n${err.toString()}`))
+            : resolve({ stdout: out, stderr: err.toString() }),
       );
     });
     const stream = /Stream #0:0.*?Audio: (\w+).*?, (\d+) Hz, (\w+)/.exec(stderr);

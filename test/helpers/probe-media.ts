@@ -44,7 +44,11 @@ export function wavInfo(bytes: Uint8Array): WavInfo {
     const id = buffer.toString('latin1', offset, offset + 4);
     const size = buffer.readUInt32LE(offset + 4);
     if (id === 'fmt ') {
-      format = { channels: buffer.readUInt16LE(offset + 10), sampleRate: buffer.readUInt32LE(offset + 12), bitsPerSample: buffer.readUInt16LE(offset + 22) };
+      format = {
+        channels: buffer.readUInt16LE(offset + 10),
+        sampleRate: buffer.readUInt32LE(offset + 12),
+        bitsPerSample: buffer.readUInt16LE(offset + 22),
+      };
     } else if (id === 'data' && format) {
       if (offset + 8 + size !== buffer.length) {
         throw new Error(`WAV data size ${size} does not match the file`);

@@ -52,10 +52,17 @@ export function parsePrometheusText(text: string): Exposition {
 }
 
 /** The value of the one sample with exactly these labels (extra labels on the sample do not match). */
-export function sampleValue(exposition: Exposition, name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(
+  exposition: Exposition,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   const wanted = Object.entries(labels);
   const found = exposition.samples.filter(
-    (sample) => sample.name === name && Object.keys(sample.labels).length === wanted.length && wanted.every(([key, value]) => sample.labels[key] === value),
+    (sample) =>
+      sample.name === name &&
+      Object.keys(sample.labels).length === wanted.length &&
+      wanted.every(([key, value]) => sample.labels[key] === value),
   );
   if (found.length > 1) throw new Error(`${found.length} samples of ${name} ${JSON.stringify(labels)}`);
   return found[0]?.value;
@@ -76,12 +83,14 @@ export function checkHistogram(exposition: Exposition, name: string): Map<string
   for (const [id, buckets] of series) {
     buckets.sort((a, b) => a.le - b.le);
     buckets.forEach((bucket, index) => {
-      if (index > 0 && bucket.value < buckets[index - 1].value) throw new Error(`${name} ${id}: bucket le=${bucket.le} below the one before`);
+      if (index > 0 && bucket.value < buckets[index - 1].value)
+        throw new Error(`${name} ${id}: bucket le=${bucket.le} below the one before`);
     });
     const labels = JSON.parse(id) as Record<string, string>;
     const count = sampleValue(exposition, `${name}_count`, labels);
     const inf = buckets.at(-1);
-    if (inf?.le !== Infinity || inf.value !== count) throw new Error(`${name} ${id}: +Inf bucket ${inf?.value} is not _count ${count}`);
+    if (inf?.le !== Infinity || inf.value !== count)
+      throw new Error(`${name} ${id}: +Inf bucket ${inf?.value} is not _count ${count}`);
     if (sampleValue(exposition, `${name}_sum`, labels) === undefined) throw new Error(`${name} ${id}: no _sum`);
     counts.set(id, count);
   }

@@ -60,7 +60,10 @@ export function environment(overrides: Record<string, string>): NodeJS.ProcessEn
 }
 
 /** `preload`: modules for node's `--import` (a test's loader hooks). */
-export function spawnServer(overrides: Record<string, string>, preload: string[] = []): Omit<Started, 'port'> & { listening: Promise<number> } {
+export function spawnServer(
+  overrides: Record<string, string>,
+  preload: string[] = [],
+): Omit<Started, 'port'> & { listening: Promise<number> } {
   ensureBuild();
   const imports = preload.flatMap((module) => ['--import', module]);
   const child = spawn(process.execPath, [...imports, 'dist/main.js'], { cwd: ROOT, env: environment(overrides) });
@@ -76,7 +79,10 @@ export function spawnServer(overrides: Record<string, string>, preload: string[]
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
   const listening = new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no 'omnigate listening' line within ${START_TIMEOUT_MS} ms; stderr: ${err}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`no 'omnigate listening' line within ${START_TIMEOUT_MS} ms; stderr: ${err}`)),
+      START_TIMEOUT_MS,
+    );
     child.stdout.on('data', (piece: Buffer) => {
       out += piece.toString('utf8');
       const line = logs().find((entry) => entry.msg === 'omnigate listening');

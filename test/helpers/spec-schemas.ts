@@ -20,6 +20,8 @@ export function assertMatchesSchema(name: string, value: unknown): void {
     cache.set(name, validate);
   }
   if (!validate(value)) {
-    throw new Error(`does not match ${name}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value).slice(0, 500)}`);
+    throw new Error(
+      `does not match ${name}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value).slice(0, 500)}`,
+    );
   }
 }

@@ -25,7 +25,8 @@ export interface Conversation {
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 1024;
 
 /** A 1×1 transparent PNG. */
-export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+export const PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 export const PNG_DATA_URL = `data:image/png;base64,${PNG_BASE64}`;
 
 export const SYSTEM_PROMPT = 'You are a terse assistant. Answer in one line.';
@@ -58,7 +59,12 @@ export const CASES: Record<CaseName, Conversation> = {
   'tool-result': {
     userText: `call get_weather ${JSON.stringify(WEATHER_ARGS)}`,
     tools: true,
-    toolTurn: { id: 'call_matrix_0001', name: 'get_weather', args: WEATHER_ARGS, result: '{"temp_c":21,"sky":"clear"}' },
+    toolTurn: {
+      id: 'call_matrix_0001',
+      name: 'get_weather',
+      args: WEATHER_ARGS,
+      result: '{"temp_c":21,"sky":"clear"}',
+    },
   },
   system: { system: SYSTEM_PROMPT, userText: 'Hello there' },
   image: { userText: 'What is in this picture?', image: true },
@@ -76,12 +82,21 @@ export function canonicalOptions(conversation: Conversation, dialect: CallerDial
   }
   messages.push({
     role: 'user',
-    content: [{ type: 'text', text: conversation.userText }, ...(conversation.image ? [{ type: 'image' as const, url: PNG_DATA_URL }] : [])],
+    content: [
+      { type: 'text', text: conversation.userText },
+      ...(conversation.image ? [{ type: 'image' as const, url: PNG_DATA_URL }] : []),
+    ],
   });
   if (conversation.toolTurn) {
     const turn = conversation.toolTurn;
-    messages.push({ role: 'assistant', content: [{ type: 'tool-call', id: turn.id, name: turn.name, arguments: JSON.stringify(turn.args) }] });
-    messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: turn.id, content: [{ type: 'text', text: turn.result }] }] });
+    messages.push({
+      role: 'assistant',
+      content: [{ type: 'tool-call', id: turn.id, name: turn.name, arguments: JSON.stringify(turn.args) }],
+    });
+    messages.push({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: turn.id, content: [{ type: 'text', text: turn.result }] }],
+    });
   }
   const options: ChatCallOptions = { messages };
   if (conversation.tools) {
@@ -97,11 +112,21 @@ export function canonicalOptions(conversation: Conversation, dialect: CallerDial
 /** The reference model's answer: what every provider in the matrix is expected (or scripted) to answer. */
 export async function referenceAnswer(conversation: Conversation, dialect: CallerDialect): Promise<ChatResult> {
   const model = createLocalChatModel();
-  return model.generate(canonicalOptions(conversation, dialect), { signal: new AbortController().signal, requestId: 'req_matrix_reference', warn: () => {} });
+  return model.generate(canonicalOptions(conversation, dialect), {
+    signal: new AbortController().signal,
+    requestId: 'req_matrix_reference',
+    warn: () => {},
+  });
 }
 
 /** The caller's request body in its own dialect. `extra` is merged in at the top level (e.g. `x_custom`). */
-export function callerBody(dialect: CallerDialect, conversation: Conversation, model: string, stream: boolean, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function callerBody(
+  dialect: CallerDialect,
+  conversation: Conversation,
+  model: string,
+  stream: boolean,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   switch (dialect) {
     case 'chat':
       return { ...chatBody(conversation, model, stream), ...extra };
@@ -125,17 +150,35 @@ function chatBody(conversation: Conversation, model: string, stream: boolean): R
   messages.push({
     role: 'user',
     content: conversation.image
-      ? [{ type: 'text', text: conversation.userText }, { type: 'image_url', image_url: { url: PNG_DATA_URL } }]
+      ? [
+          { type: 'text', text: conversation.userText },
+          { type: 'image_url', image_url: { url: PNG_DATA_URL } },
+        ]
       : conversation.userText,
   });
   if (conversation.toolTurn) {
     const turn = conversation.toolTurn;
-    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: turn.id, type: 'function', function: { name: turn.name, arguments: JSON.stringify(turn.args) } }] });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: turn.id, type: 'function', function: { name: turn.name, arguments: JSON.stringify(turn.args) } },
+      ],
+    });
     messages.push({ role: 'tool', tool_call_id: turn.id, content: turn.result });
   }
   const body: Record<string, unknown> = { model, messages };
   if (conversation.tools) {
-    body.tools = [{ type: 'function', function: { name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, parameters: WEATHER_TOOL.parameters } }];
+    body.tools = [
+      {
+        type: 'function',
+        function: {
+          name: WEATHER_TOOL.name,
+          description: WEATHER_TOOL.description,
+          parameters: WEATHER_TOOL.parameters,
+        },
+      },
+    ];
   }
   if (conversation.maxTokens !== undefined) {
     body.max_completion_tokens = conversation.maxTokens;
@@ -162,7 +205,15 @@ function responsesBody(conversation: Conversation, model: string, stream: boolea
     body.instructions = conversation.system;
   }
   if (conversation.tools) {
-    body.tools = [{ type: 'function', name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, parameters: WEATHER_TOOL.parameters, strict: false }];
+    body.tools = [
+      {
+        type: 'function',
+        name: WEATHER_TOOL.name,
+        description: WEATHER_TOOL.description,
+        parameters: WEATHER_TOOL.parameters,
+        strict: false,
+      },
+    ];
   }
   if (conversation.maxTokens !== undefined) {
     body.max_output_tokens = conversation.maxTokens;
@@ -181,15 +232,24 @@ function anthropicBody(conversation: Conversation, model: string, stream: boolea
   const messages: unknown[] = [{ role: 'user', content: userContent }];
   if (conversation.toolTurn) {
     const turn = conversation.toolTurn;
-    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: turn.id, name: turn.name, input: turn.args }] });
+    messages.push({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: turn.id, name: turn.name, input: turn.args }],
+    });
     messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: turn.id, content: turn.result }] });
   }
-  const body: Record<string, unknown> = { model, max_tokens: conversation.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, messages };
+  const body: Record<string, unknown> = {
+    model,
+    max_tokens: conversation.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+    messages,
+  };
   if (conversation.system) {
     body.system = conversation.system;
   }
   if (conversation.tools) {
-    body.tools = [{ name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, input_schema: WEATHER_TOOL.parameters }];
+    body.tools = [
+      { name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, input_schema: WEATHER_TOOL.parameters },
+    ];
   }
   if (stream) {
     body.stream = true;

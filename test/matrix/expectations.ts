@@ -48,7 +48,10 @@ export function assertCallerUsage(dialect: CallerDialect, usage: Json | null, ex
       } else {
         expect(usage!.prompt_tokens_details?.cached_tokens ?? 0).toBe(0);
       }
-      expect(usage!.completion_tokens_details?.reasoning_tokens ?? 0, 'usage.completion_tokens_details.reasoning_tokens').toBe(expected.reasoning ?? 0);
+      expect(
+        usage!.completion_tokens_details?.reasoning_tokens ?? 0,
+        'usage.completion_tokens_details.reasoning_tokens',
+      ).toBe(expected.reasoning ?? 0);
       break;
     case 'responses':
       field(usage, 'input_tokens', expected.input, 'usage');

@@ -46,7 +46,12 @@ export interface ReadOptions {
 
 type Validate = (schema: string, data: unknown) => void;
 
-export function readOutcome(dialect: CallerDialect, stream: boolean, bodyText: string, options: ReadOptions = {}): Outcome {
+export function readOutcome(
+  dialect: CallerDialect,
+  stream: boolean,
+  bodyText: string,
+  options: ReadOptions = {},
+): Outcome {
   const validate: Validate = options.validate === false ? () => {} : assertMatchesSchema;
   if (!stream) {
     const body = JSON.parse(bodyText) as Json;
@@ -80,9 +85,19 @@ function chatJson(body: Json): Outcome {
   expect(message.role).toBe('assistant');
   const toolCalls = ((message.tool_calls ?? []) as Json[]).map((call) => {
     expect(call.type).toBe('function');
-    return { id: call.id as string, name: call.function.name as string, arguments: call.function.arguments as string, fragments: 1 };
+    return {
+      id: call.id as string,
+      name: call.function.name as string,
+      arguments: call.function.arguments as string,
+      fragments: 1,
+    };
   });
-  return { text: (message.content as string | null) ?? '', toolCalls, finish: body.choices[0].finish_reason as string, usage: body.usage ?? null };
+  return {
+    text: (message.content as string | null) ?? '',
+    toolCalls,
+    finish: body.choices[0].finish_reason as string,
+    usage: body.usage ?? null,
+  };
 }
 
 function chatStream(events: Array<{ event?: string; data: string }>, validateEvent: Validate): Omit<Outcome, 'events'> {
@@ -116,7 +131,9 @@ function chatStream(events: Array<{ event?: string; data: string }>, validateEve
       let call = calls.get(index);
       if (!call) {
         expect(fragment.id, 'the first fragment of a tool call carries its id').toEqual(expect.any(String));
-        expect(fragment.function?.name, 'the first fragment of a tool call carries its name').toEqual(expect.any(String));
+        expect(fragment.function?.name, 'the first fragment of a tool call carries its name').toEqual(
+          expect.any(String),
+        );
         call = { id: fragment.id as string, name: fragment.function.name as string, arguments: '', fragments: 0 };
         calls.set(index, call);
       }
@@ -138,7 +155,9 @@ function chatStream(events: Array<{ event?: string; data: string }>, validateEve
 // ---------------------------------------------------------------- Responses
 
 function responsesFinish(response: Json): string {
-  return response.status === 'incomplete' ? `incomplete:${response.incomplete_details?.reason}` : (response.status as string);
+  return response.status === 'incomplete'
+    ? `incomplete:${response.incomplete_details?.reason}`
+    : (response.status as string);
 }
 
 function responsesJson(body: Json): Outcome {
@@ -158,13 +177,27 @@ function responseOutcome(response: Json): Outcome {
         }
       }
     } else if (item.type === 'function_call') {
-      toolCalls.push({ id: item.call_id as string, name: item.name as string, arguments: item.arguments as string, fragments: 1 });
+      toolCalls.push({
+        id: item.call_id as string,
+        name: item.name as string,
+        arguments: item.arguments as string,
+        fragments: 1,
+      });
     }
   }
-  return { text, toolCalls, finish: responsesFinish(response), usage: response.usage ?? null, responseId: response.id as string };
+  return {
+    text,
+    toolCalls,
+    finish: responsesFinish(response),
+    usage: response.usage ?? null,
+    responseId: response.id as string,
+  };
 }
 
-function responsesStream(events: Array<{ event?: string; data: string }>, validateEvent: Validate): Omit<Outcome, 'events'> {
+function responsesStream(
+  events: Array<{ event?: string; data: string }>,
+  validateEvent: Validate,
+): Omit<Outcome, 'events'> {
   let sequence = -1;
   let deltaText = '';
   const argumentDeltas = new Map<string, { text: string; count: number }>();
@@ -224,7 +257,12 @@ function anthropicJson(body: Json): Outcome {
     if (block.type === 'text') {
       text += block.text as string;
     } else if (block.type === 'tool_use') {
-      toolCalls.push({ id: block.id as string, name: block.name as string, arguments: JSON.stringify(block.input), fragments: 1 });
+      toolCalls.push({
+        id: block.id as string,
+        name: block.name as string,
+        arguments: JSON.stringify(block.input),
+        fragments: 1,
+      });
     }
   }
   return { text, toolCalls, finish: body.stop_reason as string, usage: body.usage ?? null };
@@ -241,7 +279,10 @@ function mergeUsage(into: Json, usage: Json | undefined): Json {
   return merged;
 }
 
-function anthropicStream(events: Array<{ event?: string; data: string }>, validateEvent: Validate): Omit<Outcome, 'events'> {
+function anthropicStream(
+  events: Array<{ event?: string; data: string }>,
+  validateEvent: Validate,
+): Omit<Outcome, 'events'> {
   const types: string[] = [];
   let text = '';
   let usage: Json = {};

@@ -27,7 +27,12 @@ export interface ScriptedUpstream {
 }
 
 function received(request: RecordedRequest): ReceivedRequest {
-  return { method: request.method, url: request.url, headers: request.headers, body: (request.body ?? {}) as Record<string, unknown> };
+  return {
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    body: (request.body ?? {}) as Record<string, unknown>,
+  };
 }
 
 async function startScripted(basePath: string, headers: Record<string, string>): Promise<ScriptedUpstream> {

@@ -26,7 +26,18 @@ import { anthropicFixture, openAIFixture } from '../fakes/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { sseJson } from '../helpers/read-sse.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
-import { CASE_NAMES, CASES, callerBody, chatIncludeUsage, DEFAULT_ANTHROPIC_MAX_TOKENS, referenceAnswer, WEATHER_ARGS, type CallerDialect, type CaseName, type Conversation } from './conversation.js';
+import {
+  CASE_NAMES,
+  CASES,
+  callerBody,
+  chatIncludeUsage,
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  referenceAnswer,
+  WEATHER_ARGS,
+  type CallerDialect,
+  type CaseName,
+  type Conversation,
+} from './conversation.js';
 import { assertCallerUsage, assertUsageRecord, expectedFinish, type ExpectedUsage } from './expectations.js';
 import { readOutcome } from './read-outcome.js';
 import { startScriptedAnthropic, startScriptedOpenAI, type ScriptedUpstream } from './scripted-upstreams.js';
@@ -73,14 +84,19 @@ const OPENAI_CALL_ID = 'call_Qx4h2fXv9sLmP0aKdT3yRz1B';
 const ANTHROPIC_CALL_ID = 'toolu_01T1x1fJ34qAmk2tNTrN7Up6';
 
 /** Which dialect the upstream speaks for this caller, and whether the call is native passthrough. */
-function route(provider: ProviderName, dialect: CallerDialect): { upstream: UpstreamDialect; passthrough: boolean } | null {
+function route(
+  provider: ProviderName,
+  dialect: CallerDialect,
+): { upstream: UpstreamDialect; passthrough: boolean } | null {
   switch (provider) {
     case 'local':
       return null;
     case 'openai-translate':
       return { upstream: 'openai-chat', passthrough: dialect === 'chat' };
     case 'openai-native':
-      return dialect === 'responses' ? { upstream: 'openai-responses', passthrough: true } : { upstream: 'openai-chat', passthrough: dialect === 'chat' };
+      return dialect === 'responses'
+        ? { upstream: 'openai-responses', passthrough: true }
+        : { upstream: 'openai-chat', passthrough: dialect === 'chat' };
     case 'anthropic':
       return { upstream: 'anthropic-messages', passthrough: dialect === 'anthropic' };
   }
@@ -90,7 +106,14 @@ function route(provider: ProviderName, dialect: CallerDialect): { upstream: Upst
 function scriptedUsage(caseName: CaseName, upstream: UpstreamDialect): ScriptedUsage {
   const anthropic = upstream === 'anthropic-messages';
   if (caseName === 'usage') {
-    return { input: 2200, output: 57, cacheRead: 2048, cacheWrite: anthropic ? 100 : 0, reasoning: anthropic ? 0 : 9, outputOnlyInDelta: true };
+    return {
+      input: 2200,
+      output: 57,
+      cacheRead: 2048,
+      cacheWrite: anthropic ? 100 : 0,
+      reasoning: anthropic ? 0 : 9,
+      outputOnlyInDelta: true,
+    };
   }
   return { input: 1200, output: 42, cacheRead: 1024, cacheWrite: anthropic ? 26 : 0, reasoning: 0 };
 }
@@ -102,13 +125,29 @@ function canonicalFromScripted(usage: ScriptedUsage, upstream: UpstreamDialect):
     : { input: usage.input, output: usage.output, cacheRead: usage.cacheRead, reasoning: usage.reasoning };
 }
 
-function scriptedReply(reference: ChatResult, upstream: UpstreamDialect, usage: ScriptedUsage, model: string): ScriptedReply {
-  const text = reference.content.filter((part) => part.type === 'text').map((part) => part.text).join('');
+function scriptedReply(
+  reference: ChatResult,
+  upstream: UpstreamDialect,
+  usage: ScriptedUsage,
+  model: string,
+): ScriptedReply {
+  const text = reference.content
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text)
+    .join('');
   const call = reference.content.find((part) => part.type === 'tool-call');
   const finish = reference.finishReason as Extract<FinishReason, 'stop' | 'length' | 'tool-calls'>;
   return {
     text,
-    toolCalls: call ? [{ id: upstream === 'anthropic-messages' ? ANTHROPIC_CALL_ID : OPENAI_CALL_ID, name: call.name, arguments: call.arguments }] : [],
+    toolCalls: call
+      ? [
+          {
+            id: upstream === 'anthropic-messages' ? ANTHROPIC_CALL_ID : OPENAI_CALL_ID,
+            name: call.name,
+            arguments: call.arguments,
+          },
+        ]
+      : [],
     finish,
     usage,
     model,
@@ -119,7 +158,12 @@ function answerFor(upstream: UpstreamDialect, reply: ScriptedReply, body: Record
   const stream = body.stream === true;
   switch (upstream) {
     case 'openai-chat':
-      return stream ? chatCompletionSse(reply, (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true) : chatCompletionJson(reply);
+      return stream
+        ? chatCompletionSse(
+            reply,
+            (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true,
+          )
+        : chatCompletionJson(reply);
     case 'openai-responses':
       return stream ? responsesSse(reply) : responsesJson(reply);
     case 'anthropic-messages':
@@ -138,9 +182,30 @@ beforeAll(async () => {
   fakes.anthropic = await startScriptedAnthropic();
   const common = { timeout_ms: 10_000, max_connections: 8, headers: {} };
   const providers: ProviderConfig[] = [
-    { id: 'oai', type: 'openai-compatible', base_url: fakes['openai-translate'].baseUrl, api_key: OPENAI_KEY, responses: 'translate', ...common },
-    { id: 'oain', type: 'openai-compatible', base_url: fakes['openai-native'].baseUrl, api_key: OPENAI_KEY, responses: 'native', ...common },
-    { id: 'anth', type: 'anthropic', base_url: fakes.anthropic.baseUrl, api_key: ANTHROPIC_KEY, anthropic_version: '2023-06-01', ...common },
+    {
+      id: 'oai',
+      type: 'openai-compatible',
+      base_url: fakes['openai-translate'].baseUrl,
+      api_key: OPENAI_KEY,
+      responses: 'translate',
+      ...common,
+    },
+    {
+      id: 'oain',
+      type: 'openai-compatible',
+      base_url: fakes['openai-native'].baseUrl,
+      api_key: OPENAI_KEY,
+      responses: 'native',
+      ...common,
+    },
+    {
+      id: 'anth',
+      type: 'anthropic',
+      base_url: fakes.anthropic.baseUrl,
+      api_key: ANTHROPIC_KEY,
+      anthropic_version: '2023-06-01',
+      ...common,
+    },
   ];
   testApp = createTestApp({ providers });
   server = testApp.app.listen(0, '127.0.0.1');
@@ -177,7 +242,9 @@ function callerHeaders(dialect: CallerDialect): Record<string, string> {
 /** The usage record of a request; written when the call ends, which may be just after the client has the answer. */
 async function usageRecord(requestId: string): Promise<Record<string, unknown>> {
   for (let attempt = 0; attempt < 100; attempt += 1) {
-    const response = await fetch(`${baseURL}/v1/usage?request_id=${requestId}`, { headers: { authorization: `Bearer ${testApp.key}` } });
+    const response = await fetch(`${baseURL}/v1/usage?request_id=${requestId}`, {
+      headers: { authorization: `Bearer ${testApp.key}` },
+    });
     expect(response.status).toBe(200);
     const page = (await response.json()) as { data: Array<Record<string, unknown>> };
     if (page.data.length > 0) {
@@ -207,14 +274,22 @@ describe.each(PROVIDERS)('provider $name', (provider) => {
         fake.script((request) => answerFor(path.upstream, reply, request.body));
         expectedUsage = canonicalFromScripted(usage, path.upstream);
       } else {
-        expectedUsage = { input: reference.usage.inputTokens, output: reference.usage.outputTokens, reasoning: reference.usage.reasoningTokens };
+        expectedUsage = {
+          input: reference.usage.inputTokens,
+          output: reference.usage.outputTokens,
+          reasoning: reference.usage.reasoningTokens,
+        };
       }
 
       const body = callerBody(dialect, conversation, provider.model, stream, EXTRA);
       if (dialect === 'chat' && stream && chatIncludeUsage(caseName)) {
         body.stream_options = { include_usage: true };
       }
-      const response = await fetch(`${baseURL}${PATHS[dialect]}`, { method: 'POST', headers: callerHeaders(dialect), body: JSON.stringify(body) });
+      const response = await fetch(`${baseURL}${PATHS[dialect]}`, {
+        method: 'POST',
+        headers: callerHeaders(dialect),
+        body: JSON.stringify(body),
+      });
       const bodyText = await response.text();
       expect(response.status, bodyText.slice(0, 500)).toBe(200);
       expect(response.headers.get('content-type')).toMatch(stream ? /^text\/event-stream/ : /^application\/json/);
@@ -223,7 +298,10 @@ describe.each(PROVIDERS)('provider $name', (provider) => {
 
       // ---- the far end: what the caller got
       const outcome = readOutcome(dialect, stream, bodyText, { validate: !path?.passthrough });
-      const referenceText = reference.content.filter((part) => part.type === 'text').map((part) => part.text).join('');
+      const referenceText = reference.content
+        .filter((part) => part.type === 'text')
+        .map((part) => part.text)
+        .join('');
       expect(outcome.text).toBe(referenceText);
       if (caseName === 'image') {
         expect(outcome.text).toBe('You said: What is in this picture? (with 1 image)');
@@ -239,7 +317,9 @@ describe.each(PROVIDERS)('provider $name', (provider) => {
         expect(JSON.parse(call.arguments)).toEqual(JSON.parse(referenceCall.arguments));
         expect(JSON.parse(call.arguments)).toEqual(WEATHER_ARGS);
         if (path) {
-          expect(call.id, 'the upstream’s tool call id reaches the caller').toBe(path.upstream === 'anthropic-messages' ? ANTHROPIC_CALL_ID : OPENAI_CALL_ID);
+          expect(call.id, 'the upstream’s tool call id reaches the caller').toBe(
+            path.upstream === 'anthropic-messages' ? ANTHROPIC_CALL_ID : OPENAI_CALL_ID,
+          );
         } else {
           expect(call.id).toMatch(/^call_/);
         }
@@ -277,7 +357,9 @@ describe.each(PROVIDERS)('provider $name', (provider) => {
           extra: EXTRA,
           upstreamKey: path.upstream === 'anthropic-messages' ? ANTHROPIC_KEY : OPENAI_KEY,
           callerKey: testApp.key,
-          anthropicMaxTokens: conversation.maxTokens ?? (dialect === 'anthropic' ? DEFAULT_ANTHROPIC_MAX_TOKENS : GATEWAY_DEFAULT_MAX_TOKENS),
+          anthropicMaxTokens:
+            conversation.maxTokens ??
+            (dialect === 'anthropic' ? DEFAULT_ANTHROPIC_MAX_TOKENS : GATEWAY_DEFAULT_MAX_TOKENS),
         });
         if (path.passthrough) {
           const answer = fake.answers()[0];
@@ -285,9 +367,16 @@ describe.each(PROVIDERS)('provider $name', (provider) => {
             expect(bodyText, 'a passthrough JSON answer comes back byte for byte').toBe(answer.body);
           } else {
             const dropUsageChunk = dialect === 'chat' && !chatIncludeUsage(caseName);
-            const upstreamEvents = answer.events!.filter((event) => !(dropUsageChunk && event.data.includes('"choices":[]')));
-            expect(outcome.events!.map((event) => event.data), 'passthrough SSE data comes back unchanged').toEqual(upstreamEvents.map((event) => event.data));
-            expect(outcome.events!.map((event) => event.event ?? null)).toEqual(upstreamEvents.map((event) => event.event ?? null));
+            const upstreamEvents = answer.events!.filter(
+              (event) => !(dropUsageChunk && event.data.includes('"choices":[]')),
+            );
+            expect(
+              outcome.events!.map((event) => event.data),
+              'passthrough SSE data comes back unchanged',
+            ).toEqual(upstreamEvents.map((event) => event.data));
+            expect(outcome.events!.map((event) => event.event ?? null)).toEqual(
+              upstreamEvents.map((event) => event.event ?? null),
+            );
           }
         }
       }
@@ -306,50 +395,70 @@ describe.each(PROVIDERS)('provider $name', (provider) => {
  * tool calls (Claude nearly always writes a preamble), each call's arguments in many fragments. Every caller
  * dialect must get the text, then both calls in order with their own ids and arguments, and the tool-call stop.
  */
-describe.each(PROVIDERS.filter((provider) => provider.name !== 'local'))('provider $name: text then two parallel tool calls', (provider) => {
-  const CALLS = [
-    { city: 'Paris', unit: 'celsius', days: 3, note: 'first call' },
-    { city: 'Tokyo', unit: 'fahrenheit', days: 5, note: 'second call, longer arguments' },
-  ];
-  const PREAMBLE = 'Let me check the weather in both cities.';
+describe.each(PROVIDERS.filter((provider) => provider.name !== 'local'))(
+  'provider $name: text then two parallel tool calls',
+  (provider) => {
+    const CALLS = [
+      { city: 'Paris', unit: 'celsius', days: 3, note: 'first call' },
+      { city: 'Tokyo', unit: 'fahrenheit', days: 5, note: 'second call, longer arguments' },
+    ];
+    const PREAMBLE = 'Let me check the weather in both cities.';
 
-  it.each(DIALECTS.flatMap((dialect) => MODES.map((mode) => ({ dialect, mode }))))('caller $dialect ($mode)', async ({ dialect, mode }) => {
-    const stream = mode === 'stream';
-    const path = route(provider.name, dialect)!;
-    const fake = fakes[provider.name]!;
-    const anthropic = path.upstream === 'anthropic-messages';
-    const ids = anthropic ? ['toolu_01Parallel0000000000000A', 'toolu_01Parallel0000000000000B'] : ['call_parallel000000000000A', 'call_parallel000000000000B'];
-    const usage = scriptedUsage('tool-call', path.upstream);
-    const reply: ScriptedReply = {
-      text: PREAMBLE,
-      toolCalls: CALLS.map((args, index) => ({ id: ids[index], name: 'get_weather', arguments: JSON.stringify(args) })),
-      finish: 'tool-calls',
-      usage,
-      model: provider.upstreamModel!,
-    };
-    fake.script((request) => answerFor(path.upstream, reply, request.body));
-    const body = callerBody(dialect, CASES['tool-call'], provider.model, stream);
-    if (dialect === 'chat' && stream) {
-      body.stream_options = { include_usage: true };
-    }
-    const response = await fetch(`${baseURL}${PATHS[dialect]}`, { method: 'POST', headers: callerHeaders(dialect), body: JSON.stringify(body) });
-    const bodyText = await response.text();
-    expect(response.status, bodyText.slice(0, 500)).toBe(200);
-    const outcome = readOutcome(dialect, stream, bodyText, { validate: !path.passthrough });
-    expect(outcome.text).toBe(PREAMBLE);
-    expect(outcome.toolCalls.map((call) => ({ id: call.id, name: call.name, args: JSON.parse(call.arguments) as unknown }))).toEqual(
-      CALLS.map((args, index) => ({ id: ids[index], name: 'get_weather', args })),
+    it.each(DIALECTS.flatMap((dialect) => MODES.map((mode) => ({ dialect, mode }))))(
+      'caller $dialect ($mode)',
+      async ({ dialect, mode }) => {
+        const stream = mode === 'stream';
+        const path = route(provider.name, dialect)!;
+        const fake = fakes[provider.name]!;
+        const anthropic = path.upstream === 'anthropic-messages';
+        const ids = anthropic
+          ? ['toolu_01Parallel0000000000000A', 'toolu_01Parallel0000000000000B']
+          : ['call_parallel000000000000A', 'call_parallel000000000000B'];
+        const usage = scriptedUsage('tool-call', path.upstream);
+        const reply: ScriptedReply = {
+          text: PREAMBLE,
+          toolCalls: CALLS.map((args, index) => ({
+            id: ids[index],
+            name: 'get_weather',
+            arguments: JSON.stringify(args),
+          })),
+          finish: 'tool-calls',
+          usage,
+          model: provider.upstreamModel!,
+        };
+        fake.script((request) => answerFor(path.upstream, reply, request.body));
+        const body = callerBody(dialect, CASES['tool-call'], provider.model, stream);
+        if (dialect === 'chat' && stream) {
+          body.stream_options = { include_usage: true };
+        }
+        const response = await fetch(`${baseURL}${PATHS[dialect]}`, {
+          method: 'POST',
+          headers: callerHeaders(dialect),
+          body: JSON.stringify(body),
+        });
+        const bodyText = await response.text();
+        expect(response.status, bodyText.slice(0, 500)).toBe(200);
+        const outcome = readOutcome(dialect, stream, bodyText, { validate: !path.passthrough });
+        expect(outcome.text).toBe(PREAMBLE);
+        expect(
+          outcome.toolCalls.map((call) => ({
+            id: call.id,
+            name: call.name,
+            args: JSON.parse(call.arguments) as unknown,
+          })),
+        ).toEqual(CALLS.map((args, index) => ({ id: ids[index], name: 'get_weather', args })));
+        if (stream) {
+          expect(outcome.toolCalls.map((call) => call.fragments)).toEqual(fake.answers()[0].argumentChunks);
+        }
+        expect(outcome.finish).toBe(expectedFinish(dialect, 'tool-calls'));
+        const expectedUsage = canonicalFromScripted(usage, path.upstream);
+        assertCallerUsage(dialect, outcome.usage, expectedUsage);
+        expect(fake.received()).toHaveLength(1);
+        assertUsageRecord(await usageRecord(response.headers.get('x-request-id')!), expectedUsage);
+      },
     );
-    if (stream) {
-      expect(outcome.toolCalls.map((call) => call.fragments)).toEqual(fake.answers()[0].argumentChunks);
-    }
-    expect(outcome.finish).toBe(expectedFinish(dialect, 'tool-calls'));
-    const expectedUsage = canonicalFromScripted(usage, path.upstream);
-    assertCallerUsage(dialect, outcome.usage, expectedUsage);
-    expect(fake.received()).toHaveLength(1);
-    assertUsageRecord(await usageRecord(response.headers.get('x-request-id')!), expectedUsage);
-  });
-});
+  },
+);
 
 /**
  * Field-lessons theme 3: the Responses API bridged to a chat-style upstream breaks on multi-turn tool use with
@@ -357,61 +466,78 @@ describe.each(PROVIDERS.filter((provider) => provider.name !== 'local'))('provid
  * turn 1, and the upstream must receive the whole conversation in its own dialect, the call and its result
  * linked by the upstream's own call id.
  */
-describe.each(PROVIDERS.filter((provider) => provider.name !== 'openai-native'))('provider $name: Responses tool loop over previous_response_id', (provider) => {
-  it.each(MODES)('%s', async (mode) => {
-    const stream = mode === 'stream';
-    const path = route(provider.name, 'responses');
-    const fake = fakes[provider.name];
-    const first = CASES['tool-call'];
-    const firstReference = await referenceAnswer(first, 'responses');
-    if (path && fake) {
-      const reply = scriptedReply(firstReference, path.upstream, scriptedUsage('tool-call', path.upstream), provider.upstreamModel!);
-      fake.script((request) => answerFor(path.upstream, reply, request.body));
-    }
-    const post = async (body: Record<string, unknown>) => {
-      const response = await fetch(`${baseURL}/v1/responses`, { method: 'POST', headers: callerHeaders('responses'), body: JSON.stringify(body) });
-      const text = await response.text();
-      expect(response.status, text.slice(0, 500)).toBe(200);
-      return readOutcome('responses', stream, text);
-    };
-    const turn1 = await post(callerBody('responses', first, provider.model, stream));
-    expect(turn1.toolCalls).toHaveLength(1);
-    const [call] = turn1.toolCalls;
-    expect(JSON.parse(call.arguments)).toEqual(WEATHER_ARGS);
-    expect(turn1.responseId).toMatch(/^resp_/);
+describe.each(PROVIDERS.filter((provider) => provider.name !== 'openai-native'))(
+  'provider $name: Responses tool loop over previous_response_id',
+  (provider) => {
+    it.each(MODES)('%s', async (mode) => {
+      const stream = mode === 'stream';
+      const path = route(provider.name, 'responses');
+      const fake = fakes[provider.name];
+      const first = CASES['tool-call'];
+      const firstReference = await referenceAnswer(first, 'responses');
+      if (path && fake) {
+        const reply = scriptedReply(
+          firstReference,
+          path.upstream,
+          scriptedUsage('tool-call', path.upstream),
+          provider.upstreamModel!,
+        );
+        fake.script((request) => answerFor(path.upstream, reply, request.body));
+      }
+      const post = async (body: Record<string, unknown>) => {
+        const response = await fetch(`${baseURL}/v1/responses`, {
+          method: 'POST',
+          headers: callerHeaders('responses'),
+          body: JSON.stringify(body),
+        });
+        const text = await response.text();
+        expect(response.status, text.slice(0, 500)).toBe(200);
+        return readOutcome('responses', stream, text);
+      };
+      const turn1 = await post(callerBody('responses', first, provider.model, stream));
+      expect(turn1.toolCalls).toHaveLength(1);
+      const [call] = turn1.toolCalls;
+      expect(JSON.parse(call.arguments)).toEqual(WEATHER_ARGS);
+      expect(turn1.responseId).toMatch(/^resp_/);
 
-    const result = '{"temp_c":21,"sky":"clear"}';
-    const second: Conversation = { ...first, toolTurn: { id: call.id, name: call.name, args: WEATHER_ARGS, result } };
-    const secondReference = await referenceAnswer(second, 'responses');
-    if (path && fake) {
-      const reply = scriptedReply(secondReference, path.upstream, scriptedUsage('tool-result', path.upstream), provider.upstreamModel!);
-      fake.script((request) => answerFor(path.upstream, reply, request.body));
-    }
-    const turn2 = await post({
-      model: provider.model,
-      previous_response_id: turn1.responseId,
-      input: [{ type: 'function_call_output', call_id: call.id, output: result }],
-      tools: (callerBody('responses', first, provider.model, stream) as { tools: unknown }).tools,
-      ...(stream ? { stream: true } : {}),
-    });
-    expect(turn2.text).toBe(`Tool get_weather returned: ${result}`);
-    expect(turn2.finish).toBe('completed');
-    if (path && fake) {
-      expect(fake.received()).toHaveLength(1);
-      assertUpstreamRequest(fake.received()[0], {
-        dialect: path.upstream,
-        conversation: second,
-        stream,
-        model: provider.upstreamModel!,
-        passthrough: false,
-        extra: {},
-        upstreamKey: path.upstream === 'anthropic-messages' ? ANTHROPIC_KEY : OPENAI_KEY,
-        callerKey: testApp.key,
-        anthropicMaxTokens: GATEWAY_DEFAULT_MAX_TOKENS,
+      const result = '{"temp_c":21,"sky":"clear"}';
+      const second: Conversation = { ...first, toolTurn: { id: call.id, name: call.name, args: WEATHER_ARGS, result } };
+      const secondReference = await referenceAnswer(second, 'responses');
+      if (path && fake) {
+        const reply = scriptedReply(
+          secondReference,
+          path.upstream,
+          scriptedUsage('tool-result', path.upstream),
+          provider.upstreamModel!,
+        );
+        fake.script((request) => answerFor(path.upstream, reply, request.body));
+      }
+      const turn2 = await post({
+        model: provider.model,
+        previous_response_id: turn1.responseId,
+        input: [{ type: 'function_call_output', call_id: call.id, output: result }],
+        tools: (callerBody('responses', first, provider.model, stream) as { tools: unknown }).tools,
+        ...(stream ? { stream: true } : {}),
       });
-    }
-  });
-});
+      expect(turn2.text).toBe(`Tool get_weather returned: ${result}`);
+      expect(turn2.finish).toBe('completed');
+      if (path && fake) {
+        expect(fake.received()).toHaveLength(1);
+        assertUpstreamRequest(fake.received()[0], {
+          dialect: path.upstream,
+          conversation: second,
+          stream,
+          model: provider.upstreamModel!,
+          passthrough: false,
+          extra: {},
+          upstreamKey: path.upstream === 'anthropic-messages' ? ANTHROPIC_KEY : OPENAI_KEY,
+          callerKey: testApp.key,
+          anthropicMaxTokens: GATEWAY_DEFAULT_MAX_TOKENS,
+        });
+      }
+    });
+  },
+);
 
 /**
  * Native passthrough relays the upstream's events and JSON byte for byte (asserted above against what the fake
@@ -421,21 +547,50 @@ describe.each(PROVIDERS.filter((provider) => provider.name !== 'openai-native'))
 describe('the contract describes real upstream shapes that passthrough relays', () => {
   const chatUsageChunk = sseJson(openAIFixture('tool-call-fragments.sse')).at(-1)!.data;
   const anthropicEvents = sseJson(anthropicFixture('text.sse')).map((event) => event.data);
-  const responsesReply: ScriptedReply = { text: 'Hi', finish: 'stop', usage: { input: 3, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, model: 'gpt-4.1-mini' };
+  const responsesReply: ScriptedReply = {
+    text: 'Hi',
+    finish: 'stop',
+    usage: { input: 3, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+    model: 'gpt-4.1-mini',
+  };
   it.each([
     // ChatCompletionUsage.{prompt,completion}_tokens_details are closed: OpenAI sends audio_tokens, accepted/rejected_prediction_tokens.
     { name: 'chat chunk: usage details with audio_tokens', schema: 'ChatCompletionChunk', value: chatUsageChunk },
     // ChatCompletion message is closed: OpenAI sends `annotations: []`; usage details as above.
-    { name: 'chat JSON: message.annotations, usage details', schema: 'ChatCompletion', value: JSON.parse(openAIFixture('text.json')) as unknown },
+    {
+      name: 'chat JSON: message.annotations, usage details',
+      schema: 'ChatCompletion',
+      value: JSON.parse(openAIFixture('text.json')) as unknown,
+    },
     // AnthropicUsage is closed: Anthropic sends `cache_creation` (and `service_tier`).
-    { name: 'anthropic message_start: usage.cache_creation', schema: 'AnthropicStreamEvent', value: anthropicEvents.find((event) => event.type === 'message_start') },
+    {
+      name: 'anthropic message_start: usage.cache_creation',
+      schema: 'AnthropicStreamEvent',
+      value: anthropicEvents.find((event) => event.type === 'message_start'),
+    },
     // The text block requires `citations`: Anthropic streams `{"type":"text","text":""}`.
-    { name: 'anthropic content_block_start: text block without citations', schema: 'AnthropicStreamEvent', value: anthropicEvents.find((event) => event.type === 'content_block_start') },
-    { name: 'anthropic JSON: text block without citations, usage.cache_creation', schema: 'AnthropicMessage', value: JSON.parse(anthropicFixture('text.json')) as unknown },
+    {
+      name: 'anthropic content_block_start: text block without citations',
+      schema: 'AnthropicStreamEvent',
+      value: anthropicEvents.find((event) => event.type === 'content_block_start'),
+    },
+    {
+      name: 'anthropic JSON: text block without citations, usage.cache_creation',
+      schema: 'AnthropicMessage',
+      value: JSON.parse(anthropicFixture('text.json')) as unknown,
+    },
     // ResponseObject requires completed_at and output_text (an SDK convenience, not on OpenAI's wire) and is closed
     // (OpenAI sends background, max_tool_calls, top_logprobs).
-    { name: 'responses JSON: OpenAI response object', schema: 'ResponseObject', value: JSON.parse(responsesJson(responsesReply).body) as unknown },
-    { name: 'responses response.completed event', schema: 'ResponseStreamEvent', value: JSON.parse(responsesSse(responsesReply).events!.at(-1)!.data) as unknown },
+    {
+      name: 'responses JSON: OpenAI response object',
+      schema: 'ResponseObject',
+      value: JSON.parse(responsesJson(responsesReply).body) as unknown,
+    },
+    {
+      name: 'responses response.completed event',
+      schema: 'ResponseStreamEvent',
+      value: JSON.parse(responsesSse(responsesReply).events!.at(-1)!.data) as unknown,
+    },
   ])('$name matches $schema', ({ schema, value }) => {
     expect(value).toBeDefined();
     assertMatchesSchema(schema, value);

@@ -31,9 +31,27 @@ export interface UpstreamExpectation {
 
 /** Keys that only ever appear in the other dialects' request bodies. */
 const FOREIGN_KEYS: Record<UpstreamDialect, string[]> = {
-  'openai-chat': ['input', 'instructions', 'system', 'max_output_tokens', 'stop_sequences', 'choices', 'previous_response_id'],
+  'openai-chat': [
+    'input',
+    'instructions',
+    'system',
+    'max_output_tokens',
+    'stop_sequences',
+    'choices',
+    'previous_response_id',
+  ],
   'openai-responses': ['messages', 'system', 'max_tokens', 'max_completion_tokens', 'stream_options', 'choices'],
-  'anthropic-messages': ['input', 'instructions', 'max_completion_tokens', 'max_output_tokens', 'stream_options', 'choices', 'n', 'response_format', 'previous_response_id'],
+  'anthropic-messages': [
+    'input',
+    'instructions',
+    'max_completion_tokens',
+    'max_output_tokens',
+    'stream_options',
+    'choices',
+    'n',
+    'response_format',
+    'previous_response_id',
+  ],
 };
 
 export function assertUpstreamRequest(request: ReceivedRequest, expectation: UpstreamExpectation): void {
@@ -70,7 +88,10 @@ function textOfChatContent(content: unknown): string {
   if (typeof content === 'string') {
     return content;
   }
-  return ((content ?? []) as Json[]).filter((part) => part.type === 'text').map((part) => part.text as string).join('');
+  return ((content ?? []) as Json[])
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text as string)
+    .join('');
 }
 
 function assertChatRequest(request: ReceivedRequest, body: Json, expectation: UpstreamExpectation): void {
@@ -102,7 +123,10 @@ function assertChatRequest(request: ReceivedRequest, body: Json, expectation: Up
   const user = messages.find((message) => message.role === 'user');
   expect(textOfChatContent(user?.content)).toBe(conversation.userText);
   if (conversation.image) {
-    expect(user?.content).toContainEqual({ type: 'image_url', image_url: expect.objectContaining({ url: PNG_DATA_URL }) });
+    expect(user?.content).toContainEqual({
+      type: 'image_url',
+      image_url: expect.objectContaining({ url: PNG_DATA_URL }),
+    });
   }
   if (conversation.tools) {
     expect(body.tools).toHaveLength(1);
@@ -144,14 +168,19 @@ function assertResponsesRequest(request: ReceivedRequest, body: Json, expectatio
     expect(user?.content).toContainEqual(expect.objectContaining({ type: 'input_image', image_url: PNG_DATA_URL }));
   }
   if (conversation.tools) {
-    expect(body.tools).toEqual([expect.objectContaining({ type: 'function', name: WEATHER_TOOL.name, parameters: WEATHER_TOOL.parameters })]);
+    expect(body.tools).toEqual([
+      expect.objectContaining({ type: 'function', name: WEATHER_TOOL.name, parameters: WEATHER_TOOL.parameters }),
+    ]);
   }
   if (conversation.toolTurn) {
     const turn = conversation.toolTurn;
     const call = input.find((item) => item.type === 'function_call');
     expect(call).toMatchObject({ call_id: turn.id, name: turn.name });
     expect(JSON.parse(call!.arguments as string)).toEqual(turn.args);
-    expect(input.find((item) => item.type === 'function_call_output')).toMatchObject({ call_id: turn.id, output: turn.result });
+    expect(input.find((item) => item.type === 'function_call_output')).toMatchObject({
+      call_id: turn.id,
+      output: turn.result,
+    });
   }
   if (conversation.maxTokens !== undefined) {
     expect(body.max_output_tokens).toBe(conversation.maxTokens);
@@ -180,7 +209,10 @@ function assertAnthropicRequest(request: ReceivedRequest, body: Json, expectatio
       expect(message.role, 'roles alternate').not.toBe(messages[index - 1].role);
     }
     for (const block of anthropicBlocks(message.content)) {
-      expect(['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'], `Anthropic block type '${block.type}'`).toContain(block.type);
+      expect(
+        ['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'],
+        `Anthropic block type '${block.type}'`,
+      ).toContain(block.type);
     }
   }
   expect(body.stream === true).toBe(expectation.stream);
@@ -194,9 +226,17 @@ function assertAnthropicRequest(request: ReceivedRequest, body: Json, expectatio
   }
   const firstUser = anthropicBlocks(messages[0].content);
   expect(messages[0].role).toBe('user');
-  expect(firstUser.filter((block) => block.type === 'text').map((block) => block.text as string).join('')).toBe(conversation.userText);
+  expect(
+    firstUser
+      .filter((block) => block.type === 'text')
+      .map((block) => block.text as string)
+      .join(''),
+  ).toBe(conversation.userText);
   if (conversation.image) {
-    expect(firstUser).toContainEqual({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } });
+    expect(firstUser).toContainEqual({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 },
+    });
   }
   if (conversation.tools) {
     expect(body.tools).toHaveLength(1);
@@ -208,10 +248,18 @@ function assertAnthropicRequest(request: ReceivedRequest, body: Json, expectatio
   if (conversation.toolTurn) {
     const turn = conversation.toolTurn;
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
-    expect(anthropicBlocks(messages[1].content)).toContainEqual({ type: 'tool_use', id: turn.id, name: turn.name, input: turn.args });
+    expect(anthropicBlocks(messages[1].content)).toContainEqual({
+      type: 'tool_use',
+      id: turn.id,
+      name: turn.name,
+      input: turn.args,
+    });
     const result = anthropicBlocks(messages[2].content).find((block) => block.type === 'tool_result');
     expect(result).toMatchObject({ tool_use_id: turn.id });
-    const content = typeof result!.content === 'string' ? result!.content : (result!.content as Json[]).map((block) => block.text as string).join('');
+    const content =
+      typeof result!.content === 'string'
+        ? result!.content
+        : (result!.content as Json[]).map((block) => block.text as string).join('');
     expect(content).toBe(turn.result);
   }
 }

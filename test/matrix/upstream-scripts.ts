@@ -80,15 +80,29 @@ function chatUsage(usage: ScriptedUsage): Record<string, unknown> {
     completion_tokens: usage.output,
     total_tokens: usage.input + usage.output,
     prompt_tokens_details: { cached_tokens: usage.cacheRead, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: usage.reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: usage.reasoning,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }
 
 export function chatCompletionJson(reply: ScriptedReply): ScriptedAnswer {
-  const message: Record<string, unknown> = { role: 'assistant', content: reply.text === '' ? null : reply.text, refusal: null, annotations: [] };
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: reply.text === '' ? null : reply.text,
+    refusal: null,
+    annotations: [],
+  };
   const calls = reply.toolCalls ?? [];
   if (calls.length > 0) {
-    message.tool_calls = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+    message.tool_calls = calls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
   }
   const body = {
     id: 'chatcmpl-matrix0001',
@@ -104,17 +118,32 @@ export function chatCompletionJson(reply: ScriptedReply): ScriptedAnswer {
 }
 
 export function chatCompletionSse(reply: ScriptedReply, includeUsage: boolean): ScriptedAnswer {
-  const base = { id: 'chatcmpl-matrix0001', object: 'chat.completion.chunk', created: 1767225601, model: reply.model, service_tier: 'default', system_fingerprint: 'fp_matrix01' };
+  const base = {
+    id: 'chatcmpl-matrix0001',
+    object: 'chat.completion.chunk',
+    created: 1767225601,
+    model: reply.model,
+    service_tier: 'default',
+    system_fingerprint: 'fp_matrix01',
+  };
   const usageField = includeUsage ? { usage: null } : {};
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
-    JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...usageField });
+    JSON.stringify({
+      ...base,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      ...usageField,
+    });
   const events: Array<{ data: string }> = [{ data: chunk({ role: 'assistant', content: '', refusal: null }) }];
   for (const piece of fragments(reply.text, TEXT_PIECE)) {
     events.push({ data: chunk({ content: piece }) });
   }
   const argumentChunks: number[] = [];
   for (const [index, call] of (reply.toolCalls ?? []).entries()) {
-    events.push({ data: chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }) });
+    events.push({
+      data: chunk({
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+      }),
+    });
     const pieces = fragments(call.arguments, ARGUMENT_PIECE);
     for (const piece of pieces) {
       events.push({ data: chunk({ tool_calls: [{ index, function: { arguments: piece } }] }) });
@@ -147,7 +176,12 @@ function callItemId(index: number): string {
   return `fc_matrix000${index + 1}`;
 }
 
-function responseObject(reply: ScriptedReply, status: 'in_progress' | 'completed' | 'incomplete', output: unknown[], usage: unknown): Record<string, unknown> {
+function responseObject(
+  reply: ScriptedReply,
+  status: 'in_progress' | 'completed' | 'incomplete',
+  output: unknown[],
+  usage: unknown,
+): Record<string, unknown> {
   return {
     id: RESPONSE_ID,
     object: 'response',
@@ -183,7 +217,11 @@ function finalStatus(reply: ScriptedReply): 'completed' | 'incomplete' {
   return reply.finish === 'length' ? 'incomplete' : 'completed';
 }
 
-function messageItem(reply: ScriptedReply, status: 'in_progress' | 'completed' | 'incomplete', text: string | null): Record<string, unknown> {
+function messageItem(
+  _reply: ScriptedReply,
+  status: 'in_progress' | 'completed' | 'incomplete',
+  text: string | null,
+): Record<string, unknown> {
   return {
     id: MESSAGE_ITEM_ID,
     type: 'message',
@@ -193,7 +231,12 @@ function messageItem(reply: ScriptedReply, status: 'in_progress' | 'completed' |
   };
 }
 
-function callItem(call: ScriptedToolCall, index: number, status: 'in_progress' | 'completed', args: string): Record<string, unknown> {
+function callItem(
+  call: ScriptedToolCall,
+  index: number,
+  status: 'in_progress' | 'completed',
+  args: string,
+): Record<string, unknown> {
   return { id: callItemId(index), type: 'function_call', status, arguments: args, call_id: call.id, name: call.name };
 }
 
@@ -210,7 +253,11 @@ function responsesOutput(reply: ScriptedReply): unknown[] {
 
 export function responsesJson(reply: ScriptedReply): ScriptedAnswer {
   const body = responseObject(reply, finalStatus(reply), responsesOutput(reply), responsesUsage(reply.usage));
-  return { contentType: 'application/json', body: JSON.stringify(body), argumentChunks: (reply.toolCalls ?? []).map(() => 1) };
+  return {
+    contentType: 'application/json',
+    body: JSON.stringify(body),
+    argumentChunks: (reply.toolCalls ?? []).map(() => 1),
+  };
 }
 
 export function responsesSse(reply: ScriptedReply): ScriptedAnswer {
@@ -225,13 +272,38 @@ export function responsesSse(reply: ScriptedReply): ScriptedAnswer {
   if (reply.text !== '') {
     const part = { type: 'output_text', annotations: [], logprobs: [], text: '' };
     emit('response.output_item.added', { output_index: outputIndex, item: messageItem(reply, 'in_progress', null) });
-    emit('response.content_part.added', { item_id: MESSAGE_ITEM_ID, output_index: outputIndex, content_index: 0, part });
+    emit('response.content_part.added', {
+      item_id: MESSAGE_ITEM_ID,
+      output_index: outputIndex,
+      content_index: 0,
+      part,
+    });
     for (const piece of fragments(reply.text, TEXT_PIECE)) {
-      emit('response.output_text.delta', { item_id: MESSAGE_ITEM_ID, output_index: outputIndex, content_index: 0, delta: piece, logprobs: [] });
+      emit('response.output_text.delta', {
+        item_id: MESSAGE_ITEM_ID,
+        output_index: outputIndex,
+        content_index: 0,
+        delta: piece,
+        logprobs: [],
+      });
     }
-    emit('response.output_text.done', { item_id: MESSAGE_ITEM_ID, output_index: outputIndex, content_index: 0, text: reply.text, logprobs: [] });
-    emit('response.content_part.done', { item_id: MESSAGE_ITEM_ID, output_index: outputIndex, content_index: 0, part: { ...part, text: reply.text } });
-    emit('response.output_item.done', { output_index: outputIndex, item: messageItem(reply, finalStatus(reply), reply.text) });
+    emit('response.output_text.done', {
+      item_id: MESSAGE_ITEM_ID,
+      output_index: outputIndex,
+      content_index: 0,
+      text: reply.text,
+      logprobs: [],
+    });
+    emit('response.content_part.done', {
+      item_id: MESSAGE_ITEM_ID,
+      output_index: outputIndex,
+      content_index: 0,
+      part: { ...part, text: reply.text },
+    });
+    emit('response.output_item.done', {
+      output_index: outputIndex,
+      item: messageItem(reply, finalStatus(reply), reply.text),
+    });
     outputIndex += 1;
   }
   const argumentChunks: number[] = [];
@@ -243,12 +315,21 @@ export function responsesSse(reply: ScriptedReply): ScriptedAnswer {
       emit('response.function_call_arguments.delta', { item_id: itemId, output_index: outputIndex, delta: piece });
     }
     argumentChunks.push(pieces.length);
-    emit('response.function_call_arguments.done', { item_id: itemId, output_index: outputIndex, arguments: call.arguments });
-    emit('response.output_item.done', { output_index: outputIndex, item: callItem(call, index, 'completed', call.arguments) });
+    emit('response.function_call_arguments.done', {
+      item_id: itemId,
+      output_index: outputIndex,
+      arguments: call.arguments,
+    });
+    emit('response.output_item.done', {
+      output_index: outputIndex,
+      item: callItem(call, index, 'completed', call.arguments),
+    });
     outputIndex += 1;
   }
   const status = finalStatus(reply);
-  emit(`response.${status}`, { response: responseObject(reply, status, responsesOutput(reply), responsesUsage(reply.usage)) });
+  emit(`response.${status}`, {
+    response: responseObject(reply, status, responsesOutput(reply), responsesUsage(reply.usage)),
+  });
   return { contentType: 'text/event-stream; charset=utf-8', body: sse(events), events, argumentChunks };
 }
 
@@ -289,12 +370,17 @@ export function anthropicJson(reply: ScriptedReply): ScriptedAnswer {
     stop_sequence: null,
     usage: anthropicUsage(reply.usage, reply.usage.output),
   };
-  return { contentType: 'application/json', body: JSON.stringify(body), argumentChunks: (reply.toolCalls ?? []).map(() => 1) };
+  return {
+    contentType: 'application/json',
+    body: JSON.stringify(body),
+    argumentChunks: (reply.toolCalls ?? []).map(() => 1),
+  };
 }
 
 export function anthropicSse(reply: ScriptedReply): ScriptedAnswer {
   const events: Array<{ event: string; data: string }> = [];
-  const emit = (type: string, fields: Record<string, unknown>) => events.push({ event: type, data: JSON.stringify({ type, ...fields }) });
+  const emit = (type: string, fields: Record<string, unknown>) =>
+    events.push({ event: type, data: JSON.stringify({ type, ...fields }) });
   emit('message_start', {
     message: {
       model: reply.model,
@@ -319,7 +405,10 @@ export function anthropicSse(reply: ScriptedReply): ScriptedAnswer {
   }
   const argumentChunks: number[] = [];
   for (const call of reply.toolCalls ?? []) {
-    emit('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } });
+    emit('content_block_start', {
+      index,
+      content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+    });
     emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } });
     const pieces = fragments(call.arguments, ARGUMENT_PIECE);
     for (const piece of pieces) {
@@ -338,13 +427,20 @@ export function anthropicSse(reply: ScriptedReply): ScriptedAnswer {
         cache_read_input_tokens: full.cache_read_input_tokens,
         output_tokens: reply.usage.output,
       };
-  emit('message_delta', { delta: { stop_reason: anthropicStopReason(reply.finish), stop_sequence: null }, usage: deltaUsage });
+  emit('message_delta', {
+    delta: { stop_reason: anthropicStopReason(reply.finish), stop_sequence: null },
+    usage: deltaUsage,
+  });
   emit('message_stop', {});
   return { contentType: 'text/event-stream; charset=utf-8', body: sse(events), events, argumentChunks };
 }
 
 /** Writes an answer the way a real server would: headers, then the body in small writes (boundaries anywhere). */
-export async function writeAnswer(res: ServerResponse, answer: ScriptedAnswer, extraHeaders: Record<string, string> = {}): Promise<void> {
+export async function writeAnswer(
+  res: ServerResponse,
+  answer: ScriptedAnswer,
+  extraHeaders: Record<string, string> = {},
+): Promise<void> {
   res.writeHead(200, { 'content-type': answer.contentType, 'cache-control': 'no-cache', ...extraHeaders });
   const bytes = Buffer.from(answer.body, 'utf8');
   const size = answer.events ? 61 : bytes.length;

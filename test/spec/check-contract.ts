@@ -64,7 +64,7 @@ function escapePointer(segment: string): string {
 }
 
 function pointer(...segments: Array<string | number>): string {
-  return '#/' + segments.map((segment) => escapePointer(String(segment))).join('/');
+  return `#/${segments.map((segment) => escapePointer(String(segment))).join('/')}`;
 }
 
 /** Follows an internal `$ref` (`#/a/b`) to its target; undefined for external or dangling refs. */
@@ -153,10 +153,7 @@ function responsesOf(document: OpenApiDocument, entry: OperationEntry): Array<[s
 }
 
 /** Every seed operation exists, declares a request schema (if it has a body) and a 2xx response with content. */
-export function checkSeedOperations(
-  document: OpenApiDocument,
-  seeds: readonly string[] = SEED_OPERATIONS,
-): Problem[] {
+export function checkSeedOperations(document: OpenApiDocument, seeds: readonly string[] = SEED_OPERATIONS): Problem[] {
   const check = 'seed-operations';
   const problems: Problem[] = [];
   const byLabel = new Map(listOperations(document).map((entry) => [label(entry), entry]));
@@ -170,7 +167,11 @@ export function checkSeedOperations(
     if (entry.operation.requestBody !== undefined) {
       const content = requestBody && isObject(requestBody.content) ? requestBody.content : {};
       if (Object.keys(content).length === 0) {
-        problems.push({ check, at: operationPointer(entry, 'requestBody'), message: `${seed}: request body has no content` });
+        problems.push({
+          check,
+          at: operationPointer(entry, 'requestBody'),
+          message: `${seed}: request body has no content`,
+        });
       }
       for (const [mediaTypeName, mediaType] of Object.entries(content)) {
         if (!isObject(mediaType) || !isObject(mediaType.schema)) {
@@ -183,9 +184,15 @@ export function checkSeedOperations(
       }
     }
     const successes = responsesOf(document, entry).filter(([status]) => isSuccess(status));
-    const withContent = successes.filter(([, response]) => response && isObject(response.content) && Object.keys(response.content).length > 0);
+    const withContent = successes.filter(
+      ([, response]) => response && isObject(response.content) && Object.keys(response.content).length > 0,
+    );
     if (withContent.length === 0) {
-      problems.push({ check, at: operationPointer(entry, 'responses'), message: `${seed}: no 2xx response with content` });
+      problems.push({
+        check,
+        at: operationPointer(entry, 'responses'),
+        message: `${seed}: no 2xx response with content`,
+      });
     }
     for (const [status, response] of withContent) {
       for (const [mediaTypeName, mediaType] of Object.entries(response!.content as Json)) {
@@ -297,7 +304,11 @@ export function checkOperationIds(document: OpenApiDocument): Problem[] {
     }
     const first = seen.get(id);
     if (first) {
-      problems.push({ check, at: operationPointer(entry), message: `operationId ${id} is used by ${first} and ${label(entry)}` });
+      problems.push({
+        check,
+        at: operationPointer(entry),
+        message: `operationId ${id} is used by ${first} and ${label(entry)}`,
+      });
     } else {
       seen.set(id, label(entry));
     }
@@ -309,9 +320,7 @@ export function checkOperationIds(document: OpenApiDocument): Problem[] {
 export function checkOperationDocs(document: OpenApiDocument): Problem[] {
   const check = 'operation-docs';
   const problems: Problem[] = [];
-  const declared = new Set(
-    (Array.isArray(document.tags) ? document.tags : []).filter(isObject).map((tag) => tag.name),
-  );
+  const declared = new Set((Array.isArray(document.tags) ? document.tags : []).filter(isObject).map((tag) => tag.name));
   for (const entry of listOperations(document)) {
     for (const field of ['summary', 'description'] as const) {
       const value = entry.operation[field];
@@ -326,7 +335,11 @@ export function checkOperationDocs(document: OpenApiDocument): Problem[] {
     }
     for (const tag of tags) {
       if (!declared.has(tag)) {
-        problems.push({ check, at: operationPointer(entry, 'tags'), message: `${label(entry)} uses undeclared tag ${String(tag)}` });
+        problems.push({
+          check,
+          at: operationPointer(entry, 'tags'),
+          message: `${label(entry)} uses undeclared tag ${String(tag)}`,
+        });
       }
     }
   }
@@ -342,7 +355,9 @@ export function checkInfoVersion(document: OpenApiDocument): Problem[] {
       ? /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/.exec(version)
       : null;
   if (!match) {
-    return [{ check, at: pointer('info', 'version'), message: `info.version ${JSON.stringify(version)} is not a semver` }];
+    return [
+      { check, at: pointer('info', 'version'), message: `info.version ${JSON.stringify(version)} is not a semver` },
+    ];
   }
   if (Number(match[1]) < 1) {
     return [{ check, at: pointer('info', 'version'), message: `info.version ${String(version)} is below 1.0.0` }];
@@ -447,7 +462,9 @@ export function checkUnusedComponents(document: OpenApiDocument): Problem[] {
   const usedSchemes = new Set<string>();
   const requirements = [
     ...(Array.isArray(document.security) ? document.security : []),
-    ...listOperations(document).flatMap((entry) => (Array.isArray(entry.operation.security) ? entry.operation.security : [])),
+    ...listOperations(document).flatMap((entry) =>
+      Array.isArray(entry.operation.security) ? entry.operation.security : [],
+    ),
   ];
   for (const requirement of requirements) {
     if (isObject(requirement)) {

@@ -16,7 +16,7 @@ import { parse, stringify } from 'yaml';
 const run = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
 const SPEC = join(ROOT, 'openapi/api.yaml');
-const SNAPSHOT = join(ROOT, 'openapi/snapshots/api-1.0.0.yaml');
+const _SNAPSHOT = join(ROOT, 'openapi/snapshots/api-1.0.0.yaml');
 const GATE = join(ROOT, 'scripts/contract-diff.mjs');
 
 type Node = Record<string, any>;
@@ -43,7 +43,10 @@ async function diffAgainstSnapshot(revision: string): Promise<DiffResult> {
     return { exitCode: 0, output: stdout + stderr };
   } catch (error) {
     const failure = error as { code?: number; stdout?: string; stderr?: string; message: string };
-    return { exitCode: typeof failure.code === 'number' ? failure.code : -1, output: `${failure.stdout ?? ''}${failure.stderr ?? ''}\n${failure.message}` };
+    return {
+      exitCode: typeof failure.code === 'number' ? failure.code : -1,
+      output: `${failure.stdout ?? ''}${failure.stderr ?? ''}\n${failure.message}`,
+    };
   }
 }
 
@@ -68,7 +71,9 @@ interface Change {
 const BREAKING: Change[] = [
   {
     name: 'removing an operation (DELETE /v1/files/{id})',
-    apply: (document) => { delete document.paths['/v1/files/{id}'].delete; },
+    apply: (document) => {
+      delete document.paths['/v1/files/{id}'].delete;
+    },
     reports: 'Operation `DELETE /v1/files/{id}` was removed. (operation-removed)',
   },
   {
@@ -129,7 +134,12 @@ const ADDITIVE: Change[] = [
             '200': {
               description: 'Pong.',
               headers: { 'x-svc-request-id': { $ref: '#/components/headers/RequestId' } },
-              content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } } }, example: { ok: true } } },
+              content: {
+                'application/json': {
+                  schema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+                  example: { ok: true },
+                },
+              },
             },
           },
         },
@@ -140,7 +150,10 @@ const ADDITIVE: Change[] = [
   {
     name: 'adding an optional request property (ChatCompletionRequest.x_trace)',
     apply: (document) => {
-      document.components.schemas.ChatCompletionRequest.properties.x_trace = { type: 'string', description: 'Trace tag.' };
+      document.components.schemas.ChatCompletionRequest.properties.x_trace = {
+        type: 'string',
+        description: 'Trace tag.',
+      };
     },
     reports: 'x_trace',
   },

@@ -209,143 +209,299 @@ interface BrokenCase {
 }
 
 const BROKEN_CASES: Array<[string, BrokenCase]> = [
-  ['a seed operation is missing', {
-    break: (document) => { delete document.paths['/v1/things/{id}'].get; },
-    want: { check: 'seed-operations', at: 'GET /v1/things/{id}', message: /missing/ },
-  }],
-  ['a seed request body has no schema', {
-    break: (document) => { delete createThing(document).requestBody.content['application/json'].schema; },
-    want: { check: 'seed-operations', message: /request media type application\/json has no schema/ },
-  }],
-  ['a seed operation has no 2xx content', {
-    break: (document) => { delete createThing(document).responses['200'].content; },
-    want: { check: 'seed-operations', message: /no 2xx response with content/ },
-  }],
-  ['a seed 2xx media type has no schema', {
-    break: (document) => { delete document.paths['/v1/things/{id}'].get.responses['200'].content['application/octet-stream'].schema; },
-    want: { check: 'seed-operations', message: /200 media type application\/octet-stream has no schema/ },
-  }],
-  ['a request body has no example', {
-    break: (document) => { delete createThing(document).requestBody.content['application/json'].example; },
-    want: { check: 'examples', at: '#/paths/~1v1~1things/post/requestBody/content/application~1json' },
-  }],
-  ['a 2xx JSON response has no example', {
-    break: (document) => { delete createThing(document).responses['200'].content['application/json'].example; },
-    want: { check: 'examples', at: '#/paths/~1v1~1things/post/responses/200/content/application~1json' },
-  }],
-  ['a referenced error response has no example', {
-    break: (document) => { delete components(document).responses.BadRequest.content['application/json'].examples; },
-    want: { check: 'examples', at: '#/paths/~1v1~1things/post/responses/400/content/application~1json' },
-  }],
-  ['an empty examples map counts as no example', {
-    break: (document) => { components(document).responses.BadRequest.content['application/json'].examples = {}; },
-    want: { check: 'examples', message: /400 application\/json response has no example/ },
-  }],
-  ['a referenced error response lacks x-svc-request-id', {
-    break: (document) => { delete components(document).responses.BadRequest.headers['x-svc-request-id']; },
-    want: { check: 'request-id-header', at: '#/paths/~1v1~1things/post/responses/400' },
-  }],
-  ['an inline 2xx response lacks x-svc-request-id', {
-    break: (document) => { delete document.paths['/v1/things/{id}'].get.responses['200'].headers; },
-    want: { check: 'request-id-header', message: /GET \/v1\/things\/\{id\}: 200 response lacks/ },
-  }],
-  ['a schema is never used', {
-    break: (document) => { components(document).schemas.Orphan = { type: 'string' }; },
-    want: { check: 'unused-components', at: '#/components/schemas/Orphan' },
-  }],
-  ['a schema is only used by itself', {
-    break: (document) => {
-      components(document).schemas.Loop = { type: 'object', properties: { next: { $ref: '#/components/schemas/Loop' } } };
+  [
+    'a seed operation is missing',
+    {
+      break: (document) => {
+        delete document.paths['/v1/things/{id}'].get;
+      },
+      want: { check: 'seed-operations', at: 'GET /v1/things/{id}', message: /missing/ },
     },
-    want: { check: 'unused-components', at: '#/components/schemas/Loop' },
-  }],
-  ['a response is never used', {
-    break: (document) => { components(document).responses.Gone = { description: 'Gone.' }; },
-    want: { check: 'unused-components', at: '#/components/responses/Gone' },
-  }],
-  ['a parameter is never used', {
-    break: (document) => { components(document).parameters.Limit = { name: 'limit', in: 'query', schema: { type: 'integer' } }; },
-    want: { check: 'unused-components', at: '#/components/parameters/Limit' },
-  }],
-  ['a header is never used', {
-    break: (document) => { components(document).headers.Unused = { schema: { type: 'string' } }; },
-    want: { check: 'unused-components', at: '#/components/headers/Unused' },
-  }],
-  ['a security scheme is never required', {
-    break: (document) => { components(document).securitySchemes.apiKey = { type: 'apiKey', in: 'header', name: 'x-api-key' }; },
-    want: { check: 'unused-components', at: '#/components/securitySchemes/apiKey' },
-  }],
-  ['an operationId is used twice', {
-    break: (document) => { document.paths['/v1/things/{id}'].get.operationId = 'createThing'; },
-    want: { check: 'operation-ids', message: /operationId createThing is used by POST \/v1\/things and GET/ },
-  }],
-  ['an operation has no operationId', {
-    break: (document) => { delete createThing(document).operationId; },
-    want: { check: 'operation-ids', message: /POST \/v1\/things has no operationId/ },
-  }],
-  ['a 429 lacks Retry-After', {
-    break: (document) => { delete components(document).responses.TooManyRequests.headers['Retry-After']; },
-    want: { check: 'rate-limit-headers', message: /429 response lacks retry-after$/ },
-  }],
-  ['a 429 lacks the x-ratelimit headers', {
-    break: (document) => {
-      const headers = components(document).responses.TooManyRequests.headers;
-      delete headers['x-ratelimit-limit-requests'];
-      delete headers['x-ratelimit-reset-requests'];
+  ],
+  [
+    'a seed request body has no schema',
+    {
+      break: (document) => {
+        delete createThing(document).requestBody.content['application/json'].schema;
+      },
+      want: { check: 'seed-operations', message: /request media type application\/json has no schema/ },
     },
-    want: { check: 'rate-limit-headers', message: /lacks x-ratelimit-limit-requests, x-ratelimit-reset-requests/ },
-  }],
-  ['an inline 429 has no headers at all', {
-    break: (document) => {
-      createThing(document).responses['429'] = { description: 'Slow down.', headers: { 'x-svc-request-id': { schema: { type: 'string' } } } };
+  ],
+  [
+    'a seed operation has no 2xx content',
+    {
+      break: (document) => {
+        delete createThing(document).responses['200'].content;
+      },
+      want: { check: 'seed-operations', message: /no 2xx response with content/ },
     },
-    want: { check: 'rate-limit-headers', at: '#/paths/~1v1~1things/post/responses/429' },
-  }],
-  ['a schema uses $defs', {
-    break: (document) => { components(document).schemas.Thing.$defs = { Id: { type: 'string' } }; },
-    want: { check: 'forbidden-keywords', at: '#/components/schemas/Thing/$defs' },
-  }],
-  ['a property schema uses nullable', {
-    break: (document) => { components(document).schemas.Error.properties.message.nullable = true; },
-    want: { check: 'forbidden-keywords', at: '#/components/schemas/Error/properties/message/nullable' },
-  }],
-  ['a schema reached from a request body uses discriminator', {
-    break: (document) => { components(document).schemas.ThingPart.discriminator = { propertyName: 'kind' }; },
-    want: { check: 'request-discriminator', at: '#/components/schemas/ThingPart/discriminator' },
-  }],
-  ['an inline request schema uses discriminator', {
-    break: (document) => {
-      createThing(document).requestBody.content['application/json'].schema = {
-        oneOf: [{ $ref: '#/components/schemas/ThingRequest' }],
-        discriminator: { propertyName: 'name' },
-      };
+  ],
+  [
+    'a seed 2xx media type has no schema',
+    {
+      break: (document) => {
+        delete document.paths['/v1/things/{id}'].get.responses['200'].content['application/octet-stream'].schema;
+      },
+      want: { check: 'seed-operations', message: /200 media type application\/octet-stream has no schema/ },
     },
-    want: { check: 'request-discriminator', at: '#/paths/~1v1~1things/post/requestBody/content/application~1json/schema/discriminator' },
-  }],
-  ['info.version is not semver', {
-    break: (document) => { document.info.version = 'v1'; },
-    want: { check: 'info-version', message: /not a semver/ },
-  }],
-  ['info.version is below 1.0.0', {
-    break: (document) => { document.info.version = '0.9.3'; },
-    want: { check: 'info-version', message: /below 1\.0\.0/ },
-  }],
-  ['an operation has no summary', {
-    break: (document) => { delete createThing(document).summary; },
-    want: { check: 'operation-docs', message: /has no summary/ },
-  }],
-  ['an operation has a blank description', {
-    break: (document) => { createThing(document).description = '  '; },
-    want: { check: 'operation-docs', message: /has no description/ },
-  }],
-  ['an operation has no tags', {
-    break: (document) => { delete createThing(document).tags; },
-    want: { check: 'operation-docs', message: /has no tags/ },
-  }],
-  ['an operation uses an undeclared tag', {
-    break: (document) => { createThing(document).tags = ['Widgets']; },
-    want: { check: 'operation-docs', message: /undeclared tag Widgets/ },
-  }],
+  ],
+  [
+    'a request body has no example',
+    {
+      break: (document) => {
+        delete createThing(document).requestBody.content['application/json'].example;
+      },
+      want: { check: 'examples', at: '#/paths/~1v1~1things/post/requestBody/content/application~1json' },
+    },
+  ],
+  [
+    'a 2xx JSON response has no example',
+    {
+      break: (document) => {
+        delete createThing(document).responses['200'].content['application/json'].example;
+      },
+      want: { check: 'examples', at: '#/paths/~1v1~1things/post/responses/200/content/application~1json' },
+    },
+  ],
+  [
+    'a referenced error response has no example',
+    {
+      break: (document) => {
+        delete components(document).responses.BadRequest.content['application/json'].examples;
+      },
+      want: { check: 'examples', at: '#/paths/~1v1~1things/post/responses/400/content/application~1json' },
+    },
+  ],
+  [
+    'an empty examples map counts as no example',
+    {
+      break: (document) => {
+        components(document).responses.BadRequest.content['application/json'].examples = {};
+      },
+      want: { check: 'examples', message: /400 application\/json response has no example/ },
+    },
+  ],
+  [
+    'a referenced error response lacks x-svc-request-id',
+    {
+      break: (document) => {
+        delete components(document).responses.BadRequest.headers['x-svc-request-id'];
+      },
+      want: { check: 'request-id-header', at: '#/paths/~1v1~1things/post/responses/400' },
+    },
+  ],
+  [
+    'an inline 2xx response lacks x-svc-request-id',
+    {
+      break: (document) => {
+        delete document.paths['/v1/things/{id}'].get.responses['200'].headers;
+      },
+      want: { check: 'request-id-header', message: /GET \/v1\/things\/\{id\}: 200 response lacks/ },
+    },
+  ],
+  [
+    'a schema is never used',
+    {
+      break: (document) => {
+        components(document).schemas.Orphan = { type: 'string' };
+      },
+      want: { check: 'unused-components', at: '#/components/schemas/Orphan' },
+    },
+  ],
+  [
+    'a schema is only used by itself',
+    {
+      break: (document) => {
+        components(document).schemas.Loop = {
+          type: 'object',
+          properties: { next: { $ref: '#/components/schemas/Loop' } },
+        };
+      },
+      want: { check: 'unused-components', at: '#/components/schemas/Loop' },
+    },
+  ],
+  [
+    'a response is never used',
+    {
+      break: (document) => {
+        components(document).responses.Gone = { description: 'Gone.' };
+      },
+      want: { check: 'unused-components', at: '#/components/responses/Gone' },
+    },
+  ],
+  [
+    'a parameter is never used',
+    {
+      break: (document) => {
+        components(document).parameters.Limit = { name: 'limit', in: 'query', schema: { type: 'integer' } };
+      },
+      want: { check: 'unused-components', at: '#/components/parameters/Limit' },
+    },
+  ],
+  [
+    'a header is never used',
+    {
+      break: (document) => {
+        components(document).headers.Unused = { schema: { type: 'string' } };
+      },
+      want: { check: 'unused-components', at: '#/components/headers/Unused' },
+    },
+  ],
+  [
+    'a security scheme is never required',
+    {
+      break: (document) => {
+        components(document).securitySchemes.apiKey = { type: 'apiKey', in: 'header', name: 'x-api-key' };
+      },
+      want: { check: 'unused-components', at: '#/components/securitySchemes/apiKey' },
+    },
+  ],
+  [
+    'an operationId is used twice',
+    {
+      break: (document) => {
+        document.paths['/v1/things/{id}'].get.operationId = 'createThing';
+      },
+      want: { check: 'operation-ids', message: /operationId createThing is used by POST \/v1\/things and GET/ },
+    },
+  ],
+  [
+    'an operation has no operationId',
+    {
+      break: (document) => {
+        delete createThing(document).operationId;
+      },
+      want: { check: 'operation-ids', message: /POST \/v1\/things has no operationId/ },
+    },
+  ],
+  [
+    'a 429 lacks Retry-After',
+    {
+      break: (document) => {
+        delete components(document).responses.TooManyRequests.headers['Retry-After'];
+      },
+      want: { check: 'rate-limit-headers', message: /429 response lacks retry-after$/ },
+    },
+  ],
+  [
+    'a 429 lacks the x-ratelimit headers',
+    {
+      break: (document) => {
+        const headers = components(document).responses.TooManyRequests.headers;
+        delete headers['x-ratelimit-limit-requests'];
+        delete headers['x-ratelimit-reset-requests'];
+      },
+      want: { check: 'rate-limit-headers', message: /lacks x-ratelimit-limit-requests, x-ratelimit-reset-requests/ },
+    },
+  ],
+  [
+    'an inline 429 has no headers at all',
+    {
+      break: (document) => {
+        createThing(document).responses['429'] = {
+          description: 'Slow down.',
+          headers: { 'x-svc-request-id': { schema: { type: 'string' } } },
+        };
+      },
+      want: { check: 'rate-limit-headers', at: '#/paths/~1v1~1things/post/responses/429' },
+    },
+  ],
+  [
+    'a schema uses $defs',
+    {
+      break: (document) => {
+        components(document).schemas.Thing.$defs = { Id: { type: 'string' } };
+      },
+      want: { check: 'forbidden-keywords', at: '#/components/schemas/Thing/$defs' },
+    },
+  ],
+  [
+    'a property schema uses nullable',
+    {
+      break: (document) => {
+        components(document).schemas.Error.properties.message.nullable = true;
+      },
+      want: { check: 'forbidden-keywords', at: '#/components/schemas/Error/properties/message/nullable' },
+    },
+  ],
+  [
+    'a schema reached from a request body uses discriminator',
+    {
+      break: (document) => {
+        components(document).schemas.ThingPart.discriminator = { propertyName: 'kind' };
+      },
+      want: { check: 'request-discriminator', at: '#/components/schemas/ThingPart/discriminator' },
+    },
+  ],
+  [
+    'an inline request schema uses discriminator',
+    {
+      break: (document) => {
+        createThing(document).requestBody.content['application/json'].schema = {
+          oneOf: [{ $ref: '#/components/schemas/ThingRequest' }],
+          discriminator: { propertyName: 'name' },
+        };
+      },
+      want: {
+        check: 'request-discriminator',
+        at: '#/paths/~1v1~1things/post/requestBody/content/application~1json/schema/discriminator',
+      },
+    },
+  ],
+  [
+    'info.version is not semver',
+    {
+      break: (document) => {
+        document.info.version = 'v1';
+      },
+      want: { check: 'info-version', message: /not a semver/ },
+    },
+  ],
+  [
+    'info.version is below 1.0.0',
+    {
+      break: (document) => {
+        document.info.version = '0.9.3';
+      },
+      want: { check: 'info-version', message: /below 1\.0\.0/ },
+    },
+  ],
+  [
+    'an operation has no summary',
+    {
+      break: (document) => {
+        delete createThing(document).summary;
+      },
+      want: { check: 'operation-docs', message: /has no summary/ },
+    },
+  ],
+  [
+    'an operation has a blank description',
+    {
+      break: (document) => {
+        createThing(document).description = '  ';
+      },
+      want: { check: 'operation-docs', message: /has no description/ },
+    },
+  ],
+  [
+    'an operation has no tags',
+    {
+      break: (document) => {
+        delete createThing(document).tags;
+      },
+      want: { check: 'operation-docs', message: /has no tags/ },
+    },
+  ],
+  [
+    'an operation uses an undeclared tag',
+    {
+      break: (document) => {
+        createThing(document).tags = ['Widgets'];
+      },
+      want: { check: 'operation-docs', message: /undeclared tag Widgets/ },
+    },
+  ],
 ];
 
 describe('the contract checker', () => {
@@ -364,14 +520,20 @@ describe('the contract checker', () => {
         (want.at === undefined || problem.at === want.at) &&
         (want.message === undefined || want.message.test(problem.message)),
     );
-    expect(matching, `wanted ${JSON.stringify({ ...want, message: want.message?.source })}, got:\n${describeProblems(problems)}`)
-      .not.toEqual([]);
+    expect(
+      matching,
+      `wanted ${JSON.stringify({ ...want, message: want.message?.source })}, got:\n${describeProblems(problems)}`,
+    ).not.toEqual([]);
   });
 
   it('reports a missing real seed operation through checkContract', () => {
     const document = structuredClone(spec) as Node;
     delete document.paths['/v1/files/{id}'].delete;
     const problems = checkContract(document);
-    expect(problems).toContainEqual({ check: 'seed-operations', at: 'DELETE /v1/files/{id}', message: 'seed operation is missing' });
+    expect(problems).toContainEqual({
+      check: 'seed-operations',
+      at: 'DELETE /v1/files/{id}',
+      message: 'seed operation is missing',
+    });
   });
 });

@@ -19,7 +19,8 @@ import { listOperations, type OpenApiDocument } from './check-contract.js';
 const run = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
 const spec = parse(readFileSync(join(ROOT, 'openapi/api.yaml'), 'utf8')) as OpenApiDocument;
-const docsScript = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.docs;
+const docsScript = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+  .scripts.docs;
 
 let workDirectory: string;
 let html: string;
@@ -63,7 +64,9 @@ describe('npm run docs', () => {
     expect(scriptTags.length).toBeGreaterThan(0);
     expect(scriptTags.filter((tag) => /\bsrc\s*=/i.test(tag))).toEqual([]);
     expect(html).not.toMatch(/<script[^>]+src=["']?https?:/i);
-    const stylesheets = (html.match(/<link\b[^>]*>/gi) ?? []).filter((tag) => /stylesheet/i.test(tag) && /href=["']?https?:/i.test(tag));
+    const stylesheets = (html.match(/<link\b[^>]*>/gi) ?? []).filter(
+      (tag) => /stylesheet/i.test(tag) && /href=["']?https?:/i.test(tag),
+    );
     expect(stylesheets).toEqual([]);
     expect(html).not.toMatch(/@import\s+url\(\s*["']?https?:/i);
   });
@@ -74,13 +77,12 @@ describe('npm run docs', () => {
     expect(JSON.parse(match![1])).toEqual(spec);
   });
 
-  it.each(listOperations(spec).map((entry) => [entry.operation.operationId as string, entry.operation.summary as string]))(
-    'documents %s',
-    (operationId, summary) => {
-      expect(html).toContain(`"operationId":${JSON.stringify(operationId)}`);
-      expect(html).toContain(JSON.stringify(summary).slice(1, -1));
-    },
-  );
+  it.each(
+    listOperations(spec).map((entry) => [entry.operation.operationId as string, entry.operation.summary as string]),
+  )('documents %s', (operationId, summary) => {
+    expect(html).toContain(`"operationId":${JSON.stringify(operationId)}`);
+    expect(html).toContain(JSON.stringify(summary).slice(1, -1));
+  });
 
   it('prerenders the tag menu and the overview sections', () => {
     const tags = (spec.tags as Array<{ name: string }>).map((tag) => tag.name.toLowerCase().replace(/\s+/g, '-'));

@@ -11,7 +11,16 @@
  * server refuses it. The smoke programs make the chat call through each client's own lower-level send instead.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -107,7 +116,9 @@ describe('each generated client against the real server', () => {
   beforeAll(async () => {
     server = await startServer({ OMNIGATE_DATA_DIR: dataDir(), OMNIGATE_API_KEYS: KEY });
     url = `http://127.0.0.1:${server.port}`;
-    const list = (await (await fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { data: Array<{ id: string }> };
+    const list = (await (await fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
+      data: Array<{ id: string }>;
+    };
     expectedModels = list.data.map((model) => model.id);
   }, 120_000);
   afterAll(() => killServers());
@@ -136,38 +147,68 @@ describe('each generated client against the real server', () => {
     return !present;
   };
 
-  it.skipIf(toolchain(Boolean(python), 'Python (python3 with httpx)'))('Python', async () => {
-    const { stdout } = await run(python as string, [join(SMOKE, 'smoke.py')], { env: env(), timeout: 60_000 });
-    check(stdout, 'Python');
-  }, 70_000);
+  it.skipIf(toolchain(Boolean(python), 'Python (python3 with httpx)'))(
+    'Python',
+    async () => {
+      const { stdout } = await run(python as string, [join(SMOKE, 'smoke.py')], { env: env(), timeout: 60_000 });
+      check(stdout, 'Python');
+    },
+    70_000,
+  );
 
-  it.skipIf(toolchain(hasGo, 'Go'))('Go: builds, vets and calls', async () => {
-    const module = join(workDirectory, 'go');
-    mkdirSync(module, { recursive: true });
-    copyFileSync(join(workDirectory, 'client.go'), join(module, 'client.go'));
-    copyFileSync(join(SMOKE, 'smoke_test.go'), join(module, 'smoke_test.go'));
-    writeFileSync(join(module, 'go.mod'), 'module omnigateclient\n\ngo 1.19\n');
-    const goEnv = { ...env(), GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', GOPROXY: 'off' };
-    await run('go', ['vet', '.'], { cwd: module, env: goEnv, timeout: 240_000 });
-    const { stdout } = await run('go', ['test', '-count=1', '-v', '-run', 'TestSmoke', '.'], { cwd: module, env: goEnv, timeout: 240_000 });
-    check(stdout, 'Go');
-  }, 500_000);
+  it.skipIf(toolchain(hasGo, 'Go'))(
+    'Go: builds, vets and calls',
+    async () => {
+      const module = join(workDirectory, 'go');
+      mkdirSync(module, { recursive: true });
+      copyFileSync(join(workDirectory, 'client.go'), join(module, 'client.go'));
+      copyFileSync(join(SMOKE, 'smoke_test.go'), join(module, 'smoke_test.go'));
+      writeFileSync(join(module, 'go.mod'), 'module omnigateclient\n\ngo 1.19\n');
+      const goEnv = { ...env(), GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', GOPROXY: 'off' };
+      await run('go', ['vet', '.'], { cwd: module, env: goEnv, timeout: 240_000 });
+      const { stdout } = await run('go', ['test', '-count=1', '-v', '-run', 'TestSmoke', '.'], {
+        cwd: module,
+        env: goEnv,
+        timeout: 240_000,
+      });
+      check(stdout, 'Go');
+    },
+    500_000,
+  );
 
-  it.skipIf(toolchain(hasPhp, 'PHP (php-cli with php-curl)'))('PHP: lints and calls', async () => {
-    await run('php', ['-l', join(workDirectory, 'client.php')], { timeout: 30_000 });
-    const { stdout } = await run('php', [join(SMOKE, 'smoke.php')], { env: env(), timeout: 60_000 });
-    check(stdout, 'PHP');
-  }, 100_000);
+  it.skipIf(toolchain(hasPhp, 'PHP (php-cli with php-curl)'))(
+    'PHP: lints and calls',
+    async () => {
+      await run('php', ['-l', join(workDirectory, 'client.php')], { timeout: 30_000 });
+      const { stdout } = await run('php', [join(SMOKE, 'smoke.php')], { env: env(), timeout: 60_000 });
+      check(stdout, 'PHP');
+    },
+    100_000,
+  );
 
-  it.skipIf(toolchain(hasJavac, 'Java (javac)'))('Java: compiles and calls', async () => {
-    const classes = join(workDirectory, 'java-smoke');
-    const jvmFlags = ['-J-XX:TieredStopAtLevel=1', '-J-XX:+UseSerialGC'];
-    // javac is a short-lived JVM: C1-only JIT and the serial GC halve to quarter its time on 2 vCPUs, same output.
-    const { stderr } = await run('javac', [...jvmFlags, '-nowarn', '-d', classes, join(workDirectory, 'Client.java'), join(SMOKE, 'Smoke.java')], { timeout: 120_000 });
-    const compiled = readdirSync(classes, { recursive: true }).map(String).filter((name) => name.endsWith('.class'));
-    expect(compiled, stderr).toContain(join('omnigateapi', 'Client.class'));
-    expect(compiled.length).toBeGreaterThan(50);
-    const { stdout } = await run('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-cp', classes, 'omnigateapi.Smoke'], { env: env(), timeout: 60_000 });
-    check(stdout, 'Java');
-  }, 200_000);
+  it.skipIf(toolchain(hasJavac, 'Java (javac)'))(
+    'Java: compiles and calls',
+    async () => {
+      const classes = join(workDirectory, 'java-smoke');
+      const jvmFlags = ['-J-XX:TieredStopAtLevel=1', '-J-XX:+UseSerialGC'];
+      // javac is a short-lived JVM: C1-only JIT and the serial GC halve to quarter its time on 2 vCPUs, same output.
+      const { stderr } = await run(
+        'javac',
+        [...jvmFlags, '-nowarn', '-d', classes, join(workDirectory, 'Client.java'), join(SMOKE, 'Smoke.java')],
+        { timeout: 120_000 },
+      );
+      const compiled = readdirSync(classes, { recursive: true })
+        .map(String)
+        .filter((name) => name.endsWith('.class'));
+      expect(compiled, stderr).toContain(join('omnigateapi', 'Client.class'));
+      expect(compiled.length).toBeGreaterThan(50);
+      const { stdout } = await run(
+        'java',
+        ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-cp', classes, 'omnigateapi.Smoke'],
+        { env: env(), timeout: 60_000 },
+      );
+      check(stdout, 'Java');
+    },
+    200_000,
+  );
 });

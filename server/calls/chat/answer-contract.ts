@@ -46,7 +46,11 @@ function relax(node: unknown): unknown {
   }
   const relaxed: Json = {};
   for (const [key, value] of Object.entries(node as Json)) {
-    if (((key === 'additionalProperties' || key === 'unevaluatedProperties') && value === false) || key === 'enum' || key === 'discriminator') {
+    if (
+      ((key === 'additionalProperties' || key === 'unevaluatedProperties') && value === false) ||
+      key === 'enum' ||
+      key === 'discriminator'
+    ) {
       continue;
     }
     if (key === 'example' || key === 'examples') {
@@ -76,7 +80,9 @@ function relaxedSchemas(document: OpenApiDocument): Json {
 
 function answerSchemaRef(document: OpenApiDocument, dialect: Dialect): string {
   const operation = document.paths?.[OPERATION_PATHS[dialect]]?.post;
-  const response = operation?.responses?.['200'] as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined;
+  const response = operation?.responses?.['200'] as
+    | { content?: Record<string, { schema?: { $ref?: string } }> }
+    | undefined;
   const ref = response?.content?.['application/json']?.schema?.$ref;
   if (!ref?.startsWith('#/components/schemas/')) {
     throw new Error(`the contract has no 200 JSON schema for POST ${OPERATION_PATHS[dialect]}`);
@@ -104,7 +110,9 @@ export function answerCheck(document: OpenApiDocument, dialect: Dialect): Answer
     if (validate(answer)) {
       return [];
     }
-    return (validate.errors ?? []).slice(0, MAX_ERRORS).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'}`.slice(0, MAX_ERROR_CHARS));
+    return (validate.errors ?? [])
+      .slice(0, MAX_ERRORS)
+      .map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'}`.slice(0, MAX_ERROR_CHARS));
   };
   checks.set(dialect, check);
   return check;

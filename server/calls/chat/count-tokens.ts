@@ -14,17 +14,32 @@ export interface ForwardedRequest {
   headers?: Record<string, string>;
 }
 
-export async function countAnthropicTokens(chat: PreparedCall<'chat'>, body: Record<string, unknown>, forwarded: ForwardedRequest): Promise<number> {
+export async function countAnthropicTokens(
+  chat: PreparedCall<'chat'>,
+  body: Record<string, unknown>,
+  forwarded: ForwardedRequest,
+): Promise<number> {
   const native = chat.model.passthrough?.['anthropic-messages']?.forwardCountTokens;
   if (native) {
-    const upstream = await native({ ...body, model: chat.resolved.entry.upstreamModel }, { ...chat.context, ...forwarded });
+    const upstream = await native(
+      { ...body, model: chat.resolved.entry.upstreamModel },
+      { ...chat.context, ...forwarded },
+    );
     const count = (await readJsonBody(chat.resolved.entry.provider, upstream)) as { input_tokens?: unknown } | null;
     if (typeof count?.input_tokens !== 'number') {
-      throw new UpstreamError(chat.resolved.entry.provider, 502, upstream.status, 'The upstream count_tokens answer has no input_tokens.');
+      throw new UpstreamError(
+        chat.resolved.entry.provider,
+        502,
+        upstream.status,
+        'The upstream count_tokens answer has no input_tokens.',
+      );
     }
     return count.input_tokens;
   }
   // Same block shapes as a create request; max_tokens only satisfies the decoder's type.
-  const request = decodeMessagesRequest({ ...(body as unknown as AnthropicMessagesRequest), max_tokens: 1 }, chat.context.warn);
+  const request = decodeMessagesRequest(
+    { ...(body as unknown as AnthropicMessagesRequest), max_tokens: 1 },
+    chat.context.warn,
+  );
   return chat.model.countTokens(request.options, chat.context);
 }

@@ -41,12 +41,21 @@ export interface ForwardOptions {
 /** An answer the caller must not get: logged with its reasons and answered as 502 `upstream_invalid_response`. */
 function invalidAnswer(chat: ResolvedChat, upstreamStatus: number, what: string, errors: string[] = []): UpstreamError {
   const provider = chat.resolved.entry.provider;
-  chat.logger.warn({ requestId: chat.context.requestId, provider, model: chat.resolved.entry.id, errors }, `passthrough answer rejected: ${what}`);
-  return new UpstreamError(provider, 502, upstreamStatus, `Upstream ${provider} ${what}`, { code: 'upstream_invalid_response' });
+  chat.logger.warn(
+    { requestId: chat.context.requestId, provider, model: chat.resolved.entry.id, errors },
+    `passthrough answer rejected: ${what}`,
+  );
+  return new UpstreamError(provider, 502, upstreamStatus, `Upstream ${provider} ${what}`, {
+    code: 'upstream_invalid_response',
+  });
 }
 
 /** The JSON of a whole answer, or the reason it must not reach the caller. */
-function parseAnswer(bytes: Buffer, contentType: string, check: AnswerCheck): { json: unknown } | { what: string; errors?: string[] } {
+function parseAnswer(
+  bytes: Buffer,
+  contentType: string,
+  check: AnswerCheck,
+): { json: unknown } | { what: string; errors?: string[] } {
   if (!contentType.includes('json')) {
     return { what: `answered with ${contentType.split(';')[0] || 'no content type'} instead of JSON` };
   }
@@ -65,7 +74,12 @@ function isUsageOnlyChunk(data: unknown): boolean {
   return Array.isArray(chunk?.choices) && chunk.choices.length === 0 && chunk.usage != null;
 }
 
-export async function forwardNative(res: Response, chat: ResolvedChat, native: NativePassthrough, options: ForwardOptions): Promise<void> {
+export async function forwardNative(
+  res: Response,
+  chat: ResolvedChat,
+  native: NativePassthrough,
+  options: ForwardOptions,
+): Promise<void> {
   const call = chat.call;
   const body: Record<string, unknown> = { ...options.body, model: chat.resolved.entry.upstreamModel };
   let dropUsageChunk = false;
@@ -78,7 +92,13 @@ export async function forwardNative(res: Response, chat: ResolvedChat, native: N
   }
   // Field by field rather than a spread of the context: see `post` in providers/upstream/http-client.ts.
   const { signal, requestId, warn } = chat.context;
-  const upstream = await native.forward(body, { signal, requestId, warn, query: options.query, headers: options.headers });
+  const upstream = await native.forward(body, {
+    signal,
+    requestId,
+    warn,
+    query: options.query,
+    headers: options.headers,
+  });
   call.defer();
   const reader = wireUsageReader(options.dialect);
   // The wire's usage, or the tokenizer's estimate when the upstream reported none. Settled before the

@@ -6,9 +6,9 @@
  * produced so far. The dialect-specific parts come in as functions; this file knows no wire format.
  */
 import type { Response } from 'express';
-import { ApiError } from '../../core/api-error.js';
+import type { ApiError } from '../../core/api-error.js';
 import { openSse, type SseEvent } from '../../http/sse.js';
-import type { ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Usage } from '../../core/chat.js';
+import type { ChatCallOptions, ChatResult, ChatStreamPart, Usage } from '../../core/chat.js';
 import type { PreparedCall } from '../prepare-call.js';
 import { streamFailure } from '../stream-failure.js';
 import { BoundedText } from '../../tokens/bounded-text.js';
@@ -19,7 +19,12 @@ import { estimatedUsage } from '../../tokens/estimated-usage.js';
 export type ResolvedChat = PreparedCall<'chat'>;
 
 /** Whole answer: generate, record usage, send the encoded JSON. */
-export async function sendGenerated(res: Response, chat: ResolvedChat, options: ChatCallOptions, encode: (result: ChatResult) => unknown): Promise<void> {
+export async function sendGenerated(
+  res: Response,
+  chat: ResolvedChat,
+  options: ChatCallOptions,
+  encode: (result: ChatResult) => unknown,
+): Promise<void> {
   const result = await chat.model.generate(options, chat.context);
   chat.call.usage = result.usage;
   res.json(encode(result));
@@ -35,7 +40,11 @@ export interface StreamEncoding {
 }
 
 /** Watches the canonical parts as they pass, so usage can be recorded even if the stream breaks off. */
-function tap(first: IteratorResult<ChatStreamPart>, iterator: AsyncIterator<ChatStreamPart>, seen: { usage?: Usage; produced: BoundedText }) {
+function tap(
+  first: IteratorResult<ChatStreamPart>,
+  iterator: AsyncIterator<ChatStreamPart>,
+  seen: { usage?: Usage; produced: BoundedText },
+) {
   return (async function* () {
     let step = first;
     while (!step.done) {
@@ -59,7 +68,12 @@ function tap(first: IteratorResult<ChatStreamPart>, iterator: AsyncIterator<Chat
  * Streamed answer. The first part is awaited before any header is written, so an upstream that refuses
  * the call still gets a plain HTTP error in the family's envelope; after that, failures become events.
  */
-export async function sendStreamed(res: Response, chat: ResolvedChat, options: ChatCallOptions, encoding: StreamEncoding): Promise<void> {
+export async function sendStreamed(
+  res: Response,
+  chat: ResolvedChat,
+  options: ChatCallOptions,
+  encoding: StreamEncoding,
+): Promise<void> {
   const call = chat.call;
   const iterator = chat.model.stream(options, chat.context)[Symbol.asyncIterator]();
   const first = await iterator.next();
@@ -79,7 +93,10 @@ export async function sendStreamed(res: Response, chat: ResolvedChat, options: C
     const apiError = failure.error;
     status = failure.status;
     if (status !== 499) {
-      chat.logger.error({ requestId: chat.context.requestId, status, err: apiError.cause ?? error }, `stream failed after it started: ${apiError.message}`);
+      chat.logger.error(
+        { requestId: chat.context.requestId, status, err: apiError.cause ?? error },
+        `stream failed after it started: ${apiError.message}`,
+      );
     }
     for (const event of encoding.failure(apiError)) {
       sse.send(event);

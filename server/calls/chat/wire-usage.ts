@@ -6,7 +6,11 @@
  * (bounded: beyond what is counted exactly only its length is kept), which the caller counts with the
  * tokenizer, as the translated path does.
  */
-import { mergeAnthropicUsage, usageFromCounters, type AnthropicUsageCounters } from '../../formats/anthropic-messages/map-usage.js';
+import {
+  mergeAnthropicUsage,
+  usageFromCounters,
+  type AnthropicUsageCounters,
+} from '../../formats/anthropic-messages/map-usage.js';
 import type { AnthropicUpstreamUsage } from '../../formats/anthropic-messages/wire-types.js';
 import { decodeUsage } from '../../formats/openai-chat/map-usage.js';
 import type { UpstreamUsage } from '../../formats/openai-chat/wire-types.js';
@@ -41,7 +45,9 @@ function chatProduced(body: Json): string {
   return list(body.choices)
     .map((choice) => {
       const message = isObject(choice.message) ? choice.message : isObject(choice.delta) ? choice.delta : {};
-      const calls = list(message.tool_calls).map((call) => (isObject(call.function) ? text(call.function.name, call.function.arguments) : ''));
+      const calls = list(message.tool_calls).map((call) =>
+        isObject(call.function) ? text(call.function.name, call.function.arguments) : '',
+      );
       return text(message.content, message.reasoning_content, message.reasoning) + calls.join('');
     })
     .join('');
@@ -74,7 +80,11 @@ function anthropicReader(): WireUsageReader {
     json(body) {
       if (isObject(body)) {
         merge(body.usage);
-        produced.append(list(body.content).map((block) => text(block.text, block.thinking) + (isObject(block.input) ? jsonText(block.input) : '')).join(''));
+        produced.append(
+          list(body.content)
+            .map((block) => text(block.text, block.thinking) + (isObject(block.input) ? jsonText(block.input) : ''))
+            .join(''),
+        );
       }
     },
     event(data) {
@@ -113,12 +123,26 @@ function responsesUsage(usage: unknown): Usage | undefined {
 /** Generated text of a Responses output list. */
 function responsesProduced(output: unknown): string {
   return list(output)
-    .map((item) => text(item.arguments) + list(item.content).map((part) => text(part.text)).join('') + list(item.summary).map((part) => text(part.text)).join(''))
+    .map(
+      (item) =>
+        text(item.arguments) +
+        list(item.content)
+          .map((part) => text(part.text))
+          .join('') +
+        list(item.summary)
+          .map((part) => text(part.text))
+          .join(''),
+    )
     .join('');
 }
 
 /** The Responses events that carry generated text. */
-const RESPONSES_DELTA_EVENTS = new Set(['response.output_text.delta', 'response.function_call_arguments.delta', 'response.reasoning_summary_text.delta', 'response.reasoning_text.delta']);
+const RESPONSES_DELTA_EVENTS = new Set([
+  'response.output_text.delta',
+  'response.function_call_arguments.delta',
+  'response.reasoning_summary_text.delta',
+  'response.reasoning_text.delta',
+]);
 
 function responsesReader(): WireUsageReader {
   let last: Usage | undefined;
@@ -135,7 +159,12 @@ function responsesReader(): WireUsageReader {
         produced.append(text(data.delta));
       }
       // response.completed, .incomplete and .failed carry the whole response object with its usage.
-      if (isObject(data) && typeof data.type === 'string' && data.type.startsWith('response.') && isObject(data.response)) {
+      if (
+        isObject(data) &&
+        typeof data.type === 'string' &&
+        data.type.startsWith('response.') &&
+        isObject(data.response)
+      ) {
         last = responsesUsage(data.response.usage) ?? last;
       }
     },

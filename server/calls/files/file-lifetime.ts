@@ -16,18 +16,26 @@ const EXPIRED_SWEEP = 100;
 /** The expiry (epoch seconds) an upload's form asks for, or null for none; 400 when it is malformed. */
 export function expiryOf(body: Record<string, unknown>, created: number): number | null {
   // multer reads `expires_after[anchor]` as a nested object; a client may also send the flat names as JSON-like keys.
-  const nested = (typeof body.expires_after === 'object' && body.expires_after !== null ? body.expires_after : {}) as Record<string, unknown>;
+  const nested = (
+    typeof body.expires_after === 'object' && body.expires_after !== null ? body.expires_after : {}
+  ) as Record<string, unknown>;
   const anchor = nested.anchor ?? body['expires_after[anchor]'];
   const seconds = nested.seconds ?? body['expires_after[seconds]'];
   if (anchor === undefined && seconds === undefined) {
     return null;
   }
   if (anchor !== 'created_at') {
-    throw new ApiError(400, "expires_after[anchor] must be 'created_at' (sent together with expires_after[seconds]).", { param: 'expires_after.anchor' });
+    throw new ApiError(400, "expires_after[anchor] must be 'created_at' (sent together with expires_after[seconds]).", {
+      param: 'expires_after.anchor',
+    });
   }
   const value = typeof seconds === 'string' && /^\d{1,10}$/.test(seconds) ? Number(seconds) : NaN;
   if (!Number.isInteger(value) || value < MIN_EXPIRY_SECONDS || value > MAX_EXPIRY_SECONDS) {
-    throw new ApiError(400, `expires_after[seconds] must be an integer from ${MIN_EXPIRY_SECONDS} to ${MAX_EXPIRY_SECONDS}.`, { param: 'expires_after.seconds' });
+    throw new ApiError(
+      400,
+      `expires_after[seconds] must be an integer from ${MIN_EXPIRY_SECONDS} to ${MAX_EXPIRY_SECONDS}.`,
+      { param: 'expires_after.seconds' },
+    );
   }
   return created + value;
 }
@@ -39,12 +47,20 @@ export async function removeFile(file: StoredFile, blobs: BlobStore, index: File
 }
 
 /** A sweep of expired files, scheduled off the current response each time it is called. */
-export function expiredFileSweep(deps: { store: FileStore; index?: FileIndex; blobs: BlobStore; logger: Logger; now: () => number }): () => void {
+export function expiredFileSweep(deps: {
+  store: FileStore;
+  index?: FileIndex;
+  blobs: BlobStore;
+  logger: Logger;
+  now: () => number;
+}): () => void {
   return () => {
     setImmediate(() => {
       const expired = deps.store.takeExpired(Math.floor(deps.now() / 1000), EXPIRED_SWEEP);
       for (const file of expired) {
-        removeFile(file, deps.blobs, deps.index).catch((error: unknown) => deps.logger.error({ err: error, file: file.id }, 'deleting an expired file failed'));
+        removeFile(file, deps.blobs, deps.index).catch((error: unknown) =>
+          deps.logger.error({ err: error, file: file.id }, 'deleting an expired file failed'),
+        );
       }
     });
   };

@@ -22,27 +22,39 @@ export interface FileSettings {
 }
 
 const MIB = 1024 * 1024;
-export const describeBytes = (bytes: number) => (bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`);
+export const describeBytes = (bytes: number) =>
+  bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`;
 
 export function quotaBytesError(quota: number, held: number): ApiError {
-  return new ApiError(413, `This file would take this key's stored files past its quota of ${describeBytes(quota)} (${describeBytes(held)} used). Delete files to make room.`, {
-    code: 'file_quota_bytes_exceeded',
-    param: 'file',
-  });
+  return new ApiError(
+    413,
+    `This file would take this key's stored files past its quota of ${describeBytes(quota)} (${describeBytes(held)} used). Delete files to make room.`,
+    {
+      code: 'file_quota_bytes_exceeded',
+      param: 'file',
+    },
+  );
 }
 
 export function quotaCountError(quota: number): ApiError {
-  return new ApiError(429, `This key already holds ${quota} files, its quota. Delete files (DELETE /v1/files/{id}) before uploading more.`, {
-    code: 'file_quota_count_exceeded',
-    retryable: false,
-  });
+  return new ApiError(
+    429,
+    `This key already holds ${quota} files, its quota. Delete files (DELETE /v1/files/{id}) before uploading more.`,
+    {
+      code: 'file_quota_count_exceeded',
+      retryable: false,
+    },
+  );
 }
 
 /**
  * The limit of one upload, decided before its first byte is read: the smaller of the upload limit and the room
  * left in the key's byte quota; a key already at its file count is refused at once.
  */
-export function fileUploadLimit(deps: { files: FileSettings; now?: () => number }): (req: Request, res: Response) => StreamedLimit {
+export function fileUploadLimit(deps: {
+  files: FileSettings;
+  now?: () => number;
+}): (req: Request, res: Response) => StreamedLimit {
   const now = deps.now ?? Date.now;
   return (_req, res) => {
     const { maxFileBytes, quotaBytes, quotaCount } = deps.files;
@@ -61,7 +73,11 @@ export function fileUploadLimit(deps: { files: FileSettings; now?: () => number 
     return {
       maxBytes: maxFileBytes,
       tooLarge: () =>
-        new ApiError(413, `The file exceeds the upload limit of ${describeBytes(maxFileBytes)} (OMNIGATE_MAX_FILE_BYTES).`, { code: 'file_too_large', param: 'file' }),
+        new ApiError(
+          413,
+          `The file exceeds the upload limit of ${describeBytes(maxFileBytes)} (OMNIGATE_MAX_FILE_BYTES).`,
+          { code: 'file_too_large', param: 'file' },
+        ),
     };
   };
 }

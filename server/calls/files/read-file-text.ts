@@ -27,10 +27,14 @@ export interface FileTextOutcome {
 }
 
 function notText(file: StoredFile): ApiError {
-  return new ApiError(422, `The file '${file.id}' (${file.filename}, ${file.mediaType}) is not text. read_file reads text, Markdown, CSV, JSON, HTML and PDF files.`, {
-    code: 'file_not_text',
-    param: 'file_id',
-  });
+  return new ApiError(
+    422,
+    `The file '${file.id}' (${file.filename}, ${file.mediaType}) is not text. read_file reads text, Markdown, CSV, JSON, HTML and PDF files.`,
+    {
+      code: 'file_not_text',
+      param: 'file_id',
+    },
+  );
 }
 
 /** Cuts at `maxChars` without splitting a surrogate pair (an emoji would become an invalid half). */
@@ -78,12 +82,18 @@ export async function readFileText(
 ): Promise<FileTextOutcome> {
   const file = deps.store.get(id, keyId, options.nowSeconds);
   if (!file) {
-    throw new ApiError(404, `No file '${id.slice(0, 128)}'. List yours with list_files (GET /v1/files).`, { param: 'file_id', code: 'file_not_found' });
+    throw new ApiError(404, `No file '${id.slice(0, 128)}'. List yours with list_files (GET /v1/files).`, {
+      param: 'file_id',
+      code: 'file_not_found',
+    });
   }
   const open = (): Readable => {
     const stream = deps.blobs.open(file.blobId);
     if (!stream) {
-      throw new ApiError(404, `The file '${file.id}' has no stored bytes (deleted meanwhile).`, { param: 'file_id', code: 'file_not_found' });
+      throw new ApiError(404, `The file '${file.id}' has no stored bytes (deleted meanwhile).`, {
+        param: 'file_id',
+        code: 'file_not_found',
+      });
     }
     return stream;
   };
@@ -99,10 +109,14 @@ export async function readFileText(
     return { file, ...read };
   }
   if (!deps.index?.text) {
-    throw new ApiError(503, 'This server has no text extraction for PDF and HTML files (the search index is not configured).', {
-      code: 'capability_unavailable',
-      retryable: false,
-    });
+    throw new ApiError(
+      503,
+      'This server has no text extraction for PDF and HTML files (the search index is not configured).',
+      {
+        code: 'capability_unavailable',
+        retryable: false,
+      },
+    );
   }
   const extracted = await deps.index.text(
     { id: file.id, keyId: file.keyId, filename: file.filename, mediaType: file.mediaType, bytes: file.bytes, open },
@@ -110,13 +124,19 @@ export async function readFileText(
   );
   if ('refused' in extracted) {
     if (extracted.refused === 'too_large') {
-      throw new ApiError(413, `The file '${file.id}' (${file.bytes} bytes) is larger than text extraction reads.`, { param: 'file_id', code: 'file_too_large' });
+      throw new ApiError(413, `The file '${file.id}' (${file.bytes} bytes) is larger than text extraction reads.`, {
+        param: 'file_id',
+        code: 'file_too_large',
+      });
     }
     if (extracted.refused === 'not_text') {
       throw notText(file);
     }
     // A cap of extraction (pages, decompressed bytes, characters, time): the same refusal the file's `indexing` shows.
-    throw new ApiError(422, `The text of '${file.id}' is not read: ${extracted.reason}`, { param: 'file_id', code: 'text_extraction_refused' });
+    throw new ApiError(422, `The text of '${file.id}' is not read: ${extracted.reason}`, {
+      param: 'file_id',
+      code: 'text_extraction_refused',
+    });
   }
   return { file, ...cut(extracted.text, options.maxChars) };
 }

@@ -18,7 +18,11 @@ export async function readStoredFile(
     return undefined;
   }
   if (file.bytes > options.maxBytes) {
-    throw new ApiError(422, `The file ${id} is ${file.bytes} bytes; an input file may have at most ${options.maxBytes}.`, { param: options.param, code: 'file_too_large' });
+    throw new ApiError(
+      422,
+      `The file ${id} is ${file.bytes} bytes; an input file may have at most ${options.maxBytes}.`,
+      { param: options.param, code: 'file_too_large' },
+    );
   }
   const stream = deps.blobs.open(file.blobId);
   return stream ? new Uint8Array(await buffer(stream)) : undefined;

@@ -4,7 +4,6 @@
  * behind a signed link (or inline it as base64). Nothing here writes the HTTP answer.
  */
 import type { CallScope } from '../../http/call-scope.js';
-import type { GeneratedMedia, ImageResult } from '../../core/models.js';
 import type { GeneratedImageAnswer } from '../../formats/openai-media/image-answer.js';
 import { decodeImageRequest } from '../../formats/openai-media/image-request.js';
 import type { components } from '../../../generated/api.js';
@@ -37,12 +36,26 @@ export async function generateImages(
   const created = (deps.now ?? Date.now)();
   const data = await Promise.all(
     result.images.map(async (image) =>
-      asUrl ? { url: await linkMedia(deps.media, scope.baseUrl, image, created, keyId), image } : { b64_json: Buffer.from(image.data).toString('base64'), image },
+      asUrl
+        ? { url: await linkMedia(deps.media, scope.baseUrl, image, created, keyId), image }
+        : { b64_json: Buffer.from(image.data).toString('base64'), image },
     ),
   );
-  return { result, model: call.resolved.entry.id, format: formatOf(result.images[0]?.mediaType) ?? options.outputFormat, data, created };
+  return {
+    result,
+    model: call.resolved.entry.id,
+    format: formatOf(result.images[0]?.mediaType) ?? options.outputFormat,
+    data,
+    created,
+  };
 }
 
 function formatOf(mediaType: string | undefined): 'png' | 'jpeg' | 'webp' | undefined {
-  return mediaType === 'image/png' ? 'png' : mediaType === 'image/jpeg' ? 'jpeg' : mediaType === 'image/webp' ? 'webp' : undefined;
+  return mediaType === 'image/png'
+    ? 'png'
+    : mediaType === 'image/jpeg'
+      ? 'jpeg'
+      : mediaType === 'image/webp'
+        ? 'webp'
+        : undefined;
 }

@@ -42,7 +42,10 @@ function asImage(bytes: Uint8Array, settings: InputImageSettings): GeneratedMedi
   const header = readImageHeader(bytes);
   const param = settings.param ?? 'input_reference';
   if (!header || !(ACCEPTED.has(header.mediaType) || (settings.gif && header.mediaType === 'image/gif'))) {
-    throw new ApiError(422, `${param} must be a PNG, JPEG${settings.gif ? ', GIF' : ''} or WebP image.`, { param, code: 'invalid_image' });
+    throw new ApiError(422, `${param} must be a PNG, JPEG${settings.gif ? ', GIF' : ''} or WebP image.`, {
+      param,
+      code: 'invalid_image',
+    });
   }
   checkInputPixels(param, header);
   return { data: bytes, mediaType: header.mediaType };
@@ -57,12 +60,19 @@ function callerUrlError(error: unknown, urlParam: string, signal: AbortSignal): 
     return error;
   }
   const refused = error.code === 'upstream_url_refused' || error.code === 'upstream_result_too_large';
-  const reason = error.message.replace(/^(A result of )?[Uu]pstream \S+ (answered with a URL the gateway refuses to fetch: )?/, '');
-  return new ApiError(422, `${urlParam} could not be used: ${refused ? 'the gateway refuses to fetch it' : 'fetching it failed'} (${reason}).`, {
-    param: urlParam,
-    code: refused ? 'image_url_refused' : 'image_url_unreachable',
-    cause: error,
-  });
+  const reason = error.message.replace(
+    /^(A result of )?[Uu]pstream \S+ (answered with a URL the gateway refuses to fetch: )?/,
+    '',
+  );
+  return new ApiError(
+    422,
+    `${urlParam} could not be used: ${refused ? 'the gateway refuses to fetch it' : 'fetching it failed'} (${reason}).`,
+    {
+      param: urlParam,
+      code: refused ? 'image_url_refused' : 'image_url_unreachable',
+      cause: error,
+    },
+  );
 }
 
 /** The caller's own stored files as input images (`storedFile` of readInputImage), capped in size. */
@@ -92,12 +102,18 @@ export async function readInputImage(
   if (url?.startsWith('data:')) {
     const comma = url.indexOf(',');
     if (comma < 0 || !url.slice(0, comma).endsWith(';base64')) {
-      throw new ApiError(400, `A data URL in ${urlParam} must be base64 (\`data:image/png;base64,…\`).`, { param: urlParam });
+      throw new ApiError(400, `A data URL in ${urlParam} must be base64 (\`data:image/png;base64,…\`).`, {
+        param: urlParam,
+      });
     }
     return asImage(new Uint8Array(Buffer.from(url.slice(comma + 1), 'base64')), settings);
   }
   if (url) {
-    const fetcher = createSafeFetcher({ provider: settings.param ?? 'input_reference', timeoutMs: FETCH_TIMEOUT_MS, resolve: settings.resolve });
+    const fetcher = createSafeFetcher({
+      provider: settings.param ?? 'input_reference',
+      timeoutMs: FETCH_TIMEOUT_MS,
+      resolve: settings.resolve,
+    });
     let bytes: Uint8Array;
     try {
       bytes = (await fetcher.fetch(url, input.signal)).bytes;
@@ -111,7 +127,10 @@ export async function readInputImage(
   if (input.reference?.file_id !== undefined) {
     const bytes = await input.storedFile?.(input.reference.file_id);
     if (!bytes) {
-      throw new ApiError(404, `No file '${input.reference.file_id.slice(0, 128)}'.`, { param: settings.fileParam ?? 'input_reference.file_id', code: 'file_not_found' });
+      throw new ApiError(404, `No file '${input.reference.file_id.slice(0, 128)}'.`, {
+        param: settings.fileParam ?? 'input_reference.file_id',
+        code: 'file_not_found',
+      });
     }
     return asImage(bytes, settings);
   }

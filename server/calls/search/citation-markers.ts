@@ -46,7 +46,9 @@ export function createMarkerFilter(sourceCount: number): MarkerFilter {
   let pending = '';
   const clean = (text: string) =>
     text.replace(MARKER, (whole, group: string) => {
-      const kept = [...new Set(numbersOf(group).filter((number) => number >= 1 && number <= sourceCount))].map((number) => `[${number}]`);
+      const kept = [...new Set(numbersOf(group).filter((number) => number >= 1 && number <= sourceCount))].map(
+        (number) => `[${number}]`,
+      );
       return kept.length === 0 ? '' : `${whole.startsWith('[') ? '' : whole[0]}${kept.join('')}`;
     });
   return {

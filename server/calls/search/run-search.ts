@@ -39,7 +39,10 @@ export interface SearchOutcome {
 export async function runSearch(deps: SearchDeps, scope: CallScope, body: SearchRequest): Promise<SearchOutcome> {
   const call = prepareCall(deps, scope, body.model ?? deps.defaultSearchModel ?? BUILT_IN_SEARCH_MODEL, 'search');
   if (body.search_type === 'news') {
-    call.context.warn({ field: 'search_type', reason: 'news search is not offered by the search providers yet; a web search was run' });
+    call.context.warn({
+      field: 'search_type',
+      reason: 'news search is not offered by the search providers yet; a web search was run',
+    });
   }
   const { results, filesIndexing } = await call.model.search(
     {
@@ -53,7 +56,9 @@ export async function runSearch(deps: SearchDeps, scope: CallScope, body: Search
     call.context,
   );
   const base = scope.baseUrl;
-  const absolute = results.map((result) => (result.url.startsWith('/') ? { ...result, url: `${base}${result.url}` } : result));
+  const absolute = results.map((result) =>
+    result.url.startsWith('/') ? { ...result, url: `${base}${result.url}` } : result,
+  );
   const record = call.call;
   record.media = { queries: 1, results: absolute.length };
   return { provider: call.resolved.entry.provider, results: absolute, ...(filesIndexing && { filesIndexing }) };

@@ -42,17 +42,21 @@ export interface SearchAnswerRequest extends SearchRequest {
 const sourceText = (result: SearchResult) => (result.passage ?? result.snippet).slice(0, SOURCE_CHARS);
 
 export function answerPrompt(query: string, results: SearchResult[]): ChatCallOptions {
-  const sources = results.map((result, index) => `[${index + 1}] ${result.title}\n${result.url}\n${sourceText(result)}`).join('\n\n');
+  const sources = results
+    .map((result, index) => `[${index + 1}] ${result.title}\n${result.url}\n${sourceText(result)}`)
+    .join('\n\n');
   return {
     messages: [
       {
         role: 'system',
-        content: [{
-          type: 'text',
-          text:
-            'Answer the question using only the numbered sources. After every sentence that uses a source, cite it with its number in ' +
-            'square brackets, such as [1] or [2][3]. Cite only the numbers listed. If the sources do not answer the question, say so briefly.',
-        }],
+        content: [
+          {
+            type: 'text',
+            text:
+              'Answer the question using only the numbered sources. After every sentence that uses a source, cite it with its number in ' +
+              'square brackets, such as [1] or [2][3]. Cite only the numbers listed. If the sources do not answer the question, say so briefly.',
+          },
+        ],
       },
       { role: 'user', content: [{ type: 'text', text: `Sources:\n\n${sources}\n\nQuestion: ${query}` }] },
     ],
@@ -60,8 +64,15 @@ export function answerPrompt(query: string, results: SearchResult[]): ChatCallOp
 }
 
 /** The built-in writer's answer, with its token counts (what the question and sources were, what was written). */
-async function builtInAnswer(write: (query: string, sources: Array<{ text: string }>) => SourcedAnswer, query: string, results: SearchResult[]) {
-  const written = write(query, results.map((result) => ({ text: result.passage ?? result.snippet })));
+async function builtInAnswer(
+  write: (query: string, sources: Array<{ text: string }>) => SourcedAnswer,
+  query: string,
+  results: SearchResult[],
+) {
+  const written = write(
+    query,
+    results.map((result) => ({ text: result.passage ?? result.snippet })),
+  );
   const citations = written.order.map((source, index) => citationOf(results[source]!, index + 1));
   const inputTokens = await countTextTokens([query, ...results.map(sourceText)].join('\n'));
   const outputTokens = await countTextTokens(written.answer);
@@ -97,23 +108,50 @@ async function builtInOrEmptyAnswer(model: ChatModel, query: string, results: Se
 }
 
 /** `POST /v1/search/answer` without `stream`, and the `search_answer` tool: the whole answer as one object. */
-export async function answerQuestion(deps: AnswerDeps, scope: CallScope, body: SearchRequest): Promise<SearchAnswerBody> {
+export async function answerQuestion(
+  deps: AnswerDeps,
+  scope: CallScope,
+  body: SearchRequest,
+): Promise<SearchAnswerBody> {
   const record = scope.call;
   const { chat, results, id, model, builtIn, pending } = await searchForAnswer(deps, scope, body);
   if (builtIn) {
     const written = await builtInOrEmptyAnswer(chat.model, body.query, results);
     record.usage = written.usage;
-    return { object: 'search.answer', id, model, query: body.query, answer: written.answer, citations: written.citations, usage: usageOf(written.usage), ...pending };
+    return {
+      object: 'search.answer',
+      id,
+      model,
+      query: body.query,
+      answer: written.answer,
+      citations: written.citations,
+      usage: usageOf(written.usage),
+      ...pending,
+    };
   }
   const result = await chat.model.generate(answerPrompt(body.query, results), chat.context);
   record.usage = result.usage;
   const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
   const { answer, order } = renumberCitations(text, results.length);
   const citations = order.map((source, index) => citationOf(results[source - 1]!, index + 1));
-  return { object: 'search.answer', id, model, query: body.query, answer, citations, usage: usageOf(result.usage), ...pending };
+  return {
+    object: 'search.answer',
+    id,
+    model,
+    query: body.query,
+    answer,
+    citations,
+    usage: usageOf(result.usage),
+    ...pending,
+  };
 }
 
-export async function sendSearchAnswer(deps: AnswerDeps, scope: CallScope, res: Response, body: SearchAnswerRequest): Promise<void> {
+export async function sendSearchAnswer(
+  deps: AnswerDeps,
+  scope: CallScope,
+  res: Response,
+  body: SearchAnswerRequest,
+): Promise<void> {
   if (!body.stream) {
     res.json(await answerQuestion(deps, scope, body));
     return;
@@ -125,9 +163,15 @@ export async function sendSearchAnswer(deps: AnswerDeps, scope: CallScope, res: 
     record.usage = written.usage;
     const usage = usageOf(written.usage);
     const sse = openSse(res);
-    sse.send({ event: 'answer.citations', data: { type: 'answer.citations', citations: written.citations, ...pending } });
+    sse.send({
+      event: 'answer.citations',
+      data: { type: 'answer.citations', citations: written.citations, ...pending },
+    });
     written.sentences.forEach((sentence, index) => {
-      sse.send({ event: 'answer.delta', data: { type: 'answer.delta', delta: index === 0 ? sentence : ` ${sentence}` } });
+      sse.send({
+        event: 'answer.delta',
+        data: { type: 'answer.delta', delta: index === 0 ? sentence : ` ${sentence}` },
+      });
     });
     sse.send({ event: 'answer.done', data: { type: 'answer.done', answer: written.answer, usage } });
     sse.end();
@@ -160,7 +204,14 @@ async function streamUpstreamAnswer(
     }
   };
   try {
-    sse.send({ event: 'answer.citations', data: { type: 'answer.citations', citations: results.map((result, index) => citationOf(result, index + 1)), ...pending } });
+    sse.send({
+      event: 'answer.citations',
+      data: {
+        type: 'answer.citations',
+        citations: results.map((result, index) => citationOf(result, index + 1)),
+        ...pending,
+      },
+    });
     while (!step.done) {
       if (step.value.type === 'text-delta') {
         emit(filter.push(step.value.text));
@@ -170,18 +221,27 @@ async function streamUpstreamAnswer(
       step = await iterator.next();
     }
     emit(filter.flush());
-    usage ??= { inputTokens: await countTextTokens(JSON.stringify(prompt.messages)), outputTokens: await countTextTokens(answer) };
+    usage ??= {
+      inputTokens: await countTextTokens(JSON.stringify(prompt.messages)),
+      outputTokens: await countTextTokens(answer),
+    };
     sse.send({ event: 'answer.done', data: { type: 'answer.done', answer, usage: usageOf(usage) } });
   } catch (error) {
     const failure = streamFailure(chat, error);
     status = failure.status;
     if (status !== 499) {
-      chat.logger.error({ requestId: chat.context.requestId, status, err: failure.error.cause ?? error }, `search answer stream failed after it started: ${failure.error.message}`);
+      chat.logger.error(
+        { requestId: chat.context.requestId, status, err: failure.error.cause ?? error },
+        `search answer stream failed after it started: ${failure.error.message}`,
+      );
     }
     sse.send({ event: 'error', data: { type: 'error', error: openAiErrorEnvelope(failure.error).error } });
   } finally {
     await iterator.return?.();
-    record.usage = usage ?? { inputTokens: await countTextTokens(JSON.stringify(prompt.messages)), outputTokens: await countTextTokens(answer) };
+    record.usage = usage ?? {
+      inputTokens: await countTextTokens(JSON.stringify(prompt.messages)),
+      outputTokens: await countTextTokens(answer),
+    };
     sse.end();
     record.complete(status);
   }

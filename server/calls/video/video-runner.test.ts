@@ -20,7 +20,15 @@ import type { UsageRecorder } from '../../usage/usage-recorder.js';
 import { startVideoRunner, type VideoRunner } from './video-runner.js';
 
 const LEASE_MS = 300;
-const SETTINGS: VideoRunnerSettings = { concurrency: 1, leaseMs: LEASE_MS, pollMs: 3_600_000, maxAttempts: 3, retentionSeconds: 3600, attemptTimeoutMs: 3_600_000, maxActivePerKey: 10 };
+const SETTINGS: VideoRunnerSettings = {
+  concurrency: 1,
+  leaseMs: LEASE_MS,
+  pollMs: 3_600_000,
+  maxAttempts: 3,
+  retentionSeconds: 3600,
+  attemptTimeoutMs: 3_600_000,
+  maxActivePerKey: 10,
+};
 const MP4 = new Uint8Array([0, 0, 0, 8, 0x66, 0x74, 0x79, 0x70]);
 
 /** A video model whose every generation waits until the test finishes it, or until its signal fires. */
@@ -30,7 +38,10 @@ function heldModel() {
     generate(_options, context) {
       return new Promise((resolve, reject) => {
         context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true });
-        calls.push({ context, finish: () => resolve({ video: { data: MP4, mediaType: 'video/mp4' }, usage: { seconds: 1 } }) });
+        calls.push({
+          context,
+          finish: () => resolve({ video: { data: MP4, mediaType: 'video/mp4' }, usage: { seconds: 1 } }),
+        });
       });
     },
   } as VideoModel;
@@ -83,7 +94,16 @@ function sharedDatabase() {
   return { file: path.join(directory, 'gateway.db'), blobs: mkdtempSync(path.join(directory, 'blobs-')) };
 }
 
-const NEW_TASK = { keyId: 'key_a', requestId: 'req_1', model: 'fake:video', prompt: 'a boat', seconds: 1, width: 64, height: 64, inputBlob: null };
+const NEW_TASK = {
+  keyId: 'key_a',
+  requestId: 'req_1',
+  model: 'fake:video',
+  prompt: 'a boat',
+  seconds: 1,
+  width: 64,
+  height: 64,
+  inputBlob: null,
+};
 
 describe('video runner leases, two runners on one database', () => {
   it('keeps a live task by renewing its lease: the other runner never claims it, long after one lease would have run out', async () => {
@@ -111,7 +131,7 @@ describe('video runner leases, two runners on one database', () => {
     expect(a.store.get(created.id, 'key_a')).toMatchObject({ attempts: 1, progress: 100 });
   });
 
-  it('notices a takeover: the runner whose lease ran out stops its work, and the new runner\'s result stands', async () => {
+  it("notices a takeover: the runner whose lease ran out stops its work, and the new runner's result stands", async () => {
     const { file, blobs } = sharedDatabase();
     // Runner A's clock stands still, so its renewals end its lease at the same time; B's clock moves past it.
     const clockA = { ms: 1_000_000 };
@@ -144,7 +164,9 @@ describe('a task whose input image is stored after the create was answered', () 
     const { file, blobs } = sharedDatabase();
     const clock = { ms: 1_000_000 };
     const a = runnerOn(file, blobs, clock);
-    const outcome = a.store.createWithin({ ...NEW_TASK, inputBlob: PENDING_INPUT_BLOB }, clock.ms, 10, { runAfter: clock.ms + 60_000 });
+    const outcome = a.store.createWithin({ ...NEW_TASK, inputBlob: PENDING_INPUT_BLOB }, clock.ms, 10, {
+      runAfter: clock.ms + 60_000,
+    });
     const task = 'task' in outcome ? outcome.task : expect.unreachable();
     a.runner.wake();
     await new Promise((resolve) => setImmediate(resolve));
@@ -161,7 +183,9 @@ describe('a task whose input image is stored after the create was answered', () 
     const { file, blobs } = sharedDatabase();
     const clock = { ms: 1_000_000 };
     const a = runnerOn(file, blobs, clock);
-    const first = a.store.createWithin({ ...NEW_TASK, inputBlob: PENDING_INPUT_BLOB }, clock.ms, 10, { runAfter: clock.ms + 60_000 });
+    const first = a.store.createWithin({ ...NEW_TASK, inputBlob: PENDING_INPUT_BLOB }, clock.ms, 10, {
+      runAfter: clock.ms + 60_000,
+    });
     const task = 'task' in first ? first.task : expect.unreachable();
     expect(a.store.attachInput(task.id, 'vref_0123456789abcdef', clock.ms)).toBe(true);
     expect(a.store.attachInput(task.id, 'vref_again0123456789', clock.ms)).toBe(false);

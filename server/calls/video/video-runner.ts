@@ -48,7 +48,14 @@ const TASK_DELETED = new Error('the video task was deleted');
 /** Statuses worth another attempt: the upstream was busy, down or slow, or our engine died under the task. */
 function isTransient(error: unknown): boolean {
   if (error instanceof ApiError) {
-    return error.retryable !== false && (error.status === 429 || error.status === 500 || error.status === 502 || error.status === 503 || error.status === 504);
+    return (
+      error.retryable !== false &&
+      (error.status === 429 ||
+        error.status === 500 ||
+        error.status === 502 ||
+        error.status === 503 ||
+        error.status === 504)
+    );
   }
   return true; // an unexpected throw (a dropped connection) is worth retrying; the attempt limit bounds it
 }
@@ -62,19 +69,34 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
   let timer: NodeJS.Timeout | undefined;
 
   async function keep(task: VideoTask, media: GeneratedMedia, expiresAt: number): Promise<string> {
-    return (await blobs.put(media.data, { prefix: 'video', mediaType: media.mediaType, expiresAt, now: now(), owner: chargedTo(deps.storage, task.keyId, now()) })).id;
+    return (
+      await blobs.put(media.data, {
+        prefix: 'video',
+        mediaType: media.mediaType,
+        expiresAt,
+        now: now(),
+        owner: chargedTo(deps.storage, task.keyId, now()),
+      })
+    ).id;
   }
 
   async function run(task: VideoTask, controller: AbortController): Promise<void> {
     const log = logger.child({ videoId: task.id, requestId: task.requestId, attempt: task.attempts });
-    const lease = setInterval(() => {
-      if (!tasks.renew(task.id, runnerId, now(), settings.leaseMs)) {
-        controller.abort(new Error('the task is no longer ours'));
-      }
-    }, Math.max(100, Math.floor(settings.leaseMs / 3)));
+    const lease = setInterval(
+      () => {
+        if (!tasks.renew(task.id, runnerId, now(), settings.leaseMs)) {
+          controller.abort(new Error('the task is no longer ours'));
+        }
+      },
+      Math.max(100, Math.floor(settings.leaseMs / 3)),
+    );
     lease.unref();
     const deadline = setTimeout(() => {
-      controller.abort(new ApiError(504, `The video attempt ran longer than ${settings.attemptTimeoutMs} ms and was stopped.`, { code: 'video_timeout' }));
+      controller.abort(
+        new ApiError(504, `The video attempt ran longer than ${settings.attemptTimeoutMs} ms and was stopped.`, {
+          code: 'video_timeout',
+        }),
+      );
     }, settings.attemptTimeoutMs);
     deadline.unref();
     let checkpoint = task.checkpoint ?? undefined;
@@ -104,10 +126,17 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
       const model = deps.registry.model(resolved, 'video');
       if (task.inputBlob === PENDING_INPUT_BLOB) {
         // Its grace time passed with the image never stored: the process that took it died first.
-        throw new ApiError(500, 'The input image of this video was lost before it was stored; create the video again.', { code: 'input_image_lost', retryable: false });
+        throw new ApiError(
+          500,
+          'The input image of this video was lost before it was stored; create the video again.',
+          { code: 'input_image_lost', retryable: false },
+        );
       }
       const input = task.inputBlob ? await readBlob(blobs, task.inputBlob) : undefined;
-      const result = await model.generate({ prompt: task.prompt, seconds: task.seconds, width: task.width, height: task.height, inputImage: input }, context);
+      const result = await model.generate(
+        { prompt: task.prompt, seconds: task.seconds, width: task.width, height: task.height, inputImage: input },
+        context,
+      );
       const expiresAt = Math.floor(now() / 1000) + settings.retentionSeconds;
       const videoBlob = await keep(task, result.video, expiresAt);
       let thumbnailBlob: string | null = null;

@@ -36,7 +36,6 @@ export interface VideoQueue {
   maxActivePerKey: number;
 }
 
-
 export interface VideoDeps extends CallDeps {
   media: MediaDeps;
   videos: VideoQueue;
@@ -49,7 +48,10 @@ export interface VideoDeps extends CallDeps {
 function sizeOf(size: string): { width: number; height: number } {
   const [width, height] = size.split('x').map(Number);
   if (width % 2 !== 0 || height % 2 !== 0) {
-    throw new ApiError(400, `The size ${size} must have even sides (H.264 needs them).`, { param: 'size', code: 'invalid_size' });
+    throw new ApiError(400, `The size ${size} must have even sides (H.264 needs them).`, {
+      param: 'size',
+      code: 'invalid_size',
+    });
   }
   return { width, height };
 }
@@ -89,10 +91,12 @@ export async function createVideoTask(deps: VideoDeps, scope: CallScope, request
     param: 'input_reference.file_id',
     nowSeconds: Math.floor(now() / 1000),
   });
-  const inputImage: GeneratedMedia | undefined = request.inputImage ?? await readInputImage(
-    { upload: request.upload, reference: request.reference, storedFile, signal: call.context.signal },
-    { resolve: deps.tools?.resolveHost },
-  );
+  const inputImage: GeneratedMedia | undefined =
+    request.inputImage ??
+    (await readInputImage(
+      { upload: request.upload, reference: request.reference, storedFile, signal: call.context.signal },
+      { resolve: deps.tools?.resolveHost },
+    ));
   call.model.check?.({ prompt: request.prompt, seconds, width, height, inputImage });
   const created = now();
   const outcome = deps.videos.tasks.createWithin(
@@ -125,7 +129,12 @@ export async function createVideoTask(deps: VideoDeps, scope: CallScope, request
  * After the answer: keeps the task's input image (charged to its key's storage quota) and makes the task
  * runnable. An image the quota refuses fails the task with that error; a task deleted meanwhile drops it.
  */
-async function storeInputImage(deps: VideoDeps, task: VideoTask, image: GeneratedMedia, created: number): Promise<void> {
+async function storeInputImage(
+  deps: VideoDeps,
+  task: VideoTask,
+  image: GeneratedMedia,
+  created: number,
+): Promise<void> {
   const now = deps.now ?? Date.now;
   try {
     const blob = await deps.media.blobs.put(image.data, {
@@ -147,12 +156,18 @@ async function storeInputImage(deps: VideoDeps, task: VideoTask, image: Generate
       message: apiError?.message ?? 'The input image could not be stored.',
       now: Math.floor(now() / 1000),
     });
-    deps.logger[apiError && apiError.status < 500 ? 'info' : 'error']({ err: error, videoId: task.id, requestId: task.requestId }, 'video input image not stored');
+    deps.logger[apiError && apiError.status < 500 ? 'info' : 'error'](
+      { err: error, videoId: task.id, requestId: task.requestId },
+      'video input image not stored',
+    );
   }
 }
 
 function videoNotFound(id: string): ApiError {
-  return new ApiError(404, `No video task '${id.slice(0, 128)}'. List yours with GET /v1/videos.`, { param: 'id', code: 'video_not_found' });
+  return new ApiError(404, `No video task '${id.slice(0, 128)}'. List yours with GET /v1/videos.`, {
+    param: 'id',
+    code: 'video_not_found',
+  });
 }
 
 export function ownVideoTask(tasks: VideoTaskStore, scope: Pick<CallScope, 'key'>, id: string): VideoTask {
@@ -167,10 +182,17 @@ export function ownVideoTask(tasks: VideoTaskStore, scope: Pick<CallScope, 'key'
  * A new task from a completed one: the original's model, length, size and input image (a copy, so deleting
  * either task leaves the other whole) with a new prompt, made by `createVideoTask` like any other.
  */
-export async function remixVideoTask(deps: VideoDeps, scope: CallScope, originalId: string, prompt: string): Promise<VideoTask> {
+export async function remixVideoTask(
+  deps: VideoDeps,
+  scope: CallScope,
+  originalId: string,
+  prompt: string,
+): Promise<VideoTask> {
   const original = ownVideoTask(deps.videos.tasks, scope, originalId);
   if (original.status !== 'completed') {
-    throw new ApiError(409, `The video task is ${original.status}; only a completed video can be remixed.`, { code: 'video_not_ready' });
+    throw new ApiError(409, `The video task is ${original.status}; only a completed video can be remixed.`, {
+      code: 'video_not_ready',
+    });
   }
   const inputImage = original.inputBlob ? await readBlob(deps.media.blobs, original.inputBlob) : undefined;
   const task = await createVideoTask(deps, scope, {
@@ -195,6 +217,10 @@ export async function deleteVideoTask(deps: VideoDeps, scope: Pick<CallScope, 'k
     throw videoNotFound(id);
   }
   deps.videos.runner.cancel(task.id);
-  await Promise.all([task.videoBlob, task.thumbnailBlob, task.inputBlob].filter((blob): blob is string => blob !== null).map((blob) => deps.media.blobs.delete(blob)));
+  await Promise.all(
+    [task.videoBlob, task.thumbnailBlob, task.inputBlob]
+      .filter((blob): blob is string => blob !== null)
+      .map((blob) => deps.media.blobs.delete(blob)),
+  );
   return task;
 }

@@ -23,9 +23,16 @@ function tone(seconds: number, sampleRate: number, channels: 1 | 2): Pcm {
   return { samples, sampleRate, channels };
 }
 
-
-const EXTENSION: Record<AudioFormat, string> = { mp3: 'mp3', opus: 'ogg', aac: 'aac', flac: 'flac', wav: 'wav', pcm: 'raw' };
-const withSlot = <T>(steps: Parameters<typeof pool.use<T>>[1], signal = new AbortController().signal) => pool.use(signal, steps);
+const EXTENSION: Record<AudioFormat, string> = {
+  mp3: 'mp3',
+  opus: 'ogg',
+  aac: 'aac',
+  flac: 'flac',
+  wav: 'wav',
+  pcm: 'raw',
+};
+const withSlot = <T>(steps: Parameters<typeof pool.use<T>>[1], signal = new AbortController().signal) =>
+  pool.use(signal, steps);
 
 describe('encodeAudio', () => {
   it.each([
@@ -33,22 +40,25 @@ describe('encodeAudio', () => {
     ['opus', 'opus', 'audio/ogg'],
     ['aac', 'aac', 'audio/aac'],
     ['flac', 'flac', 'audio/flac'],
-  ] as const)('encodes 16 kHz mono speech-rate audio as %s that decodes to the same length', async (format, codec, mediaType) => {
-    const pcm = tone(3, 16_000, 1);
-    const audio = await withSlot((slot) => encodeAudio(pcm, format, slot));
-    expect(audio.mediaType).toBe(mediaType);
-    const probe = await probeAudio(audio.data, EXTENSION[format]);
-    expect(probe.codec).toBe(codec);
-    expect(probe.channels).toBe('mono');
-    expect(probe.sampleRate).toBe(format === 'opus' ? 48_000 : 16_000);
-    expect(probe.decodedSeconds).toBeGreaterThan(2.95);
-    expect(probe.decodedSeconds).toBeLessThan(3.1);
-    if (format !== 'aac') {
-      // ADTS has no length field, so its Duration is an estimate from the bit rate.
-      // MP3 adds up to two frames of encoder delay and padding (72 ms each at 16 kHz).
-      expect(Math.abs(probe.headerSeconds! - 3)).toBeLessThan(0.15);
-    }
-  });
+  ] as const)(
+    'encodes 16 kHz mono speech-rate audio as %s that decodes to the same length',
+    async (format, codec, mediaType) => {
+      const pcm = tone(3, 16_000, 1);
+      const audio = await withSlot((slot) => encodeAudio(pcm, format, slot));
+      expect(audio.mediaType).toBe(mediaType);
+      const probe = await probeAudio(audio.data, EXTENSION[format]);
+      expect(probe.codec).toBe(codec);
+      expect(probe.channels).toBe('mono');
+      expect(probe.sampleRate).toBe(format === 'opus' ? 48_000 : 16_000);
+      expect(probe.decodedSeconds).toBeGreaterThan(2.95);
+      expect(probe.decodedSeconds).toBeLessThan(3.1);
+      if (format !== 'aac') {
+        // ADTS has no length field, so its Duration is an estimate from the bit rate.
+        // MP3 adds up to two frames of encoder delay and padding (72 ms each at 16 kHz).
+        expect(Math.abs(probe.headerSeconds! - 3)).toBeLessThan(0.15);
+      }
+    },
+  );
 
   it.each(['mp3', 'opus', 'flac', 'wav'] as const)('keeps 44.1 kHz stereo music stereo in %s', async (format) => {
     const audio = await withSlot((slot) => encodeAudio(tone(2, 44_100, 2), format, slot));
@@ -78,15 +88,18 @@ describe('encodeAudio', () => {
   it.each([
     ['ffmpeg', undefined],
     ['JS', null],
-  ] as const)('produces OpenAI pcm (24 kHz mono s16le) from 16 kHz mono and 44.1 kHz stereo with %s', async (_by, ffmpeg) => {
-    for (const pcm of [tone(2, 16_000, 1), tone(2, 44_100, 2)]) {
-      const audio = await withSlot((slot) => encodeAudio(pcm, 'pcm', slot, { ffmpeg }));
-      expect(audio.mediaType).toBe('audio/pcm');
-      expect(Math.abs(audio.data.length - PCM_OUTPUT_RATE * 2 * 2)).toBeLessThanOrEqual(2 * 64);
-      const samples = new Int16Array(audio.data.buffer, audio.data.byteOffset, audio.data.length / 2);
-      expect(Math.max(...samples.subarray(0, 24_000))).toBeGreaterThan(5_000);
-    }
-  });
+  ] as const)(
+    'produces OpenAI pcm (24 kHz mono s16le) from 16 kHz mono and 44.1 kHz stereo with %s',
+    async (_by, ffmpeg) => {
+      for (const pcm of [tone(2, 16_000, 1), tone(2, 44_100, 2)]) {
+        const audio = await withSlot((slot) => encodeAudio(pcm, 'pcm', slot, { ffmpeg }));
+        expect(audio.mediaType).toBe('audio/pcm');
+        expect(Math.abs(audio.data.length - PCM_OUTPUT_RATE * 2 * 2)).toBeLessThanOrEqual(2 * 64);
+        const samples = new Int16Array(audio.data.buffer, audio.data.byteOffset, audio.data.length / 2);
+        expect(Math.max(...samples.subarray(0, 24_000))).toBeGreaterThan(5_000);
+      }
+    },
+  );
 
   it('falls back to LAME in the pool when there is no ffmpeg, and the mp3 decodes', async () => {
     expect(audioEncoders({ ffmpeg: null }).formats).toEqual(['mp3', 'wav', 'pcm']);
@@ -100,13 +113,18 @@ describe('encodeAudio', () => {
     }
   });
 
-  it.each(['opus', 'aac', 'flac'] as const)('refuses %s with a 400 naming the formats it can make when there is no ffmpeg', async (format) => {
-    await expect(withSlot((slot) => encodeAudio(tone(0.5, 16_000, 1), format, slot, { ffmpeg: null }))).rejects.toMatchObject({
-      status: 400,
-      param: 'response_format',
-      message: expect.stringContaining('mp3, wav, pcm'),
-    });
-  });
+  it.each(['opus', 'aac', 'flac'] as const)(
+    'refuses %s with a 400 naming the formats it can make when there is no ffmpeg',
+    async (format) => {
+      await expect(
+        withSlot((slot) => encodeAudio(tone(0.5, 16_000, 1), format, slot, { ffmpeg: null })),
+      ).rejects.toMatchObject({
+        status: 400,
+        param: 'response_format',
+        message: expect.stringContaining('mp3, wav, pcm'),
+      });
+    },
+  );
 
   it('kills ffmpeg when the generation is stopped mid-encode', async () => {
     // Five minutes of stereo noise: several seconds of opus work, and quick to make.
@@ -142,6 +160,10 @@ describe('encodeAudio', () => {
 
   it('puts ffmpeg’s own message into the error when it fails', async () => {
     const odd: Pcm = { samples: new Int16Array(100), sampleRate: 0, channels: 1 };
-    await expect(withSlot((slot) => encodeAudio(odd, 'mp3', slot))).rejects.toMatchObject({ status: 500, code: 'encoder_failed', message: expect.stringMatching(/ffmpeg failed \(exit \d+\): \S/) });
+    await expect(withSlot((slot) => encodeAudio(odd, 'mp3', slot))).rejects.toMatchObject({
+      status: 500,
+      code: 'encoder_failed',
+      message: expect.stringMatching(/ffmpeg failed \(exit \d+\): \S/),
+    });
   });
 });

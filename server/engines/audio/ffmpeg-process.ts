@@ -28,7 +28,12 @@ export function ffmpegPath(): string | undefined {
 }
 
 /** Feeds `input` to `ffmpeg <args>` and resolves what it wrote to stdout. */
-export function runFfmpeg(binary: string, args: readonly string[], input: Uint8Array, signal: AbortSignal): Promise<Uint8Array> {
+export function runFfmpeg(
+  binary: string,
+  args: readonly string[],
+  input: Uint8Array,
+  signal: AbortSignal,
+): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     signal.throwIfAborted();
     const child = spawn(binary, ['-hide_banner', '-nostdin', '-loglevel', 'error', ...args], {

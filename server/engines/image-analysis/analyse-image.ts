@@ -46,7 +46,12 @@ const BUCKET_SHIFT = 5;
 const PALETTE_SIZE = 5;
 
 async function paletteOf(image: Sharp): Promise<PaletteColour[]> {
-  const { data, info } = await image.clone().removeAlpha().resize(32, 32, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await image
+    .clone()
+    .removeAlpha()
+    .resize(32, 32, { fit: 'fill' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const buckets = new Map<number, { count: number; r: number; g: number; b: number }>();
   const pixels = info.width * info.height;
   for (let at = 0; at < data.length; at += info.channels) {
@@ -75,11 +80,23 @@ async function paletteOf(image: Sharp): Promise<PaletteColour[]> {
   return [...byName.entries()]
     .sort((a, b) => b[1].count - a[1].count)
     .slice(0, PALETTE_SIZE)
-    .map(([name, bucket]) => ({ name, hex: hexOf(bucket.r / bucket.count, bucket.g / bucket.count, bucket.b / bucket.count), share: Math.round((bucket.count / pixels) * 1000) / 1000 }));
+    .map(([name, bucket]) => ({
+      name,
+      hex: hexOf(bucket.r / bucket.count, bucket.g / bucket.count, bucket.b / bucket.count),
+      share: Math.round((bucket.count / pixels) * 1000) / 1000,
+    }));
 }
 
 function brightnessWord(brightness: number): string {
-  return brightness < 0.2 ? 'very dark' : brightness < 0.4 ? 'dark' : brightness < 0.6 ? 'medium brightness' : brightness < 0.8 ? 'fairly bright' : 'very bright';
+  return brightness < 0.2
+    ? 'very dark'
+    : brightness < 0.4
+      ? 'dark'
+      : brightness < 0.6
+        ? 'medium brightness'
+        : brightness < 0.8
+          ? 'fairly bright'
+          : 'very bright';
 }
 
 function detailWord(entropy: number): string {
@@ -94,7 +111,9 @@ function shapeWord(width: number, height: number): string {
 function describe(facts: Omit<ImageFacts, 'description'>): string {
   const [first, ...rest] = facts.palette;
   const tones = rest.filter((colour) => colour.share >= 0.05).map((colour) => colour.name);
-  const colours = first ? `mostly ${first.name}${tones.length > 0 ? ` with ${tones.join(' and ')} tones` : ''}` : 'no measurable colours';
+  const colours = first
+    ? `mostly ${first.name}${tones.length > 0 ? ` with ${tones.join(' and ')} tones` : ''}`
+    : 'no measurable colours';
   const parts = [
     `${facts.width}×${facts.height} ${facts.format.toUpperCase()} (${shapeWord(facts.width, facts.height)})`,
     facts.isOpaque ? 'opaque' : 'with transparent areas',
@@ -123,7 +142,11 @@ export async function analyseImage(bytes: Uint8Array): Promise<ImageFacts> {
     if (isPixelLimitError(error)) {
       throw inputPixelsError('image_url');
     }
-    throw new ApiError(422, `The image could not be decoded${sniffed ? ` (${sniffed.mime})` : ''}: ${(error as Error).message}`, { param: 'image_url', code: 'invalid_image', cause: error });
+    throw new ApiError(
+      422,
+      `The image could not be decoded${sniffed ? ` (${sniffed.mime})` : ''}: ${(error as Error).message}`,
+      { param: 'image_url', code: 'invalid_image', cause: error },
+    );
   }
   const [red, green, blue] = stats.channels;
   const mean = (channel: ChannelStats | undefined, fallback: ChannelStats) => (channel ?? fallback).mean;
@@ -140,7 +163,11 @@ export async function analyseImage(bytes: Uint8Array): Promise<ImageFacts> {
     isOpaque: stats.isOpaque,
     brightness: Math.round(brightness * 1000) / 1000,
     entropy: Math.round(stats.entropy * 100) / 100,
-    dominant: palette[0] ?? { name: colourName(dominantRgb.r, dominantRgb.g, dominantRgb.b), hex: hexOf(dominantRgb.r, dominantRgb.g, dominantRgb.b), share: 0 },
+    dominant: palette[0] ?? {
+      name: colourName(dominantRgb.r, dominantRgb.g, dominantRgb.b),
+      hex: hexOf(dominantRgb.r, dominantRgb.g, dominantRgb.b),
+      share: 0,
+    },
     palette,
     exif: await readExif(bytes),
   };

@@ -15,7 +15,18 @@ export interface ExifFacts {
   longitude?: number;
 }
 
-const PICK = ['Make', 'Model', 'Software', 'DateTimeOriginal', 'ModifyDate', 'Orientation', 'GPSLatitude', 'GPSLongitude', 'GPSLatitudeRef', 'GPSLongitudeRef'];
+const PICK = [
+  'Make',
+  'Model',
+  'Software',
+  'DateTimeOriginal',
+  'ModifyDate',
+  'Orientation',
+  'GPSLatitude',
+  'GPSLongitude',
+  'GPSLatitudeRef',
+  'GPSLongitudeRef',
+];
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() ? value.trim().slice(0, 200) : undefined;
@@ -28,7 +39,11 @@ function isoDate(value: unknown): string | undefined {
 export async function readExif(bytes: Uint8Array): Promise<ExifFacts | undefined> {
   let tags: Record<string, unknown> | undefined;
   try {
-    tags = (await exifr.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { pick: PICK, gps: true, translateValues: false })) as Record<string, unknown> | undefined;
+    tags = (await exifr.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+      pick: PICK,
+      gps: true,
+      translateValues: false,
+    })) as Record<string, unknown> | undefined;
   } catch {
     return undefined;
   }

@@ -56,7 +56,9 @@ export function drawSkyline(canvas: SceneCanvas): string {
       const buildingWidth = unit * random.between(0.06, 0.13);
       const buildingHeight = horizon * (row === 'back' ? random.between(0.3, 0.65) : random.between(0.12, 0.5));
       const top = horizon - buildingHeight;
-      parts.push(`<rect x="${num(x)}" y="${num(top)}" width="${num(buildingWidth - unit * 0.004)}" height="${num(buildingHeight + 1)}" fill="${colour}"/>`);
+      parts.push(
+        `<rect x="${num(x)}" y="${num(top)}" width="${num(buildingWidth - unit * 0.004)}" height="${num(buildingHeight + 1)}" fill="${colour}"/>`,
+      );
       if (row === 'front') {
         const pitchX = unit * 0.024;
         const pitchY = unit * 0.032;
@@ -66,7 +68,9 @@ export function drawSkyline(canvas: SceneCanvas): string {
         for (let r = 0; r < rows; r++) {
           for (let c = 0; c < columns; c++) {
             if (random.chance(night ? 0.45 : 0.3)) {
-              parts.push(`<rect x="${num(x + pitchX * 0.5 + c * pitchX)}" y="${num(top + pitchY * 0.6 + r * pitchY)}" width="${num(unit * 0.012)}" height="${num(unit * 0.016)}" fill="${windowColour}"/>`);
+              parts.push(
+                `<rect x="${num(x + pitchX * 0.5 + c * pitchX)}" y="${num(top + pitchY * 0.6 + r * pitchY)}" width="${num(unit * 0.012)}" height="${num(unit * 0.016)}" fill="${windowColour}"/>`,
+              );
             }
           }
         }
@@ -109,7 +113,9 @@ function drawSea(canvas: SceneCanvas, bottom: number): string {
     const rise = unit * 0.012 * (0.4 + depth);
     for (let k = random.integer(2, 5); k > 0; k--) {
       const x = random.between(-0.05, 1) * width;
-      waves.push(`<path d="M${num(x)} ${num(y)}Q${num(x + length / 4)} ${num(y - rise)} ${num(x + length / 2)} ${num(y)}T${num(x + length)} ${num(y)}"/>`);
+      waves.push(
+        `<path d="M${num(x)} ${num(y)}Q${num(x + length / 4)} ${num(y - rise)} ${num(x + length / 2)} ${num(y)}T${num(x + length)} ${num(y)}"/>`,
+      );
     }
   }
   const opacity = canvas.palette.light > 0.5 ? 0.6 : 0.3;
@@ -140,7 +146,9 @@ function pine(canvas: SceneCanvas, x: number, y: number, size: number, snowy: bo
   const trunk = `<rect x="${num(x - size * 0.04)}" y="${num(y - size * 0.2)}" width="${num(size * 0.08)}" height="${num(size * 0.2)}" fill="${canvas.lit('#4a3222')}"/>`;
   const lower = `<polygon points="${num(x)},${num(y - size * 0.75)} ${num(x - width / 2)},${num(y - size * 0.15)} ${num(x + width / 2)},${num(y - size * 0.15)}" fill="${green}"/>`;
   const upper = `<polygon points="${num(x)},${num(y - size)} ${num(x - width * 0.35)},${num(y - size * 0.5)} ${num(x + width * 0.35)},${num(y - size * 0.5)}" fill="${green}"/>`;
-  const cap = snowy ? `<polygon points="${num(x)},${num(y - size)} ${num(x - width * 0.15)},${num(y - size * 0.8)} ${num(x + width * 0.15)},${num(y - size * 0.8)}" fill="${canvas.lit('#f4f8fb')}"/>` : '';
+  const cap = snowy
+    ? `<polygon points="${num(x)},${num(y - size)} ${num(x - width * 0.15)},${num(y - size * 0.8)} ${num(x + width * 0.15)},${num(y - size * 0.8)}" fill="${canvas.lit('#f4f8fb')}"/>`
+    : '';
   return trunk + lower + upper + cap;
 }
 
@@ -153,7 +161,10 @@ function drawTrees(canvas: SceneCanvas, stand: number, many: boolean): string {
   const pines = reading.land.some((theme) => theme === 'forest' || theme === 'snow' || theme === 'mountain');
   const snowy = reading.land.includes('snow');
   const count = many ? random.integer(18, 30) : random.integer(4, 9);
-  const trees = Array.from({ length: count }, () => ({ x: random.between(-0.02, 1.02) * canvas.width, y: stand + (height - stand) * random.between(0.04, 1) }));
+  const trees = Array.from({ length: count }, () => ({
+    x: random.between(-0.02, 1.02) * canvas.width,
+    y: stand + (height - stand) * random.between(0.04, 1),
+  }));
   // Nearer trees (lower on the picture) are bigger and drawn last, over the far ones.
   trees.sort((a, b) => a.y - b.y);
   const parts = trees.map(({ x, y }) => {
@@ -172,7 +183,9 @@ function drawFlowers(canvas: SceneCanvas, stand: number): string {
     const y = stand + (height - stand) * random.between(0.15, 1);
     const x = random.between(0, 1) * canvas.width;
     const radius = unit * random.between(0.006, 0.013) * (0.5 + (y - stand) / Math.max(1, height - stand));
-    parts.push(`<circle cx="${num(x)}" cy="${num(y)}" r="${num(radius)}" fill="${canvas.lit(random.pick(colours))}"/><circle cx="${num(x)}" cy="${num(y)}" r="${num(radius * 0.35)}" fill="${canvas.lit('#ffcc33')}"/>`);
+    parts.push(
+      `<circle cx="${num(x)}" cy="${num(y)}" r="${num(radius)}" fill="${canvas.lit(random.pick(colours))}"/><circle cx="${num(x)}" cy="${num(y)}" r="${num(radius * 0.35)}" fill="${canvas.lit('#ffcc33')}"/>`,
+    );
   }
   return `<g id="flowers">${parts.join('')}</g>`;
 }

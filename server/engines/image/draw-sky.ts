@@ -132,7 +132,9 @@ export function drawBirds(canvas: SceneCanvas): string {
     const x = centreX + unit * random.between(-0.2, 0.2);
     const y = centreY + unit * random.between(-0.08, 0.08);
     const span = unit * random.between(0.015, 0.03);
-    parts.push(`<path d="M${num(x - span)} ${num(y)}Q${num(x - span / 2)} ${num(y - span / 2)} ${num(x)} ${num(y)}Q${num(x + span / 2)} ${num(y - span / 2)} ${num(x + span)} ${num(y)}"/>`);
+    parts.push(
+      `<path d="M${num(x - span)} ${num(y)}Q${num(x - span / 2)} ${num(y - span / 2)} ${num(x)} ${num(y)}Q${num(x + span / 2)} ${num(y - span / 2)} ${num(x + span)} ${num(y)}"/>`,
+    );
   }
   return `<g id="birds" fill="none" stroke="${colour}" stroke-width="${num(unit * 0.004)}" stroke-linecap="round">${parts.join('')}</g>`;
 }

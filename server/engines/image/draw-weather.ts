@@ -20,7 +20,9 @@ export function drawFlames(canvas: SceneCanvas): string {
   }
   const embers: string[] = [];
   for (let i = random.integer(25, 45); i > 0; i--) {
-    embers.push(`<circle cx="${num(random.between(0, width))}" cy="${num(random.between(0.3, 1) * height)}" r="${num(unit * random.between(0.002, 0.005))}"/>`);
+    embers.push(
+      `<circle cx="${num(random.between(0, width))}" cy="${num(random.between(0.3, 1) * height)}" r="${num(unit * random.between(0.002, 0.005))}"/>`,
+    );
   }
   return `<g id="flames" fill="url(#flame)" filter="url(#flame-blur)">${parts.join('')}</g><g id="embers" fill="#ffb347">${embers.join('')}</g>`;
 }

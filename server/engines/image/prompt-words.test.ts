@@ -3,8 +3,14 @@ import { readPrompt } from './prompt-words.js';
 
 describe('readPrompt', () => {
   it.each([
-    ['a red fox in a snowy forest at sunset', { sky: 'sunset', land: ['forest', 'snow'], objects: ['sun', 'trees', 'snowfall'] }],
-    ['neon city skyline at night, purple and cyan', { sky: 'night', land: ['city'], objects: ['moon', 'stars', 'buildings'] }],
+    [
+      'a red fox in a snowy forest at sunset',
+      { sky: 'sunset', land: ['forest', 'snow'], objects: ['sun', 'trees', 'snowfall'] },
+    ],
+    [
+      'neon city skyline at night, purple and cyan',
+      { sky: 'night', land: ['city'], objects: ['moon', 'stars', 'buildings'] },
+    ],
     ['calm ocean waves under a golden sun', { sky: 'day', land: ['ocean'], objects: ['sun'] }],
     ['ringed planet in deep space', { sky: 'space', land: [], objects: ['planet', 'stars'] }],
     ['desert dunes at dusk', { sky: 'sunset', land: ['desert'], objects: ['sun'] }],
@@ -29,7 +35,11 @@ describe('readPrompt', () => {
   });
 
   it('collects each colour once, in prompt order', () => {
-    expect(readPrompt('Purple and CYAN lights, more purple, a red door').accents).toEqual(['#9b3fd6', '#1fd2f0', '#e0323c']);
+    expect(readPrompt('Purple and CYAN lights, more purple, a red door').accents).toEqual([
+      '#9b3fd6',
+      '#1fd2f0',
+      '#e0323c',
+    ]);
   });
 
   it('reads nothing special into words it does not know', () => {

@@ -11,7 +11,22 @@ export type SkyTheme = (typeof SKY_THEMES)[number];
 export const LAND_THEMES = ['ocean', 'beach', 'forest', 'mountain', 'snow', 'desert', 'city', 'field'] as const;
 export type LandTheme = (typeof LAND_THEMES)[number];
 
-export const SCENE_OBJECTS = ['sun', 'moon', 'stars', 'clouds', 'rain', 'snowfall', 'lightning', 'trees', 'buildings', 'boats', 'birds', 'flowers', 'planet', 'flames'] as const;
+export const SCENE_OBJECTS = [
+  'sun',
+  'moon',
+  'stars',
+  'clouds',
+  'rain',
+  'snowfall',
+  'lightning',
+  'trees',
+  'buildings',
+  'boats',
+  'birds',
+  'flowers',
+  'planet',
+  'flames',
+] as const;
 export type SceneObject = (typeof SCENE_OBJECTS)[number];
 
 export interface PromptReading {
@@ -238,7 +253,11 @@ function meaningOf(word: string): { meaning?: WordMeaning; colour?: string } {
 const MAX_PROMPT_CHARS = 4_000;
 
 export function readPrompt(prompt: string): PromptReading {
-  const words = prompt.slice(0, MAX_PROMPT_CHARS).toLowerCase().match(/[a-z]+/g) ?? [];
+  const words =
+    prompt
+      .slice(0, MAX_PROMPT_CHARS)
+      .toLowerCase()
+      .match(/[a-z]+/g) ?? [];
   let sky: SkyTheme | undefined;
   const land = new Set<LandTheme>();
   const objects = new Set<SceneObject>();
@@ -291,5 +310,10 @@ export function readPrompt(prompt: string): PromptReading {
   if (land.size === 0 && chosenSky !== 'space') {
     land.add('field');
   }
-  return { sky: chosenSky, land: LAND_THEMES.filter((theme) => land.has(theme)), objects, accents: accents.slice(0, 6) };
+  return {
+    sky: chosenSky,
+    land: LAND_THEMES.filter((theme) => land.has(theme)),
+    objects,
+    accents: accents.slice(0, 6),
+  };
 }

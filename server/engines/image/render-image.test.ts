@@ -55,18 +55,23 @@ describe('renderImage', () => {
     expect(worst.data.length).toBeLessThan(best.data.length / 2);
   });
 
-  it.each(['png', 'jpeg', 'webp'] as const)('gives identical %s bytes for the same request and other bytes for another image', async (format) => {
-    const first = sha((await renderImage(input({ format }))).data);
-    expect(sha((await renderImage(input({ format }))).data)).toBe(first);
-    expect(sha((await renderImage(input({ format, index: 1 }))).data)).not.toBe(first);
-    expect(sha((await renderImage(input({ format, seed: 8 }))).data)).not.toBe(first);
-  });
+  it.each(['png', 'jpeg', 'webp'] as const)(
+    'gives identical %s bytes for the same request and other bytes for another image',
+    async (format) => {
+      const first = sha((await renderImage(input({ format }))).data);
+      expect(sha((await renderImage(input({ format }))).data)).toBe(first);
+      expect(sha((await renderImage(input({ format, index: 1 }))).data)).not.toBe(first);
+      expect(sha((await renderImage(input({ format, seed: 8 }))).data)).not.toBe(first);
+    },
+  );
 
   it('derives a repeatable seed from the prompt when none is given', async () => {
     const unseeded = { seed: undefined };
     const first = sha((await renderImage(input(unseeded))).data);
     expect(sha((await renderImage(input(unseeded))).data)).toBe(first);
-    expect(sha((await renderImage(input({ ...unseeded, prompt: 'calm ocean waves under a golden sun!' }))).data)).not.toBe(first);
+    expect(
+      sha((await renderImage(input({ ...unseeded, prompt: 'calm ocean waves under a golden sun!' }))).data),
+    ).not.toBe(first);
   });
 
   it('paints a night scene far darker than a day scene', async () => {

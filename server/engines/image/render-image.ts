@@ -37,10 +37,14 @@ const DEFAULT_QUALITY: Record<'jpeg' | 'webp', number> = { jpeg: 88, webp: 82 };
 
 function checkSide(value: number, name: string): void {
   if (!Number.isInteger(value) || value < MIN_IMAGE_SIDE || value > MAX_IMAGE_SIDE) {
-    throw new ApiError(400, `The built-in image engine renders ${MIN_IMAGE_SIDE} to ${MAX_IMAGE_SIDE} pixels per side; the ${name} ${value} is outside that.`, {
-      code: 'invalid_size',
-      param: 'size',
-    });
+    throw new ApiError(
+      400,
+      `The built-in image engine renders ${MIN_IMAGE_SIDE} to ${MAX_IMAGE_SIDE} pixels per side; the ${name} ${value} is outside that.`,
+      {
+        code: 'invalid_size',
+        param: 'size',
+      },
+    );
   }
 }
 
@@ -56,16 +60,27 @@ export async function renderImage(input: RenderImageInput): Promise<RenderedImag
   checkSide(input.width, 'width');
   checkSide(input.height, 'height');
   if (!Object.hasOwn(MEDIA_TYPES, input.format)) {
-    throw new ApiError(400, `The built-in image engine writes png, jpeg or webp, not ${String(input.format)}.`, { code: 'invalid_value', param: 'output_format' });
+    throw new ApiError(400, `The built-in image engine writes png, jpeg or webp, not ${String(input.format)}.`, {
+      code: 'invalid_value',
+      param: 'output_format',
+    });
   }
-  const { svg } = buildScene({ prompt: input.prompt, seed: input.seed ?? seedFromText(input.prompt), index: input.index, width: input.width, height: input.height });
+  const { svg } = buildScene({
+    prompt: input.prompt,
+    seed: input.seed ?? seedFromText(input.prompt),
+    index: input.index,
+    width: input.width,
+    height: input.height,
+  });
   const rendered = new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: 'original' } }).render();
   if (input.format === 'png') {
     return { data: ownedCopy(rendered.asPng()), mediaType: MEDIA_TYPES.png };
   }
   const quality = Math.min(100, Math.max(1, Math.round(input.compression ?? DEFAULT_QUALITY[input.format])));
   // The scene is opaque, so the alpha channel carries nothing; dropping it keeps JPEG and WebP simple.
-  const pixels = sharp(rendered.pixels, { raw: { width: rendered.width, height: rendered.height, channels: 4 } }).removeAlpha();
+  const pixels = sharp(rendered.pixels, {
+    raw: { width: rendered.width, height: rendered.height, channels: 4 },
+  }).removeAlpha();
   const encoded = input.format === 'jpeg' ? pixels.jpeg({ quality, mozjpeg: false }) : pixels.webp({ quality });
   const data = await encoded.toBuffer();
   return { data: ownedCopy(data), mediaType: MEDIA_TYPES[input.format] };

@@ -54,7 +54,13 @@ export function num(value: number): string {
   return String(Math.round(value * 10) / 10);
 }
 
-export function createCanvas(width: number, height: number, random: SeededRandom, reading: PromptReading, horizonFraction: number | null): SceneCanvas {
+export function createCanvas(
+  width: number,
+  height: number,
+  random: SeededRandom,
+  reading: PromptReading,
+  horizonFraction: number | null,
+): SceneCanvas {
   const palette = SKY_PALETTES[reading.sky];
   return {
     width,

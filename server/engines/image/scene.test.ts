@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { brightnessOf } from './colour-mix.js';
 import { buildScene, type SceneRequest } from './scene.js';
 
-const request = (prompt: string, overrides: Partial<SceneRequest> = {}): SceneRequest => ({ prompt, seed: 7, index: 0, width: 1024, height: 768, ...overrides });
+const request = (prompt: string, overrides: Partial<SceneRequest> = {}): SceneRequest => ({
+  prompt,
+  seed: 7,
+  index: 0,
+  width: 1024,
+  height: 768,
+  ...overrides,
+});
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** The colours of the sky gradient's stops, top to bottom. */
@@ -12,7 +19,8 @@ function skyStops(svg: string): string[] {
   return [...gradient.matchAll(/stop-color="(#[0-9a-f]{6})"/g)].map((match) => match[1]);
 }
 
-const meanBrightness = (colours: string[]) => colours.reduce((sum, colour) => sum + brightnessOf(colour), 0) / colours.length;
+const meanBrightness = (colours: string[]) =>
+  colours.reduce((sum, colour) => sum + brightnessOf(colour), 0) / colours.length;
 
 describe('buildScene', () => {
   it('draws a night as a dark sky with a moon and stars, and a day as a bright one with a sun', () => {
@@ -37,7 +45,9 @@ describe('buildScene', () => {
   it('draws the land the words name', () => {
     expect(buildScene(request('ocean waves')).svg).toMatch(/<g id="waves"[^>]*>(<path [^>]+>){7,}/);
     expect(buildScene(request('a city skyline')).svg).toContain('<g id="buildings">');
-    expect(buildScene(request('a pine forest')).svg).toMatch(/<g id="trees">(<rect [^>]+>(<polygon [^>]+>){2,3}){18,}<\/g>/);
+    expect(buildScene(request('a pine forest')).svg).toMatch(
+      /<g id="trees">(<rect [^>]+>(<polygon [^>]+>){2,3}){18,}<\/g>/,
+    );
     expect(buildScene(request('desert dunes')).svg).toContain('<g id="dunes">');
     expect(buildScene(request('snowy mountains')).svg).toMatch(/<g id="mountains">.*<g id="snowfall"/);
     expect(buildScene(request('a harbour with boats')).svg).toContain('<g id="boats">');

@@ -5,7 +5,17 @@
  * fonts a machine has.
  */
 import { drawLand } from './draw-land.js';
-import { drawBirds, drawClouds, drawLightning, drawMoon, drawNebulae, drawPlanet, drawSkyGradient, drawStars, drawSun } from './draw-sky.js';
+import {
+  drawBirds,
+  drawClouds,
+  drawLightning,
+  drawMoon,
+  drawNebulae,
+  drawPlanet,
+  drawSkyGradient,
+  drawStars,
+  drawSun,
+} from './draw-sky.js';
 import { drawAccentDiscs, drawFlames, drawRain, drawSnowfall } from './draw-weather.js';
 import { readPrompt, type PromptReading } from './prompt-words.js';
 import { createCanvas } from './scene-canvas.js';
@@ -28,7 +38,13 @@ export interface Scene {
 export function buildScene(request: SceneRequest): Scene {
   const reading = readPrompt(request.prompt);
   const random = seededRandom(`${request.prompt}|${request.seed}|${request.index}`);
-  const canvas = createCanvas(request.width, request.height, random, reading, reading.land.length === 0 ? null : random.between(0.56, 0.66));
+  const canvas = createCanvas(
+    request.width,
+    request.height,
+    random,
+    reading,
+    reading.land.length === 0 ? null : random.between(0.56, 0.66),
+  );
   const { objects } = reading;
   const layers = [drawSkyGradient(canvas)];
   if (reading.sky === 'space') {

@@ -55,7 +55,9 @@ describe('composeSong', () => {
     expect(melodyBars(song, verse.bar, 4)).not.toBe(melodyBars(song, chorus.bar, 4));
     // The chorus sits higher than the verse.
     const mean = (from: number) => {
-      const pitches = melodyBars(song, from, 4).split(' ').map((item) => Number(item.split(':')[1]));
+      const pitches = melodyBars(song, from, 4)
+        .split(' ')
+        .map((item) => Number(item.split(':')[1]));
       return pitches.reduce((sum, pitch) => sum + pitch, 0) / pitches.length;
     };
     expect(mean(chorus.bar)).toBeGreaterThan(mean(verse.bar));
@@ -105,7 +107,9 @@ describe('composeSong', () => {
       const song = composeSong(planFromWords(prompt), 60, 3);
       const chorus = song.sections.find((section) => section.name === 'chorus')!;
       const bar = 4 * TICKS_PER_BEAT;
-      return notesOf(song, 'drums').filter((note) => note.pitch === 36 && note.tick >= (chorus.bar + 1) * bar && note.tick < (chorus.bar + 2) * bar).length;
+      return notesOf(song, 'drums').filter(
+        (note) => note.pitch === 36 && note.tick >= (chorus.bar + 1) * bar && note.tick < (chorus.bar + 2) * bar,
+      ).length;
     };
     expect(kicksPerBar('edm club track')).toBe(4);
     expect(kicksPerBar('rock')).toBe(4);

@@ -91,13 +91,7 @@ const RHYTHMS = {
     [3, 3, 2],
     [-2, 2, 2, 2],
   ],
-  slow: [
-    [4, 4],
-    [6, 2],
-    [8],
-    [4, 2, 2],
-    [-2, 2, 4],
-  ],
+  slow: [[4, 4], [6, 2], [8], [4, 2, 2], [-2, 2, 4]],
 } as const;
 
 interface Chord {
@@ -195,7 +189,10 @@ function makeMotif(plan: MusicPlan, random: Random): Motif {
 
 /** A varied repeat: the same rhythm, a few leanings changed. */
 function varyMotif(motif: Motif, random: Random, amount: number): Motif {
-  return { rhythms: motif.rhythms, moves: motif.moves.map((move) => (random.chance(amount) ? random.pick([-2, -1, 1, 2]) : move)) };
+  return {
+    rhythms: motif.rhythms,
+    moves: motif.moves.map((move) => (random.chance(amount) ? random.pick([-2, -1, 1, 2]) : move)),
+  };
 }
 
 /** Swing for jazz and lofi: off-beat eighths land on the third triplet. */
@@ -261,7 +258,8 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
 
   // The melody walks a scale index (0 = the tonic of octave 5 for a lead, 7 = an octave up).
   const melodyBase = plan.lead === 'flute' ? 72 : plan.lead === 'electric-guitar' || plan.lead === 'guitar' ? 60 : 64;
-  const scaleMidi = (index: number) => melodyBase - (melodyBase % 12) + keyRoot + scale[((index % 7) + 7) % 7] + 12 * Math.floor(index / 7);
+  const scaleMidi = (index: number) =>
+    melodyBase - (melodyBase % 12) + keyRoot + scale[((index % 7) + 7) % 7] + 12 * Math.floor(index / 7);
   // Chords sit between F#2 and F4 whatever the key.
   const chordBase = keyRoot >= 6 ? 36 : 48;
   let melodyIndex = 2;
@@ -273,7 +271,8 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
       motif = varyMotif(motif, random, 0.25);
     }
     const intensity = intensityOf(section.name);
-    const loud = section.name === 'chorus' ? 1 : section.name === 'bridge' ? 0.9 : section.name === 'intro' ? 0.75 : 0.85;
+    const loud =
+      section.name === 'chorus' ? 1 : section.name === 'bridge' ? 0.9 : section.name === 'intro' ? 0.75 : 0.85;
     // The chorus sits higher; the bridge lower; the intro leaves the tune to the chords.
     const register = section.name === 'chorus' ? 5 : section.name === 'bridge' ? 1 : 2;
     melodyIndex = register;
@@ -341,25 +340,48 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
       const voicing = chord.tones.map((tone) => chordBase + keyRoot + tone);
       const chordVelocity = Math.round((plan.harmony === 'pad' || plan.harmony === 'strings' ? 70 : 76) * loud);
       const hold = (start: number, length: number, velocity: number, spread = 0) =>
-        voicing.forEach((pitch, index) => harmony.push({ tick: start + index * spread, duration: length - index * spread, pitch, velocity }));
-      if (plan.harmony === 'pad' || plan.harmony === 'strings' || plan.harmony === 'organ' || section.name === 'intro') {
+        voicing.forEach((pitch, index) =>
+          harmony.push({ tick: start + index * spread, duration: length - index * spread, pitch, velocity }),
+        );
+      if (
+        plan.harmony === 'pad' ||
+        plan.harmony === 'strings' ||
+        plan.harmony === 'organ' ||
+        section.name === 'intro'
+      ) {
         hold(barTick, BAR - 20, chordVelocity);
       } else if (plan.harmony === 'guitar') {
         // Down-up strum: eighths, each stroke's strings a few ticks apart.
         for (let eighth = 0; eighth < 8; eighth += 1) {
           if (eighth === 3 || eighth === 5) continue;
-          hold(swung(barTick + eighth * EIGHTH, plan), EIGHTH - 10, chordVelocity - (eighth % 2) * 14, eighth % 2 === 0 ? 12 : 8);
+          hold(
+            swung(barTick + eighth * EIGHTH, plan),
+            EIGHTH - 10,
+            chordVelocity - (eighth % 2) * 14,
+            eighth % 2 === 0 ? 12 : 8,
+          );
         }
       } else if (plan.genre === 'jazz') {
         hold(barTick + TICKS_PER_BEAT + EIGHTH + TICKS_PER_BEAT / 6, EIGHTH + 60, chordVelocity);
         hold(barTick + 3 * TICKS_PER_BEAT, TICKS_PER_BEAT, chordVelocity - 8);
       } else if (plan.genre === 'rock' || plan.genre === 'edm') {
-        for (let beat = 0; beat < 4; beat += 1) hold(barTick + beat * TICKS_PER_BEAT, TICKS_PER_BEAT - 40, chordVelocity - (beat % 2) * 10);
-      } else if (plan.genre === 'classical' || section.name === 'bridge' || plan.mood === 'calm' || plan.mood === 'sad') {
+        for (let beat = 0; beat < 4; beat += 1)
+          hold(barTick + beat * TICKS_PER_BEAT, TICKS_PER_BEAT - 40, chordVelocity - (beat % 2) * 10);
+      } else if (
+        plan.genre === 'classical' ||
+        section.name === 'bridge' ||
+        plan.mood === 'calm' ||
+        plan.mood === 'sad'
+      ) {
         // Arpeggio: up and down the chord in eighths.
         const order = [0, 1, 2, 3, 4, 3, 2, 1];
         order.forEach((index, eighth) =>
-          harmony.push({ tick: swung(barTick + eighth * EIGHTH, plan), duration: EIGHTH * 2, pitch: arpeggioPitch(chordBase + keyRoot, chord.tones.slice(0, 3), index), velocity: chordVelocity - 6 }),
+          harmony.push({
+            tick: swung(barTick + eighth * EIGHTH, plan),
+            duration: EIGHTH * 2,
+            pitch: arpeggioPitch(chordBase + keyRoot, chord.tones.slice(0, 3), index),
+            velocity: chordVelocity - 6,
+          }),
         );
       } else {
         hold(barTick, 2 * TICKS_PER_BEAT - 20, chordVelocity);
@@ -372,16 +394,20 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
         const low = rootPitch > 43 ? rootPitch - 12 : rootPitch;
         const fifth = low + 7;
         const velocity = Math.round(96 * loud);
-        const add = (start: number, length: number, pitch: number, level = velocity) => bass.push({ tick: swung(start, plan), duration: length, pitch, velocity: level });
+        const add = (start: number, length: number, pitch: number, level = velocity) =>
+          bass.push({ tick: swung(start, plan), duration: length, pitch, velocity: level });
         if (plan.genre === 'edm') {
           for (let beat = 0; beat < 4; beat += 1) add(barTick + beat * TICKS_PER_BEAT + EIGHTH, EIGHTH - 20, low);
         } else if (plan.genre === 'rock') {
-          for (let eighth = 0; eighth < 8; eighth += 1) add(barTick + eighth * EIGHTH, EIGHTH - 20, low, velocity - (eighth % 2) * 10);
+          for (let eighth = 0; eighth < 8; eighth += 1)
+            add(barTick + eighth * EIGHTH, EIGHTH - 20, low, velocity - (eighth % 2) * 10);
         } else if (plan.genre === 'jazz') {
           const next = chords[absoluteBar + 1] ?? tonic;
           const nextRoot = 36 + ((keyRoot + next.tones[0]) % 12);
           const approach = (nextRoot > 43 ? nextRoot - 12 : nextRoot) + (random.chance(0.5) ? 1 : -1);
-          [low, low + chord.tones[1] - chord.tones[0], fifth, approach].forEach((pitch, beat) => add(barTick + beat * TICKS_PER_BEAT, TICKS_PER_BEAT - 30, pitch));
+          [low, low + chord.tones[1] - chord.tones[0], fifth, approach].forEach((pitch, beat) =>
+            add(barTick + beat * TICKS_PER_BEAT, TICKS_PER_BEAT - 30, pitch),
+          );
         } else if (plan.genre === 'lofi' || plan.genre === 'hiphop') {
           add(barTick, 3 * EIGHTH, low);
           add(barTick + 3 * EIGHTH + EIGHTH, EIGHTH, low);
@@ -396,9 +422,22 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
       }
 
       if (plan.drums) {
-        const hits = drumBar(plan.genre as Genre, intensity, { fill: lastOfSection && section.bars >= 4, crash: bar === 0 && section.name !== 'intro' && intensity === 'chorus' }, random);
+        const hits = drumBar(
+          plan.genre as Genre,
+          intensity,
+          {
+            fill: lastOfSection && section.bars >= 4,
+            crash: bar === 0 && section.name !== 'intro' && intensity === 'chorus',
+          },
+          random,
+        );
         for (const hit of hits) {
-          drums.push({ tick: swung(barTick + hit.step * SIXTEENTH, plan), duration: SIXTEENTH, pitch: hit.key, velocity: Math.round(hit.velocity * (section.name === 'intro' ? 0.85 : 1)) });
+          drums.push({
+            tick: swung(barTick + hit.step * SIXTEENTH, plan),
+            duration: SIXTEENTH,
+            pitch: hit.key,
+            velocity: Math.round(hit.velocity * (section.name === 'intro' ? 0.85 : 1)),
+          });
         }
       }
     }
@@ -409,17 +448,35 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
   const ringFor = Math.max(TICKS_PER_BEAT / 2, endTick - finalTick);
   const finalVoicing = tonic.tones.map((tone) => chordBase + keyRoot + tone);
   finalVoicing.forEach((pitch) => harmony.push({ tick: finalTick, duration: ringFor, pitch, velocity: 78 }));
-  melody.push({ tick: finalTick, duration: ringFor, pitch: scaleMidi(Math.max(0, Math.round(melodyIndex / 7)) * 7), velocity: 82 });
+  melody.push({
+    tick: finalTick,
+    duration: ringFor,
+    pitch: scaleMidi(Math.max(0, Math.round(melodyIndex / 7)) * 7),
+    velocity: 82,
+  });
   if (plan.bass) {
     const root = 36 + (keyRoot % 12);
     bass.push({ tick: finalTick, duration: ringFor, pitch: root > 43 ? root - 12 : root, velocity: 92 });
   }
   if (plan.drums && bars > 0) {
-    drums.push({ tick: finalTick, duration: SIXTEENTH, pitch: DRUM.kick, velocity: 100 }, { tick: finalTick, duration: SIXTEENTH, pitch: plan.genre === 'ambient' ? DRUM.shaker : DRUM.crash, velocity: 96 });
+    drums.push(
+      { tick: finalTick, duration: SIXTEENTH, pitch: DRUM.kick, velocity: 100 },
+      {
+        tick: finalTick,
+        duration: SIXTEENTH,
+        pitch: plan.genre === 'ambient' ? DRUM.shaker : DRUM.crash,
+        velocity: 96,
+      },
+    );
   }
   sections.push({ name: 'ending', bar: bars, bars: 1 });
 
-  const reverb = plan.genre === 'ambient' || plan.genre === 'cinematic' || plan.genre === 'classical' ? 96 : plan.genre === 'rock' || plan.genre === 'edm' ? 40 : 64;
+  const reverb =
+    plan.genre === 'ambient' || plan.genre === 'cinematic' || plan.genre === 'classical'
+      ? 96
+      : plan.genre === 'rock' || plan.genre === 'edm'
+        ? 40
+        : 64;
   const clip = (notes: Note[]) =>
     notes
       .filter((note) => note.tick < endTick)
@@ -427,10 +484,26 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
       .sort((a, b) => a.tick - b.tick || a.pitch - b.pitch);
   const parts: Part[] = [
     { name: 'melody', channel: 0, program: GM_PROGRAM[plan.lead], volume: 104, pan: 64, reverb, notes: clip(melody) },
-    { name: 'chords', channel: 1, program: GM_PROGRAM[plan.harmony], volume: plan.harmony === plan.lead ? 78 : 84, pan: 44, reverb, notes: clip(harmony) },
+    {
+      name: 'chords',
+      channel: 1,
+      program: GM_PROGRAM[plan.harmony],
+      volume: plan.harmony === plan.lead ? 78 : 84,
+      pan: 44,
+      reverb,
+      notes: clip(harmony),
+    },
   ];
   if (plan.bass) {
-    parts.push({ name: 'bass', channel: 2, program: bassProgram(plan.genre), volume: 100, pan: 64, reverb: 24, notes: clip(bass) });
+    parts.push({
+      name: 'bass',
+      channel: 2,
+      program: bassProgram(plan.genre),
+      volume: 100,
+      pan: 64,
+      reverb: 24,
+      notes: clip(bass),
+    });
   }
   if (plan.drums) {
     parts.push({ name: 'drums', channel: 9, program: 0, volume: 96, pan: 64, reverb: 40, notes: clip(drums) });

@@ -95,7 +95,12 @@ function accent(step: number): number {
   return step % 16 === 0 ? 1 : step % 4 === 0 ? 0.9 : step % 2 === 0 ? 0.78 : 0.66;
 }
 
-export function drumBar(genre: Genre, intensity: Intensity, options: { fill: boolean; crash: boolean }, random: Random): DrumHit[] {
+export function drumBar(
+  genre: Genre,
+  intensity: Intensity,
+  options: { fill: boolean; crash: boolean },
+  random: Random,
+): DrumHit[] {
   const pattern = PATTERNS[genre][intensity];
   const hits: DrumHit[] = [];
   const base = intensity === 'chorus' ? 112 : intensity === 'verse' ? 98 : 84;
@@ -104,14 +109,17 @@ export function drumBar(genre: Genre, intensity: Intensity, options: { fill: boo
       if (options.fill && step >= 12 && name !== 'kick') {
         continue;
       }
-      const cymbal = name === 'closedHat' || name === 'openHat' || name === 'ride' || name === 'shaker' || name === 'tambourine';
+      const cymbal =
+        name === 'closedHat' || name === 'openHat' || name === 'ride' || name === 'shaker' || name === 'tambourine';
       const velocity = base * accent(step) * (cymbal ? 0.72 : 1) + random.below(9) - 4;
       hits.push({ step, key: DRUM[name], velocity: Math.round(Math.min(127, Math.max(20, velocity))) });
     }
   }
   if (options.fill && genre !== 'classical' && genre !== 'ambient') {
     // The last beat of a section: a snare/tom run that rises into the next one.
-    const voices = random.chance(0.5) ? [DRUM.snare, DRUM.snare, DRUM.highTom, DRUM.lowTom] : [DRUM.highTom, DRUM.highTom, DRUM.lowTom, DRUM.lowTom];
+    const voices = random.chance(0.5)
+      ? [DRUM.snare, DRUM.snare, DRUM.highTom, DRUM.lowTom]
+      : [DRUM.highTom, DRUM.highTom, DRUM.lowTom, DRUM.lowTom];
     voices.forEach((key, index) => hits.push({ step: 12 + index, key, velocity: 78 + index * 10 + random.below(6) }));
   }
   if (options.crash && genre !== 'ambient') {

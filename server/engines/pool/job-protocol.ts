@@ -43,12 +43,19 @@ export function failureOf(error: unknown): JobFailure {
   if (error instanceof ApiError) {
     return { status: error.status, message: error.message, code: error.code, param: error.param };
   }
-  return { status: 500, message: error instanceof Error ? error.message : String(error), code: 'engine_failed', param: null };
+  return {
+    status: 500,
+    message: error instanceof Error ? error.message : String(error),
+    code: 'engine_failed',
+    param: null,
+  };
 }
 
 export function errorOf(failure: JobFailure, engine: string): ApiError {
   if (failure.status >= 500) {
-    return new ApiError(500, `The ${engine} engine failed: ${failure.message}`, { code: failure.code ?? 'engine_failed' });
+    return new ApiError(500, `The ${engine} engine failed: ${failure.message}`, {
+      code: failure.code ?? 'engine_failed',
+    });
   }
   return new ApiError(failure.status, failure.message, { code: failure.code, param: failure.param });
 }

@@ -3,7 +3,14 @@
  * One job at a time per worker; the pool never sends a second before the first is answered.
  */
 import { parentPort } from 'node:worker_threads';
-import { failureOf, transferablesOf, type JobReply, type JobReporter, type JobRequest, type JobTable } from './job-protocol.js';
+import {
+  failureOf,
+  transferablesOf,
+  type JobReply,
+  type JobReporter,
+  type JobRequest,
+  type JobTable,
+} from './job-protocol.js';
 
 export function serveJobs(jobs: JobTable): void {
   const port = parentPort;

@@ -10,7 +10,14 @@ const entry = new URL('../../../test/fakes/pool-jobs-worker.ts', import.meta.url
 let pool: WorkerPool<typeof poolTestJobs> | undefined;
 
 function makePool(overrides: Partial<Parameters<typeof createWorkerPool>[0]> = {}) {
-  pool = createWorkerPool<typeof poolTestJobs>({ name: 'test', entry, size: 1, queueLimit: 1, jobTimeoutMs: 10_000, ...overrides });
+  pool = createWorkerPool<typeof poolTestJobs>({
+    name: 'test',
+    entry,
+    size: 1,
+    queueLimit: 1,
+    jobTimeoutMs: 10_000,
+    ...overrides,
+  });
   return pool;
 }
 
@@ -49,14 +56,18 @@ describe('worker pool', () => {
 
   it('hands the job’s progress reports to the caller, in order, before the result', async () => {
     const seen: number[] = [];
-    const result = await makePool().use(never(), (slot) => slot.run('count', { to: 4 }, { onProgress: (percent) => seen.push(percent) }));
+    const result = await makePool().use(never(), (slot) =>
+      slot.run('count', { to: 4 }, { onProgress: (percent) => seen.push(percent) }),
+    );
     expect(seen).toEqual([25, 50, 75, 100]);
     expect(result).toEqual({ counted: 4 });
   });
 
   it('keeps the event loop free while a job spins the CPU', async () => {
     // In CPU time, which a busy machine does not stretch: the job's 600 ms on this thread would be one hold.
-    const { result, longestHoldMs, cpuMs } = await measureLoopHold(() => makePool().use(never(), (slot) => slot.run('spin', { ms: 600 })));
+    const { result, longestHoldMs, cpuMs } = await measureLoopHold(() =>
+      makePool().use(never(), (slot) => slot.run('spin', { ms: 600 })),
+    );
     expect(result).toEqual({ spun: 600 });
     expect(cpuMs).toBeGreaterThanOrEqual(600);
     expect(longestHoldMs).toBeLessThan(100);
@@ -107,7 +118,8 @@ describe('worker pool', () => {
   it('refuses an owner past its cap of queued and running jobs with 429 and a Retry-After, while other owners still queue', async () => {
     const pool = makePool({ size: 1, queueLimit: 10, perOwnerLimit: 2 });
     const held = gate();
-    const echo = (text: string, owner?: string, signal = never()) => pool.use(signal, (slot) => slot.run('echo', { text }), { owner });
+    const echo = (text: string, owner?: string, signal = never()) =>
+      pool.use(signal, (slot) => slot.run('echo', { text }), { owner });
     const running = pool.use(
       never(),
       async (slot) => {
@@ -121,7 +133,9 @@ describe('worker pool', () => {
     const refusal = await echo('a2', 'a').catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(ApiError);
     expect(refusal).toMatchObject({ status: 429, code: 'key_jobs_limit' });
-    expect((refusal as ApiError).message).toContain('This API key already has 2 test jobs queued or running, the most one key may have');
+    expect((refusal as ApiError).message).toContain(
+      'This API key already has 2 test jobs queued or running, the most one key may have',
+    );
     expect(Number((refusal as ApiError).headers['retry-after'])).toBeGreaterThanOrEqual(1);
     const others = [echo('b0', 'b'), echo('internal')];
     expect(pool.stats().queued).toBe(3);
@@ -131,17 +145,26 @@ describe('worker pool', () => {
     const again = echo('a3', 'a');
     await expect(echo('a4', 'a')).rejects.toMatchObject({ status: 429, code: 'key_jobs_limit' });
     held.open();
-    await expect(Promise.all([running, again, ...others])).resolves.toMatchObject([{ text: 'a0' }, { text: 'a3' }, { text: 'b0' }, { text: 'internal' }]);
+    await expect(Promise.all([running, again, ...others])).resolves.toMatchObject([
+      { text: 'a0' },
+      { text: 'a3' },
+      { text: 'b0' },
+      { text: 'internal' },
+    ]);
     // Finished jobs free the owner's count.
     await expect(Promise.all([echo('a5', 'a'), echo('a6', 'a')])).resolves.toHaveLength(2);
   });
 
   it('answers a job that outgrows the worker heap with 413 engine_out_of_memory and runs the next one on a fresh worker', async () => {
     const pool = makePool({ resourceLimits: { maxOldGenerationSizeMb: 48 } });
-    const failure = await pool.use(never(), (slot) => slot.run('hog', undefined as never)).catch((error: unknown) => error);
+    const failure = await pool
+      .use(never(), (slot) => slot.run('hog', undefined as never))
+      .catch((error: unknown) => error);
     expect(failure).toMatchObject({ status: 413, code: 'engine_out_of_memory' });
     expect((failure as ApiError).message).toContain('needed more memory than a test worker may use (48 MB)');
-    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'after' }))).resolves.toMatchObject({ text: 'after' });
+    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'after' }))).resolves.toMatchObject({
+      text: 'after',
+    });
   });
 
   it('stops a job that outlives the timeout with 504 and serves the next one on a fresh worker', async () => {
@@ -151,9 +174,14 @@ describe('worker pool', () => {
     // The spin is 20 s of CPU time; stopped at the timeout, the process spends at most about 3 s of it, however
     // busy the machine is.
     const cpuBefore = processCpuMs();
-    await expect(pool.use(never(), (slot) => slot.run('spin', { ms: 20_000 }))).rejects.toMatchObject({ status: 504, code: 'generation_timeout' });
+    await expect(pool.use(never(), (slot) => slot.run('spin', { ms: 20_000 }))).rejects.toMatchObject({
+      status: 504,
+      code: 'generation_timeout',
+    });
     expect(processCpuMs() - cpuBefore).toBeLessThan(5_000);
-    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'after' }))).resolves.toMatchObject({ text: 'after' });
+    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'after' }))).resolves.toMatchObject({
+      text: 'after',
+    });
   });
 
   it('stops a running job when its caller goes away, and drops a queued one', async () => {
@@ -171,7 +199,9 @@ describe('worker pool', () => {
     running.abort(new Error('client disconnected'));
     await expect(first).rejects.toThrow('client disconnected');
     expect(pool.stats().busy).toBe(0);
-    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'next' }))).resolves.toMatchObject({ text: 'next' });
+    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'next' }))).resolves.toMatchObject({
+      text: 'next',
+    });
     expect(processCpuMs() - cpuBefore).toBeLessThan(1_000);
   });
 
@@ -181,7 +211,9 @@ describe('worker pool', () => {
     for (let i = 0; i < 5; i += 1) {
       await pool.use(shared.signal, (slot) => slot.run('echo', { text: String(i) }));
     }
-    await expect(pool.use(shared.signal, () => Promise.reject(new Error('step failed')))).rejects.toThrow('step failed');
+    await expect(pool.use(shared.signal, () => Promise.reject(new Error('step failed')))).rejects.toThrow(
+      'step failed',
+    );
     expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
   });
 
@@ -189,7 +221,9 @@ describe('worker pool', () => {
     const pool = makePool();
     const controller = new AbortController();
     let pid = 0;
-    const job = pool.use(controller.signal, (slot) => slot.run('child', { ms: 5_000 }, { onProgress: (reported) => (pid = reported) }));
+    const job = pool.use(controller.signal, (slot) =>
+      slot.run('child', { ms: 5_000 }, { onProgress: (reported) => (pid = reported) }),
+    );
     const deadline = Date.now() + 5_000;
     while (pid === 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -203,9 +237,18 @@ describe('worker pool', () => {
 
   it('passes a job’s own 4xx through and turns a dead worker into a 500, then recovers', async () => {
     const pool = makePool();
-    await expect(pool.use(never(), (slot) => slot.run('refuse', { param: 'voice' }))).rejects.toMatchObject({ status: 400, code: 'bad_value', param: 'voice' });
-    await expect(pool.use(never(), (slot) => slot.run('crash', undefined as never))).rejects.toMatchObject({ status: 500, code: 'engine_failed' });
-    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'alive' }))).resolves.toMatchObject({ text: 'alive' });
+    await expect(pool.use(never(), (slot) => slot.run('refuse', { param: 'voice' }))).rejects.toMatchObject({
+      status: 400,
+      code: 'bad_value',
+      param: 'voice',
+    });
+    await expect(pool.use(never(), (slot) => slot.run('crash', undefined as never))).rejects.toMatchObject({
+      status: 500,
+      code: 'engine_failed',
+    });
+    await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'alive' }))).resolves.toMatchObject({
+      text: 'alive',
+    });
   });
 
   it('lets idle workers exit and refuses new work after close', async () => {

@@ -48,7 +48,11 @@ export interface RunOptions {
 }
 
 export interface PoolSlot<J extends JobTable> {
-  run<K extends keyof J & string>(kind: K, input: Parameters<J[K]>[0], options?: RunOptions): Promise<Awaited<ReturnType<J[K]>>>;
+  run<K extends keyof J & string>(
+    kind: K,
+    input: Parameters<J[K]>[0],
+    options?: RunOptions,
+  ): Promise<Awaited<ReturnType<J[K]>>>;
   /** Fires when the generation must stop: caller gone, timeout or shutdown. Pass it to child processes. */
   signal: AbortSignal;
 }
@@ -226,13 +230,23 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
   function outOfMemory(cause: Error): ApiError {
     const heap = options.resourceLimits?.maxOldGenerationSizeMb;
     const limit = heap === undefined ? '' : ` (${heap} MB)`;
-    return new ApiError(413, `The ${options.name} job needed more memory than a ${options.name} worker may use${limit} and was stopped; the input is too large to process here.`, {
-      code: 'engine_out_of_memory',
-      cause,
-    });
+    return new ApiError(
+      413,
+      `The ${options.name} job needed more memory than a ${options.name} worker may use${limit} and was stopped; the input is too large to process here.`,
+      {
+        code: 'engine_out_of_memory',
+        cause,
+      },
+    );
   }
 
-  function runOn<K extends keyof J & string>(slot: Slot, kind: K, input: unknown, signal: AbortSignal, runOptions: RunOptions = {}): Promise<Awaited<ReturnType<J[K]>>> {
+  function runOn<K extends keyof J & string>(
+    slot: Slot,
+    kind: K,
+    input: unknown,
+    signal: AbortSignal,
+    runOptions: RunOptions = {},
+  ): Promise<Awaited<ReturnType<J[K]>>> {
     signal.throwIfAborted();
     const worker = slot.worker ?? startWorker(slot);
     const id = nextJobId++;
@@ -273,12 +287,21 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
           reject(outOfMemory(error));
           return;
         }
-        reject(new ApiError(500, `The ${options.name} engine stopped: ${error.message}`, { code: 'engine_failed', cause: error }));
+        reject(
+          new ApiError(500, `The ${options.name} engine stopped: ${error.message}`, {
+            code: 'engine_failed',
+            cause: error,
+          }),
+        );
       };
       const onExit = (code: number) => {
         finish();
         killChildren(slot);
-        reject(new ApiError(500, `The ${options.name} engine exited (code ${code}) during the job`, { code: 'engine_failed' }));
+        reject(
+          new ApiError(500, `The ${options.name} engine exited (code ${code}) during the job`, {
+            code: 'engine_failed',
+          }),
+        );
       };
       const onAbort = () => {
         finish();
@@ -296,7 +319,10 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
   return {
     async use(callerSignal, steps, useOptions = {}) {
       if (closed) {
-        throw new ApiError(503, `The ${options.name} engines are shutting down`, { code: 'shutting_down', expected: true });
+        throw new ApiError(503, `The ${options.name} engines are shutting down`, {
+          code: 'shutting_down',
+          expected: true,
+        });
       }
       callerSignal.throwIfAborted();
       const admitted = admit(useOptions.owner);
@@ -311,7 +337,11 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
       const generation = new AbortController();
       const timer = setTimeout(() => {
         generation.abort(
-          new ApiError(504, `The ${options.name} generation took longer than ${options.jobTimeoutMs} ms and was stopped`, { code: 'generation_timeout' }),
+          new ApiError(
+            504,
+            `The ${options.name} generation took longer than ${options.jobTimeoutMs} ms and was stopped`,
+            { code: 'generation_timeout' },
+          ),
         );
       }, options.jobTimeoutMs);
       // The caller's signal is linked by a listener, not `AbortSignal.any`: in Node 20 that costs ~30 µs a call in
@@ -351,7 +381,9 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
     async close() {
       closed = true;
       for (const waiter of queue.drain()) {
-        waiter.refuse(new ApiError(503, `The ${options.name} engines are shutting down`, { code: 'shutting_down', expected: true }));
+        waiter.refuse(
+          new ApiError(503, `The ${options.name} engines are shutting down`, { code: 'shutting_down', expected: true }),
+        );
       }
       await Promise.all(
         slots.map(async (slot) => {

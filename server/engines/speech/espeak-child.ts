@@ -92,7 +92,12 @@ process.stdin.on('data', (chunk: string) => {
       request = JSON.parse(line) as EspeakRequest;
       synthesize(request);
     } catch (error) {
-      reply({ id: request?.id ?? -1, ok: false, message: error instanceof Error ? error.message : String(error), badVoice: false });
+      reply({
+        id: request?.id ?? -1,
+        ok: false,
+        message: error instanceof Error ? error.message : String(error),
+        badVoice: false,
+      });
     }
   }
 });

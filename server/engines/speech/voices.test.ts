@@ -19,18 +19,29 @@ describe('planVoice', () => {
     expect(planVoice(voice, language, withEspeak)).toEqual(plan);
   });
 
-  it.each(['bogus', 'xx', 'fr+nosuchvariant', 'fr+f3+m1'])('refuses the unknown voice %s with a 400 naming valid ones', (voice) => {
-    expect(() => planVoice(voice, 'auto', withEspeak)).toThrow(expect.objectContaining({ status: 400, param: 'voice', message: expect.stringContaining('alloy') }));
-  });
+  it.each(['bogus', 'xx', 'fr+nosuchvariant', 'fr+f3+m1'])(
+    'refuses the unknown voice %s with a 400 naming valid ones',
+    (voice) => {
+      expect(() => planVoice(voice, 'auto', withEspeak)).toThrow(
+        expect.objectContaining({ status: 400, param: 'voice', message: expect.stringContaining('alloy') }),
+      );
+    },
+  );
 
   it('refuses a language no engine speaks', () => {
-    expect(() => planVoice('alloy', 'tlh', withEspeak)).toThrow(expect.objectContaining({ status: 400, param: 'language' }));
+    expect(() => planVoice('alloy', 'tlh', withEspeak)).toThrow(
+      expect.objectContaining({ status: 400, param: 'language' }),
+    );
   });
 
   it('without eSpeak, speaks English and refuses other languages saying how to enable them', () => {
     expect(planVoice('nova', 'en-US', withoutEspeak)).toMatchObject({ engine: 'flite' });
     expect(() => planVoice('nova', 'fr-FR', withoutEspeak)).toThrow(
-      expect.objectContaining({ status: 400, param: 'language', message: expect.stringMatching(/only English.*@echogarden\/espeak-ng-emscripten/) }),
+      expect.objectContaining({
+        status: 400,
+        param: 'language',
+        message: expect.stringMatching(/only English.*@echogarden\/espeak-ng-emscripten/),
+      }),
     );
   });
 });

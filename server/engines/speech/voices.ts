@@ -56,26 +56,38 @@ export function planVoice(voice: string, language: string, options: VoiceOptions
     if (language === 'auto' || isEnglish(language)) {
       return { engine: 'flite', voice: flite, pitchOffset: mapped?.pitchOffset ?? 0 };
     }
-    return { engine: 'espeak', voice: `${espeakLanguage(language, options)}+${mapped?.espeakVariant ?? FLITE_ESPEAK_VARIANT[flite]}`, pitchOffset: 0 };
+    return {
+      engine: 'espeak',
+      voice: `${espeakLanguage(language, options)}+${mapped?.espeakVariant ?? FLITE_ESPEAK_VARIANT[flite]}`,
+      pitchOffset: 0,
+    };
   }
   const [base, variant, ...extra] = name.split('+');
   if (ESPEAK_LANGUAGES.has(base) && extra.length === 0 && (variant === undefined || ESPEAK_VARIANTS.has(variant))) {
     const spoken = language === 'auto' ? requireEspeak(base, options, 'voice') : espeakLanguage(language, options);
     return { engine: 'espeak', voice: variant ? `${spoken}+${variant}` : spoken, pitchOffset: 0 };
   }
-  throw new ApiError(400, `Unknown voice '${voice}'. Voices: ${Object.keys(OPENAI_VOICES).join(', ')}; Flite: slt, rms, awb, kal16; eSpeak NG: a language such as en-us, fr or de, optionally with a variant (en-us+f3).`, {
-    param: 'voice',
-    code: 'unknown_voice',
-  });
+  throw new ApiError(
+    400,
+    `Unknown voice '${voice}'. Voices: ${Object.keys(OPENAI_VOICES).join(', ')}; Flite: slt, rms, awb, kal16; eSpeak NG: a language such as en-us, fr or de, optionally with a variant (en-us+f3).`,
+    {
+      param: 'voice',
+      code: 'unknown_voice',
+    },
+  );
 }
 
 function espeakLanguage(tag: string, options: VoiceOptions): string {
   const language = espeakLanguageFor(tag);
   if (!language) {
-    throw new ApiError(400, `No built-in engine speaks '${tag}'. English is spoken by Flite; eSpeak NG speaks about 140 languages (af, ar, cmn, de, es, fr, hi, it, ja, pt-br, ru, …).`, {
-      param: 'language',
-      code: 'unsupported_language',
-    });
+    throw new ApiError(
+      400,
+      `No built-in engine speaks '${tag}'. English is spoken by Flite; eSpeak NG speaks about 140 languages (af, ar, cmn, de, es, fr, hi, it, ja, pt-br, ru, …).`,
+      {
+        param: 'language',
+        code: 'unsupported_language',
+      },
+    );
   }
   return requireEspeak(language, options, 'language');
 }

@@ -49,7 +49,8 @@ export function runWasiCommand(module: WebAssembly.Module, args: readonly string
   const bytes = () => new Uint8Array(memory!.buffer);
   const decoder = new TextDecoder();
 
-  const contentOf = (file: OpenFile) => (files.get(file.path) ?? new Uint8Array(0)).subarray(0, sizes.get(file.path) ?? 0);
+  const contentOf = (file: OpenFile) =>
+    (files.get(file.path) ?? new Uint8Array(0)).subarray(0, sizes.get(file.path) ?? 0);
   const writeAt = (file: OpenFile, data: Uint8Array) => {
     let buffer = files.get(file.path) ?? new Uint8Array(0);
     const size = sizes.get(file.path) ?? 0;
@@ -66,12 +67,19 @@ export function runWasiCommand(module: WebAssembly.Module, args: readonly string
     sizes.set(file.path, Math.max(size, end));
   };
   const iovecs = (pointer: number, count: number) =>
-    Array.from({ length: count }, (_, i) => ({ pointer: view().getUint32(pointer + i * 8, true), length: view().getUint32(pointer + i * 8 + 4, true) }));
+    Array.from({ length: count }, (_, i) => ({
+      pointer: view().getUint32(pointer + i * 8, true),
+      length: view().getUint32(pointer + i * 8 + 4, true),
+    }));
 
   const imports = {
     args_sizes_get(countPointer: number, sizePointer: number) {
       view().setUint32(countPointer, encodedArgs.length, true);
-      view().setUint32(sizePointer, encodedArgs.reduce((sum, arg) => sum + arg.length, 0), true);
+      view().setUint32(
+        sizePointer,
+        encodedArgs.reduce((sum, arg) => sum + arg.length, 0),
+        true,
+      );
       return ERRNO.success;
     },
     args_get(argvPointer: number, bufferPointer: number) {
@@ -103,7 +111,14 @@ export function runWasiCommand(module: WebAssembly.Module, args: readonly string
       return ERRNO.success;
     },
     fd_fdstat_get(fd: number, pointer: number) {
-      const type = fd <= 2 ? FILETYPE.characterDevice : fd === PREOPEN_FD ? FILETYPE.directory : open.has(fd) ? FILETYPE.regularFile : undefined;
+      const type =
+        fd <= 2
+          ? FILETYPE.characterDevice
+          : fd === PREOPEN_FD
+            ? FILETYPE.directory
+            : open.has(fd)
+              ? FILETYPE.regularFile
+              : undefined;
       if (type === undefined) {
         return ERRNO.badf;
       }
@@ -116,7 +131,14 @@ export function runWasiCommand(module: WebAssembly.Module, args: readonly string
     fd_fdstat_set_flags() {
       return ERRNO.success;
     },
-    path_open(dirFd: number, _lookup: number, pathPointer: number, pathLength: number, openFlags: number, ..._rest: unknown[]) {
+    path_open(
+      dirFd: number,
+      _lookup: number,
+      pathPointer: number,
+      pathLength: number,
+      openFlags: number,
+      ..._rest: unknown[]
+    ) {
       if (dirFd !== PREOPEN_FD) {
         return ERRNO.badf;
       }

@@ -9,17 +9,26 @@ const textOf = (extracted: ExtractedText) => ('text' in extracted ? extracted.te
 
 describe('extractText', () => {
   it('reads the text of a PDF', async () => {
-    const text = textOf(await extractText({ bytes: minimalPdf(['Heliotrope gardens bloom in spring.', 'A line (with parens).']), kind: 'pdf' }));
+    const text = textOf(
+      await extractText({
+        bytes: minimalPdf(['Heliotrope gardens bloom in spring.', 'A line (with parens).']),
+        kind: 'pdf',
+      }),
+    );
     expect(text).toContain('Heliotrope gardens bloom in spring.');
     expect(text).toContain('A line (with parens).');
   });
 
   it('refuses a damaged PDF as unreadable, saying why', async () => {
-    expect(await extractText({ bytes: utf8('%PDF-1.4 not really'), kind: 'pdf' })).toMatchObject({ refused: 'unreadable', reason: expect.stringContaining('could not be read') });
+    expect(await extractText({ bytes: utf8('%PDF-1.4 not really'), kind: 'pdf' })).toMatchObject({
+      refused: 'unreadable',
+      reason: expect.stringContaining('could not be read'),
+    });
   });
 
   it('drops HTML markup and scripts, keeps table cells apart and headings as written', async () => {
-    const html = '<h1>Opening Hours</h1><script>var x = 1;</script><table><tr><th>Day</th><th>Open</th></tr><tr><td>Monday</td><td>9am</td></tr></table>';
+    const html =
+      '<h1>Opening Hours</h1><script>var x = 1;</script><table><tr><th>Day</th><th>Open</th></tr><tr><td>Monday</td><td>9am</td></tr></table>';
     const text = textOf(await extractText({ bytes: utf8(html), kind: 'html' }))!;
     expect(text).toContain('Opening Hours');
     expect(text).not.toContain('var x');
@@ -28,13 +37,22 @@ describe('extractText', () => {
   });
 
   it('turns JSON into path: value lines', async () => {
-    const text = textOf(await extractText({ bytes: utf8(JSON.stringify({ city: { name: 'Lisbon', tags: ['port', 'hills'] } })), kind: 'json' }));
+    const text = textOf(
+      await extractText({
+        bytes: utf8(JSON.stringify({ city: { name: 'Lisbon', tags: ['port', 'hills'] } })),
+        kind: 'json',
+      }),
+    );
     expect(text).toBe('city.name: Lisbon\ncity.tags[0]: port\ncity.tags[1]: hills');
   });
 
   it('refuses bytes that are not text', async () => {
-    expect(await extractText({ bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]), kind: 'text' })).toMatchObject({ refused: 'not_text' });
-    expect(await extractText({ bytes: new Uint8Array([0xff, 0xfe, 0xfd]), kind: 'markdown' })).toMatchObject({ refused: 'not_text' });
+    expect(await extractText({ bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]), kind: 'text' })).toMatchObject(
+      { refused: 'not_text' },
+    );
+    expect(await extractText({ bytes: new Uint8Array([0xff, 0xfe, 0xfd]), kind: 'markdown' })).toMatchObject({
+      refused: 'not_text',
+    });
   });
 });
 
@@ -43,12 +61,16 @@ describe('extractText within its limits', () => {
 
   it('refuses a PDF whose content stream inflates past the decompressed cap, before pdf.js decodes it', async () => {
     const bomb = await pdfBomb(4 * 1024 * 1024);
-    expect(await extractText({ bytes: bomb, kind: 'pdf', limits: limits({ maxDecompressedBytes: 1024 * 1024 }) })).toMatchObject({
+    expect(
+      await extractText({ bytes: bomb, kind: 'pdf', limits: limits({ maxDecompressedBytes: 1024 * 1024 }) }),
+    ).toMatchObject({
       refused: 'decompressed_too_large',
       reason: expect.stringContaining('OMNIGATE_INDEX_MAX_DECOMPRESSED_BYTES'),
     });
     // The control: the same file under a cap it fits is read (a page of lines: no text, but no refusal).
-    expect(await extractText({ bytes: bomb, kind: 'pdf', limits: limits({ maxDecompressedBytes: 8 * 1024 * 1024 }) })).toEqual({ text: '' });
+    expect(
+      await extractText({ bytes: bomb, kind: 'pdf', limits: limits({ maxDecompressedBytes: 8 * 1024 * 1024 }) }),
+    ).toEqual({ text: '' });
   }, 60_000);
 
   it('counts a stream that calls itself an image, behind a name holding `stream`, and a chain of two FlateDecode filters layer by layer', async () => {
@@ -56,7 +78,11 @@ describe('extractText within its limits', () => {
     const inner = deflateSync(Buffer.alloc(8 * 1024 * 1024, 0x20));
     const twice = deflateSync(inner);
     const stream = (dictionary: string, data: Buffer) =>
-      Buffer.concat([Buffer.from(`<< /Length ${data.length} ${dictionary} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+      Buffer.concat([
+        Buffer.from(`<< /Length ${data.length} ${dictionary} >>\nstream\n`, 'latin1'),
+        data,
+        Buffer.from('\nendstream', 'latin1'),
+      ]);
     const pdf = pdfOf([
       '<< /Type /Catalog /Pages 2 0 R >>',
       '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -65,7 +91,9 @@ describe('extractText within its limits', () => {
       stream('/Decoy /Headstream /Subtype /Image /Filter [/FlateDecode /FlateDecode]', twice),
     ]);
     // One layer inflates to ~8 KB; only the second reaches 8 MiB.
-    expect(await extractText({ bytes: pdf, kind: 'pdf', limits: limits({ maxDecompressedBytes: 1024 * 1024 }) })).toMatchObject({ refused: 'decompressed_too_large' });
+    expect(
+      await extractText({ bytes: pdf, kind: 'pdf', limits: limits({ maxDecompressedBytes: 1024 * 1024 }) }),
+    ).toMatchObject({ refused: 'decompressed_too_large' });
   });
 
   it('measures a stream whose keyword ends its line with a lone CR and whose data holds planted `endstream` bytes', async () => {
@@ -86,9 +114,15 @@ describe('extractText within its limits', () => {
       '<< /Type /Catalog /Pages 2 0 R >>',
       '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
       '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
-      Buffer.concat([Buffer.from(`<< /Length ${data.length} /Filter /FlateDecode >>stream\r`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]),
+      Buffer.concat([
+        Buffer.from(`<< /Length ${data.length} /Filter /FlateDecode >>stream\r`, 'latin1'),
+        data,
+        Buffer.from('\nendstream', 'latin1'),
+      ]),
     ]);
-    expect(await extractText({ bytes: pdf, kind: 'pdf', limits: limits({ maxDecompressedBytes: 1024 * 1024 }) })).toMatchObject({ refused: 'decompressed_too_large' });
+    expect(
+      await extractText({ bytes: pdf, kind: 'pdf', limits: limits({ maxDecompressedBytes: 1024 * 1024 }) }),
+    ).toMatchObject({ refused: 'decompressed_too_large' });
   });
 
   it('refuses a PDF of more pages than the cap before parsing a page, and reads one within it', async () => {
@@ -101,9 +135,15 @@ describe('extractText within its limits', () => {
   });
 
   it('refuses text past the character cap, PDF pages and plain text alike', async () => {
-    expect(await extractText({ bytes: manyPagesPdf(5), kind: 'pdf', limits: limits({ maxCharacters: 100 }) })).toMatchObject({ refused: 'too_many_characters' });
-    expect(await extractText({ bytes: utf8('a'.repeat(101)), kind: 'text', limits: limits({ maxCharacters: 100 }) })).toMatchObject({ refused: 'too_many_characters' });
-    expect(await extractText({ bytes: utf8('a'.repeat(100)), kind: 'text', limits: limits({ maxCharacters: 100 }) })).toEqual({ text: 'a'.repeat(100) });
+    expect(
+      await extractText({ bytes: manyPagesPdf(5), kind: 'pdf', limits: limits({ maxCharacters: 100 }) }),
+    ).toMatchObject({ refused: 'too_many_characters' });
+    expect(
+      await extractText({ bytes: utf8('a'.repeat(101)), kind: 'text', limits: limits({ maxCharacters: 100 }) }),
+    ).toMatchObject({ refused: 'too_many_characters' });
+    expect(
+      await extractText({ bytes: utf8('a'.repeat(100)), kind: 'text', limits: limits({ maxCharacters: 100 }) }),
+    ).toEqual({ text: 'a'.repeat(100) });
   });
 
   it('stops between pages once the time budget is spent (a budget no 200-page parse fits in)', async () => {
@@ -112,12 +152,17 @@ describe('extractText within its limits', () => {
       refused: 'time_budget',
       reason: expect.stringContaining('OMNIGATE_INDEX_TIME_BUDGET_MS'),
     });
-    expect(textOf(await extractText({ bytes: pdf, kind: 'pdf' }))?.match(/Page of a very long document/g)).toHaveLength(200);
+    expect(textOf(await extractText({ bytes: pdf, kind: 'pdf' }))?.match(/Page of a very long document/g)).toHaveLength(
+      200,
+    );
   });
 
   it('refuses an encrypted PDF, whose streams cannot be measured before decoding', async () => {
     const pdf = Buffer.from(minimalPdf(['secret']));
-    const encrypted = Buffer.from(pdf.toString('latin1').replace('/Root 1 0 R', '/Root 1 0 R /Encrypt << /Filter /Standard /V 1 /R 2 >>'), 'latin1');
+    const encrypted = Buffer.from(
+      pdf.toString('latin1').replace('/Root 1 0 R', '/Root 1 0 R /Encrypt << /Filter /Standard /V 1 /R 2 >>'),
+      'latin1',
+    );
     expect(await extractText({ bytes: encrypted, kind: 'pdf' })).toMatchObject({ refused: 'encrypted' });
   });
 });

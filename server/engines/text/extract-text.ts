@@ -30,7 +30,14 @@ export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = {
   budgetMs: 10_000,
 };
 
-export type ExtractionRefusal = 'not_text' | 'unreadable' | 'encrypted' | 'too_many_pages' | 'decompressed_too_large' | 'too_many_characters' | 'time_budget';
+export type ExtractionRefusal =
+  | 'not_text'
+  | 'unreadable'
+  | 'encrypted'
+  | 'too_many_pages'
+  | 'decompressed_too_large'
+  | 'too_many_characters'
+  | 'time_budget';
 
 export type ExtractedText = { text: string } | { refused: ExtractionRefusal; reason: string };
 
@@ -45,11 +52,17 @@ const refuse = (refused: ExtractionRefusal, reason: string): ExtractedText => ({
 const NOT_TEXT = refuse('not_text', 'The file is not text (a NUL byte or invalid UTF-8).');
 
 function tooManyCharacters(limits: ExtractionLimits): ExtractedText {
-  return refuse('too_many_characters', `The file's text is longer than ${limits.maxCharacters} characters (OMNIGATE_INDEX_MAX_CHARACTERS).`);
+  return refuse(
+    'too_many_characters',
+    `The file's text is longer than ${limits.maxCharacters} characters (OMNIGATE_INDEX_MAX_CHARACTERS).`,
+  );
 }
 
 function outOfTime(limits: ExtractionLimits): ExtractedText {
-  return refuse('time_budget', `Extracting the file's text took longer than its budget of ${limits.budgetMs} ms (OMNIGATE_INDEX_TIME_BUDGET_MS).`);
+  return refuse(
+    'time_budget',
+    `Extracting the file's text took longer than its budget of ${limits.budgetMs} ms (OMNIGATE_INDEX_TIME_BUDGET_MS).`,
+  );
 }
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
@@ -84,9 +97,16 @@ async function htmlText(html: string): Promise<string> {
     wordwrap: false,
     selectors: [
       // By default cells are glued together ("ab"); a table becomes one line per row, cells split by " | ".
-      { selector: 'table', format: 'dataTable', options: { colSpacing: 3, maxColumnWidth: 10_000, uppercaseHeaderCells: false } },
+      {
+        selector: 'table',
+        format: 'dataTable',
+        options: { colSpacing: 3, maxColumnWidth: 10_000, uppercaseHeaderCells: false },
+      },
       // Headings stay as written: upper-casing them would change what a snippet quotes.
-      ...(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const).map((selector) => ({ selector, options: { uppercase: false } })),
+      ...(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const).map((selector) => ({
+        selector,
+        options: { uppercase: false },
+      })),
       { selector: 'a', options: { ignoreHref: true } },
       { selector: 'img', format: 'skip' },
     ],
@@ -99,7 +119,10 @@ function pageText(items: Array<{ str?: string; hasEOL?: boolean }>): string {
 }
 
 function tooManyPages(pages: number, limits: ExtractionLimits): ExtractedText {
-  return refuse('too_many_pages', `The PDF has ${pages} pages; at most ${limits.maxPages} are indexed (OMNIGATE_INDEX_MAX_PAGES).`);
+  return refuse(
+    'too_many_pages',
+    `The PDF has ${pages} pages; at most ${limits.maxPages} are indexed (OMNIGATE_INDEX_MAX_PAGES).`,
+  );
 }
 
 async function pdfText(bytes: Uint8Array, limits: ExtractionLimits, late: () => boolean): Promise<ExtractedText> {
@@ -118,10 +141,16 @@ async function pdfText(bytes: Uint8Array, limits: ExtractionLimits, late: () => 
     );
   }
   if (streams.encrypted) {
-    return refuse('encrypted', 'The PDF is encrypted: its compressed streams cannot be measured before they are decoded, so it is not indexed.');
+    return refuse(
+      'encrypted',
+      'The PDF is encrypted: its compressed streams cannot be measured before they are decoded, so it is not indexed.',
+    );
   }
   if (streams.unmeasured > 0) {
-    return refuse('unreadable', `${streams.unmeasured} of the PDF's streams use a compression (LZW, RunLength, or Flate inside ASCII85/ASCIIHex) whose size cannot be measured before decoding, so it is not indexed.`);
+    return refuse(
+      'unreadable',
+      `${streams.unmeasured} of the PDF's streams use a compression (LZW, RunLength, or Flate inside ASCII85/ASCIIHex) whose size cannot be measured before decoding, so it is not indexed.`,
+    );
   }
   const { getDocumentProxy } = await import('unpdf');
   // pdf.js takes ownership of (detaches) the buffer it is given; hand it a copy.
@@ -172,7 +201,11 @@ async function plainText(bytes: Uint8Array, kind: TextKind, limits: ExtractionLi
   return plain.length > limits.maxCharacters ? tooManyCharacters(limits) : { text: plain };
 }
 
-export async function extractText({ bytes, kind, limits = DEFAULT_EXTRACTION_LIMITS }: ExtractTextInput): Promise<ExtractedText> {
+export async function extractText({
+  bytes,
+  kind,
+  limits = DEFAULT_EXTRACTION_LIMITS,
+}: ExtractTextInput): Promise<ExtractedText> {
   const deadline = performance.now() + limits.budgetMs;
   const late = () => performance.now() > deadline;
   if (kind !== 'pdf') {
@@ -182,6 +215,9 @@ export async function extractText({ bytes, kind, limits = DEFAULT_EXTRACTION_LIM
     return await pdfText(bytes, limits, late);
   } catch (error) {
     // A damaged PDF, or one that needs a password, is not indexed; the file says why.
-    return refuse('unreadable', `The PDF could not be read: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}.`);
+    return refuse(
+      'unreadable',
+      `The PDF could not be read: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}.`,
+    );
   }
 }

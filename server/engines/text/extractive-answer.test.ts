@@ -26,9 +26,13 @@ describe('extractiveAnswer', () => {
   });
 
   it('never quotes a Markdown heading as a sentence', () => {
-    const markdown = '## Fuel dock\n\nThe fuel dock opens at six and closes at dusk.\n\nFuel dock rules\n===============\n\nPay at the dock office.';
+    const markdown =
+      '## Fuel dock\n\nThe fuel dock opens at six and closes at dusk.\n\nFuel dock rules\n===============\n\nPay at the dock office.';
     const written = extractiveAnswer('When does the fuel dock open?', [{ text: markdown }], 5);
-    expect(written.sentences).toEqual(['The fuel dock opens at six and closes at dusk [1].', 'Pay at the dock office [1].']);
+    expect(written.sentences).toEqual([
+      'The fuel dock opens at six and closes at dusk [1].',
+      'Pay at the dock office [1].',
+    ]);
   });
 
   it('falls back to the first sentence that is no heading', () => {

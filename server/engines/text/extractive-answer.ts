@@ -22,7 +22,9 @@ export interface ExtractiveAnswer {
 }
 
 const STOP_WORDS = new Set(
-  'a an and are as at be by can could did do does for from had has have how i if in into is it its me my no not of on or our she so than that the their them then there these they this to was we were what when where which who why will with would you your'.split(' '),
+  'a an and are as at be by can could did do does for from had has have how i if in into is it its me my no not of on or our she so than that the their them then there these they this to was we were what when where which who why will with would you your'.split(
+    ' ',
+  ),
 );
 const STEM_LENGTH = 5;
 const MIN_SENTENCE_CHARS = 12;
@@ -42,7 +44,12 @@ const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)\s*$/;
 function withoutHeadings(text: string): string {
   const lines = text.split('\n');
   return lines
-    .filter((line, index) => !ATX_HEADING.test(line) && !SETEXT_UNDERLINE.test(line) && !(line.trim() && SETEXT_UNDERLINE.test(lines[index + 1] ?? '')))
+    .filter(
+      (line, index) =>
+        !ATX_HEADING.test(line) &&
+        !SETEXT_UNDERLINE.test(line) &&
+        !(line.trim() && SETEXT_UNDERLINE.test(lines[index + 1] ?? '')),
+    )
     .join('\n');
 }
 
@@ -68,8 +75,16 @@ function cited(sentence: string, marker: number): string {
   return `${match[1]!.trimEnd()} [${marker}]${match[2] || '.'}`;
 }
 
-export function extractiveAnswer(query: string, sources: AnswerSource[], maxSentences = DEFAULT_ANSWER_SENTENCES): ExtractiveAnswer {
-  const terms = new Set(queryTerms(query).filter((term) => !STOP_WORDS.has(term)).map(stem));
+export function extractiveAnswer(
+  query: string,
+  sources: AnswerSource[],
+  maxSentences = DEFAULT_ANSWER_SENTENCES,
+): ExtractiveAnswer {
+  const terms = new Set(
+    queryTerms(query)
+      .filter((term) => !STOP_WORDS.has(term))
+      .map(stem),
+  );
   const candidates: Array<{ text: string; source: number; score: number; position: number }> = [];
   sources.forEach((source, sourceIndex) => {
     sentencesOf(source.text).forEach((text, position) => {
@@ -81,7 +96,12 @@ export function extractiveAnswer(query: string, sources: AnswerSource[], maxSent
         }
       }
       // Earlier sources ranked higher in the search; a small bonus keeps their sentences ahead on ties.
-      candidates.push({ text: trimmed(text), source: sourceIndex, score: hits - sourceIndex * 0.01 - position * 0.001, position });
+      candidates.push({
+        text: trimmed(text),
+        source: sourceIndex,
+        score: hits - sourceIndex * 0.01 - position * 0.001,
+        position,
+      });
     });
   });
   const seen = new Set<string>();

@@ -21,7 +21,12 @@ describe('splitIntoPassages', () => {
     }
     // Sentence passages end at a sentence end.
     expect(passages[0]).toMatch(/here\.$/);
-    expect(passages.join(' ').split(/\s+/).filter((word) => word === 'word')).toHaveLength(1_000);
+    expect(
+      passages
+        .join(' ')
+        .split(/\s+/)
+        .filter((word) => word === 'word'),
+    ).toHaveLength(1_000);
   });
 
   it('gives nothing for blank text', () => {

@@ -43,7 +43,9 @@ function filtersOf(dictionary: string): string[] {
 /** Inflates `data` through `layers` chained zlib inflaters, calling `count` with each final chunk's size; false stops. */
 function inflateThrough(data: Uint8Array, layers: number, count: (size: number) => boolean): Promise<void> {
   // Sync flush on end: a truncated or damaged stream yields what precedes the damage, as pdf.js reads it.
-  const inflaters: Inflate[] = Array.from({ length: layers }, () => createInflate({ finishFlush: constants.Z_SYNC_FLUSH }));
+  const inflaters: Inflate[] = Array.from({ length: layers }, () =>
+    createInflate({ finishFlush: constants.Z_SYNC_FLUSH }),
+  );
   for (let index = 0; index + 1 < inflaters.length; index += 1) {
     inflaters[index].pipe(inflaters[index + 1]);
   }
@@ -70,7 +72,11 @@ function inflateThrough(data: Uint8Array, layers: number, count: (size: number) 
 }
 
 /** Counts the decompressed bytes of every stream in `pdf`, stopping past `limit`. */
-export async function measurePdfStreams(pdf: Uint8Array, limit: number, deadline: () => boolean = () => false): Promise<StreamMeasure> {
+export async function measurePdfStreams(
+  pdf: Uint8Array,
+  limit: number,
+  deadline: () => boolean = () => false,
+): Promise<StreamMeasure> {
   const file = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
   const encrypted = /\/Encrypt\s*(\d+\s+\d+\s+R|<<)/.test(file.toString('latin1', Math.max(0, file.length - 65_536)));
   const measure: StreamMeasure = { bytes: 0, over: false, encrypted, unmeasured: 0 };

@@ -5,12 +5,29 @@ import { queryTerms, safeMatchExpression } from './safe-match.js';
 
 const db = new Database(':memory:');
 db.exec("CREATE VIRTUAL TABLE docs USING fts5(title, body, tokenize='porter unicode61 remove_diacritics 2')");
-db.prepare('INSERT INTO docs (title, body) VALUES (?, ?)').run('notes.md', 'Café opening hours: the NEAR store opens at nine. AND OR NOT are words too. 東京タワー');
+db.prepare('INSERT INTO docs (title, body) VALUES (?, ?)').run(
+  'notes.md',
+  'Café opening hours: the NEAR store opens at nine. AND OR NOT are words too. 東京タワー',
+);
 const search = db.prepare('SELECT title FROM docs WHERE docs MATCH ?');
 
 describe('safeMatchExpression', () => {
   it.each([
-    ['"'], ['*'], ['NEAR('], ['AND OR'], ['-'], ['col:'], ['title:café'], ['a" OR "b'], ['(((('], ['^start'], ['NOT'], ['""""'], ['x AND'], ['\u0000'], ['🙂 emoji'],
+    ['"'],
+    ['*'],
+    ['NEAR('],
+    ['AND OR'],
+    ['-'],
+    ['col:'],
+    ['title:café'],
+    ['a" OR "b'],
+    ['(((('],
+    ['^start'],
+    ['NOT'],
+    ['""""'],
+    ['x AND'],
+    ['\u0000'],
+    ['🙂 emoji'],
   ])('never makes an FTS5 syntax error from %j', (query) => {
     const match = safeMatchExpression(query);
     if (match !== undefined) {

@@ -11,7 +11,10 @@ const MAX_TERMS = 32;
 
 export function queryTerms(query: string): string[] {
   const terms = new Set<string>();
-  for (const match of query.normalize('NFKC').toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
+  for (const match of query
+    .normalize('NFKC')
+    .toLowerCase()
+    .matchAll(/[\p{L}\p{N}]+/gu)) {
     terms.add(match[0]);
     if (terms.size === MAX_TERMS) {
       break;

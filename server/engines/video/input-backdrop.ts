@@ -13,17 +13,27 @@ const FADE_SECONDS = 1.5;
 /** The image's RGBA pixels at exactly `width`×`height` (scaled to cover, centre kept). */
 export async function readBackdrop(image: Uint8Array, width: number, height: number): Promise<Uint8Array> {
   try {
-    const pixels = await sharp(image, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().resize(width, height, { fit: 'cover' }).removeAlpha().ensureAlpha(1).raw().toBuffer();
+    const pixels = await sharp(image, { limitInputPixels: MAX_INPUT_PIXELS })
+      .rotate()
+      .resize(width, height, { fit: 'cover' })
+      .removeAlpha()
+      .ensureAlpha(1)
+      .raw()
+      .toBuffer();
     return new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.byteLength);
   } catch (error) {
     if (isPixelLimitError(error)) {
       throw inputPixelsError('input_reference');
     }
-    throw new ApiError(400, `The input image could not be read: ${error instanceof Error ? error.message : String(error)}`, {
-      code: 'invalid_image',
-      param: 'input_reference',
-      cause: error,
-    });
+    throw new ApiError(
+      400,
+      `The input image could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        code: 'invalid_image',
+        param: 'input_reference',
+        cause: error,
+      },
+    );
   }
 }
 

@@ -49,7 +49,15 @@ function ridgeHeights(stage: Stage, columns: number, low: number, high: number, 
 }
 
 /** Column fills of a ridge: from its top down to `base`, shaded per row from `top` to `bottom` colour. */
-function paintRidge(stage: Stage, heights: Float32Array, base: number, depth: number, top: number, bottom: number, cap: number | null): PaintLayer {
+function paintRidge(
+  stage: Stage,
+  heights: Float32Array,
+  base: number,
+  depth: number,
+  top: number,
+  bottom: number,
+  cap: number | null,
+): PaintLayer {
   const { width } = stage;
   const highest = Math.max(...heights);
   const firstRow = Math.max(0, Math.floor(base - highest));
@@ -80,7 +88,15 @@ export function mountainsLayers(stage: Stage): PaintLayer[] {
   const near = ridgeHeights(stage, columns, unit * 0.04, unit * 0.18, stage.random.integer(6, 11));
   return [
     paintRidge(stage, far, horizon + 1, 0.25, stage.lit('#7a7f9a'), stage.lit('#5d6380'), cap),
-    paintRidge(stage, near, horizon + 1, 0.45, stage.lit(snowy ? '#e6ebf3' : '#56637a'), stage.lit(snowy ? '#c9d3e0' : '#3e4a5e'), null),
+    paintRidge(
+      stage,
+      near,
+      horizon + 1,
+      0.45,
+      stage.lit(snowy ? '#e6ebf3' : '#56637a'),
+      stage.lit(snowy ? '#c9d3e0' : '#3e4a5e'),
+      null,
+    ),
   ];
 }
 
@@ -90,7 +106,13 @@ export function cityLayer(stage: Stage): PaintLayer {
   const columns = Math.ceil(width + stage.maxPan + unit);
   const windowColours = stage.accentsOr(night ? ['#ffd36b', '#ffe9a8'] : ['#cfe3f5', '#a9c7e8']).map(packHex);
   const dark = stage.lit('#30343d');
-  const buildings: { x: number; w: number; h: number; colour: number; windows: { dx: number; dy: number; colour: number; rate: number; phase: number }[] }[] = [];
+  const buildings: {
+    x: number;
+    w: number;
+    h: number;
+    colour: number;
+    windows: { dx: number; dy: number; colour: number; rate: number; phase: number }[];
+  }[] = [];
   for (let x = 0; x < columns; ) {
     const w = unit * random.between(0.05, 0.12);
     const h = unit * random.between(0.08, 0.4);
@@ -100,7 +122,13 @@ export function cityLayer(stage: Stage): PaintLayer {
     for (let dy = cell; dy < h - cell; dy += cell * 1.6) {
       for (let dx = cell * 0.6; dx < w - cell; dx += cell * 1.4) {
         if (random.chance(night ? 0.55 : 0.35)) {
-          windows.push({ dx, dy, colour: random.pick(windowColours), rate: random.chance(0.1) ? random.between(0.2, 0.6) : 0, phase: random.next() });
+          windows.push({
+            dx,
+            dy,
+            colour: random.pick(windowColours),
+            rate: random.chance(0.1) ? random.between(0.2, 0.6) : 0,
+            phase: random.next(),
+          });
         }
       }
     }
@@ -150,7 +178,15 @@ export function oceanLayer(stage: Stage): PaintLayer {
   const top = stage.lit('#4a8fc2');
   const deep = stage.lit('#163f6b');
   const crest = mixPacked(top, packHex('#ffffff'), 0.55);
-  const rows: { y: number; colour: number; crestRow: boolean; period: number; length: number; phase: number; speed: number }[] = [];
+  const rows: {
+    y: number;
+    colour: number;
+    crestRow: boolean;
+    period: number;
+    length: number;
+    phase: number;
+    speed: number;
+  }[] = [];
   let nextCrest = horizon + 2;
   for (let y = horizon; y < bottom; y++) {
     const depth = (y - horizon) / Math.max(1, bottom - horizon);
@@ -196,7 +232,14 @@ export function boatsLayer(stage: Stage): PaintLayer {
   const boats = Array.from({ length: random.integer(1, 3) }, () => {
     const y = horizon + (bottom - horizon) * random.between(0.15, 0.6);
     const size = unit * (0.03 + 0.08 * ((y - horizon) / Math.max(1, bottom - horizon)));
-    return { x: random.between(0, period), y, size, speed: unit * random.between(0.005, 0.015), sail: random.pick(sails), phase: random.next() };
+    return {
+      x: random.between(0, period),
+      y,
+      size,
+      speed: unit * random.between(0.005, 0.015),
+      sail: random.pick(sails),
+      phase: random.next(),
+    };
   });
   return (frame, t) => {
     for (const boat of boats) {
@@ -226,8 +269,15 @@ export function treesLayer(stage: Stage): PaintLayer {
   const cap = stage.lit('#f4f8fb');
   const base = Math.max(horizon, shoreLine(stage));
   const trees = Array.from({ length: forest ? random.integer(14, 26) : random.integer(2, 5) }, () => {
-    const y = forest ? base + random.between(0, 0.08) * (height - base) : base + random.between(0.05, 0.5) * (height - base);
-    return { x: random.between(0, columns), y, size: unit * random.between(0.08, 0.18) * (0.6 + (y - horizon) / Math.max(1, height - horizon)), sway: random.next() };
+    const y = forest
+      ? base + random.between(0, 0.08) * (height - base)
+      : base + random.between(0.05, 0.5) * (height - base);
+    return {
+      x: random.between(0, columns),
+      y,
+      size: unit * random.between(0.08, 0.18) * (0.6 + (y - horizon) / Math.max(1, height - horizon)),
+      sway: random.next(),
+    };
   }).sort((a, b) => a.y - b.y);
   return (frame, t) => {
     for (const tree of trees) {
@@ -262,11 +312,18 @@ export function flowersLayer(stage: Stage): PaintLayer {
   const columns = Math.ceil(width + stage.maxPan + unit);
   const flowers = Array.from({ length: random.integer(30, 60) }, () => {
     const y = top + random.between(0.1, 1) * (height - top);
-    return { x: random.between(0, columns), y, r: unit * 0.012 * (0.5 + (y - top) / Math.max(1, height - top)), colour: random.pick(colours), sway: random.next() };
+    return {
+      x: random.between(0, columns),
+      y,
+      r: unit * 0.012 * (0.5 + (y - top) / Math.max(1, height - top)),
+      colour: random.pick(colours),
+      sway: random.next(),
+    };
   });
   return (frame, t) => {
     for (const flower of flowers) {
-      const x = wrap(flower.x - stage.pan(t, 1), columns) - unit * 0.5 + (triangle(flower.sway + t * 0.4) - 0.5) * flower.r;
+      const x =
+        wrap(flower.x - stage.pan(t, 1), columns) - unit * 0.5 + (triangle(flower.sway + t * 0.4) - 0.5) * flower.r;
       fillEllipse(frame, x, flower.y, flower.r, flower.r, flower.colour);
       fillEllipse(frame, x, flower.y, flower.r * 0.35, flower.r * 0.35, heart);
     }

@@ -15,7 +15,7 @@ export function skyLayer(stage: Stage): PaintLayer {
 export function starsLayer(stage: Stage): PaintLayer {
   const { random, width, unit } = stage;
   const bottom = stage.horizon * 0.9;
-  const count = Math.round(random.between(90, 160) * (width * bottom) / (unit * unit));
+  const count = Math.round((random.between(90, 160) * (width * bottom)) / (unit * unit));
   const white = packHex('#fffdf2');
   const stars = Array.from({ length: count }, () => ({
     x: random.between(0, width),
@@ -52,7 +52,14 @@ export function bodyLayer(stage: Stage, kind: 'sun' | 'moon'): PaintLayer {
   const vy = unit * 0.006 * rise;
   const body = packHex(palette.body);
   const glow = packHex(palette.glow);
-  const seas = kind === 'moon' ? Array.from({ length: 4 }, () => ({ dx: random.between(-0.5, 0.5), dy: random.between(-0.5, 0.5), r: random.between(0.1, 0.25) })) : [];
+  const seas =
+    kind === 'moon'
+      ? Array.from({ length: 4 }, () => ({
+          dx: random.between(-0.5, 0.5),
+          dy: random.between(-0.5, 0.5),
+          r: random.between(0.1, 0.25),
+        }))
+      : [];
   const seaColour = mixPacked(body, packHex('#8a8a9a'), 0.45);
   return (frame, t) => {
     const x = x0 + vx * t - stage.pan(t, 0.1);
@@ -88,7 +95,9 @@ export function cloudsLayer(stage: Stage): PaintLayer {
   const { random, width, unit, palette, reading } = stage;
   const stormy = reading.sky === 'storm';
   const count = random.integer(stormy ? 6 : 3, stormy ? 10 : 6);
-  const colour = stormy ? packHex('#59616d') : mixPacked(packHex('#ffffff'), packHex(palette.shade), 1 - Math.max(0.35, palette.light));
+  const colour = stormy
+    ? packHex('#59616d')
+    : mixPacked(packHex('#ffffff'), packHex(palette.shade), 1 - Math.max(0.35, palette.light));
   const period = width + unit;
   const clouds = Array.from({ length: count }, () => {
     const size = unit * random.between(0.08, 0.16);

@@ -9,12 +9,15 @@ export function rainLayer(stage: Stage): PaintLayer {
   const { random, width, height, unit } = stage;
   const colour = packHex('#c8d4e6');
   const slant = random.between(-0.25, 0.1);
-  const drops = Array.from({ length: Math.round(random.between(180, 260) * ((width * height) / (unit * unit))) }, () => ({
-    x: random.between(0, width),
-    y: random.between(0, height),
-    length: unit * random.between(0.025, 0.05),
-    speed: unit * random.between(1.1, 1.6),
-  }));
+  const drops = Array.from(
+    { length: Math.round(random.between(180, 260) * ((width * height) / (unit * unit))) },
+    () => ({
+      x: random.between(0, width),
+      y: random.between(0, height),
+      length: unit * random.between(0.025, 0.05),
+      speed: unit * random.between(1.1, 1.6),
+    }),
+  );
   const thickness = Math.max(1, unit / 700);
   return (frame, t) => {
     for (const drop of drops) {
@@ -29,22 +32,28 @@ export function rainLayer(stage: Stage): PaintLayer {
 export function snowLayer(stage: Stage): PaintLayer {
   const { random, width, height, unit } = stage;
   const white = packHex('#ffffff');
-  const flakes = Array.from({ length: Math.round(random.between(140, 220) * ((width * height) / (unit * unit))) }, () => {
-    const near = random.next();
-    return {
-      x: random.between(0, width),
-      y: random.between(0, height),
-      r: unit * (0.002 + 0.005 * near),
-      speed: unit * (0.05 + 0.12 * near),
-      sway: unit * random.between(0.005, 0.02),
-      rate: random.between(0.15, 0.4),
-      phase: random.next(),
-    };
-  });
+  const flakes = Array.from(
+    { length: Math.round(random.between(140, 220) * ((width * height) / (unit * unit))) },
+    () => {
+      const near = random.next();
+      return {
+        x: random.between(0, width),
+        y: random.between(0, height),
+        r: unit * (0.002 + 0.005 * near),
+        speed: unit * (0.05 + 0.12 * near),
+        sway: unit * random.between(0.005, 0.02),
+        rate: random.between(0.15, 0.4),
+        phase: random.next(),
+      };
+    },
+  );
   return (frame, t) => {
     for (const flake of flakes) {
       const y = wrap(flake.y + flake.speed * t, height + flake.r * 2) - flake.r;
-      const x = wrap(flake.x + (triangle(flake.phase + t * flake.rate) - 0.5) * 2 * flake.sway - stage.pan(t, 1), width);
+      const x = wrap(
+        flake.x + (triangle(flake.phase + t * flake.rate) - 0.5) * 2 * flake.sway - stage.pan(t, 1),
+        width,
+      );
       fillEllipse(frame, x, y, Math.max(0.8, flake.r), Math.max(0.8, flake.r), white, 0.9);
     }
   };
@@ -82,7 +91,11 @@ export function flamesLayer(stage: Stage, seconds: number): PaintLayer {
       const eased = fraction * fraction * (3 - 2 * fraction);
       const scale = tongue.noise[index] + (tongue.noise[index + 1] - tongue.noise[index]) * eased;
       const tall = tongue.tall * scale;
-      for (const [colour, size, alpha] of [[outer, 1, 0.75], [middle, 0.7, 0.85], [inner, 0.4, 0.9]] as const) {
+      for (const [colour, size, alpha] of [
+        [outer, 1, 0.75],
+        [middle, 0.7, 0.85],
+        [inner, 0.4, 0.9],
+      ] as const) {
         const top = height - tall * size;
         for (let y = Math.max(0, Math.round(top)); y < height; y++) {
           // A tongue narrows to a point: its width goes with the square root of the distance from the tip.
@@ -145,7 +158,15 @@ export function lanternsLayer(stage: Stage): PaintLayer {
     for (const lantern of lanterns) {
       const y = wrap(lantern.y - lantern.speed * t, height + lantern.r * 2) - lantern.r;
       fillEllipse(frame, lantern.x, y, lantern.r, lantern.r, lantern.colour, 0.3);
-      fillEllipse(frame, lantern.x, y, lantern.r * 0.55, lantern.r * 0.55, mixPacked(lantern.colour, packHex('#ffffff'), 0.3), 0.3);
+      fillEllipse(
+        frame,
+        lantern.x,
+        y,
+        lantern.r * 0.55,
+        lantern.r * 0.55,
+        mixPacked(lantern.colour, packHex('#ffffff'), 0.3),
+        0.3,
+      );
     }
   };
 }

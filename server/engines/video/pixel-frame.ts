@@ -66,11 +66,23 @@ function blendRun(pixels: Uint32Array, start: number, end: number, colour: numbe
   for (let index = start; index < end; index++) {
     const under = pixels[index];
     pixels[index] =
-      ((255 << 24) | ((((under >>> 16) & 255) * keep + b) >> 8) << 16 | ((((under >>> 8) & 255) * keep + g) >> 8) << 8 | (((under & 255) * keep + r) >> 8)) >>> 0;
+      ((255 << 24) |
+        (((((under >>> 16) & 255) * keep + b) >> 8) << 16) |
+        (((((under >>> 8) & 255) * keep + g) >> 8) << 8) |
+        (((under & 255) * keep + r) >> 8)) >>>
+      0;
   }
 }
 
-export function fillRect(frame: PixelFrame, x: number, y: number, width: number, height: number, colour: number, alpha = 1): void {
+export function fillRect(
+  frame: PixelFrame,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+  colour: number,
+  alpha = 1,
+): void {
   const top = Math.max(0, Math.round(y));
   const bottom = Math.min(frame.height, Math.round(y + height));
   for (let row = top; row < bottom; row++) {
@@ -79,7 +91,15 @@ export function fillRect(frame: PixelFrame, x: number, y: number, width: number,
 }
 
 /** An axis-aligned ellipse centred on (cx, cy); a disc when the radii are equal. */
-export function fillEllipse(frame: PixelFrame, cx: number, cy: number, rx: number, ry: number, colour: number, alpha = 1): void {
+export function fillEllipse(
+  frame: PixelFrame,
+  cx: number,
+  cy: number,
+  rx: number,
+  ry: number,
+  colour: number,
+  alpha = 1,
+): void {
   if (rx <= 0 || ry <= 0) {
     return;
   }
@@ -93,7 +113,15 @@ export function fillEllipse(frame: PixelFrame, cx: number, cy: number, rx: numbe
 }
 
 /** A soft glow: concentric discs of falling alpha, so no per-pixel distance is computed. */
-export function fillGlow(frame: PixelFrame, cx: number, cy: number, radius: number, colour: number, alpha: number, rings = 5): void {
+export function fillGlow(
+  frame: PixelFrame,
+  cx: number,
+  cy: number,
+  radius: number,
+  colour: number,
+  alpha: number,
+  rings = 5,
+): void {
   for (let ring = rings; ring >= 1; ring--) {
     const r = (radius * ring) / rings;
     fillEllipse(frame, cx, cy, r, r, colour, alpha / rings);
@@ -101,7 +129,16 @@ export function fillGlow(frame: PixelFrame, cx: number, cy: number, radius: numb
 }
 
 /** A straight stroke one pixel wide per step (rain, lightning, bird wings), blended. */
-export function strokeLine(frame: PixelFrame, x0: number, y0: number, x1: number, y1: number, thickness: number, colour: number, alpha = 1): void {
+export function strokeLine(
+  frame: PixelFrame,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  thickness: number,
+  colour: number,
+  alpha = 1,
+): void {
   const steps = Math.max(1, Math.ceil(Math.max(Math.abs(x1 - x0), Math.abs(y1 - y0))));
   const half = thickness / 2;
   for (let step = 0; step <= steps; step++) {

@@ -25,23 +25,26 @@ describe('renderVideo with ffmpeg', () => {
     [240, 320, 1],
     [64, 1920, 1],
     [1280, 720, 1.5],
-  ])('writes an H.264 High MP4 of %i×%i and %f s, moov before mdat, that decodes to its frames', async (width, height, seconds) => {
-    const result = await render({ prompt: 'waves on the sea at dawn', seed: 1, width, height, seconds });
-    expect(result.encoder).toBe('ffmpeg');
-    const info = readMp4(result.video);
-    expect(info.brand).toBe('isom');
-    expect(info.created).toBe(0);
-    expect(info.topLevel.indexOf('moov')).toBeLessThan(info.topLevel.indexOf('mdat'));
-    expect(info.topLevel.indexOf('moov')).toBeGreaterThan(-1);
-    expect(Math.abs(info.seconds - seconds)).toBeLessThan(0.05);
-    expect(info.tracks).toEqual([{ width, height, sampleEntry: 'avc1', avcProfile: 100 }]);
-    const decoded = await decodeVideo(result.video, width, height);
-    expect(decoded.frames).toHaveLength(Math.round(seconds * 24));
-    expect(result).toMatchObject({ frames: Math.round(seconds * 24), seconds: Math.round(seconds * 24) / 24 });
-    expect(pngSize(result.thumbnail)).toEqual({ width, height });
-    // Writes into the work directory are cleaned up by the job itself when it succeeds.
-    expect(await readdir(workDir)).toEqual([]);
-  });
+  ])(
+    'writes an H.264 High MP4 of %i×%i and %f s, moov before mdat, that decodes to its frames',
+    async (width, height, seconds) => {
+      const result = await render({ prompt: 'waves on the sea at dawn', seed: 1, width, height, seconds });
+      expect(result.encoder).toBe('ffmpeg');
+      const info = readMp4(result.video);
+      expect(info.brand).toBe('isom');
+      expect(info.created).toBe(0);
+      expect(info.topLevel.indexOf('moov')).toBeLessThan(info.topLevel.indexOf('mdat'));
+      expect(info.topLevel.indexOf('moov')).toBeGreaterThan(-1);
+      expect(Math.abs(info.seconds - seconds)).toBeLessThan(0.05);
+      expect(info.tracks).toEqual([{ width, height, sampleEntry: 'avc1', avcProfile: 100 }]);
+      const decoded = await decodeVideo(result.video, width, height);
+      expect(decoded.frames).toHaveLength(Math.round(seconds * 24));
+      expect(result).toMatchObject({ frames: Math.round(seconds * 24), seconds: Math.round(seconds * 24) / 24 });
+      expect(pngSize(result.thumbnail)).toEqual({ width, height });
+      // Writes into the work directory are cleaned up by the job itself when it succeeds.
+      expect(await readdir(workDir)).toEqual([]);
+    },
+  );
 
   it('gives the same MP4 for the same prompt, seed, size and length, and another one for another seed', async () => {
     const input = { prompt: 'snow falling on a forest at night', seed: 5, width: 320, height: 180, seconds: 1 };
@@ -85,8 +88,17 @@ describe('renderVideo with ffmpeg', () => {
   });
 
   it('starts from the input image and cross-fades into the animation', async () => {
-    const red = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#e01010' } }).png().toBuffer();
-    const result = await render({ prompt: 'a snowy night', seed: 1, width: 160, height: 120, seconds: 3, inputImage: new Uint8Array(red) });
+    const red = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#e01010' } })
+      .png()
+      .toBuffer();
+    const result = await render({
+      prompt: 'a snowy night',
+      seed: 1,
+      width: 160,
+      height: 120,
+      seconds: 3,
+      inputImage: new Uint8Array(red),
+    });
     const { frames } = await decodeVideo(result.video, 160, 120);
     const redness = (frame: Uint8Array) => {
       let sum = 0;
@@ -103,7 +115,9 @@ describe('renderVideo with ffmpeg', () => {
   });
 
   it('refuses an input image it cannot read with a 400 naming input_reference', async () => {
-    await expect(render({ prompt: 'x', width: 160, height: 120, seconds: 1, inputImage: new Uint8Array([1, 2, 3]) })).rejects.toMatchObject({
+    await expect(
+      render({ prompt: 'x', width: 160, height: 120, seconds: 1, inputImage: new Uint8Array([1, 2, 3]) }),
+    ).rejects.toMatchObject({
       status: 400,
       param: 'input_reference',
     });
@@ -123,7 +137,14 @@ describe('renderVideo with ffmpeg', () => {
 
 describe('renderVideo without ffmpeg', () => {
   it('falls back to the WebAssembly encoder: Baseline, moov moved before mdat, decodable, deterministic', async () => {
-    const input = { prompt: 'sunset over the ocean with boats', seed: 4, width: 320, height: 240, seconds: 2, ffmpeg: null };
+    const input = {
+      prompt: 'sunset over the ocean with boats',
+      seed: 4,
+      width: 320,
+      height: 240,
+      seconds: 2,
+      ffmpeg: null,
+    };
     const result = await render(input);
     expect(result.encoder).toBe('wasm');
     const info = readMp4(result.video);
@@ -135,7 +156,9 @@ describe('renderVideo without ffmpeg', () => {
     expect(decoded.frames).toHaveLength(48);
     // The same frames as ffmpeg's encoding, within what two lossy encoders disagree on.
     const byFfmpeg = await decodeVideo((await render({ ...input, ffmpeg: undefined })).video, 320, 240);
-    expect(Math.abs(meanBrightness(decoded.frames[24], 320, 240) - meanBrightness(byFfmpeg.frames[24], 320, 240))).toBeLessThan(4);
+    expect(
+      Math.abs(meanBrightness(decoded.frames[24], 320, 240) - meanBrightness(byFfmpeg.frames[24], 320, 240)),
+    ).toBeLessThan(4);
     expect(sha((await render(input)).video)).toBe(sha(result.video));
   });
 });

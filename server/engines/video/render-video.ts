@@ -47,11 +47,24 @@ export async function renderVideo(input: RenderVideoInput, reporter: JobReporter
   const { width, height, seconds } = input;
   checkVideoShape({ width, height, seconds });
   const backdrop = input.inputImage ? await readBackdrop(input.inputImage, width, height) : undefined;
-  const scene = buildVideoScene({ prompt: input.prompt, seed: input.seed ?? seedFromText(input.prompt), width, height, seconds });
+  const scene = buildVideoScene({
+    prompt: input.prompt,
+    seed: input.seed ?? seedFromText(input.prompt),
+    width,
+    height,
+    seconds,
+  });
   const total = frameCount(seconds);
   const binary = input.ffmpeg === null ? undefined : (input.ffmpeg ?? ffmpegPath());
   const encoder = binary
-    ? startFfmpegH264({ binary, width, height, fps: VIDEO_FPS, outputPath: `${input.workDir}/video.mp4`, onChild: reporter.childProcess })
+    ? startFfmpegH264({
+        binary,
+        width,
+        height,
+        fps: VIDEO_FPS,
+        outputPath: `${input.workDir}/video.mp4`,
+        onChild: reporter.childProcess,
+      })
     : await (await import('./wasm-h264-encoder.js')).startWasmH264({ width, height, fps: VIDEO_FPS }); // loaded only where it is needed
   let finished = false;
   try {
@@ -69,7 +82,10 @@ export async function renderVideo(input: RenderVideoInput, reporter: JobReporter
         applyBackdrop(frame, backdrop, t);
       }
       if (index === 0) {
-        thumbnail = sharp(frame.bytes.slice(), { raw: { width, height, channels: 4 } }).removeAlpha().png().toBuffer();
+        thumbnail = sharp(frame.bytes.slice(), { raw: { width, height, channels: 4 } })
+          .removeAlpha()
+          .png()
+          .toBuffer();
         thumbnail.catch(() => {}); // awaited below; this only keeps an early failure from being unhandled
       }
       const written = encoder.addFrame(frame.bytes).then(() => {
@@ -88,7 +104,13 @@ export async function renderVideo(input: RenderVideoInput, reporter: JobReporter
     const png = await thumbnail!;
     reporter.progress(100);
     // Copies in ArrayBuffers of their own: the pool transfers them, and sharp's Buffers may not be transferable.
-    return { video: new Uint8Array(video), thumbnail: new Uint8Array(png), frames: total, seconds: total / VIDEO_FPS, encoder: encoder.name };
+    return {
+      video: new Uint8Array(video),
+      thumbnail: new Uint8Array(png),
+      frames: total,
+      seconds: total / VIDEO_FPS,
+      encoder: encoder.name,
+    };
   } finally {
     if (!finished) {
       encoder.abort();

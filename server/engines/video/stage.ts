@@ -24,14 +24,22 @@ export interface Stage extends SceneLayout {
 /** A layer draws itself over the frame at time `t` (seconds). */
 export type PaintLayer = (frame: PixelFrame, t: number) => void;
 
-export function createStage(width: number, height: number, seconds: number, random: SeededRandom, reading: PromptReading, horizonFraction: number | null): Stage {
+export function createStage(
+  width: number,
+  height: number,
+  seconds: number,
+  random: SeededRandom,
+  reading: PromptReading,
+  horizonFraction: number | null,
+): Stage {
   const palette = SKY_PALETTES[reading.sky];
   const unit = Math.min(width, height);
   const stops = palette.stops.map(packHex);
   const skyRows = new Uint32Array(height);
   for (let y = 0; y < height; y++) {
     const along = y / Math.max(1, height - 1);
-    skyRows[y] = along < 0.5 ? mixPacked(stops[0], stops[1], along * 2) : mixPacked(stops[1], stops[2], (along - 0.5) * 2);
+    skyRows[y] =
+      along < 0.5 ? mixPacked(stops[0], stops[1], along * 2) : mixPacked(stops[1], stops[2], (along - 0.5) * 2);
   }
   // A slow drift sideways: about a twentieth of the picture over ten seconds, whichever way the seed says.
   const direction = random.chance(0.5) ? 1 : -1;

@@ -31,10 +31,14 @@ export function checkVideoShape(shape: VideoShape): void {
   checkSide(shape.width, 'width');
   checkSide(shape.height, 'height');
   if (!Number.isFinite(shape.seconds) || shape.seconds < MIN_VIDEO_SECONDS || shape.seconds > MAX_VIDEO_SECONDS) {
-    throw new ApiError(400, `The built-in video engine renders ${MIN_VIDEO_SECONDS} to ${MAX_VIDEO_SECONDS} seconds; ${shape.seconds} is outside that.`, {
-      code: 'invalid_value',
-      param: 'seconds',
-    });
+    throw new ApiError(
+      400,
+      `The built-in video engine renders ${MIN_VIDEO_SECONDS} to ${MAX_VIDEO_SECONDS} seconds; ${shape.seconds} is outside that.`,
+      {
+        code: 'invalid_value',
+        param: 'seconds',
+      },
+    );
   }
 }
 

@@ -33,7 +33,9 @@ describe('video scenes', () => {
         throw new Error(`pixel ${index / 4} is not opaque`);
       }
     }
-    expect(Buffer.from(drawAt('a harbour with boats at sunset', 1.5, 2).bytes).equals(Buffer.from(first.bytes))).toBe(false);
+    expect(Buffer.from(drawAt('a harbour with boats at sunset', 1.5, 2).bytes).equals(Buffer.from(first.bytes))).toBe(
+      false,
+    );
   });
 
   it('lets snow fall: white flakes fill a night sky and are elsewhere a moment later', () => {
@@ -60,7 +62,9 @@ describe('video scenes', () => {
   });
 
   it('reads the words as the image engine does', () => {
-    expect(buildVideoScene({ prompt: 'snowy dunes at dusk', seed: 1, width: 64, height: 64, seconds: 1 }).reading).toMatchObject({
+    expect(
+      buildVideoScene({ prompt: 'snowy dunes at dusk', seed: 1, width: 64, height: 64, seconds: 1 }).reading,
+    ).toMatchObject({
       sky: 'sunset',
       land: ['snow', 'desert'],
     });

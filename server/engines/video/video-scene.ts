@@ -7,7 +7,15 @@
 import { readPrompt, type PromptReading } from '../image/prompt-words.js';
 import { seededRandom } from '../seeded-random.js';
 import { birdsLayer, bodyLayer, cloudsLayer, planetLayer, skyLayer, starsLayer } from './paint-sky.js';
-import { boatsLayer, cityLayer, flowersLayer, groundLayer, mountainsLayers, oceanLayer, treesLayer } from './paint-land.js';
+import {
+  boatsLayer,
+  cityLayer,
+  flowersLayer,
+  groundLayer,
+  mountainsLayers,
+  oceanLayer,
+  treesLayer,
+} from './paint-land.js';
 import { flamesLayer, lanternsLayer, lightningLayer, rainLayer, snowLayer } from './paint-weather.js';
 import type { PixelFrame } from './pixel-frame.js';
 import { createStage, type PaintLayer } from './stage.js';

@@ -45,7 +45,10 @@ function decodeImageBlock(block: AnthropicImageBlockParam, warn: Warn): ImagePar
   if (source.type === 'url') {
     return { type: 'image', url: source.url };
   }
-  warn('image.source', `image source type '${source.type}' is not supported (Files API ids cannot be resolved); the image was dropped`);
+  warn(
+    'image.source',
+    `image source type '${source.type}' is not supported (Files API ids cannot be resolved); the image was dropped`,
+  );
   return null;
 }
 
@@ -97,7 +100,10 @@ function decodeToolResultBlock(block: AnthropicToolResultBlockParam, warn: Warn)
       } else if (inner.type === 'document') {
         content.push(...decodeDocumentBlock(inner as AnthropicDocumentBlockParam, warn));
       } else {
-        warn(`tool_result.content.${inner.type}`, `'${inner.type}' blocks in tool results are not supported; the block was dropped`);
+        warn(
+          `tool_result.content.${inner.type}`,
+          `'${inner.type}' blocks in tool results are not supported; the block was dropped`,
+        );
       }
     }
   }
@@ -117,7 +123,10 @@ export function decodeSystemContent(content: string | AnthropicContentBlockParam
     if (block.type === 'text') {
       parts.push(decodeTextBlock(block as AnthropicTextBlockParam, warn));
     } else {
-      warn(`system.${block.type}`, `'${block.type}' blocks in a system prompt are not supported; the block was dropped`);
+      warn(
+        `system.${block.type}`,
+        `'${block.type}' blocks in a system prompt are not supported; the block was dropped`,
+      );
     }
   }
   return parts;
@@ -169,7 +178,10 @@ export function decodeUserContent(content: string | AnthropicContentBlockParam[]
         break;
       default:
         noteCacheControl(block as { cache_control?: unknown }, warn);
-        warn(`messages.content.${block.type}`, `'${block.type}' blocks in a user message are not supported; the block was dropped`);
+        warn(
+          `messages.content.${block.type}`,
+          `'${block.type}' blocks in a user message are not supported; the block was dropped`,
+        );
     }
   }
   flushUser();
@@ -177,7 +189,10 @@ export function decodeUserContent(content: string | AnthropicContentBlockParam[]
   return messages;
 }
 
-export function decodeAssistantContent(content: string | AnthropicContentBlockParam[], warn: Warn): AssistantMessage | null {
+export function decodeAssistantContent(
+  content: string | AnthropicContentBlockParam[],
+  warn: Warn,
+): AssistantMessage | null {
   if (typeof content === 'string') {
     return { role: 'assistant', content: [{ type: 'text', text: content }] };
   }
@@ -190,7 +205,12 @@ export function decodeAssistantContent(content: string | AnthropicContentBlockPa
       case 'tool_use': {
         const toolUse = block as { id: string; name: string; input: unknown; cache_control?: unknown };
         noteCacheControl(toolUse, warn);
-        parts.push({ type: 'tool-call', id: toolUse.id, name: toolUse.name, arguments: argumentsFromToolInput(toolUse.input) });
+        parts.push({
+          type: 'tool-call',
+          id: toolUse.id,
+          name: toolUse.name,
+          arguments: argumentsFromToolInput(toolUse.input),
+        });
         break;
       }
       case 'thinking': {
@@ -207,7 +227,10 @@ export function decodeAssistantContent(content: string | AnthropicContentBlockPa
         break;
       default:
         noteCacheControl(block as { cache_control?: unknown }, warn);
-        warn(`messages.content.${block.type}`, `'${block.type}' blocks in an assistant message are not supported; the block was dropped`);
+        warn(
+          `messages.content.${block.type}`,
+          `'${block.type}' blocks in an assistant message are not supported; the block was dropped`,
+        );
     }
   }
   return parts.length > 0 ? { role: 'assistant', content: parts } : null;

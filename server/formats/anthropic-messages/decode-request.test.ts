@@ -6,14 +6,20 @@ import type { AnthropicMessagesRequest } from './wire-types.js';
 
 function decode(body: Partial<AnthropicMessagesRequest>) {
   const warnings: CallWarning[] = [];
-  const decoded = decodeMessagesRequest({ model: 'claude-test', max_tokens: 1024, messages: [], ...body } as AnthropicMessagesRequest, (warning) => warnings.push(warning));
+  const decoded = decodeMessagesRequest(
+    { model: 'claude-test', max_tokens: 1024, messages: [], ...body } as AnthropicMessagesRequest,
+    (warning) => warnings.push(warning),
+  );
   return { ...decoded, warnings, fields: warnings.map((warning) => warning.field) };
 }
 
 const WEATHER_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
-  properties: { location: { type: 'string', pattern: '^[A-Z]' }, days: { type: 'integer', exclusiveMinimum: 0, maximum: 9007199254740991 } },
+  properties: {
+    location: { type: 'string', pattern: '^[A-Z]' },
+    days: { type: 'integer', exclusiveMinimum: 0, maximum: 9007199254740991 },
+  },
   required: ['location'],
   additionalProperties: false,
   propertyNames: { pattern: '^[a-z]+$' },
@@ -110,8 +116,17 @@ describe('decodeMessagesRequest: messages', () => {
               role: 'user',
               content: [
                 { type: 'tool_result', tool_use_id: 'toolu_1', content: '1\tThe secret word is plum\n2\t' },
-                { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'denied' }], is_error: true },
-                { type: 'text', text: '<system-reminder>Be careful.</system-reminder>', cache_control: { type: 'ephemeral' } },
+                {
+                  type: 'tool_result',
+                  tool_use_id: 'toolu_2',
+                  content: [{ type: 'text', text: 'denied' }],
+                  is_error: true,
+                },
+                {
+                  type: 'text',
+                  text: '<system-reminder>Be careful.</system-reminder>',
+                  cache_control: { type: 'ephemeral' },
+                },
                 { type: 'text', text: 'Go on.' },
               ],
             },
@@ -121,8 +136,17 @@ describe('decodeMessagesRequest: messages', () => {
           {
             role: 'tool',
             content: [
-              { type: 'tool-result', toolCallId: 'toolu_1', content: [{ type: 'text', text: '1\tThe secret word is plum\n2\t' }] },
-              { type: 'tool-result', toolCallId: 'toolu_2', content: [{ type: 'text', text: 'denied' }], isError: true },
+              {
+                type: 'tool-result',
+                toolCallId: 'toolu_1',
+                content: [{ type: 'text', text: '1\tThe secret word is plum\n2\t' }],
+              },
+              {
+                type: 'tool-result',
+                toolCallId: 'toolu_2',
+                content: [{ type: 'text', text: 'denied' }],
+                isError: true,
+              },
             ],
           },
           {
@@ -260,23 +284,49 @@ describe('decodeMessagesRequest: parameters', () => {
     expect(decode({ messages: [{ role: 'user', content: 'Hi' }] }).stream).toBe(false);
   });
 
-  const toolChoices: Array<[string, { given: AnthropicMessagesRequest['tool_choice']; want: Partial<ChatCallOptions> }]> = [
+  const toolChoices: Array<
+    [string, { given: AnthropicMessagesRequest['tool_choice']; want: Partial<ChatCallOptions> }]
+  > = [
     ['auto', { given: { type: 'auto' }, want: { toolChoice: { type: 'auto' } } }],
     ['any → required', { given: { type: 'any' }, want: { toolChoice: { type: 'required' } } }],
     ['tool → named', { given: { type: 'tool', name: 'Read' }, want: { toolChoice: { type: 'tool', name: 'Read' } } }],
     ['none', { given: { type: 'none' }, want: { toolChoice: { type: 'none' } } }],
-    ['disable_parallel_tool_use → parallelToolCalls false', { given: { type: 'auto', disable_parallel_tool_use: true }, want: { toolChoice: { type: 'auto' }, parallelToolCalls: false } }],
+    [
+      'disable_parallel_tool_use → parallelToolCalls false',
+      {
+        given: { type: 'auto', disable_parallel_tool_use: true },
+        want: { toolChoice: { type: 'auto' }, parallelToolCalls: false },
+      },
+    ],
   ];
   it.each(toolChoices)('tool_choice %s', (_name, { given, want }) => {
     const { options } = decode({ tool_choice: given, messages: [{ role: 'user', content: 'Hi' }] });
-    expect({ toolChoice: options.toolChoice, parallelToolCalls: options.parallelToolCalls }).toEqual({ parallelToolCalls: undefined, ...want });
+    expect({ toolChoice: options.toolChoice, parallelToolCalls: options.parallelToolCalls }).toEqual({
+      parallelToolCalls: undefined,
+      ...want,
+    });
   });
 
   const thinking: Array<[string, { given: Partial<AnthropicMessagesRequest>; want: ChatCallOptions['reasoning'] }]> = [
-    ['enabled → budget', { given: { thinking: { type: 'enabled', budget_tokens: 10000 } }, want: { budgetTokens: 10000 } }],
+    [
+      'enabled → budget',
+      { given: { thinking: { type: 'enabled', budget_tokens: 10000 } }, want: { budgetTokens: 10000 } },
+    ],
     ['adaptive → reasoning without effort', { given: { thinking: { type: 'adaptive' } }, want: {} }],
-    ['adaptive + output_config.effort → effort', { given: { thinking: { type: 'adaptive', display: 'omitted' }, output_config: { effort: 'high' } }, want: { effort: 'high' } }],
-    ['enabled + effort → both', { given: { thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'low' } }, want: { budgetTokens: 2048, effort: 'low' } }],
+    [
+      'adaptive + output_config.effort → effort',
+      {
+        given: { thinking: { type: 'adaptive', display: 'omitted' }, output_config: { effort: 'high' } },
+        want: { effort: 'high' },
+      },
+    ],
+    [
+      'enabled + effort → both',
+      {
+        given: { thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'low' } },
+        want: { budgetTokens: 2048, effort: 'low' },
+      },
+    ],
     ['disabled → none', { given: { thinking: { type: 'disabled' } }, want: undefined }],
     ['absent → none', { given: {}, want: undefined }],
   ];
@@ -285,8 +335,16 @@ describe('decodeMessagesRequest: parameters', () => {
   });
 
   it('output_config.format json_schema becomes a json-schema response format', () => {
-    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
-    const { options, warnings } = decode({ output_config: { format: { type: 'json_schema', schema } }, messages: [{ role: 'user', content: 'Hi' }] });
+    const schema = {
+      type: 'object',
+      properties: { answer: { type: 'string' } },
+      required: ['answer'],
+      additionalProperties: false,
+    };
+    const { options, warnings } = decode({
+      output_config: { format: { type: 'json_schema', schema } },
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(options.responseFormat).toEqual({ type: 'json-schema', name: 'output', schema });
     expect(warnings).toEqual([]);
   });
@@ -298,7 +356,12 @@ describe('decodeMessagesRequest: tools', () => {
       messages: [{ role: 'user', content: 'Hi' }],
       tools: [
         { name: 'get_weather', description: 'Weather by city', input_schema: WEATHER_SCHEMA },
-        { type: 'custom', name: 'Bash', input_schema: { type: 'object', properties: { command: { type: 'string' } } }, strict: true },
+        {
+          type: 'custom',
+          name: 'Bash',
+          input_schema: { type: 'object', properties: { command: { type: 'string' } } },
+          strict: true,
+        },
         { type: 'web_search_20250305', name: 'web_search', max_uses: 5 } as never,
       ],
     });
@@ -307,7 +370,9 @@ describe('decodeMessagesRequest: tools', () => {
       { name: 'Bash', parameters: { type: 'object', properties: { command: { type: 'string' } } }, strict: true },
     ]);
     expect(options.tools?.[0].parameters).toBe(WEATHER_SCHEMA);
-    expect(warnings).toEqual([{ field: 'tools.web_search', reason: "server tool 'web_search_20250305' is not supported; the tool was dropped" }]);
+    expect(warnings).toEqual([
+      { field: 'tools.web_search', reason: "server tool 'web_search_20250305' is not supported; the tool was dropped" },
+    ]);
   });
 
   it('drops tools entirely when only server tools were given', () => {
@@ -334,7 +399,12 @@ describe('decodeMessagesRequest: accepted but not honoured', () => {
         },
       ],
       tools: [
-        { name: 'A', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' }, eager_input_streaming: true },
+        {
+          name: 'A',
+          input_schema: { type: 'object' },
+          cache_control: { type: 'ephemeral' },
+          eager_input_streaming: true,
+        },
         { name: 'B', input_schema: { type: 'object' }, eager_input_streaming: true },
         { name: 'DeferredToolPlaceholder', input_schema: { type: 'object' }, defer_loading: true },
       ],
@@ -346,7 +416,17 @@ describe('decodeMessagesRequest: accepted but not honoured', () => {
       output_config: { effort: 'high', task_budget: 5 },
     });
     expect(fields.sort()).toEqual(
-      ['cache_control', 'citations', 'container', 'context_management', 'defer_loading', 'eager_input_streaming', 'mcp_servers', 'output_config.task_budget', 'service_tier'].sort(),
+      [
+        'cache_control',
+        'citations',
+        'container',
+        'context_management',
+        'defer_loading',
+        'eager_input_streaming',
+        'mcp_servers',
+        'output_config.task_budget',
+        'service_tier',
+      ].sort(),
     );
     expect(options.tools?.map((tool) => tool.name)).toEqual(['A', 'B', 'DeferredToolPlaceholder']);
     expect(options.reasoning).toEqual({ effort: 'high' });
@@ -358,8 +438,21 @@ describe('decodeMessagesRequest: accepted but not honoured', () => {
         {
           role: 'user',
           content: [
-            { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'The grass is green.' }, title: 'Facts' },
-            { type: 'document', source: { type: 'content', content: [{ type: 'text', text: 'Part one.' }, { type: 'text', text: 'Part two.' }] } },
+            {
+              type: 'document',
+              source: { type: 'text', media_type: 'text/plain', data: 'The grass is green.' },
+              title: 'Facts',
+            },
+            {
+              type: 'document',
+              source: {
+                type: 'content',
+                content: [
+                  { type: 'text', text: 'Part one.' },
+                  { type: 'text', text: 'Part two.' },
+                ],
+              },
+            },
             { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0x' } },
             { type: 'text', text: 'Summarise.' },
           ],
@@ -385,7 +478,13 @@ describe('decodeMessagesRequest: accepted but not honoured', () => {
       messages: [
         { role: 'user', content: [{ type: 'search_result', source: 'https://x', title: 't', content: [] }] },
         { role: 'assistant', content: [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} }] },
-        { role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'file_1' } }, { type: 'text', text: 'ok' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'file', file_id: 'file_1' } },
+            { type: 'text', text: 'ok' },
+          ],
+        },
       ],
     });
     expect(options.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'ok' }] }]);
@@ -407,9 +506,21 @@ describe('decodeMessagesRequest: a Claude Code request', () => {
         { type: 'text', text: 'x-anthropic-billing-header: cc_version=2.1.197.135; cc_entrypoint=sdk-cli;' },
         { type: 'text', text: 'You are Claude Code.', cache_control: { type: 'ephemeral' } },
       ],
-      tools: [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }],
+      tools: [
+        {
+          name: 'Read',
+          description: 'Reads a file',
+          input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+        },
+      ],
       messages: [
-        { role: 'user', content: [{ type: 'text', text: '<system-reminder>ctx</system-reminder>' }, { type: 'text', text: 'What is in a.txt?', cache_control: { type: 'ephemeral' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '<system-reminder>ctx</system-reminder>' },
+            { type: 'text', text: 'What is in a.txt?', cache_control: { type: 'ephemeral' } },
+          ],
+        },
         { role: 'system', content: 'Environment: cwd /tmp/w' },
         {
           role: 'assistant',
@@ -418,7 +529,17 @@ describe('decodeMessagesRequest: a Claude Code request', () => {
             { type: 'tool_use', id: 'toolu_01', name: 'Read', input: { file_path: '/tmp/w/a.txt' } },
           ],
         },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '1\tplum\n2\t', cache_control: { type: 'ephemeral' } }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_01',
+              content: '1\tplum\n2\t',
+              cache_control: { type: 'ephemeral' },
+            },
+          ],
+        },
       ],
     });
     expect(stream).toBe(true);
@@ -431,7 +552,13 @@ describe('decodeMessagesRequest: a Claude Code request', () => {
             { type: 'text', text: 'You are Claude Code.' },
           ],
         },
-        { role: 'user', content: [{ type: 'text', text: '<system-reminder>ctx</system-reminder>' }, { type: 'text', text: 'What is in a.txt?' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '<system-reminder>ctx</system-reminder>' },
+            { type: 'text', text: 'What is in a.txt?' },
+          ],
+        },
         { role: 'system', content: [{ type: 'text', text: 'Environment: cwd /tmp/w' }] },
         {
           role: 'assistant',
@@ -440,9 +567,18 @@ describe('decodeMessagesRequest: a Claude Code request', () => {
             { type: 'tool-call', id: 'toolu_01', name: 'Read', arguments: '{"file_path":"/tmp/w/a.txt"}' },
           ],
         },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_01', content: [{ type: 'text', text: '1\tplum\n2\t' }] }] },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'toolu_01', content: [{ type: 'text', text: '1\tplum\n2\t' }] }],
+        },
       ],
-      tools: [{ name: 'Read', description: 'Reads a file', parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }],
+      tools: [
+        {
+          name: 'Read',
+          description: 'Reads a file',
+          parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+        },
+      ],
       maxOutputTokens: 32000,
       reasoning: { effort: 'high' },
     });

@@ -40,7 +40,10 @@ const UNHONOURED_TOP_LEVEL: ReadonlyArray<[keyof AnthropicMessagesRequest, strin
   ['inference_geo', 'inference region selection is not supported'],
 ];
 
-export function decodeMessagesRequest(body: AnthropicMessagesRequest, warn: (warning: CallWarning) => void): DecodedMessagesRequest {
+export function decodeMessagesRequest(
+  body: AnthropicMessagesRequest,
+  warn: (warning: CallWarning) => void,
+): DecodedMessagesRequest {
   const warnOnce = createWarnOnce(warn);
   const messages: ChatMessage[] = [];
 

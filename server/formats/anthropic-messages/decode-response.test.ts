@@ -16,7 +16,13 @@ describe('decodeMessage', () => {
           content: [{ type: 'text', text: 'Hi there.' }],
           stop_reason: 'end_turn',
           stop_sequence: null,
-          usage: { input_tokens: 12, cache_creation_input_tokens: 100, cache_read_input_tokens: 900, output_tokens: 5, service_tier: 'standard' },
+          usage: {
+            input_tokens: 12,
+            cache_creation_input_tokens: 100,
+            cache_read_input_tokens: 900,
+            output_tokens: 5,
+            service_tier: 'standard',
+          },
         },
         want: {
           content: [{ type: 'text', text: 'Hi there.' }],
@@ -37,13 +43,24 @@ describe('decodeMessage', () => {
           ],
           stop_reason: 'tool_use',
           stop_sequence: null,
-          usage: { input_tokens: 40, output_tokens: 60, cache_creation_input_tokens: null, cache_read_input_tokens: null, output_tokens_details: { thinking_tokens: 30 } },
+          usage: {
+            input_tokens: 40,
+            output_tokens: 60,
+            cache_creation_input_tokens: null,
+            cache_read_input_tokens: null,
+            output_tokens_details: { thinking_tokens: 30 },
+          },
         },
         want: {
           content: [
             { type: 'reasoning', text: 'Let me think.', signature: 'EqQBsig' },
             { type: 'reasoning', text: '', redactedData: 'EmwKdata' },
-            { type: 'tool-call', id: 'toolu_1', name: 'get_weather', arguments: '{"location":"Paris","unit":"celsius"}' },
+            {
+              type: 'tool-call',
+              id: 'toolu_1',
+              name: 'get_weather',
+              arguments: '{"location":"Paris","unit":"celsius"}',
+            },
           ],
           finishReason: 'tool-calls',
           usage: { inputTokens: 40, outputTokens: 60, reasoningTokens: 30 },
@@ -53,8 +70,18 @@ describe('decodeMessage', () => {
     [
       'stop sequence',
       {
-        given: { content: [{ type: 'text', text: '1, 2' }], stop_reason: 'stop_sequence', stop_sequence: ', 3', usage: { input_tokens: 3, output_tokens: 4 } },
-        want: { content: [{ type: 'text', text: '1, 2' }], finishReason: 'stop', stopSequence: ', 3', usage: { inputTokens: 3, outputTokens: 4 } },
+        given: {
+          content: [{ type: 'text', text: '1, 2' }],
+          stop_reason: 'stop_sequence',
+          stop_sequence: ', 3',
+          usage: { input_tokens: 3, output_tokens: 4 },
+        },
+        want: {
+          content: [{ type: 'text', text: '1, 2' }],
+          finishReason: 'stop',
+          stopSequence: ', 3',
+          usage: { inputTokens: 3, outputTokens: 4 },
+        },
       },
     ],
     [
@@ -75,6 +102,9 @@ describe('decodeMessage', () => {
     ['model_context_window_exceeded', 'length'],
     [null, 'other'],
   ])('stop_reason %s → %s', (stopReason, finishReason) => {
-    expect(decodeMessage({ content: [], stop_reason: stopReason, usage: { input_tokens: 0, output_tokens: 0 } }).finishReason).toBe(finishReason);
+    expect(
+      decodeMessage({ content: [], stop_reason: stopReason, usage: { input_tokens: 0, output_tokens: 0 } })
+        .finishReason,
+    ).toBe(finishReason);
   });
 });

@@ -27,7 +27,12 @@ export function decodeMessage(message: AnthropicUpstreamMessage): ChatResult {
         content.push({ type: 'reasoning', text: '', redactedData: String(block.data ?? '') });
         break;
       case 'tool_use':
-        content.push({ type: 'tool-call', id: String(block.id), name: String(block.name), arguments: argumentsFromToolInput(block.input) });
+        content.push({
+          type: 'tool-call',
+          id: String(block.id),
+          name: String(block.name),
+          arguments: argumentsFromToolInput(block.input),
+        });
         break;
     }
   }

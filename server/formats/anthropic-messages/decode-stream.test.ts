@@ -20,13 +20,27 @@ async function collect(list: Array<Record<string, unknown>>): Promise<ChatStream
 
 const messageStart = (usage: Record<string, unknown>) => ({
   type: 'message_start',
-  message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude-sonnet-4-5', stop_reason: null, stop_sequence: null, usage },
+  message: {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    content: [],
+    model: 'claude-sonnet-4-5',
+    stop_reason: null,
+    stop_sequence: null,
+    usage,
+  },
 });
 
 describe('decodeMessagesStream', () => {
   it('text, thinking with signature, redacted thinking and a tool call; usage merged from start and delta', async () => {
     const parts = await collect([
-      messageStart({ input_tokens: 12, cache_creation_input_tokens: 2048, cache_read_input_tokens: 1800, output_tokens: 1 }),
+      messageStart({
+        input_tokens: 12,
+        cache_creation_input_tokens: 2048,
+        cache_read_input_tokens: 1800,
+        output_tokens: 1,
+      }),
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
       { type: 'ping' },
       { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Think' } },
@@ -38,14 +52,26 @@ describe('decodeMessagesStream', () => {
       { type: 'content_block_start', index: 2, content_block: { type: 'text', text: '' } },
       { type: 'content_block_delta', index: 2, delta: { type: 'text_delta', text: 'Calling.' } },
       { type: 'content_block_stop', index: 2 },
-      { type: 'content_block_start', index: 3, content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 3,
+        content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} },
+      },
       { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: '' } },
       { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: '{"a"' } },
       { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: ': 1}' } },
       { type: 'content_block_stop', index: 3 },
-      { type: 'content_block_start', index: 4, content_block: { type: 'tool_use', id: 'toolu_2', name: 'g', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 4,
+        content_block: { type: 'tool_use', id: 'toolu_2', name: 'g', input: {} },
+      },
       { type: 'content_block_stop', index: 4 },
-      { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 140, output_tokens_details: { thinking_tokens: 50 } } },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'tool_use', stop_sequence: null },
+        usage: { output_tokens: 140, output_tokens_details: { thinking_tokens: 50 } },
+      },
       { type: 'message_stop' },
     ]);
     expect(parts).toEqual([
@@ -61,17 +87,38 @@ describe('decodeMessagesStream', () => {
       { type: 'tool-call-start', index: 1, id: 'toolu_2', name: 'g' },
       { type: 'tool-call-delta', index: 1, argumentsDelta: '{}' },
       { type: 'tool-call-end', index: 1 },
-      { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 3860, outputTokens: 140, cacheReadTokens: 1800, cacheWriteTokens: 2048, reasoningTokens: 50 } },
+      {
+        type: 'finish',
+        finishReason: 'tool-calls',
+        usage: {
+          inputTokens: 3860,
+          outputTokens: 140,
+          cacheReadTokens: 1800,
+          cacheWriteTokens: 2048,
+          reasoningTokens: 50,
+        },
+      },
     ]);
   });
 
   it('later non-null usage counters in message_delta replace those of message_start', async () => {
     const parts = await collect([
       messageStart({ input_tokens: 10, cache_read_input_tokens: 0, output_tokens: 1 }),
-      { type: 'message_delta', delta: { stop_reason: 'stop_sequence', stop_sequence: 'END' }, usage: { input_tokens: 11, cache_read_input_tokens: null, cache_creation_input_tokens: 5, output_tokens: 7 } },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'stop_sequence', stop_sequence: 'END' },
+        usage: { input_tokens: 11, cache_read_input_tokens: null, cache_creation_input_tokens: 5, output_tokens: 7 },
+      },
       { type: 'message_stop' },
     ]);
-    expect(parts).toEqual([{ type: 'finish', finishReason: 'stop', stopSequence: 'END', usage: { inputTokens: 16, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 5 } }]);
+    expect(parts).toEqual([
+      {
+        type: 'finish',
+        finishReason: 'stop',
+        stopSequence: 'END',
+        usage: { inputTokens: 16, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 5 },
+      },
+    ]);
   });
 
   it.each([
@@ -94,18 +141,30 @@ describe('decodeMessagesStream', () => {
     };
     const error = await run().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
-    expect(error).toMatchObject({ status, provider: 'claude', message: `Upstream claude failed mid-stream (${type}): Overloaded` });
+    expect(error).toMatchObject({
+      status,
+      provider: 'claude',
+      message: `Upstream claude failed mid-stream (${type}): Overloaded`,
+    });
     expect(parts).toEqual([{ type: 'text-delta', text: 'Partial' }]);
   });
 
   it('a stream cut before the stop reason throws 502', async () => {
-    await expect(collect([messageStart({ input_tokens: 1, output_tokens: 1 }), { type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'x' } }])).rejects.toMatchObject({
+    await expect(
+      collect([
+        messageStart({ input_tokens: 1, output_tokens: 1 }),
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'x' } },
+      ]),
+    ).rejects.toMatchObject({
       status: 502,
     });
   });
 
   it('a stream without message_stop but with a stop reason still finishes', async () => {
-    const parts = await collect([messageStart({ input_tokens: 2, output_tokens: 1 }), { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 3 } }]);
+    const parts = await collect([
+      messageStart({ input_tokens: 2, output_tokens: 1 }),
+      { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 3 } },
+    ]);
     expect(parts).toEqual([{ type: 'finish', finishReason: 'stop', usage: { inputTokens: 2, outputTokens: 3 } }]);
   });
 });

@@ -43,7 +43,12 @@ export function streamErrorFromEvent(provider: string, data: unknown): UpstreamE
   const type = typeof error.type === 'string' ? error.type : 'api_error';
   const message = typeof error.message === 'string' ? error.message : 'unknown error';
   const status = type === 'overloaded_error' ? 503 : 502;
-  return new UpstreamError(provider, status, null, `Upstream ${provider} failed mid-stream (${type}): ${message.slice(0, 500)}`);
+  return new UpstreamError(
+    provider,
+    status,
+    null,
+    `Upstream ${provider} failed mid-stream (${type}): ${message.slice(0, 500)}`,
+  );
 }
 
 export async function* decodeMessagesStream(
@@ -86,7 +91,10 @@ export async function* decodeMessagesStream(
             yield { type: 'text-delta', text: block.text };
           }
         } else if (block.type === 'thinking') {
-          blocks.set(index, { kind: 'thinking', signature: typeof block.signature === 'string' ? block.signature : '' });
+          blocks.set(index, {
+            kind: 'thinking',
+            signature: typeof block.signature === 'string' ? block.signature : '',
+          });
           if (typeof block.thinking === 'string' && block.thinking !== '') {
             yield { type: 'reasoning-delta', text: block.thinking };
           }
@@ -107,13 +115,32 @@ export async function* decodeMessagesStream(
         if (!state) {
           break;
         }
-        if (delta.type === 'text_delta' && state.kind === 'text' && typeof delta.text === 'string' && delta.text !== '') {
+        if (
+          delta.type === 'text_delta' &&
+          state.kind === 'text' &&
+          typeof delta.text === 'string' &&
+          delta.text !== ''
+        ) {
           yield { type: 'text-delta', text: delta.text };
-        } else if (delta.type === 'thinking_delta' && state.kind === 'thinking' && typeof delta.thinking === 'string' && delta.thinking !== '') {
+        } else if (
+          delta.type === 'thinking_delta' &&
+          state.kind === 'thinking' &&
+          typeof delta.thinking === 'string' &&
+          delta.thinking !== ''
+        ) {
           yield { type: 'reasoning-delta', text: delta.thinking };
-        } else if (delta.type === 'signature_delta' && state.kind === 'thinking' && typeof delta.signature === 'string') {
+        } else if (
+          delta.type === 'signature_delta' &&
+          state.kind === 'thinking' &&
+          typeof delta.signature === 'string'
+        ) {
           state.signature += delta.signature;
-        } else if (delta.type === 'input_json_delta' && state.kind === 'tool' && typeof delta.partial_json === 'string' && delta.partial_json !== '') {
+        } else if (
+          delta.type === 'input_json_delta' &&
+          state.kind === 'tool' &&
+          typeof delta.partial_json === 'string' &&
+          delta.partial_json !== ''
+        ) {
           state.gotFragment = true;
           yield { type: 'tool-call-delta', index: state.toolIndex, argumentsDelta: delta.partial_json };
         }
@@ -124,12 +151,18 @@ export async function* decodeMessagesStream(
         const state = blocks.get(index);
         blocks.delete(index);
         if (state?.kind === 'thinking') {
-          yield state.signature === '' ? { type: 'reasoning-end' } : { type: 'reasoning-end', signature: state.signature };
+          yield state.signature === ''
+            ? { type: 'reasoning-end' }
+            : { type: 'reasoning-end', signature: state.signature };
         } else if (state?.kind === 'redacted') {
           yield { type: 'reasoning-end', redactedData: state.data };
         } else if (state?.kind === 'tool') {
           if (!state.gotFragment) {
-            yield { type: 'tool-call-delta', index: state.toolIndex, argumentsDelta: argumentsFromToolInput(state.input) };
+            yield {
+              type: 'tool-call-delta',
+              index: state.toolIndex,
+              argumentsDelta: argumentsFromToolInput(state.input),
+            };
           }
           yield { type: 'tool-call-end', index: state.toolIndex };
         }
@@ -158,7 +191,12 @@ export async function* decodeMessagesStream(
     }
   }
   if (!sawStopReason) {
-    throw new UpstreamError(provider, 502, null, `Upstream ${provider} ended the stream before the message was complete`);
+    throw new UpstreamError(
+      provider,
+      502,
+      null,
+      `Upstream ${provider} ended the stream before the message was complete`,
+    );
   }
   yield finishPart();
 }

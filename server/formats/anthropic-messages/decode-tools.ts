@@ -42,7 +42,10 @@ export function decodeTools(tools: AnthropicToolUnion[], warn: Warn): ToolDefini
 }
 
 export function decodeToolChoice(choice: AnthropicToolChoice): { toolChoice: ToolChoice; parallelToolCalls?: boolean } {
-  const parallel = 'disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use === true ? { parallelToolCalls: false } : {};
+  const parallel =
+    'disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use === true
+      ? { parallelToolCalls: false }
+      : {};
   switch (choice.type) {
     case 'auto':
       return { toolChoice: { type: 'auto' }, ...parallel };

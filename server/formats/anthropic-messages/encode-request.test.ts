@@ -6,21 +6,35 @@ import type { AnthropicUpstreamRequest } from './wire-types.js';
 
 function encode(options: ChatCallOptions, stream = false) {
   const warnings: CallWarning[] = [];
-  const body = encodeMessagesRequest(options, 'claude-sonnet-4-5-20250929', { stream, warn: (warning) => warnings.push(warning) });
+  const body = encodeMessagesRequest(options, 'claude-sonnet-4-5-20250929', {
+    stream,
+    warn: (warning) => warnings.push(warning),
+  });
   return { body, warnings, fields: warnings.map((warning) => warning.field) };
 }
 
-const user = (text: string): ChatCallOptions['messages'][number] => ({ role: 'user', content: [{ type: 'text', text }] });
+const user = (text: string): ChatCallOptions['messages'][number] => ({
+  role: 'user',
+  content: [{ type: 'text', text }],
+});
 
 describe('encodeMessagesRequest: messages', () => {
-  const cases: Array<[string, { given: ChatCallOptions['messages']; want: Pick<AnthropicUpstreamRequest, 'messages' | 'system'> }]> = [
+  const cases: Array<
+    [string, { given: ChatCallOptions['messages']; want: Pick<AnthropicUpstreamRequest, 'messages' | 'system'> }]
+  > = [
     [
       'system messages anywhere are hoisted into top-level system blocks, in order',
       {
         given: [
           { role: 'system', content: [{ type: 'text', text: 'You are terse.' }] },
           user('Hi'),
-          { role: 'system', content: [{ type: 'text', text: 'Environment: linux' }, { type: 'text', text: '' }] },
+          {
+            role: 'system',
+            content: [
+              { type: 'text', text: 'Environment: linux' },
+              { type: 'text', text: '' },
+            ],
+          },
           { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] },
           { role: 'system', content: [{ type: 'text', text: 'Agent types: general' }] },
           user('Bye'),
@@ -55,7 +69,12 @@ describe('encodeMessagesRequest: messages', () => {
             role: 'tool',
             content: [
               { type: 'tool-result', toolCallId: 'toolu_1', content: [{ type: 'text', text: '18°C' }] },
-              { type: 'tool-result', toolCallId: 'toolu_2', content: [{ type: 'text', text: 'no data' }], isError: true },
+              {
+                type: 'tool-result',
+                toolCallId: 'toolu_2',
+                content: [{ type: 'text', text: 'no data' }],
+                isError: true,
+              },
             ],
           },
           user('And tomorrow?'),
@@ -93,7 +112,13 @@ describe('encodeMessagesRequest: messages', () => {
         want: {
           messages: [
             { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }] },
-            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }, { type: 'text', text: 'note' }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'tool_result', tool_use_id: 'toolu_1' },
+                { type: 'text', text: 'note' },
+              ],
+            },
           ],
         },
       },
@@ -101,11 +126,30 @@ describe('encodeMessagesRequest: messages', () => {
     [
       'consecutive same-role messages merge; empty ones vanish',
       {
-        given: [user('a'), user(''), user('b'), { role: 'assistant', content: [{ type: 'reasoning', text: 'unsigned' }] }, { role: 'assistant', content: [{ type: 'text', text: 'c' }] }, { role: 'assistant', content: [{ type: 'text', text: 'd' }] }],
+        given: [
+          user('a'),
+          user(''),
+          user('b'),
+          { role: 'assistant', content: [{ type: 'reasoning', text: 'unsigned' }] },
+          { role: 'assistant', content: [{ type: 'text', text: 'c' }] },
+          { role: 'assistant', content: [{ type: 'text', text: 'd' }] },
+        ],
         want: {
           messages: [
-            { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
-            { role: 'assistant', content: [{ type: 'text', text: 'c' }, { type: 'text', text: 'd' }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'a' },
+                { type: 'text', text: 'b' },
+              ],
+            },
+            {
+              role: 'assistant',
+              content: [
+                { type: 'text', text: 'c' },
+                { type: 'text', text: 'd' },
+              ],
+            },
           ],
         },
       },
@@ -155,7 +199,16 @@ describe('encodeMessagesRequest: messages', () => {
           { role: 'assistant', content: [{ type: 'tool-call', id: 'toolu_s', name: 'screenshot', arguments: '{}' }] },
           {
             role: 'tool',
-            content: [{ type: 'tool-result', toolCallId: 'toolu_s', content: [{ type: 'text', text: 'here' }, { type: 'image', data: 'R0lGOD', mediaType: 'image/gif' }] }],
+            content: [
+              {
+                type: 'tool-result',
+                toolCallId: 'toolu_s',
+                content: [
+                  { type: 'text', text: 'here' },
+                  { type: 'image', data: 'R0lGOD', mediaType: 'image/gif' },
+                ],
+              },
+            ],
           },
         ],
         want: {
@@ -204,7 +257,12 @@ describe('encodeMessagesRequest: parameters', () => {
   });
 
   it('maps every supported option', () => {
-    const schema = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { q: { type: 'string' } }, additionalProperties: false };
+    const schema = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { q: { type: 'string' } },
+      additionalProperties: false,
+    };
     const { body, fields } = encode(
       {
         messages: [user('Hi')],
@@ -243,11 +301,18 @@ describe('encodeMessagesRequest: parameters', () => {
     ['auto', { given: { toolChoice: { type: 'auto' } }, want: { type: 'auto' } }],
     ['none', { given: { toolChoice: { type: 'none' } }, want: { type: 'none' } }],
     ['named tool', { given: { toolChoice: { type: 'tool', name: 'f' } }, want: { type: 'tool', name: 'f' } }],
-    ['no choice but no parallel calls', { given: { parallelToolCalls: false }, want: { type: 'auto', disable_parallel_tool_use: true } }],
+    [
+      'no choice but no parallel calls',
+      { given: { parallelToolCalls: false }, want: { type: 'auto', disable_parallel_tool_use: true } },
+    ],
     ['nothing', { given: {}, want: undefined }],
   ];
   it.each(toolChoices)('tool_choice: %s', (_name, { given, want }) => {
-    const { body } = encode({ messages: [user('Hi')], tools: [{ name: 'f', parameters: { type: 'object' } }], ...given });
+    const { body } = encode({
+      messages: [user('Hi')],
+      tools: [{ name: 'f', parameters: { type: 'object' } }],
+      ...given,
+    });
     expect(body.tool_choice).toEqual(want);
   });
 
@@ -265,23 +330,70 @@ describe('encodeMessagesRequest: parameters', () => {
 });
 
 describe('encodeMessagesRequest: thinking', () => {
-  const cases: Array<[string, { given: Partial<ChatCallOptions>; want: Partial<AnthropicUpstreamRequest>; warned?: string[] }]> = [
-    ['a budget is sent as given, max_tokens leaves 4096 for the answer', { given: { reasoning: { budgetTokens: 10000 } }, want: { thinking: { type: 'enabled', budget_tokens: 10000 }, max_tokens: 14096 } }],
-    ['a budget with the caller max tokens', { given: { reasoning: { budgetTokens: 2048 }, maxOutputTokens: 8000 }, want: { thinking: { type: 'enabled', budget_tokens: 2048 }, max_tokens: 8000 } }],
-    ['effort high → budget', { given: { reasoning: { effort: 'high' } }, want: { thinking: { type: 'enabled', budget_tokens: 8192 }, max_tokens: 12288 } }],
-    ['effort fits in half the caller max tokens', { given: { reasoning: { effort: 'high' }, maxOutputTokens: 6000 }, want: { thinking: { type: 'enabled', budget_tokens: 3000 }, max_tokens: 6000 } }],
-    ['too few max tokens for thinking', { given: { reasoning: { effort: 'low' }, maxOutputTokens: 1500 }, want: { thinking: undefined, max_tokens: 1500 }, warned: ['reasoning'] }],
-    ['effort none → no thinking', { given: { reasoning: { effort: 'none' } }, want: { thinking: undefined, max_tokens: 4096 } }],
+  const cases: Array<
+    [string, { given: Partial<ChatCallOptions>; want: Partial<AnthropicUpstreamRequest>; warned?: string[] }]
+  > = [
+    [
+      'a budget is sent as given, max_tokens leaves 4096 for the answer',
+      {
+        given: { reasoning: { budgetTokens: 10000 } },
+        want: { thinking: { type: 'enabled', budget_tokens: 10000 }, max_tokens: 14096 },
+      },
+    ],
+    [
+      'a budget with the caller max tokens',
+      {
+        given: { reasoning: { budgetTokens: 2048 }, maxOutputTokens: 8000 },
+        want: { thinking: { type: 'enabled', budget_tokens: 2048 }, max_tokens: 8000 },
+      },
+    ],
+    [
+      'effort high → budget',
+      {
+        given: { reasoning: { effort: 'high' } },
+        want: { thinking: { type: 'enabled', budget_tokens: 8192 }, max_tokens: 12288 },
+      },
+    ],
+    [
+      'effort fits in half the caller max tokens',
+      {
+        given: { reasoning: { effort: 'high' }, maxOutputTokens: 6000 },
+        want: { thinking: { type: 'enabled', budget_tokens: 3000 }, max_tokens: 6000 },
+      },
+    ],
+    [
+      'too few max tokens for thinking',
+      {
+        given: { reasoning: { effort: 'low' }, maxOutputTokens: 1500 },
+        want: { thinking: undefined, max_tokens: 1500 },
+        warned: ['reasoning'],
+      },
+    ],
+    [
+      'effort none → no thinking',
+      { given: { reasoning: { effort: 'none' } }, want: { thinking: undefined, max_tokens: 4096 } },
+    ],
     ['no effort → adaptive', { given: { reasoning: {} }, want: { thinking: { type: 'adaptive' }, max_tokens: 4096 } }],
     [
       'sampling the API refuses with thinking is dropped',
       {
         given: { reasoning: { budgetTokens: 1024 }, temperature: 0.5, topK: 3, topP: 0.5 },
-        want: { thinking: { type: 'enabled', budget_tokens: 1024 }, temperature: undefined, top_k: undefined, top_p: undefined },
+        want: {
+          thinking: { type: 'enabled', budget_tokens: 1024 },
+          temperature: undefined,
+          top_k: undefined,
+          top_p: undefined,
+        },
         warned: ['temperature', 'top_p', 'top_k'],
       },
     ],
-    ['temperature 1 and top_p 0.95 are allowed with thinking', { given: { reasoning: { budgetTokens: 1024 }, temperature: 1, topP: 0.95 }, want: { temperature: 1, top_p: 0.95 } }],
+    [
+      'temperature 1 and top_p 0.95 are allowed with thinking',
+      {
+        given: { reasoning: { budgetTokens: 1024 }, temperature: 1, topP: 0.95 },
+        want: { temperature: 1, top_p: 0.95 },
+      },
+    ],
   ];
   it.each(cases)('%s', (_name, { given, want, warned = [] }) => {
     const { body, fields } = encode({ messages: [user('Hi')], ...given });
@@ -295,8 +407,17 @@ describe('encodeMessagesRequest: thinking', () => {
       reasoning: { effort: 'medium' },
       messages: [
         user('Read a.txt'),
-        { role: 'assistant', content: [{ type: 'reasoning', text: 'from another provider' }, { type: 'tool-call', id: 'call_1', name: 'Read', arguments: '{"file_path":"a.txt"}' }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', content: [{ type: 'text', text: 'plum' }] }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'from another provider' },
+            { type: 'tool-call', id: 'call_1', name: 'Read', arguments: '{"file_path":"a.txt"}' },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'call_1', content: [{ type: 'text', text: 'plum' }] }],
+        },
       ],
     });
     expect(body.thinking).toBeUndefined();
@@ -309,8 +430,17 @@ describe('encodeMessagesRequest: thinking', () => {
       reasoning: { budgetTokens: 2000 },
       messages: [
         user('Read a.txt'),
-        { role: 'assistant', content: [{ type: 'reasoning', text: 'need it', signature: 'EqQB' }, { type: 'tool-call', id: 'toolu_1', name: 'Read', arguments: '{}' }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_1', content: [{ type: 'text', text: 'plum' }] }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'need it', signature: 'EqQB' },
+            { type: 'tool-call', id: 'toolu_1', name: 'Read', arguments: '{}' },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'toolu_1', content: [{ type: 'text', text: 'plum' }] }],
+        },
       ],
     });
     expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 });

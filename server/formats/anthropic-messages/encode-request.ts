@@ -72,11 +72,18 @@ function encodeImage(part: ImagePart, warn: (warning: CallWarning) => void): Ant
       return { type: 'image', source: { type: 'url', url: part.url } };
     }
   }
-  warn({ field: 'image', reason: 'only http(s) URLs, base64 data URLs and inline base64 images can be sent to Anthropic; the image was dropped' });
+  warn({
+    field: 'image',
+    reason:
+      'only http(s) URLs, base64 data URLs and inline base64 images can be sent to Anthropic; the image was dropped',
+  });
   return null;
 }
 
-function encodeUserParts(parts: Array<TextPart | ImagePart>, warn: (warning: CallWarning) => void): Array<AnthropicUpstreamTextBlock | AnthropicUpstreamImageBlock> {
+function encodeUserParts(
+  parts: Array<TextPart | ImagePart>,
+  warn: (warning: CallWarning) => void,
+): Array<AnthropicUpstreamTextBlock | AnthropicUpstreamImageBlock> {
   const blocks: Array<AnthropicUpstreamTextBlock | AnthropicUpstreamImageBlock> = [];
   for (const part of parts) {
     if (part.type === 'text') {
@@ -93,7 +100,10 @@ function encodeUserParts(parts: Array<TextPart | ImagePart>, warn: (warning: Cal
   return blocks;
 }
 
-function encodeToolResult(part: ToolResultPart, warn: (warning: CallWarning) => void): AnthropicUpstreamToolResultBlock {
+function encodeToolResult(
+  part: ToolResultPart,
+  warn: (warning: CallWarning) => void,
+): AnthropicUpstreamToolResultBlock {
   const block: AnthropicUpstreamToolResultBlock = { type: 'tool_result', tool_use_id: part.toolCallId };
   const content = encodeUserParts(part.content, warn);
   if (content.length === 1 && content[0].type === 'text') {
@@ -107,7 +117,10 @@ function encodeToolResult(part: ToolResultPart, warn: (warning: CallWarning) => 
   return block;
 }
 
-function encodeMessage(message: Exclude<ChatMessage, { role: 'system' }>, warn: (warning: CallWarning) => void): WireMessage {
+function encodeMessage(
+  message: Exclude<ChatMessage, { role: 'system' }>,
+  warn: (warning: CallWarning) => void,
+): WireMessage {
   switch (message.role) {
     case 'user':
       return { role: 'user', content: encodeUserParts(message.content, warn) };
@@ -127,7 +140,12 @@ function encodeMessage(message: Exclude<ChatMessage, { role: 'system' }>, warn: 
             content.push({ type: 'thinking', thinking: part.text, signature: part.signature });
           }
         } else {
-          content.push({ type: 'tool_use', id: part.id, name: part.name, input: toolInputFromArguments(part.arguments) });
+          content.push({
+            type: 'tool_use',
+            id: part.id,
+            name: part.name,
+            input: toolInputFromArguments(part.arguments),
+          });
         }
       }
       return { role: 'assistant', content };
@@ -171,7 +189,10 @@ function toolLoopLacksThinking(messages: WireMessage[]): boolean {
   if (!last || !assistant || last.role !== 'user' || assistant.role !== 'assistant') {
     return false;
   }
-  if (!last.content.some((block) => block.type === 'tool_result') || !assistant.content.some((block) => block.type === 'tool_use')) {
+  if (
+    !last.content.some((block) => block.type === 'tool_result') ||
+    !assistant.content.some((block) => block.type === 'tool_use')
+  ) {
     return false;
   }
   return !assistant.content.some((block) => block.type === 'thinking' || block.type === 'redacted_thinking');
@@ -181,7 +202,9 @@ function encodeToolChoice(options: ChatCallOptions): AnthropicUpstreamToolChoice
   const disableParallel = options.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
   switch (options.toolChoice?.type) {
     case undefined:
-      return options.parallelToolCalls === false && options.tools?.length ? { type: 'auto', disable_parallel_tool_use: true } : undefined;
+      return options.parallelToolCalls === false && options.tools?.length
+        ? { type: 'auto', disable_parallel_tool_use: true }
+        : undefined;
     case 'auto':
       return { type: 'auto', ...disableParallel };
     case 'required':
@@ -193,7 +216,10 @@ function encodeToolChoice(options: ChatCallOptions): AnthropicUpstreamToolChoice
   }
 }
 
-function encodeThinking(options: ChatCallOptions, warn: (warning: CallWarning) => void): { thinking?: AnthropicUpstreamThinkingConfig; maxTokens: number } {
+function encodeThinking(
+  options: ChatCallOptions,
+  warn: (warning: CallWarning) => void,
+): { thinking?: AnthropicUpstreamThinkingConfig; maxTokens: number } {
   const reasoning = options.reasoning;
   const callerMax = options.maxOutputTokens;
   if (!reasoning) {
@@ -221,20 +247,29 @@ function encodeThinking(options: ChatCallOptions, warn: (warning: CallWarning) =
   // most half of it.
   const fitted = Math.min(budget, Math.floor(callerMax / 2));
   if (fitted < MIN_THINKING_BUDGET) {
-    warn({ field: 'reasoning', reason: `max tokens ${callerMax} leave no room for Anthropic's minimum thinking budget of ${MIN_THINKING_BUDGET}; thinking is off` });
+    warn({
+      field: 'reasoning',
+      reason: `max tokens ${callerMax} leave no room for Anthropic's minimum thinking budget of ${MIN_THINKING_BUDGET}; thinking is off`,
+    });
     return { maxTokens: callerMax };
   }
   return { thinking: { type: 'enabled', budget_tokens: fitted }, maxTokens: callerMax };
 }
 
-function encodeTools(options: ChatCallOptions, warn: (warning: CallWarning) => void): AnthropicUpstreamTool[] | undefined {
+function encodeTools(
+  options: ChatCallOptions,
+  warn: (warning: CallWarning) => void,
+): AnthropicUpstreamTool[] | undefined {
   if (!options.tools || options.tools.length === 0) {
     return undefined;
   }
   return options.tools.map((tool) => {
     if (tool.strict === true) {
       // Strict tool use exists only on some Claude models and would fail the call on the others.
-      warn({ field: 'tools.strict', reason: 'strict tool schemas are not sent to Anthropic; the schema is still given to the model' });
+      warn({
+        field: 'tools.strict',
+        reason: 'strict tool schemas are not sent to Anthropic; the schema is still given to the model',
+      });
     }
     const wire: AnthropicUpstreamTool = { name: tool.name, input_schema: tool.parameters };
     if (tool.description !== undefined) {
@@ -244,7 +279,11 @@ function encodeTools(options: ChatCallOptions, warn: (warning: CallWarning) => v
   });
 }
 
-export function encodeMessagesRequest(options: ChatCallOptions, upstreamModel: string, encodeOptions: EncodeMessagesRequestOptions): AnthropicUpstreamRequest {
+export function encodeMessagesRequest(
+  options: ChatCallOptions,
+  upstreamModel: string,
+  encodeOptions: EncodeMessagesRequestOptions,
+): AnthropicUpstreamRequest {
   const seen = new Set<string>();
   const warn = (warning: CallWarning) => {
     if (!seen.has(warning.field)) {
@@ -272,7 +311,8 @@ export function encodeMessagesRequest(options: ChatCallOptions, upstreamModel: s
   if (thinking && toolLoopLacksThinking(messages)) {
     warn({
       field: 'reasoning',
-      reason: 'the replayed assistant tool call has no signed thinking block, which Anthropic requires with thinking on; thinking is off for this call',
+      reason:
+        'the replayed assistant tool call has no signed thinking block, which Anthropic requires with thinking on; thinking is off for this call',
     });
     thinking = undefined;
     maxTokens = options.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
@@ -334,9 +374,21 @@ export function encodeMessagesRequest(options: ChatCallOptions, upstreamModel: s
 }
 
 /** The fields of a messages body that `POST /v1/messages/count_tokens` accepts (it refuses the others). */
-const COUNT_TOKENS_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config'] as const;
+const COUNT_TOKENS_FIELDS = [
+  'model',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'output_config',
+] as const;
 
-export function encodeCountTokensRequest(options: ChatCallOptions, upstreamModel: string, warn?: (warning: CallWarning) => void): Record<string, unknown> {
+export function encodeCountTokensRequest(
+  options: ChatCallOptions,
+  upstreamModel: string,
+  warn?: (warning: CallWarning) => void,
+): Record<string, unknown> {
   const body = encodeMessagesRequest(options, upstreamModel, { stream: false, warn });
   const countBody: Record<string, unknown> = {};
   for (const field of COUNT_TOKENS_FIELDS) {

@@ -10,12 +10,21 @@ describe('encodeMessage', () => {
     [
       'text answer ends the turn; unknown cache counters are null',
       {
-        given: { content: [{ type: 'text', text: 'Hello!' }], finishReason: 'stop', usage: { inputTokens: 12, outputTokens: 3 } },
+        given: {
+          content: [{ type: 'text', text: 'Hello!' }],
+          finishReason: 'stop',
+          usage: { inputTokens: 12, outputTokens: 3 },
+        },
         want: {
           content: [{ type: 'text', text: 'Hello!' }],
           stop_reason: 'end_turn',
           stop_sequence: null,
-          usage: { input_tokens: 12, output_tokens: 3, cache_creation_input_tokens: null, cache_read_input_tokens: null },
+          usage: {
+            input_tokens: 12,
+            output_tokens: 3,
+            cache_creation_input_tokens: null,
+            cache_read_input_tokens: null,
+          },
         },
       },
     ],
@@ -41,14 +50,24 @@ describe('encodeMessage', () => {
           ],
           stop_reason: 'tool_use',
           stop_sequence: null,
-          usage: { input_tokens: 12, output_tokens: 140, cache_creation_input_tokens: 2048, cache_read_input_tokens: 1800 },
+          usage: {
+            input_tokens: 12,
+            output_tokens: 140,
+            cache_creation_input_tokens: 2048,
+            cache_read_input_tokens: 1800,
+          },
         },
       },
     ],
     [
       'a stop sequence is named',
       {
-        given: { content: [{ type: 'text', text: 'one two' }], finishReason: 'stop', stopSequence: 'three', usage: { inputTokens: 5, outputTokens: 2, cacheReadTokens: 0 } },
+        given: {
+          content: [{ type: 'text', text: 'one two' }],
+          finishReason: 'stop',
+          stopSequence: 'three',
+          usage: { inputTokens: 5, outputTokens: 2, cacheReadTokens: 0 },
+        },
         want: {
           content: [{ type: 'text', text: 'one two' }],
           stop_reason: 'stop_sequence',
@@ -60,12 +79,27 @@ describe('encodeMessage', () => {
     [
       'length → max_tokens; reasoning without signature has an empty one',
       {
-        given: { content: [{ type: 'reasoning', text: 'hmm' }, { type: 'text', text: 'cut' }], finishReason: 'length', usage: { inputTokens: 1, outputTokens: 4 } },
+        given: {
+          content: [
+            { type: 'reasoning', text: 'hmm' },
+            { type: 'text', text: 'cut' },
+          ],
+          finishReason: 'length',
+          usage: { inputTokens: 1, outputTokens: 4 },
+        },
         want: {
-          content: [{ type: 'thinking', thinking: 'hmm', signature: '' }, { type: 'text', text: 'cut' }],
+          content: [
+            { type: 'thinking', thinking: 'hmm', signature: '' },
+            { type: 'text', text: 'cut' },
+          ],
           stop_reason: 'max_tokens',
           stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 4, cache_creation_input_tokens: null, cache_read_input_tokens: null },
+          usage: {
+            input_tokens: 1,
+            output_tokens: 4,
+            cache_creation_input_tokens: null,
+            cache_read_input_tokens: null,
+          },
         },
       },
     ],
@@ -73,7 +107,17 @@ describe('encodeMessage', () => {
       'content-filter → refusal',
       {
         given: { content: [], finishReason: 'content-filter', usage: { inputTokens: 1, outputTokens: 0 } },
-        want: { content: [], stop_reason: 'refusal', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null } },
+        want: {
+          content: [],
+          stop_reason: 'refusal',
+          stop_sequence: null,
+          usage: {
+            input_tokens: 1,
+            output_tokens: 0,
+            cache_creation_input_tokens: null,
+            cache_read_input_tokens: null,
+          },
+        },
       },
     ],
     [
@@ -96,13 +140,24 @@ describe('encodeMessage', () => {
           ],
           stop_reason: 'tool_use',
           stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: null, cache_read_input_tokens: null },
+          usage: {
+            input_tokens: 1,
+            output_tokens: 1,
+            cache_creation_input_tokens: null,
+            cache_read_input_tokens: null,
+          },
         },
       },
     ],
   ];
 
   it.each(cases)('%s', (_name, { given, want }) => {
-    expect(encodeMessage(given, META)).toEqual({ id: 'msg_test_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', ...want });
+    expect(encodeMessage(given, META)).toEqual({
+      id: 'msg_test_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      ...want,
+    });
   });
 });

@@ -23,8 +23,14 @@ async function collect(events: AsyncIterable<AnthropicStreamEvent>): Promise<Ant
   return out;
 }
 
-const start = (index: number, content_block: Record<string, unknown>) => ({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block } });
-const delta = (index: number, value: Record<string, unknown>) => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: value } });
+const start = (index: number, content_block: Record<string, unknown>) => ({
+  event: 'content_block_start',
+  data: { type: 'content_block_start', index, content_block },
+});
+const delta = (index: number, value: Record<string, unknown>) => ({
+  event: 'content_block_delta',
+  data: { type: 'content_block_delta', index, delta: value },
+});
 const stop = (index: number) => ({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
 const messageStart = (inputTokens: number) => ({
   event: 'message_start',
@@ -38,16 +44,36 @@ const messageStart = (inputTokens: number) => ({
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: inputTokens, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null },
+      usage: {
+        input_tokens: inputTokens,
+        output_tokens: 0,
+        cache_creation_input_tokens: null,
+        cache_read_input_tokens: null,
+      },
     },
   },
 });
 const messageEnd = (stopReason: string, stopSequence: string | null, usage: Record<string, unknown>) => [
-  { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage } },
+  {
+    event: 'message_delta',
+    data: { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage },
+  },
   { event: 'message_stop', data: { type: 'message_stop' } },
 ];
 
-const ARGUMENT_FRAGMENTS = ['{"location":', ' "San', ' Francisc', 'o,', ' CA"', ', "unit": ', '"celsi', 'us", "da', 'ys": ', '3', '}'];
+const ARGUMENT_FRAGMENTS = [
+  '{"location":',
+  ' "San',
+  ' Francisc',
+  'o,',
+  ' CA"',
+  ', "unit": ',
+  '"celsi',
+  'us", "da',
+  'ys": ',
+  '3',
+  '}',
+];
 
 describe('encodeMessagesStream', () => {
   const cases: Array<[string, { given: ChatStreamPart[]; want: unknown[] }]> = [
@@ -66,7 +92,12 @@ describe('encodeMessagesStream', () => {
           delta(0, { type: 'text_delta', text: 'Bon' }),
           delta(0, { type: 'text_delta', text: 'jour' }),
           stop(0),
-          ...messageEnd('end_turn', null, { output_tokens: 2, input_tokens: 21, cache_creation_input_tokens: null, cache_read_input_tokens: null }),
+          ...messageEnd('end_turn', null, {
+            output_tokens: 2,
+            input_tokens: 21,
+            cache_creation_input_tokens: null,
+            cache_read_input_tokens: null,
+          }),
         ],
       },
     ],
@@ -79,9 +110,15 @@ describe('encodeMessagesStream', () => {
           { type: 'reasoning-end', signature: 'EqQBCgIYAhIM' },
           { type: 'text-delta', text: 'Checking.' },
           { type: 'tool-call-start', index: 0, id: 'toolu_01', name: 'get_weather' },
-          ...ARGUMENT_FRAGMENTS.map((fragment): ChatStreamPart => ({ type: 'tool-call-delta', index: 0, argumentsDelta: fragment })),
+          ...ARGUMENT_FRAGMENTS.map(
+            (fragment): ChatStreamPart => ({ type: 'tool-call-delta', index: 0, argumentsDelta: fragment }),
+          ),
           { type: 'tool-call-end', index: 0 },
-          { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 3860, outputTokens: 89, cacheReadTokens: 1800, cacheWriteTokens: 2048 } },
+          {
+            type: 'finish',
+            finishReason: 'tool-calls',
+            usage: { inputTokens: 3860, outputTokens: 89, cacheReadTokens: 1800, cacheWriteTokens: 2048 },
+          },
         ],
         want: [
           messageStart(21),
@@ -96,7 +133,12 @@ describe('encodeMessagesStream', () => {
           start(2, { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: {} }),
           ...ARGUMENT_FRAGMENTS.map((fragment) => delta(2, { type: 'input_json_delta', partial_json: fragment })),
           stop(2),
-          ...messageEnd('tool_use', null, { output_tokens: 89, input_tokens: 12, cache_creation_input_tokens: 2048, cache_read_input_tokens: 1800 }),
+          ...messageEnd('tool_use', null, {
+            output_tokens: 89,
+            input_tokens: 12,
+            cache_creation_input_tokens: 2048,
+            cache_read_input_tokens: 1800,
+          }),
         ],
       },
     ],
@@ -124,7 +166,12 @@ describe('encodeMessagesStream', () => {
           delta(1, { type: 'input_json_delta', partial_json: '{"y"' }),
           delta(1, { type: 'input_json_delta', partial_json: ':2}' }),
           stop(1),
-          ...messageEnd('tool_use', null, { output_tokens: 9, input_tokens: 5, cache_creation_input_tokens: null, cache_read_input_tokens: null }),
+          ...messageEnd('tool_use', null, {
+            output_tokens: 9,
+            input_tokens: 5,
+            cache_creation_input_tokens: null,
+            cache_read_input_tokens: null,
+          }),
         ],
       },
     ],
@@ -145,7 +192,12 @@ describe('encodeMessagesStream', () => {
           start(1, { type: 'text', text: '', citations: null }),
           delta(1, { type: 'text_delta', text: 'late text' }),
           stop(1),
-          ...messageEnd('tool_use', null, { output_tokens: 9, input_tokens: 5, cache_creation_input_tokens: null, cache_read_input_tokens: null }),
+          ...messageEnd('tool_use', null, {
+            output_tokens: 9,
+            input_tokens: 5,
+            cache_creation_input_tokens: null,
+            cache_read_input_tokens: null,
+          }),
         ],
       },
     ],
@@ -164,7 +216,12 @@ describe('encodeMessagesStream', () => {
           start(1, { type: 'text', text: '', citations: null }),
           delta(1, { type: 'text_delta', text: 'one two' }),
           stop(1),
-          ...messageEnd('stop_sequence', 'three', { output_tokens: 2, input_tokens: 5, cache_creation_input_tokens: null, cache_read_input_tokens: null }),
+          ...messageEnd('stop_sequence', 'three', {
+            output_tokens: 2,
+            input_tokens: 5,
+            cache_creation_input_tokens: null,
+            cache_read_input_tokens: null,
+          }),
         ],
       },
     ],
@@ -184,7 +241,12 @@ describe('encodeMessagesStream', () => {
           start(1, { type: 'text', text: '', citations: null }),
           delta(1, { type: 'text_delta', text: 'cut' }),
           stop(1),
-          ...messageEnd('max_tokens', null, { output_tokens: 2, input_tokens: 1, cache_creation_input_tokens: null, cache_read_input_tokens: null }),
+          ...messageEnd('max_tokens', null, {
+            output_tokens: 2,
+            input_tokens: 1,
+            cache_creation_input_tokens: null,
+            cache_read_input_tokens: null,
+          }),
         ],
       },
     ],
@@ -195,8 +257,18 @@ describe('encodeMessagesStream', () => {
   });
 
   it('message_start reports 0 input tokens when none are known', async () => {
-    const events = await collect(encodeMessagesStream(from([{ type: 'finish', finishReason: 'stop', usage: { inputTokens: 4, outputTokens: 0 } }]), { id: 'msg_x', model: 'm' }));
-    expect((events[0].data as { message: { usage: unknown } }).message.usage).toEqual({ input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null });
+    const events = await collect(
+      encodeMessagesStream(
+        from([{ type: 'finish', finishReason: 'stop', usage: { inputTokens: 4, outputTokens: 0 } }]),
+        { id: 'msg_x', model: 'm' },
+      ),
+    );
+    expect((events[0].data as { message: { usage: unknown } }).message.usage).toEqual({
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_creation_input_tokens: null,
+      cache_read_input_tokens: null,
+    });
     expect(events.map((event) => event.event)).toEqual(['message_start', 'message_delta', 'message_stop']);
   });
 
@@ -210,7 +282,12 @@ describe('encodeMessagesStream', () => {
     );
     expect(encoding.summary()).toEqual({ finished: false });
     await collect(encoding);
-    expect(encoding.summary()).toEqual({ finished: true, finishReason: 'stop', stopSequence: undefined, usage: { inputTokens: 30, outputTokens: 7, cacheReadTokens: 20 } });
+    expect(encoding.summary()).toEqual({
+      finished: true,
+      finishReason: 'stop',
+      stopSequence: undefined,
+      usage: { inputTokens: 30, outputTokens: 7, cacheReadTokens: 20 },
+    });
   });
 
   it('throws before any event when the first part fails', async () => {
@@ -282,7 +359,17 @@ describe('encodeMessagesStream', () => {
 
   it('no pings when parts come faster than the interval', async () => {
     const events = await collect(
-      encodeMessagesStream(from([{ type: 'text-delta', text: 'a' }, { type: 'finish', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } }], 5), META, { pingIntervalMs: 1000 }),
+      encodeMessagesStream(
+        from(
+          [
+            { type: 'text-delta', text: 'a' },
+            { type: 'finish', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } },
+          ],
+          5,
+        ),
+        META,
+        { pingIntervalMs: 1000 },
+      ),
     );
     expect(events.some((event) => event.event === 'ping')).toBe(false);
   });

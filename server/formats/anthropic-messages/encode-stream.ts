@@ -161,13 +161,20 @@ class BlockEncoder {
   private ensureOpen(kind: 'text' | 'thinking'): void {
     if (this.open?.kind !== kind) {
       this.close();
-      this.start(kind === 'text' ? { type: 'text', text: '', citations: null } : { type: 'thinking', thinking: '', signature: '' });
+      this.start(
+        kind === 'text'
+          ? { type: 'text', text: '', citations: null }
+          : { type: 'thinking', thinking: '', signature: '' },
+      );
     }
   }
 
   private start(block: AnthropicContentBlock, toolIndex?: number): void {
     const index = this.nextIndex++;
-    this.events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: block } });
+    this.events.push({
+      event: 'content_block_start',
+      data: { type: 'content_block_start', index, content_block: block },
+    });
     if (block.type === 'redacted_thinking') {
       this.open = { kind: 'thinking', index };
     } else if (toolIndex !== undefined) {
@@ -179,7 +186,10 @@ class BlockEncoder {
 
   private delta(delta: AnthropicContentBlockDelta): void {
     if (this.open) {
-      this.events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index: this.open.index, delta } });
+      this.events.push({
+        event: 'content_block_delta',
+        data: { type: 'content_block_delta', index: this.open.index, delta },
+      });
     }
   }
 
@@ -239,12 +249,20 @@ export function encodeMessagesStream(
         if (finish) {
           const stopSequence = finish.finishReason === 'stop' ? finish.stopSequence : undefined;
           const usage = toAnthropicUsage(finish.usage);
-          Object.assign(summary, { finished: true, finishReason: finish.finishReason, stopSequence, usage: finish.usage });
+          Object.assign(summary, {
+            finished: true,
+            finishReason: finish.finishReason,
+            stopSequence,
+            usage: finish.usage,
+          });
           yield {
             event: 'message_delta',
             data: {
               type: 'message_delta',
-              delta: { stop_reason: toAnthropicStopReason(finish.finishReason, stopSequence), stop_sequence: stopSequence ?? null },
+              delta: {
+                stop_reason: toAnthropicStopReason(finish.finishReason, stopSequence),
+                stop_sequence: stopSequence ?? null,
+              },
               usage: {
                 output_tokens: usage.output_tokens,
                 input_tokens: usage.input_tokens,
@@ -278,7 +296,10 @@ export function encodeMessagesStream(
         }
       }
       exhausted = true;
-      throw new ApiError(502, 'The model stream ended without a finish', { type: 'upstream_error', code: 'incomplete_stream' });
+      throw new ApiError(502, 'The model stream ended without a finish', {
+        type: 'upstream_error',
+        code: 'incomplete_stream',
+      });
     } finally {
       if (!exhausted) {
         // Let the source release what it holds (the upstream response). When the consumer left while a part

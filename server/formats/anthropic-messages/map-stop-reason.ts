@@ -5,7 +5,10 @@
 import type { FinishReason } from '../../core/chat.js';
 import type { AnthropicStopReason } from './wire-types.js';
 
-export function toAnthropicStopReason(finishReason: FinishReason, stopSequence: string | undefined): AnthropicStopReason {
+export function toAnthropicStopReason(
+  finishReason: FinishReason,
+  stopSequence: string | undefined,
+): AnthropicStopReason {
   switch (finishReason) {
     case 'stop':
       return stopSequence === undefined ? 'end_turn' : 'stop_sequence';

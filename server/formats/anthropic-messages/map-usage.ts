@@ -35,7 +35,10 @@ function counter(value: unknown): number | undefined {
 }
 
 /** Takes every non-null counter of `usage`; null or missing ones leave what was known. */
-export function mergeAnthropicUsage(into: AnthropicUsageCounters, usage: AnthropicUpstreamUsage | null | undefined): AnthropicUsageCounters {
+export function mergeAnthropicUsage(
+  into: AnthropicUsageCounters,
+  usage: AnthropicUpstreamUsage | null | undefined,
+): AnthropicUsageCounters {
   const merged = { ...into };
   if (!usage || typeof usage !== 'object') {
     return merged;

@@ -34,7 +34,10 @@ const TOOL_CONVERSATION: ChatCallOptions = {
         {
           type: 'tool-result',
           toolCallId: 'toolu_01B',
-          content: [{ type: 'text', text: 'service down' }, { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png' }],
+          content: [
+            { type: 'text', text: 'service down' },
+            { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png' },
+          ],
           isError: true,
         },
       ],
@@ -47,11 +50,24 @@ const TOOL_CONVERSATION: ChatCallOptions = {
         { type: 'tool-call', id: 'toolu_01C', name: 'get_weather', arguments: '{"location":"Paris"}' },
       ],
     },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_01C', content: [{ type: 'text', text: '18°C, sunny' }] }] },
+    {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'toolu_01C', content: [{ type: 'text', text: '18°C, sunny' }] }],
+    },
   ],
   tools: [
-    { name: 'Read', description: 'Reads a file', parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } },
-    { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { enum: ['celsius', 'fahrenheit'] } } } },
+    {
+      name: 'Read',
+      description: 'Reads a file',
+      parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+    },
+    {
+      name: 'get_weather',
+      parameters: {
+        type: 'object',
+        properties: { location: { type: 'string' }, unit: { enum: ['celsius', 'fahrenheit'] } },
+      },
+    },
   ],
   toolChoice: { type: 'auto' },
   maxOutputTokens: 2048,
@@ -64,7 +80,10 @@ const TOOL_CONVERSATION: ChatCallOptions = {
 describe('round trips', () => {
   it('decodeMessagesRequest(encodeMessagesRequest(x)) gives back a multi-turn tool conversation', () => {
     const warnings: CallWarning[] = [];
-    const wire = encodeMessagesRequest(TOOL_CONVERSATION, 'claude-sonnet-4-5', { stream: true, warn: (warning) => warnings.push(warning) });
+    const wire = encodeMessagesRequest(TOOL_CONVERSATION, 'claude-sonnet-4-5', {
+      stream: true,
+      warn: (warning) => warnings.push(warning),
+    });
     const decoded = decodeMessagesRequest(JSON.parse(JSON.stringify(wire)), (warning) => warnings.push(warning));
     expect(decoded.model).toBe('claude-sonnet-4-5');
     expect(decoded.stream).toBe(true);
@@ -85,7 +104,9 @@ describe('round trips', () => {
       finishReason: 'tool-calls',
       usage: { inputTokens: 3860, outputTokens: 140, cacheReadTokens: 1800, cacheWriteTokens: 2048 },
     };
-    expect(decodeMessage(JSON.parse(JSON.stringify(encodeMessage(result, { id: 'msg_1', model: 'm' }))))).toEqual(result);
+    expect(decodeMessage(JSON.parse(JSON.stringify(encodeMessage(result, { id: 'msg_1', model: 'm' }))))).toEqual(
+      result,
+    );
   });
 
   it('decodeMessagesStream(encodeMessagesStream(x)) gives back the same content and usage', async () => {
@@ -99,13 +120,23 @@ describe('round trips', () => {
       { type: 'tool-call-start', index: 0, id: 'toolu_1', name: 'Read' },
       ...fragments.map((fragment): ChatStreamPart => ({ type: 'tool-call-delta', index: 0, argumentsDelta: fragment })),
       { type: 'tool-call-end', index: 0 },
-      { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 3860, outputTokens: 140, cacheReadTokens: 1800, cacheWriteTokens: 2048 } },
+      {
+        type: 'finish',
+        finishReason: 'tool-calls',
+        usage: { inputTokens: 3860, outputTokens: 140, cacheReadTokens: 1800, cacheWriteTokens: 2048 },
+      },
     ];
     async function* source(): AsyncGenerator<ChatStreamPart> {
       yield* parts;
     }
     async function* framed() {
-      for await (const event of encodeMessagesStream(source(), { id: 'msg_1', model: 'm', inputTokens: 3860, cacheReadTokens: 1800, cacheWriteTokens: 2048 })) {
+      for await (const event of encodeMessagesStream(source(), {
+        id: 'msg_1',
+        model: 'm',
+        inputTokens: 3860,
+        cacheReadTokens: 1800,
+        cacheWriteTokens: 2048,
+      })) {
         yield { event: event.event, data: JSON.parse(JSON.stringify(event.data)) as unknown };
       }
     }
@@ -114,6 +145,12 @@ describe('round trips', () => {
       decodedParts.push(part);
     }
     expect(decodedParts).toEqual(parts);
-    expect(await collectStream(source())).toEqual(await collectStream((async function* () { yield* decodedParts; })()));
+    expect(await collectStream(source())).toEqual(
+      await collectStream(
+        (async function* () {
+          yield* decodedParts;
+        })(),
+      ),
+    );
   });
 });

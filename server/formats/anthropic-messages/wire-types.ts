@@ -123,7 +123,10 @@ export type AnthropicUpstreamToolChoice =
   | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
   | { type: 'none' };
 
-export type AnthropicUpstreamThinkingConfig = { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
+export type AnthropicUpstreamThinkingConfig =
+  | { type: 'enabled'; budget_tokens: number }
+  | { type: 'adaptive' }
+  | { type: 'disabled' };
 
 /** The body we POST to the upstream's `/v1/messages` (and, cut down, to `/v1/messages/count_tokens`). */
 export interface AnthropicUpstreamRequest {

@@ -13,7 +13,9 @@ import type { CallWarning } from '../../core/call-context.js';
 import type { ChatContentPart, ChatImageContentPart, ChatRequestMessage } from './wire-types.js';
 
 function unsupportedPart(part: ChatContentPart, param: string, where: string): ApiError {
-  return new ApiError(400, `Content parts of type '${String(part.type)}' are not supported in ${where} messages.`, { param });
+  return new ApiError(400, `Content parts of type '${String(part.type)}' are not supported in ${where} messages.`, {
+    param,
+  });
 }
 
 function decodeImage(part: ChatImageContentPart, param: string): ImagePart {
@@ -43,7 +45,11 @@ function decodeTextContent(content: string | ChatContentPart[], param: string, w
 }
 
 /** Text and images (user messages, tool results). */
-function decodeRichContent(content: string | ChatContentPart[], param: string, where: string): Array<TextPart | ImagePart> {
+function decodeRichContent(
+  content: string | ChatContentPart[],
+  param: string,
+  where: string,
+): Array<TextPart | ImagePart> {
   if (typeof content === 'string') {
     return [{ type: 'text', text: content }];
   }
@@ -88,9 +94,16 @@ function decodeAssistant(message: Extract<ChatRequestMessage, { role: 'assistant
   }
   (message.tool_calls ?? []).forEach((call, index) => {
     if (call.type !== 'function' || !call.function) {
-      throw new ApiError(400, `Tool calls of type '${String(call.type)}' are not supported.`, { param: `${param}.tool_calls[${index}].type` });
+      throw new ApiError(400, `Tool calls of type '${String(call.type)}' are not supported.`, {
+        param: `${param}.tool_calls[${index}].type`,
+      });
     }
-    const part: ToolCallPart = { type: 'tool-call', id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' };
+    const part: ToolCallPart = {
+      type: 'tool-call',
+      id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments ?? '',
+    };
     content.push(part);
   });
   return { role: 'assistant', content };
@@ -117,12 +130,22 @@ export function decodeMessages(messages: ChatRequestMessage[], warn: (warning: C
       case 'tool':
         return {
           role: 'tool',
-          content: [{ type: 'tool-result', toolCallId: message.tool_call_id, content: decodeRichContent(message.content, `${param}.content`, 'tool') }],
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: message.tool_call_id,
+              content: decodeRichContent(message.content, `${param}.content`, 'tool'),
+            },
+          ],
         };
       default:
-        throw new ApiError(400, `Messages with role '${String((message as { role: unknown }).role)}' are not supported; use tools and tool messages.`, {
-          param: `${param}.role`,
-        });
+        throw new ApiError(
+          400,
+          `Messages with role '${String((message as { role: unknown }).role)}' are not supported; use tools and tool messages.`,
+          {
+            param: `${param}.role`,
+          },
+        );
     }
   });
 }

@@ -7,8 +7,9 @@ import type { ChatCompletionRequest } from './wire-types.js';
 
 function decode(body: Record<string, unknown>) {
   const warnings: CallWarning[] = [];
-  const decoded = decodeChatRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...body } as ChatCompletionRequest, (warning) =>
-    warnings.push(warning),
+  const decoded = decodeChatRequest(
+    { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...body } as ChatCompletionRequest,
+    (warning) => warnings.push(warning),
   );
   return { ...decoded, warnings };
 }
@@ -16,26 +17,47 @@ function decode(body: Record<string, unknown>) {
 const WEATHER_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
-  properties: { city: { type: 'string', format: 'uri', pattern: '^.+$' }, days: { type: 'integer', exclusiveMinimum: 0, maximum: 9007199254740991 } },
+  properties: {
+    city: { type: 'string', format: 'uri', pattern: '^.+$' },
+    days: { type: 'integer', exclusiveMinimum: 0, maximum: 9007199254740991 },
+  },
   required: ['city'],
   additionalProperties: false,
 };
 
 describe('decodeChatRequest messages', () => {
   const cases: Array<[string, { given: unknown[]; want: ChatCallOptions['messages'] }]> = [
-    ['a user string', { given: [{ role: 'user', content: 'hello' }], want: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }] }],
+    [
+      'a user string',
+      {
+        given: [{ role: 'user', content: 'hello' }],
+        want: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }],
+      },
+    ],
     [
       'system and developer as system messages, in place',
       {
         given: [
           { role: 'developer', content: 'be brief' },
           { role: 'user', content: 'q' },
-          { role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+          {
+            role: 'system',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'text', text: 'b' },
+            ],
+          },
         ],
         want: [
           { role: 'system', content: [{ type: 'text', text: 'be brief' }] },
           { role: 'user', content: [{ type: 'text', text: 'q' }] },
-          { role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+          {
+            role: 'system',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'text', text: 'b' },
+            ],
+          },
         ],
       },
     ],
@@ -93,8 +115,26 @@ describe('decodeChatRequest messages', () => {
     [
       'an assistant turn with text parts, a refusal part and `reasoning`',
       {
-        given: [{ role: 'assistant', reasoning: 'hm', content: [{ type: 'text', text: 'a' }, { type: 'refusal', refusal: 'no' }] }],
-        want: [{ role: 'assistant', content: [{ type: 'reasoning', text: 'hm' }, { type: 'text', text: 'a' }, { type: 'text', text: 'no' }] }],
+        given: [
+          {
+            role: 'assistant',
+            reasoning: 'hm',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'refusal', refusal: 'no' },
+            ],
+          },
+        ],
+        want: [
+          {
+            role: 'assistant',
+            content: [
+              { type: 'reasoning', text: 'hm' },
+              { type: 'text', text: 'a' },
+              { type: 'text', text: 'no' },
+            ],
+          },
+        ],
       },
     ],
     [
@@ -109,8 +149,14 @@ describe('decodeChatRequest messages', () => {
           { role: 'tool', tool_call_id: 'call_2', content: [{ type: 'text', text: '10:00' }] },
         ],
         want: [
-          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', content: [{ type: 'text', text: '18°C' }] }] },
-          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_2', content: [{ type: 'text', text: '10:00' }] }] },
+          {
+            role: 'tool',
+            content: [{ type: 'tool-result', toolCallId: 'call_1', content: [{ type: 'text', text: '18°C' }] }],
+          },
+          {
+            role: 'tool',
+            content: [{ type: 'tool-result', toolCallId: 'call_2', content: [{ type: 'text', text: '10:00' }] }],
+          },
         ],
       },
     ],
@@ -120,10 +166,40 @@ describe('decodeChatRequest messages', () => {
   });
 
   const rejected: Array<[string, { given: unknown[]; param: string }]> = [
-    ['input_audio parts', { given: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAA', format: 'wav' } }] }], param: 'messages[0].content[0]' }],
-    ['file parts', { given: [{ role: 'user', content: 'x' }, { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'file', file: { file_id: 'f' } }] }], param: 'messages[1].content[1]' }],
-    ['image parts in a system message', { given: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }], param: 'messages[0].content[0]' }],
-    ['the deprecated function role', { given: [{ role: 'function', name: 'f', content: 'x' }], param: 'messages[0].role' }],
+    [
+      'input_audio parts',
+      {
+        given: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAA', format: 'wav' } }] }],
+        param: 'messages[0].content[0]',
+      },
+    ],
+    [
+      'file parts',
+      {
+        given: [
+          { role: 'user', content: 'x' },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'file', file: { file_id: 'f' } },
+            ],
+          },
+        ],
+        param: 'messages[1].content[1]',
+      },
+    ],
+    [
+      'image parts in a system message',
+      {
+        given: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }],
+        param: 'messages[0].content[0]',
+      },
+    ],
+    [
+      'the deprecated function role',
+      { given: [{ role: 'function', name: 'f', content: 'x' }], param: 'messages[0].role' },
+    ],
   ];
   it.each(rejected)('rejects %s with a 400 naming the element', (_name, { given, param }) => {
     try {
@@ -142,7 +218,14 @@ describe('decodeChatRequest parameters', () => {
     [
       'function tools with parameters untouched',
       {
-        given: { tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: WEATHER_SCHEMA, strict: true } }] },
+        given: {
+          tools: [
+            {
+              type: 'function',
+              function: { name: 'get_weather', description: 'Weather', parameters: WEATHER_SCHEMA, strict: true },
+            },
+          ],
+        },
         want: { tools: [{ name: 'get_weather', description: 'Weather', parameters: WEATHER_SCHEMA, strict: true }] },
       },
     ],
@@ -156,23 +239,63 @@ describe('decodeChatRequest parameters', () => {
     ['tool_choice none', { given: { tool_choice: 'none' }, want: { toolChoice: { type: 'none' } } }],
     ['tool_choice auto', { given: { tool_choice: 'auto' }, want: { toolChoice: { type: 'auto' } } }],
     ['tool_choice required', { given: { tool_choice: 'required' }, want: { toolChoice: { type: 'required' } } }],
-    ['a named tool_choice', { given: { tool_choice: { type: 'function', function: { name: 'get_weather' } } }, want: { toolChoice: { type: 'tool', name: 'get_weather' } } }],
+    [
+      'a named tool_choice',
+      {
+        given: { tool_choice: { type: 'function', function: { name: 'get_weather' } } },
+        want: { toolChoice: { type: 'tool', name: 'get_weather' } },
+      },
+    ],
     ['parallel_tool_calls', { given: { parallel_tool_calls: false }, want: { parallelToolCalls: false } }],
     ['max_tokens', { given: { max_tokens: 100 }, want: { maxOutputTokens: 100 } }],
     ['max_completion_tokens', { given: { max_completion_tokens: 50 }, want: { maxOutputTokens: 50 } }],
-    ['max_completion_tokens winning over max_tokens', { given: { max_tokens: 10, max_completion_tokens: 500 }, want: { maxOutputTokens: 500 } }],
-    ['max_tokens when max_completion_tokens is null', { given: { max_tokens: 10, max_completion_tokens: null }, want: { maxOutputTokens: 10 } }],
+    [
+      'max_completion_tokens winning over max_tokens',
+      { given: { max_tokens: 10, max_completion_tokens: 500 }, want: { maxOutputTokens: 500 } },
+    ],
+    [
+      'max_tokens when max_completion_tokens is null',
+      { given: { max_tokens: 10, max_completion_tokens: null }, want: { maxOutputTokens: 10 } },
+    ],
     ['stop as a string', { given: { stop: 'END' }, want: { stopSequences: ['END'] } }],
     ['stop as an array', { given: { stop: ['a', 'b'] }, want: { stopSequences: ['a', 'b'] } }],
-    ['sampling, seed and user', { given: { temperature: 0.2, top_p: 0.9, top_k: 40, seed: 7, user: 'u-1' }, want: { temperature: 0.2, topP: 0.9, topK: 40, seed: 7, user: 'u-1' } }],
-    ['nulls as absent', { given: { temperature: null, top_p: null, stop: null, seed: null, max_tokens: null }, want: {} }],
-    ['response_format text', { given: { response_format: { type: 'text' } }, want: { responseFormat: { type: 'text' } } }],
-    ['response_format json_object', { given: { response_format: { type: 'json_object' } }, want: { responseFormat: { type: 'json' } } }],
+    [
+      'sampling, seed and user',
+      {
+        given: { temperature: 0.2, top_p: 0.9, top_k: 40, seed: 7, user: 'u-1' },
+        want: { temperature: 0.2, topP: 0.9, topK: 40, seed: 7, user: 'u-1' },
+      },
+    ],
+    [
+      'nulls as absent',
+      { given: { temperature: null, top_p: null, stop: null, seed: null, max_tokens: null }, want: {} },
+    ],
+    [
+      'response_format text',
+      { given: { response_format: { type: 'text' } }, want: { responseFormat: { type: 'text' } } },
+    ],
+    [
+      'response_format json_object',
+      { given: { response_format: { type: 'json_object' } }, want: { responseFormat: { type: 'json' } } },
+    ],
     [
       'response_format json_schema',
       {
-        given: { response_format: { type: 'json_schema', json_schema: { name: 'weather', description: 'd', schema: WEATHER_SCHEMA, strict: true } } },
-        want: { responseFormat: { type: 'json-schema', name: 'weather', description: 'd', schema: WEATHER_SCHEMA, strict: true } },
+        given: {
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: 'weather', description: 'd', schema: WEATHER_SCHEMA, strict: true },
+          },
+        },
+        want: {
+          responseFormat: {
+            type: 'json-schema',
+            name: 'weather',
+            description: 'd',
+            schema: WEATHER_SCHEMA,
+            strict: true,
+          },
+        },
       },
     ],
     ['reasoning_effort', { given: { reasoning_effort: 'high' }, want: { reasoning: { effort: 'high' } } }],
@@ -184,8 +307,15 @@ describe('decodeChatRequest parameters', () => {
   });
 
   it('reports model, stream and include_usage', () => {
-    expect(decode({ model: 'gpt-x', stream: true, stream_options: { include_usage: true } })).toMatchObject({ model: 'gpt-x', stream: true, includeUsage: true });
-    expect(decode({ stream: false, stream_options: { include_usage: true } })).toMatchObject({ stream: false, includeUsage: false });
+    expect(decode({ model: 'gpt-x', stream: true, stream_options: { include_usage: true } })).toMatchObject({
+      model: 'gpt-x',
+      stream: true,
+      includeUsage: true,
+    });
+    expect(decode({ stream: false, stream_options: { include_usage: true } })).toMatchObject({
+      stream: false,
+      includeUsage: false,
+    });
     expect(decode({ stream: true })).toMatchObject({ stream: true, includeUsage: false });
   });
 
@@ -269,7 +399,9 @@ describe('decodeChatRequest parameters', () => {
   });
 
   it('maps allowed_tools to its mode with a warning', () => {
-    const { options, warnings } = decode({ tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [] } } });
+    const { options, warnings } = decode({
+      tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [] } },
+    });
     expect(options.toolChoice).toEqual({ type: 'required' });
     expect(warnings.map((warning) => warning.field)).toEqual(['tool_choice.allowed_tools']);
   });

@@ -21,33 +21,50 @@ export interface DecodedChatRequest {
 }
 
 /** Fields we accept for compatibility but cannot honour, with the value that means "nothing asked". */
-const IGNORED_FIELDS = new Map<string, (value: unknown) => boolean>(Object.entries({
-  logit_bias: isEmptyObject,
-  logprobs: isFalse,
-  top_logprobs: isZero,
-  frequency_penalty: isZero,
-  presence_penalty: isZero,
-  modalities: (value) => Array.isArray(value) && value.every((item) => item === 'text'),
-  audio: () => false,
-  prediction: () => false,
-  web_search_options: () => false,
-  service_tier: (value) => value === 'auto' || value === 'default',
-  store: isFalse,
-  metadata: isEmptyObject,
-  verbosity: () => false,
-  prompt_cache_key: () => false,
-  safety_identifier: () => false,
-  functions: (value) => Array.isArray(value) && value.length === 0,
-  function_call: () => false,
-} satisfies Record<string, (value: unknown) => boolean>));
+const IGNORED_FIELDS = new Map<string, (value: unknown) => boolean>(
+  Object.entries({
+    logit_bias: isEmptyObject,
+    logprobs: isFalse,
+    top_logprobs: isZero,
+    frequency_penalty: isZero,
+    presence_penalty: isZero,
+    modalities: (value) => Array.isArray(value) && value.every((item) => item === 'text'),
+    audio: () => false,
+    prediction: () => false,
+    web_search_options: () => false,
+    service_tier: (value) => value === 'auto' || value === 'default',
+    store: isFalse,
+    metadata: isEmptyObject,
+    verbosity: () => false,
+    prompt_cache_key: () => false,
+    safety_identifier: () => false,
+    functions: (value) => Array.isArray(value) && value.length === 0,
+    function_call: () => false,
+  } satisfies Record<string, (value: unknown) => boolean>),
+);
 
 /** How many unknown field names one warning quotes; the rest are counted. */
 const UNKNOWN_FIELDS_NAMED = 5;
 
 /** Fields this decoder reads; anything else (vendor extensions such as `min_p`) is warned about and dropped. */
 const HANDLED_FIELDS = new Set([
-  'model', 'messages', 'stream', 'stream_options', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_tokens',
-  'max_completion_tokens', 'temperature', 'top_p', 'top_k', 'n', 'stop', 'seed', 'user', 'response_format',
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'top_k',
+  'n',
+  'stop',
+  'seed',
+  'user',
+  'response_format',
   'reasoning_effort',
 ]);
 
@@ -74,7 +91,10 @@ function decodeTools(tools: ChatTool[], warn: (warning: CallWarning) => void): T
     if (tool.type !== 'function') {
       if (!warnedOther) {
         warnedOther = true;
-        warn({ field: 'tools[].type', reason: `tools of type '${String(tool.type)}' are not supported; the tool was not offered to the model` });
+        warn({
+          field: 'tools[].type',
+          reason: `tools of type '${String(tool.type)}' are not supported; the tool was not offered to the model`,
+        });
       }
       continue;
     }
@@ -108,7 +128,10 @@ function decodeToolChoice(choice: ChatToolChoice, warn: (warning: CallWarning) =
     const other: { type?: unknown; allowed_tools?: { mode?: unknown } } = choice;
     if (other.type === 'allowed_tools') {
       const mode = other.allowed_tools?.mode;
-      warn({ field: 'tool_choice.allowed_tools', reason: 'restricting the allowed tools is not supported; all tools stay available' });
+      warn({
+        field: 'tool_choice.allowed_tools',
+        reason: 'restricting the allowed tools is not supported; all tools stay available',
+      });
       return { type: mode === 'required' ? 'required' : 'auto' };
     }
     warn({ field: 'tool_choice', reason: `tool_choice of type '${String(other.type)}' is not supported; using auto` });
@@ -148,7 +171,10 @@ function decodeStop(stop: ChatCompletionRequest['stop']): string[] | undefined {
   return undefined;
 }
 
-export function decodeChatRequest(body: ChatCompletionRequest, warn: (warning: CallWarning) => void): DecodedChatRequest {
+export function decodeChatRequest(
+  body: ChatCompletionRequest,
+  warn: (warning: CallWarning) => void,
+): DecodedChatRequest {
   if (isNumber(body.n) && body.n > 1) {
     throw new ApiError(400, 'Only one choice per request is supported; set n to 1 or leave it out.', { param: 'n' });
   }

@@ -8,7 +8,13 @@ import type { UpstreamChatCompletion } from './wire-types.js';
 const CONTEXT = { provider: 'up', estimateInputTokens: async () => 42, generateToolCallId: () => 'call_generated' };
 
 function completion(message: object, finishReason: string | null, usage?: object): UpstreamChatCompletion {
-  return { id: 'x', object: 'chat.completion', model: 'm', choices: [{ index: 0, message, finish_reason: finishReason }], ...(usage ? { usage } : {}) };
+  return {
+    id: 'x',
+    object: 'chat.completion',
+    model: 'm',
+    choices: [{ index: 0, message, finish_reason: finishReason }],
+    ...(usage ? { usage } : {}),
+  };
 }
 
 describe('decodeChatCompletion', () => {
@@ -23,7 +29,11 @@ describe('decodeChatCompletion', () => {
           prompt_tokens_details: { cached_tokens: 1280 },
           completion_tokens_details: { reasoning_tokens: 0 },
         }),
-        want: { content: [{ type: 'text', text: 'Paris.' }], finishReason: 'stop', usage: { inputTokens: 1342, outputTokens: 8, cacheReadTokens: 1280, reasoningTokens: 0 } },
+        want: {
+          content: [{ type: 'text', text: 'Paris.' }],
+          finishReason: 'stop',
+          usage: { inputTokens: 1342, outputTokens: 8, cacheReadTokens: 1280, reasoningTokens: 0 },
+        },
       },
     ],
     [
@@ -54,11 +64,19 @@ describe('decodeChatCompletion', () => {
     [
       'Ollama-style tool calls: object arguments, no id, finish_reason stop',
       {
-        given: completion({ role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }] }, 'stop', {
-          prompt_tokens: 5,
-          completion_tokens: 6,
-          total_tokens: 11,
-        }),
+        given: completion(
+          {
+            role: 'assistant',
+            content: '',
+            tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }],
+          },
+          'stop',
+          {
+            prompt_tokens: 5,
+            completion_tokens: 6,
+            total_tokens: 11,
+          },
+        ),
         want: {
           content: [{ type: 'tool-call', id: 'call_generated', name: 'get_weather', arguments: '{"city":"Paris"}' }],
           finishReason: 'tool-calls',
@@ -76,28 +94,72 @@ describe('decodeChatCompletion', () => {
           prompt_cache_hit_tokens: 16,
           prompt_cache_miss_tokens: 3,
         }),
-        want: { content: [{ type: 'reasoning', text: '17*3' }, { type: 'text', text: '51' }], finishReason: 'stop', usage: { inputTokens: 19, outputTokens: 22, cacheReadTokens: 16 } },
+        want: {
+          content: [
+            { type: 'reasoning', text: '17*3' },
+            { type: 'text', text: '51' },
+          ],
+          finishReason: 'stop',
+          usage: { inputTokens: 19, outputTokens: 22, cacheReadTokens: 16 },
+        },
       },
     ],
     [
       '`reasoning` (Ollama, OpenRouter), length, vLLM stop_reason ignored unless stopped',
       {
-        given: { choices: [{ index: 0, message: { content: 'ab', reasoning: 'r' }, finish_reason: 'length', stop_reason: null }], usage: { prompt_tokens: 1, completion_tokens: 2 } },
-        want: { content: [{ type: 'reasoning', text: 'r' }, { type: 'text', text: 'ab' }], finishReason: 'length', usage: { inputTokens: 1, outputTokens: 2 } },
+        given: {
+          choices: [
+            { index: 0, message: { content: 'ab', reasoning: 'r' }, finish_reason: 'length', stop_reason: null },
+          ],
+          usage: { prompt_tokens: 1, completion_tokens: 2 },
+        },
+        want: {
+          content: [
+            { type: 'reasoning', text: 'r' },
+            { type: 'text', text: 'ab' },
+          ],
+          finishReason: 'length',
+          usage: { inputTokens: 1, outputTokens: 2 },
+        },
       },
     ],
     [
       'a vLLM stop string',
       {
-        given: { choices: [{ index: 0, message: { content: 'a' }, finish_reason: 'stop', stop_reason: 'END' }], usage: { prompt_tokens: 1, completion_tokens: 1 } },
-        want: { content: [{ type: 'text', text: 'a' }], finishReason: 'stop', stopSequence: 'END', usage: { inputTokens: 1, outputTokens: 1 } },
+        given: {
+          choices: [{ index: 0, message: { content: 'a' }, finish_reason: 'stop', stop_reason: 'END' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1 },
+        },
+        want: {
+          content: [{ type: 'text', text: 'a' }],
+          finishReason: 'stop',
+          stopSequence: 'END',
+          usage: { inputTokens: 1, outputTokens: 1 },
+        },
       },
     ],
     [
       'content_filter and text parts',
       {
-        given: { choices: [{ message: { content: [{ type: 'text', text: 'x' }, { type: 'text', text: 'y' }] }, finish_reason: 'content_filter' }], usage: { prompt_tokens: 1, completion_tokens: 1 } },
-        want: { content: [{ type: 'text', text: 'xy' }], finishReason: 'content-filter', usage: { inputTokens: 1, outputTokens: 1 } },
+        given: {
+          choices: [
+            {
+              message: {
+                content: [
+                  { type: 'text', text: 'x' },
+                  { type: 'text', text: 'y' },
+                ],
+              },
+              finish_reason: 'content_filter',
+            },
+          ],
+          usage: { prompt_tokens: 1, completion_tokens: 1 },
+        },
+        want: {
+          content: [{ type: 'text', text: 'xy' }],
+          finishReason: 'content-filter',
+          usage: { inputTokens: 1, outputTokens: 1 },
+        },
       },
     ],
   ];
@@ -107,13 +169,23 @@ describe('decodeChatCompletion', () => {
 
   it('estimates usage with the tokenizer when the upstream reports none', async () => {
     const text = 'The capital of France is Paris.';
-    expect((await decodeChatCompletion(completion({ content: text }, 'stop'), CONTEXT)).usage).toEqual({ inputTokens: 42, outputTokens: await countTextTokens(text) });
-    expect((await decodeChatCompletion(completion({ content: text }, 'stop', {}), CONTEXT)).usage).toEqual({ inputTokens: 42, outputTokens: await countTextTokens(text) });
+    expect((await decodeChatCompletion(completion({ content: text }, 'stop'), CONTEXT)).usage).toEqual({
+      inputTokens: 42,
+      outputTokens: await countTextTokens(text),
+    });
+    expect((await decodeChatCompletion(completion({ content: text }, 'stop', {}), CONTEXT)).usage).toEqual({
+      inputTokens: 42,
+      outputTokens: await countTextTokens(text),
+    });
   });
 
   it('throws an UpstreamError for an error body or an answer without choices', async () => {
-    await expect(decodeChatCompletion({ error: { message: 'model overloaded', code: 503 } }, CONTEXT)).rejects.toThrow(UpstreamError);
-    await expect(decodeChatCompletion({ error: { message: 'slow down', code: 429 } }, CONTEXT)).rejects.toMatchObject({ status: 429 });
+    await expect(decodeChatCompletion({ error: { message: 'model overloaded', code: 503 } }, CONTEXT)).rejects.toThrow(
+      UpstreamError,
+    );
+    await expect(decodeChatCompletion({ error: { message: 'slow down', code: 429 } }, CONTEXT)).rejects.toMatchObject({
+      status: 429,
+    });
     await expect(decodeChatCompletion({ choices: [] }, CONTEXT)).rejects.toThrow(/without a message/);
   });
 });

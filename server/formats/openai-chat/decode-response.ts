@@ -42,7 +42,10 @@ function producedText(content: ChatResult['content']): BoundedText {
   return produced;
 }
 
-export async function decodeChatCompletion(completion: UpstreamChatCompletion, context: UpstreamDecodeContext = { provider: 'upstream' }): Promise<ChatResult> {
+export async function decodeChatCompletion(
+  completion: UpstreamChatCompletion,
+  context: UpstreamDecodeContext = { provider: 'upstream' },
+): Promise<ChatResult> {
   if (completion.error !== undefined && completion.error !== null) {
     throw decodeUpstreamError(context.provider, completion.error);
   }

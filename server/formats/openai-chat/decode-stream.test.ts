@@ -7,10 +7,23 @@ import { encodeChatStream } from './encode-stream.js';
 import type { UpstreamChatCompletion, UpstreamChoice } from './wire-types.js';
 
 let generated = 0;
-const CONTEXT = { provider: 'up', estimateInputTokens: async () => 42, generateToolCallId: () => `call_gen${generated++}` };
+const CONTEXT = {
+  provider: 'up',
+  estimateInputTokens: async () => 42,
+  generateToolCallId: () => `call_gen${generated++}`,
+};
 
-function delta(value: UpstreamChoice['delta'], finishReason: string | null = null, extra: Partial<UpstreamChatCompletion> = {}): UpstreamChatCompletion {
-  return { id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: value, finish_reason: finishReason }], ...extra };
+function delta(
+  value: UpstreamChoice['delta'],
+  finishReason: string | null = null,
+  extra: Partial<UpstreamChatCompletion> = {},
+): UpstreamChatCompletion {
+  return {
+    id: 'c',
+    object: 'chat.completion.chunk',
+    choices: [{ index: 0, delta: value, finish_reason: finishReason }],
+    ...extra,
+  };
 }
 
 function usageChunk(usage: object): UpstreamChatCompletion {
@@ -44,12 +57,20 @@ describe('decodeChatStream', () => {
           delta({ content: 'Hel' }),
           delta({ content: 'lo' }),
           delta({}, 'stop'),
-          usageChunk({ ...USAGE, prompt_tokens_details: { cached_tokens: 8 }, completion_tokens_details: { reasoning_tokens: 2 } }),
+          usageChunk({
+            ...USAGE,
+            prompt_tokens_details: { cached_tokens: 8 },
+            completion_tokens_details: { reasoning_tokens: 2 },
+          }),
         ],
         want: [
           { type: 'text-delta', text: 'Hel' },
           { type: 'text-delta', text: 'lo' },
-          { type: 'finish', finishReason: 'stop', usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 8, reasoningTokens: 2 } },
+          {
+            type: 'finish',
+            finishReason: 'stop',
+            usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 8, reasoningTokens: 2 },
+          },
         ],
       },
     ],
@@ -67,14 +88,26 @@ describe('decodeChatStream', () => {
       'a tool call whose arguments arrive in twelve fragments',
       {
         given: [
-          delta({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
-          ...['{"', 'city', '":', ' "', 'Par', 'is', '",', ' "', 'unit', '": ', '"c"', '}'].map((fragment) => delta({ tool_calls: [{ index: 0, function: { arguments: fragment } }] })),
+          delta({
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } },
+            ],
+          }),
+          ...['{"', 'city', '":', ' "', 'Par', 'is', '",', ' "', 'unit', '": ', '"c"', '}'].map((fragment) =>
+            delta({ tool_calls: [{ index: 0, function: { arguments: fragment } }] }),
+          ),
           delta({}, 'tool_calls'),
           usageChunk(USAGE),
         ],
         want: [
           { type: 'tool-call-start', index: 0, id: 'call_1', name: 'get_weather' },
-          ...['{"', 'city', '":', ' "', 'Par', 'is', '",', ' "', 'unit', '": ', '"c"', '}'].map((argumentsDelta) => ({ type: 'tool-call-delta' as const, index: 0, argumentsDelta })),
+          ...['{"', 'city', '":', ' "', 'Par', 'is', '",', ' "', 'unit', '": ', '"c"', '}'].map((argumentsDelta) => ({
+            type: 'tool-call-delta' as const,
+            index: 0,
+            argumentsDelta,
+          })),
           { type: 'tool-call-end', index: 0 },
           { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 5 } },
         ],
@@ -211,7 +244,10 @@ describe('decodeChatStream', () => {
     [
       'a reasoning-only answer, closed before finish, and a vLLM stop string',
       {
-        given: [delta({ reasoning_content: 'r' }), { choices: [{ index: 0, delta: {}, finish_reason: 'stop', stop_reason: '</s>' }], usage: USAGE }],
+        given: [
+          delta({ reasoning_content: 'r' }),
+          { choices: [{ index: 0, delta: {}, finish_reason: 'stop', stop_reason: '</s>' }], usage: USAGE },
+        ],
         want: [
           { type: 'reasoning-delta', text: 'r' },
           { type: 'reasoning-end' },
@@ -226,11 +262,20 @@ describe('decodeChatStream', () => {
 
   it('estimates usage with the tokenizer when the upstream never sends it', async () => {
     const parts = await decode([delta({ content: 'Hello' }), delta({ content: ' there!' }), delta({}, 'stop')]);
-    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: 'stop', usage: { inputTokens: 42, outputTokens: await countTextTokens('Hello there!') } });
+    expect(parts.at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'stop',
+      usage: { inputTokens: 42, outputTokens: await countTextTokens('Hello there!') },
+    });
   });
 
   it('throws an UpstreamError for an error chunk mid-stream', async () => {
-    await expect(decode([delta({ content: 'a' }), { error: { message: 'CUDA out of memory', type: 'InternalServerError', code: 500 } }])).rejects.toMatchObject({
+    await expect(
+      decode([
+        delta({ content: 'a' }),
+        { error: { message: 'CUDA out of memory', type: 'InternalServerError', code: 500 } },
+      ]),
+    ).rejects.toMatchObject({
       status: 502,
       upstreamStatus: 500,
     });
@@ -243,12 +288,19 @@ describe('decodeChatStream', () => {
   it('keeps streamed tool-call arguments intact through the chat encoder', async () => {
     const fragments = ['{"q', 'uery', '": "ca', 'ts', ' \\"and\\" dogs', '", "n": ', '1', '0}'];
     const upstream = [
-      delta({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'search', arguments: '' } }] }),
+      delta({
+        tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'search', arguments: '' } }],
+      }),
       ...fragments.map((fragment) => delta({ tool_calls: [{ index: 0, function: { arguments: fragment } }] })),
       delta({}, 'tool_calls'),
       usageChunk(USAGE),
     ];
-    const encoding = encodeChatStream(decodeChatStream(from(upstream), CONTEXT), { id: 'x', model: 'm', created: 1, includeUsage: true });
+    const encoding = encodeChatStream(decodeChatStream(from(upstream), CONTEXT), {
+      id: 'x',
+      model: 'm',
+      created: 1,
+      includeUsage: true,
+    });
     let args = '';
     let last: unknown;
     for await (const event of encoding.events) {

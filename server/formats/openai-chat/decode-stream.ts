@@ -59,7 +59,13 @@ export async function* decodeChatStream(
     if (typeof fragment.index === 'number') {
       key = keyByIndex.get(fragment.index);
       const existing = key === undefined ? undefined : calls.get(key);
-      if (existing?.id !== undefined && id !== undefined && id !== existing.id && typeof name === 'string' && name.length > 0) {
+      if (
+        existing?.id !== undefined &&
+        id !== undefined &&
+        id !== existing.id &&
+        typeof name === 'string' &&
+        name.length > 0
+      ) {
         key = undefined;
       }
       if (key === undefined) {
@@ -161,7 +167,12 @@ export async function* decodeChatStream(
   }
 
   if (rawFinishReason === undefined) {
-    throw new UpstreamError(context.provider, 502, null, `Upstream ${context.provider} ended the stream before it finished`);
+    throw new UpstreamError(
+      context.provider,
+      502,
+      null,
+      `Upstream ${context.provider} ended the stream before it finished`,
+    );
   }
   yield* closeReasoning();
   for (const call of calls.values()) {

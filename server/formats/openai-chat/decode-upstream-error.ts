@@ -6,7 +6,8 @@ import { UpstreamError } from '../../core/api-error.js';
 import type { UpstreamErrorBody } from './wire-types.js';
 
 export function decodeUpstreamError(provider: string, error: UpstreamErrorBody | string): UpstreamError {
-  const message = typeof error === 'string' ? error : typeof error.message === 'string' ? error.message : JSON.stringify(error);
+  const message =
+    typeof error === 'string' ? error : typeof error.message === 'string' ? error.message : JSON.stringify(error);
   const code = typeof error === 'object' ? Number(error.code) : Number.NaN;
   if (Number.isInteger(code) && code >= 400 && code <= 599) {
     return UpstreamError.fromStatus(provider, code, message);

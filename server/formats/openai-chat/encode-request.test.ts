@@ -11,7 +11,13 @@ describe('encodeChatRequest messages', () => {
       'system messages in place, even mid-conversation, text joined',
       {
         given: [
-          { role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+          {
+            role: 'system',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'text', text: 'b' },
+            ],
+          },
           USER,
           { role: 'system', content: [{ type: 'text', text: 'late' }] },
         ],
@@ -75,7 +81,16 @@ describe('encodeChatRequest messages', () => {
     [
       'assistant text with reasoning dropped',
       {
-        given: [{ role: 'assistant', content: [{ type: 'reasoning', text: 'r' }, { type: 'text', text: 'Hel' }, { type: 'text', text: 'lo' }] }],
+        given: [
+          {
+            role: 'assistant',
+            content: [
+              { type: 'reasoning', text: 'r' },
+              { type: 'text', text: 'Hel' },
+              { type: 'text', text: 'lo' },
+            ],
+          },
+        ],
         want: [{ role: 'assistant', content: 'Hello' }],
       },
     ],
@@ -87,7 +102,15 @@ describe('encodeChatRequest messages', () => {
             role: 'tool',
             content: [
               { type: 'tool-result', toolCallId: 'toolu_1', content: [{ type: 'text', text: '18°C' }] },
-              { type: 'tool-result', toolCallId: 'toolu_2', content: [{ type: 'text', text: 'shot:' }, { type: 'image', data: 'AAAA', mediaType: 'image/jpeg' }], isError: false },
+              {
+                type: 'tool-result',
+                toolCallId: 'toolu_2',
+                content: [
+                  { type: 'text', text: 'shot:' },
+                  { type: 'image', data: 'AAAA', mediaType: 'image/jpeg' },
+                ],
+                isError: false,
+              },
             ],
           },
           { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_3', content: [] }] },
@@ -109,7 +132,14 @@ describe('encodeChatRequest messages', () => {
 });
 
 describe('encodeChatRequest parameters', () => {
-  const tools = [{ name: 'get_weather', description: 'Weather', parameters: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' }, strict: false }];
+  const tools = [
+    {
+      name: 'get_weather',
+      description: 'Weather',
+      parameters: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' },
+      strict: false,
+    },
+  ];
 
   it('encodes every option for a local upstream, asking for usage when streaming', () => {
     const options: ChatCallOptions = {
@@ -132,7 +162,12 @@ describe('encodeChatRequest parameters', () => {
       messages: [{ role: 'user', content: 'hi' }],
       stream: true,
       stream_options: { include_usage: true },
-      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: tools[0].parameters, strict: false } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'get_weather', description: 'Weather', parameters: tools[0].parameters, strict: false },
+        },
+      ],
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       parallel_tool_calls: false,
       max_tokens: 256,
@@ -149,17 +184,28 @@ describe('encodeChatRequest parameters', () => {
 
   it('uses max_completion_tokens and drops top_k with a warning for OpenAI itself', () => {
     const warnings: CallWarning[] = [];
-    const body = encodeChatRequest({ messages: [USER], maxOutputTokens: 100, topK: 5, reasoning: { budgetTokens: 2048 } }, 'o4-mini', {
+    const body = encodeChatRequest(
+      { messages: [USER], maxOutputTokens: 100, topK: 5, reasoning: { budgetTokens: 2048 } },
+      'o4-mini',
+      {
+        stream: false,
+        dialect: { maxTokensField: 'max_completion_tokens', topK: false },
+        warn: (warning) => warnings.push(warning),
+      },
+    );
+    expect(body).toEqual({
+      model: 'o4-mini',
+      messages: [{ role: 'user', content: 'hi' }],
       stream: false,
-      dialect: { maxTokensField: 'max_completion_tokens', topK: false },
-      warn: (warning) => warnings.push(warning),
+      max_completion_tokens: 100,
     });
-    expect(body).toEqual({ model: 'o4-mini', messages: [{ role: 'user', content: 'hi' }], stream: false, max_completion_tokens: 100 });
     expect(warnings.map((warning) => warning.field)).toEqual(['top_k', 'reasoning.budget_tokens']);
   });
 
   it('sends tool_choice and parallel_tool_calls only together with tools', () => {
-    const body = encodeChatRequest({ messages: [USER], toolChoice: { type: 'none' }, parallelToolCalls: true }, 'm', { stream: false });
+    const body = encodeChatRequest({ messages: [USER], toolChoice: { type: 'none' }, parallelToolCalls: true }, 'm', {
+      stream: false,
+    });
     expect(body).toEqual({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: false });
   });
 
@@ -168,13 +214,17 @@ describe('encodeChatRequest parameters', () => {
     [{ type: 'none' } as const, 'none'],
     [{ type: 'required' } as const, 'required'],
   ])('encodes tool_choice %j as %s', (given, want) => {
-    expect(encodeChatRequest({ messages: [USER], tools, toolChoice: given }, 'm', { stream: false }).tool_choice).toBe(want);
+    expect(encodeChatRequest({ messages: [USER], tools, toolChoice: given }, 'm', { stream: false }).tool_choice).toBe(
+      want,
+    );
   });
 
   it.each([
     [{ type: 'text' } as const, { type: 'text' }],
     [{ type: 'json' } as const, { type: 'json_object' }],
   ])('encodes response format %j', (given, want) => {
-    expect(encodeChatRequest({ messages: [USER], responseFormat: given }, 'm', { stream: false }).response_format).toEqual(want);
+    expect(
+      encodeChatRequest({ messages: [USER], responseFormat: given }, 'm', { stream: false }).response_format,
+    ).toEqual(want);
   });
 });

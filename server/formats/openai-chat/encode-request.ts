@@ -93,10 +93,19 @@ function encodeMessages(messages: ChatMessage[]): UpstreamRequestMessage[] {
         wire.push({ role: 'user', content: encodeUserContent(message.content) });
         break;
       case 'assistant': {
-        const text = message.content.filter((part): part is TextPart => part.type === 'text').map((part) => part.text).join('');
+        const text = message.content
+          .filter((part): part is TextPart => part.type === 'text')
+          .map((part) => part.text)
+          .join('');
         const toolCalls = message.content.flatMap((part) =>
           part.type === 'tool-call'
-            ? [{ id: part.id, type: 'function' as const, function: { name: part.name, arguments: part.arguments === '' ? '{}' : part.arguments } }]
+            ? [
+                {
+                  id: part.id,
+                  type: 'function' as const,
+                  function: { name: part.name, arguments: part.arguments === '' ? '{}' : part.arguments },
+                },
+              ]
             : [],
         );
         if (toolCalls.length > 0) {
@@ -130,7 +139,10 @@ function encodeResponseFormat(format: ResponseFormat): UpstreamResponseFormat {
     case 'json':
       return { type: 'json_object' };
     case 'json-schema': {
-      const spec: Extract<UpstreamResponseFormat, { type: 'json_schema' }>['json_schema'] = { name: format.name, schema: format.schema };
+      const spec: Extract<UpstreamResponseFormat, { type: 'json_schema' }>['json_schema'] = {
+        name: format.name,
+        schema: format.schema,
+      };
       if (format.description !== undefined) {
         spec.description = format.description;
       }
@@ -142,10 +154,18 @@ function encodeResponseFormat(format: ResponseFormat): UpstreamResponseFormat {
   }
 }
 
-export function encodeChatRequest(options: ChatCallOptions, upstreamModel: string, settings: EncodeChatRequestOptions): UpstreamChatRequest {
+export function encodeChatRequest(
+  options: ChatCallOptions,
+  upstreamModel: string,
+  settings: EncodeChatRequestOptions,
+): UpstreamChatRequest {
   const dialect: ChatRequestDialect = { ...DEFAULT_DIALECT, ...settings.dialect };
   const warn = settings.warn ?? (() => {});
-  const body: UpstreamChatRequest = { model: upstreamModel, messages: encodeMessages(options.messages), stream: settings.stream };
+  const body: UpstreamChatRequest = {
+    model: upstreamModel,
+    messages: encodeMessages(options.messages),
+    stream: settings.stream,
+  };
   if (settings.stream) {
     body.stream_options = { include_usage: true };
   }
@@ -198,7 +218,10 @@ export function encodeChatRequest(options: ChatCallOptions, upstreamModel: strin
     body.reasoning_effort = options.reasoning.effort;
   }
   if (options.reasoning?.budgetTokens !== undefined) {
-    warn({ field: 'reasoning.budget_tokens', reason: 'OpenAI-compatible upstreams take no reasoning token budget; ignored' });
+    warn({
+      field: 'reasoning.budget_tokens',
+      reason: 'OpenAI-compatible upstreams take no reasoning token budget; ignored',
+    });
   }
   return body;
 }

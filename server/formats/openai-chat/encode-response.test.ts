@@ -7,7 +7,10 @@ const META = { id: 'chatcmpl-abc', model: 'my-model', created: 1767225600 };
 describe('encodeChatCompletion', () => {
   it('encodes a text answer with cache and reasoning token details', () => {
     const result: ChatResult = {
-      content: [{ type: 'text', text: 'Hello' }, { type: 'text', text: ' world' }],
+      content: [
+        { type: 'text', text: 'Hello' },
+        { type: 'text', text: ' world' },
+      ],
       finishReason: 'stop',
       usage: { inputTokens: 1342, outputTokens: 30, cacheReadTokens: 1280, reasoningTokens: 12 },
     };
@@ -16,7 +19,14 @@ describe('encodeChatCompletion', () => {
       object: 'chat.completion',
       created: 1767225600,
       model: 'my-model',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello world', refusal: null }, finish_reason: 'stop', logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Hello world', refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
       usage: {
         prompt_tokens: 1342,
         completion_tokens: 30,
@@ -59,11 +69,21 @@ describe('encodeChatCompletion', () => {
 
   it('keeps text beside tool calls and answers an empty string for an empty answer', () => {
     const withText = encodeChatCompletion(
-      { content: [{ type: 'text', text: 'Checking.' }, { type: 'tool-call', id: 'c', name: 'f', arguments: '{}' }], finishReason: 'tool-calls', usage: { inputTokens: 1, outputTokens: 1 } },
+      {
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool-call', id: 'c', name: 'f', arguments: '{}' },
+        ],
+        finishReason: 'tool-calls',
+        usage: { inputTokens: 1, outputTokens: 1 },
+      },
       META,
     );
     expect(withText.choices[0].message.content).toBe('Checking.');
-    const empty = encodeChatCompletion({ content: [], finishReason: 'length', usage: { inputTokens: 1, outputTokens: 0 } }, META);
+    const empty = encodeChatCompletion(
+      { content: [], finishReason: 'length', usage: { inputTokens: 1, outputTokens: 0 } },
+      META,
+    );
     expect(empty.choices[0].message.content).toBe('');
     expect(empty.choices[0].message.tool_calls).toBeUndefined();
   });
@@ -77,6 +97,9 @@ describe('encodeChatCompletion', () => {
     ['other', 'stop'],
   ];
   it.each(finishReasons)('maps finish reason %s to %s', (given, want) => {
-    expect(encodeChatCompletion({ content: [], finishReason: given, usage: { inputTokens: 0, outputTokens: 0 } }, META).choices[0].finish_reason).toBe(want);
+    expect(
+      encodeChatCompletion({ content: [], finishReason: given, usage: { inputTokens: 0, outputTokens: 0 } }, META)
+        .choices[0].finish_reason,
+    ).toBe(want);
   });
 });

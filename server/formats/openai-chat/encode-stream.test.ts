@@ -102,9 +102,13 @@ describe('encodeChatStream', () => {
     );
     expect(events).toEqual([
       chunk({ role: 'assistant', content: '' }),
-      chunk({ tool_calls: [{ index: 0, id: 'toolu_a', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+      chunk({
+        tool_calls: [{ index: 0, id: 'toolu_a', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+      }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
-      chunk({ tool_calls: [{ index: 1, id: 'toolu_b', type: 'function', function: { name: 'get_time', arguments: '' } }] }),
+      chunk({
+        tool_calls: [{ index: 1, id: 'toolu_b', type: 'function', function: { name: 'get_time', arguments: '' } }],
+      }),
       chunk({ tool_calls: [{ index: 1, function: { arguments: '{}' } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
       chunk({}, 'tool_calls'),
@@ -138,7 +142,9 @@ describe('encodeChatStream', () => {
   });
 
   it('throws a 502 when the parts end without a finish', async () => {
-    await expect(collect(encodeChatStream(from([{ type: 'text-delta', text: 'x' }]), { ...META, includeUsage: false }).events)).rejects.toMatchObject({
+    await expect(
+      collect(encodeChatStream(from([{ type: 'text-delta', text: 'x' }]), { ...META, includeUsage: false }).events),
+    ).rejects.toMatchObject({
       status: 502,
     });
   });

@@ -43,7 +43,10 @@ export interface ChatStreamEncoding {
 export function encodeChatStream(parts: AsyncIterable<ChatStreamPart>, meta: ChatStreamMeta): ChatStreamEncoding {
   let summary: ChatStreamSummary | null = null;
 
-  function chunk(delta: ChatCompletionChunkDelta, finishReason: ChatFinishReasonWire | null = null): { data: ChatCompletionChunk } {
+  function chunk(
+    delta: ChatCompletionChunkDelta,
+    finishReason: ChatFinishReasonWire | null = null,
+  ): { data: ChatCompletionChunk } {
     const data: ChatCompletionChunk = {
       id: meta.id,
       object: 'chat.completion.chunk',
@@ -83,7 +86,9 @@ export function encodeChatStream(parts: AsyncIterable<ChatStreamPart>, meta: Cha
           case 'tool-call-start': {
             const index = wireIndexes.size;
             wireIndexes.set(part.index, index);
-            yield chunk({ tool_calls: [{ index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] });
+            yield chunk({
+              tool_calls: [{ index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }],
+            });
             break;
           }
           case 'tool-call-delta': {
@@ -109,7 +114,10 @@ export function encodeChatStream(parts: AsyncIterable<ChatStreamPart>, meta: Cha
           }
         }
       }
-      throw new ApiError(502, 'The model stream ended before it finished.', { type: 'upstream_error', code: 'upstream_error' });
+      throw new ApiError(502, 'The model stream ended before it finished.', {
+        type: 'upstream_error',
+        code: 'upstream_error',
+      });
     } finally {
       // Stop the producer (and its upstream request) when we return early or our consumer goes away.
       await iterator.return?.();

@@ -5,7 +5,12 @@
  */
 export { decodeChatRequest, type DecodedChatRequest } from './decode-request.js';
 export { encodeChatCompletion, type ChatCompletionMeta } from './encode-response.js';
-export { encodeChatStream, type ChatStreamEncoding, type ChatStreamMeta, type ChatStreamSummary } from './encode-stream.js';
+export {
+  encodeChatStream,
+  type ChatStreamEncoding,
+  type ChatStreamMeta,
+  type ChatStreamSummary,
+} from './encode-stream.js';
 export { encodeChatStreamFailure } from './encode-stream-failure.js';
 export { encodeChatRequest, type ChatRequestDialect, type EncodeChatRequestOptions } from './encode-request.js';
 export { decodeChatCompletion } from './decode-response.js';

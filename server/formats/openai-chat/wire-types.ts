@@ -96,7 +96,10 @@ export type UpstreamToolChoice = 'none' | 'auto' | 'required' | { type: 'functio
 export type UpstreamResponseFormat =
   | { type: 'text' }
   | { type: 'json_object' }
-  | { type: 'json_schema'; json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean | null } };
+  | {
+      type: 'json_schema';
+      json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean | null };
+    };
 
 /** The body we POST to an upstream's `/chat/completions`. */
 export interface UpstreamChatRequest {

@@ -35,6 +35,8 @@ export function fileObject(file: StoredFileView): FileObject {
     status_details: null,
     content_type: file.mediaType,
     sha256: file.sha256,
-    ...(indexing && { indexing: { status: indexing.status, reason: indexing.reason ?? null, code: indexing.code ?? null } }),
+    ...(indexing && {
+      indexing: { status: indexing.status, reason: indexing.reason ?? null, code: indexing.code ?? null },
+    }),
   };
 }

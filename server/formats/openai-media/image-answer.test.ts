@@ -5,7 +5,13 @@ const png = (bytes: number) => ({ data: new Uint8Array(bytes), mediaType: 'image
 
 function generated(data: GeneratedImageAnswer['data'], revisedPrompt?: string): GeneratedImageAnswer {
   return {
-    result: { images: data.map((item) => item.image), width: 640, height: 480, revisedPrompt, usage: { images: data.length, pixels: 640 * 480 * data.length } },
+    result: {
+      images: data.map((item) => item.image),
+      width: 640,
+      height: 480,
+      revisedPrompt,
+      usage: { images: data.length, pixels: 640 * 480 * data.length },
+    },
     model: 'local:image',
     format: 'png',
     data,
@@ -15,7 +21,15 @@ function generated(data: GeneratedImageAnswer['data'], revisedPrompt?: string): 
 
 describe('the image answer, one description for the route and the tool', () => {
   it('REST: links or base64 as asked, size and format of the generation, created in seconds', () => {
-    const body = encodeImagesResponse(generated([{ url: 'https://g.example/v1/media/a', image: png(3) }, { b64_json: 'AAAA', image: png(3) }], 'a red boat'));
+    const body = encodeImagesResponse(
+      generated(
+        [
+          { url: 'https://g.example/v1/media/a', image: png(3) },
+          { b64_json: 'AAAA', image: png(3) },
+        ],
+        'a red boat',
+      ),
+    );
     expect(body).toEqual({
       created: 1_763_779_200,
       data: [
@@ -28,7 +42,12 @@ describe('the image answer, one description for the route and the tool', () => {
   });
 
   it('the tool: the same size, format, prompt and links, with each image’s bytes, and a text listing the links', () => {
-    const answer = encodeImageToolAnswer(generated([{ url: 'https://g.example/v1/media/a', image: png(7) }, { url: 'https://g.example/v1/media/b', image: png(9) }]));
+    const answer = encodeImageToolAnswer(
+      generated([
+        { url: 'https://g.example/v1/media/a', image: png(7) },
+        { url: 'https://g.example/v1/media/b', image: png(9) },
+      ]),
+    );
     expect(answer.output).toEqual({
       model: 'local:image',
       size: '640x480',
@@ -39,6 +58,8 @@ describe('the image answer, one description for the route and the tool', () => {
         { url: 'https://g.example/v1/media/b', media_type: 'image/png', bytes: 9 },
       ],
     });
-    expect(answer.text).toBe('Generated 2 640x480 PNG images with local:image:\nhttps://g.example/v1/media/a\nhttps://g.example/v1/media/b');
+    expect(answer.text).toBe(
+      'Generated 2 640x480 PNG images with local:image:\nhttps://g.example/v1/media/a\nhttps://g.example/v1/media/b',
+    );
   });
 });

@@ -33,7 +33,10 @@ const sizeOf = (result: ImageResult) => `${result.width}x${result.height}`;
 export function encodeImagesResponse(generated: GeneratedImageAnswer): components['schemas']['ImagesResponse'] {
   return {
     created: Math.floor(generated.created / 1000),
-    data: generated.data.map(({ url, b64_json }) => ({ ...(url !== undefined ? { url } : { b64_json }), revised_prompt: generated.result.revisedPrompt ?? null })),
+    data: generated.data.map(({ url, b64_json }) => ({
+      ...(url !== undefined ? { url } : { b64_json }),
+      revised_prompt: generated.result.revisedPrompt ?? null,
+    })),
     output_format: generated.format,
     size: sizeOf(generated.result),
   };
@@ -42,9 +45,19 @@ export function encodeImagesResponse(generated: GeneratedImageAnswer): component
 /** The `generate_image` tool's output and the text a language model reads; every image is linked. */
 export function encodeImageToolAnswer(generated: GeneratedImageAnswer): { output: ImageToolOutput; text: string } {
   const size = sizeOf(generated.result);
-  const images = generated.data.map(({ url, image }) => ({ url: url ?? '', media_type: image.mediaType, bytes: image.data.byteLength }));
+  const images = generated.data.map(({ url, image }) => ({
+    url: url ?? '',
+    media_type: image.mediaType,
+    bytes: image.data.byteLength,
+  }));
   return {
-    output: { model: generated.model, size, format: generated.format, revised_prompt: generated.result.revisedPrompt ?? null, images },
+    output: {
+      model: generated.model,
+      size,
+      format: generated.format,
+      revised_prompt: generated.result.revisedPrompt ?? null,
+      images,
+    },
     text: `Generated ${images.length} ${size} ${generated.format.toUpperCase()} image${images.length === 1 ? '' : 's'} with ${generated.model}:\n${images.map((item) => item.url).join('\n')}`,
   };
 }

@@ -7,7 +7,10 @@ import type { GeneratedMedia } from '../../core/models.js';
 
 /** `POST /v1/music/generations` when JSON was asked for: one item, its link or its base64 MP3. */
 export function encodeMusicResponse(audio: GeneratedMedia, seconds: number, created: number, url?: string) {
-  const item = url !== undefined ? { url, duration: seconds, format: 'mp3' as const } : { b64_json: Buffer.from(audio.data).toString('base64'), duration: seconds, format: 'mp3' as const };
+  const item =
+    url !== undefined
+      ? { url, duration: seconds, format: 'mp3' as const }
+      : { b64_json: Buffer.from(audio.data).toString('base64'), duration: seconds, format: 'mp3' as const };
   return { created: Math.floor(created / 1000), data: [item] };
 }
 
@@ -20,9 +23,19 @@ export function encodeMusicToolAnswer(music: { model: string; audio: GeneratedMe
 }
 
 /** The `text_to_speech` tool's output and text. */
-export function encodeSpeechToolAnswer(speech: { model: string; audio: GeneratedMedia; characters: number; seconds: number }, format: string, url: string) {
+export function encodeSpeechToolAnswer(
+  speech: { model: string; audio: GeneratedMedia; characters: number; seconds: number },
+  format: string,
+  url: string,
+) {
   return {
-    output: { model: speech.model, media_type: speech.audio.mediaType, url, characters: speech.characters, seconds: speech.seconds },
+    output: {
+      model: speech.model,
+      media_type: speech.audio.mediaType,
+      url,
+      characters: speech.characters,
+      seconds: speech.seconds,
+    },
     text: `Spoke ${speech.characters} characters (${speech.seconds.toFixed(1)} s of ${format.toUpperCase()}) with ${speech.model}: ${url}`,
   };
 }

@@ -37,7 +37,10 @@ export function videoObject(task: VideoTaskView, remixedFrom: string | null = nu
     prompt: task.prompt,
     seconds: String(task.seconds),
     size: `${task.width}x${task.height}`,
-    error: task.status === 'failed' ? { code: task.errorCode ?? 'render_failed', message: task.errorMessage ?? 'The video could not be made.' } : null,
+    error:
+      task.status === 'failed'
+        ? { code: task.errorCode ?? 'render_failed', message: task.errorMessage ?? 'The video could not be made.' }
+        : null,
     remixed_from_video_id: remixedFrom,
   };
 }

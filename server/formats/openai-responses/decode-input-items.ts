@@ -8,7 +8,15 @@
  * reaches every provider in the shape it needs. Client-made item ids (`msg_<uuid>`, `fco_<uuid>`) are ignored.
  */
 import { ApiError } from '../../core/api-error.js';
-import type { AssistantMessage, ChatMessage, ImagePart, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../core/chat.js';
+import type {
+  AssistantMessage,
+  ChatMessage,
+  ImagePart,
+  ReasoningPart,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+} from '../../core/chat.js';
 import type { CallWarning } from '../../core/call-context.js';
 import { opaqueReasoningFrom } from './encrypted-reasoning.js';
 import type {
@@ -46,7 +54,8 @@ function decodeItem(item: unknown, messages: ChatMessage[], context: InputItemCo
   if (!isRecord(item)) {
     throw invalidInput('Each input item must be an object.');
   }
-  const type = item.type ?? (item.role !== undefined ? 'message' : item.id !== undefined ? 'item_reference' : undefined);
+  const type =
+    item.type ?? (item.role !== undefined ? 'message' : item.id !== undefined ? 'item_reference' : undefined);
   switch (type) {
     case 'message':
       decodeMessage(item as unknown as InputMessageItem, messages, context);
@@ -80,7 +89,10 @@ function decodeItem(item: unknown, messages: ChatMessage[], context: InputItemCo
       if (typeof type !== 'string') {
         throw invalidInput('Each input item needs a type, or a role for a message.');
       }
-      context.warn({ field: `input.${type}`, reason: `input items of type '${type}' are not supported and were dropped` });
+      context.warn({
+        field: `input.${type}`,
+        reason: `input items of type '${type}' are not supported and were dropped`,
+      });
   }
 }
 
@@ -107,7 +119,10 @@ function decodeMessage(item: InputMessageItem, messages: ChatMessage[], context:
       return;
     }
     case 'assistant':
-      appendAssistant(messages, parts.flatMap((part) => decodeTextOnlyPart(part, role, context)));
+      appendAssistant(
+        messages,
+        parts.flatMap((part) => decodeTextOnlyPart(part, role, context)),
+      );
       return;
     default:
       throw invalidInput(`Unknown message role '${String(role)}'; expected user, assistant, system or developer.`);
@@ -140,7 +155,10 @@ function decodeUserPart(part: InputContentPart, context: InputItemContext, where
     return [];
   }
   const type = String((part as { type?: unknown }).type);
-  context.warn({ field: `${where}.content`, reason: `content parts of type '${type}' are not supported and were dropped` });
+  context.warn({
+    field: `${where}.content`,
+    reason: `content parts of type '${type}' are not supported and were dropped`,
+  });
   return [];
 }
 
@@ -159,10 +177,14 @@ function decodeTextOnlyPart(part: InputContentPart, role: string, context: Input
 function decodeImage(part: Extract<InputContentPart, { type: 'input_image' }>, where: string): ImagePart {
   if (typeof part.image_url !== 'string' || part.image_url === '') {
     if (part.file_id) {
-      throw new ApiError(400, 'input_image with file_id is not supported; send the image as image_url (an http(s) or data: URL).', {
-        param: where,
-        code: 'unsupported_value',
-      });
+      throw new ApiError(
+        400,
+        'input_image with file_id is not supported; send the image as image_url (an http(s) or data: URL).',
+        {
+          param: where,
+          code: 'unsupported_value',
+        },
+      );
     }
     throw new ApiError(400, 'input_image needs an image_url.', { param: where, code: 'invalid_value' });
   }

@@ -13,13 +13,22 @@ const storedItems: Record<string, OutputItem> = {
     status: 'completed',
     content: [{ type: 'output_text', text: 'Paris is the capital.', annotations: [], logprobs: [] }],
   },
-  fc_stored2: { id: 'fc_stored2', type: 'function_call', status: 'completed', call_id: 'call_9', name: 'lookup', arguments: '{"q":"x"}' },
+  fc_stored2: {
+    id: 'fc_stored2',
+    type: 'function_call',
+    status: 'completed',
+    call_id: 'call_9',
+    name: 'lookup',
+    arguments: '{"q":"x"}',
+  },
 };
 
 function decode(body: Record<string, unknown>, history: ChatMessage[] = []) {
   const warnings: CallWarning[] = [];
-  const decoded = decodeResponsesRequest({ model: 'm', ...body } as ResponsesRequestBody, { history, resolveItem: (id) => storedItems[id] }, (warning) =>
-    warnings.push(warning),
+  const decoded = decodeResponsesRequest(
+    { model: 'm', ...body } as ResponsesRequestBody,
+    { history, resolveItem: (id) => storedItems[id] },
+    (warning) => warnings.push(warning),
   );
   return { decoded, warnings };
 }
@@ -37,15 +46,32 @@ interface DecodeCase {
 }
 
 const cases: Array<[string, DecodeCase]> = [
-  [
-    'a string input becomes one user message',
-    { given: { input: 'Hello' }, want: { messages: [user('Hello')] } },
-  ],
+  ['a string input becomes one user message', { given: { input: 'Hello' }, want: { messages: [user('Hello')] } }],
   [
     'input messages without type (Vercel AI SDK) are messages',
     {
-      given: { input: [{ role: 'user', content: [{ type: 'input_text', text: 'Hi' }, { type: 'input_text', text: 'there' }] }] },
-      want: { messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'text', text: 'there' }] }] },
+      given: {
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'Hi' },
+              { type: 'input_text', text: 'there' },
+            ],
+          },
+        ],
+      },
+      want: {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Hi' },
+              { type: 'text', text: 'there' },
+            ],
+          },
+        ],
+      },
     },
   ],
   [
@@ -54,7 +80,12 @@ const cases: Array<[string, DecodeCase]> = [
       given: { instructions: 'Be brief.', input: 'And Spain?', previous_response_id: 'resp_1' },
       history: [user('Capital of France?'), { role: 'assistant', content: [{ type: 'text', text: 'Paris.' }] }],
       want: {
-        messages: [system('Be brief.'), user('Capital of France?'), { role: 'assistant', content: [{ type: 'text', text: 'Paris.' }] }, user('And Spain?')],
+        messages: [
+          system('Be brief.'),
+          user('Capital of France?'),
+          { role: 'assistant', content: [{ type: 'text', text: 'Paris.' }] },
+          user('And Spain?'),
+        ],
       },
       more: (decoded) => {
         expect(decoded.inputMessages).toEqual([user('And Spain?')]);
@@ -89,8 +120,14 @@ const cases: Array<[string, DecodeCase]> = [
       want: {
         messages: [
           user('Weather in Oslo?'),
-          { role: 'assistant', content: [{ type: 'tool-call', id: 'call_1', name: 'weather', arguments: '{"city":"Oslo"}' }] },
-          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', content: [{ type: 'text', text: '{"temp":-3}' }] }] },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool-call', id: 'call_1', name: 'weather', arguments: '{"city":"Oslo"}' }],
+          },
+          {
+            role: 'tool',
+            content: [{ type: 'tool-result', toolCallId: 'call_1', content: [{ type: 'text', text: '{"temp":-3}' }] }],
+          },
         ],
       },
     },
@@ -101,10 +138,31 @@ const cases: Array<[string, DecodeCase]> = [
       given: {
         input: [
           { role: 'user', content: 'Compare' },
-          { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Two lookups.' }, { type: 'summary_text', text: 'Then compare.' }] },
+          {
+            type: 'reasoning',
+            id: 'rs_1',
+            summary: [
+              { type: 'summary_text', text: 'Two lookups.' },
+              { type: 'summary_text', text: 'Then compare.' },
+            ],
+          },
           { role: 'assistant', content: [{ type: 'output_text', text: 'Looking up.' }] },
-          { type: 'function_call', id: 'fc_1', call_id: 'call_a', name: 'get', arguments: '{"k":"a"}', status: 'completed' },
-          { type: 'function_call', id: 'fc_2', call_id: 'call_b', name: 'get', arguments: '{"k":"b"}', status: 'completed' },
+          {
+            type: 'function_call',
+            id: 'fc_1',
+            call_id: 'call_a',
+            name: 'get',
+            arguments: '{"k":"a"}',
+            status: 'completed',
+          },
+          {
+            type: 'function_call',
+            id: 'fc_2',
+            call_id: 'call_b',
+            name: 'get',
+            arguments: '{"k":"b"}',
+            status: 'completed',
+          },
           { type: 'function_call_output', call_id: 'call_a', output: [{ type: 'input_text', text: 'A=1' }] },
           { type: 'function_call_output', call_id: 'call_b', output: 'B=2' },
         ],
@@ -153,7 +211,10 @@ const cases: Array<[string, DecodeCase]> = [
               { type: 'tool-call', id: 'call_9', name: 'lookup', arguments: '{"q":"x"}', itemId: 'fc_stored2' },
             ],
           },
-          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_9', content: [{ type: 'text', text: 'ok' }] }] },
+          {
+            role: 'tool',
+            content: [{ type: 'tool-result', toolCallId: 'call_9', content: [{ type: 'text', text: 'ok' }] }],
+          },
         ],
       },
     },
@@ -165,24 +226,61 @@ const cases: Array<[string, DecodeCase]> = [
         stream: true,
         store: false,
         input: [
-          { type: 'message', id: 'msg_0b6f0c9e-2f3c-4c1b-9a55-4d8e8f0a1b2c', role: 'developer', content: [{ type: 'input_text', text: 'You are Codex.' }] },
-          { type: 'message', id: 'msg_7f1d2a44-1e5b-4b0e-8d7a-2c3b4d5e6f70', role: 'user', content: [{ type: 'input_text', text: 'Run echo word' }] },
+          {
+            type: 'message',
+            id: 'msg_0b6f0c9e-2f3c-4c1b-9a55-4d8e8f0a1b2c',
+            role: 'developer',
+            content: [{ type: 'input_text', text: 'You are Codex.' }],
+          },
+          {
+            type: 'message',
+            id: 'msg_7f1d2a44-1e5b-4b0e-8d7a-2c3b4d5e6f70',
+            role: 'user',
+            content: [{ type: 'input_text', text: 'Run echo word' }],
+          },
           { type: 'reasoning', id: 'rs_prev', summary: [], encrypted_content: 'gAAAAB-opaque' },
-          { type: 'function_call', id: 'fc_prev', call_id: 'call_x', name: 'exec_command', arguments: '{"cmd":"echo word"}', status: 'completed' },
+          {
+            type: 'function_call',
+            id: 'fc_prev',
+            call_id: 'call_x',
+            name: 'exec_command',
+            arguments: '{"cmd":"echo word"}',
+            status: 'completed',
+          },
           {
             type: 'function_call_output',
             id: 'fco_3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d',
             call_id: 'call_x',
-            output: 'Chunk ID: 1\nWall time: 0.01s\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nword\n',
+            output:
+              'Chunk ID: 1\nWall time: 0.01s\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nword\n',
           },
         ],
         tools: [
-          { type: 'function', name: 'exec_command', description: 'Run a command', strict: false, parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'], additionalProperties: false } },
+          {
+            type: 'function',
+            name: 'exec_command',
+            description: 'Run a command',
+            strict: false,
+            parameters: {
+              type: 'object',
+              properties: { cmd: { type: 'string' } },
+              required: ['cmd'],
+              additionalProperties: false,
+            },
+          },
           {
             type: 'namespace',
             name: 'multi_agent_v1',
             description: 'Agents',
-            tools: [{ type: 'function', name: 'spawn_agent', description: 'Spawn', strict: false, parameters: { type: 'object', properties: {} } }],
+            tools: [
+              {
+                type: 'function',
+                name: 'spawn_agent',
+                description: 'Spawn',
+                strict: false,
+                parameters: { type: 'object', properties: {} },
+              },
+            ],
           },
           { type: 'web_search', external_web_access: false },
         ],
@@ -201,7 +299,13 @@ const cases: Array<[string, DecodeCase]> = [
             role: 'assistant',
             content: [
               { type: 'reasoning', text: '', encryptedContent: 'gAAAAB-opaque', itemId: 'rs_prev' },
-              { type: 'tool-call', id: 'call_x', name: 'exec_command', arguments: '{"cmd":"echo word"}', itemId: 'fc_prev' },
+              {
+                type: 'tool-call',
+                id: 'call_x',
+                name: 'exec_command',
+                arguments: '{"cmd":"echo word"}',
+                itemId: 'fc_prev',
+              },
             ],
           },
           {
@@ -210,13 +314,28 @@ const cases: Array<[string, DecodeCase]> = [
               {
                 type: 'tool-result',
                 toolCallId: 'call_x',
-                content: [{ type: 'text', text: 'Chunk ID: 1\nWall time: 0.01s\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nword\n' }],
+                content: [
+                  {
+                    type: 'text',
+                    text: 'Chunk ID: 1\nWall time: 0.01s\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nword\n',
+                  },
+                ],
               },
             ],
           },
         ],
         tools: [
-          { name: 'exec_command', description: 'Run a command', strict: false, parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'], additionalProperties: false } },
+          {
+            name: 'exec_command',
+            description: 'Run a command',
+            strict: false,
+            parameters: {
+              type: 'object',
+              properties: { cmd: { type: 'string' } },
+              required: ['cmd'],
+              additionalProperties: false,
+            },
+          },
           { name: 'spawn_agent', description: 'Spawn', strict: false, parameters: { type: 'object', properties: {} } },
         ],
         toolChoice: { type: 'auto' },
@@ -245,8 +364,19 @@ const cases: Array<[string, DecodeCase]> = [
             name: 'multi_agent_v1',
             description: 'Agents',
             tools: [
-              { type: 'function', name: 'spawn_agent', description: 'Spawn', parameters: { type: 'object', properties: { task: { type: 'string' } } } },
-              { type: 'function', name: 'wait_agent', description: 'Wait', strict: false, parameters: { type: 'object', properties: { targets: { type: 'array' } } } },
+              {
+                type: 'function',
+                name: 'spawn_agent',
+                description: 'Spawn',
+                parameters: { type: 'object', properties: { task: { type: 'string' } } },
+              },
+              {
+                type: 'function',
+                name: 'wait_agent',
+                description: 'Wait',
+                strict: false,
+                parameters: { type: 'object', properties: { targets: { type: 'array' } } },
+              },
             ],
           },
         ],
@@ -255,8 +385,17 @@ const cases: Array<[string, DecodeCase]> = [
         messages: [user('x')],
         tools: [
           { name: 'exec_command', parameters: { type: 'object', properties: {} } },
-          { name: 'spawn_agent', description: 'Spawn', parameters: { type: 'object', properties: { task: { type: 'string' } } } },
-          { name: 'wait_agent', description: 'Wait', strict: false, parameters: { type: 'object', properties: { targets: { type: 'array' } } } },
+          {
+            name: 'spawn_agent',
+            description: 'Spawn',
+            parameters: { type: 'object', properties: { task: { type: 'string' } } },
+          },
+          {
+            name: 'wait_agent',
+            description: 'Wait',
+            strict: false,
+            parameters: { type: 'object', properties: { targets: { type: 'array' } } },
+          },
         ],
       },
       warned: ['tools.namespace'],
@@ -279,8 +418,19 @@ const cases: Array<[string, DecodeCase]> = [
         input: 'x',
         tools: [
           { type: 'function', name: 'wait_agent', description: 'plain' },
-          { type: 'namespace', name: 'multi_agent_v1', tools: [{ type: 'function', name: 'wait_agent', description: 'namespaced' }, { type: 'function', name: 'close_agent' }] },
-          { type: 'namespace', name: 'other_ns', tools: [{ type: 'function', name: 'close_agent', description: 'second' }] },
+          {
+            type: 'namespace',
+            name: 'multi_agent_v1',
+            tools: [
+              { type: 'function', name: 'wait_agent', description: 'namespaced' },
+              { type: 'function', name: 'close_agent' },
+            ],
+          },
+          {
+            type: 'namespace',
+            name: 'other_ns',
+            tools: [{ type: 'function', name: 'close_agent', description: 'second' }],
+          },
           { type: 'function', name: 'close_agent', description: 'plain, third' },
         ],
       },
@@ -318,8 +468,22 @@ const cases: Array<[string, DecodeCase]> = [
       want: {
         messages: [
           user('wait for them'),
-          { role: 'assistant', content: [{ type: 'tool-call', id: 'call_w', name: 'wait_agent', arguments: '{"targets":["nobody"],"timeout_ms":10}', itemId: 'fc_1' }] },
-          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_w', content: [{ type: 'text', text: 'timed out' }] }] },
+          {
+            role: 'assistant',
+            content: [
+              {
+                type: 'tool-call',
+                id: 'call_w',
+                name: 'wait_agent',
+                arguments: '{"targets":["nobody"],"timeout_ms":10}',
+                itemId: 'fc_1',
+              },
+            ],
+          },
+          {
+            role: 'tool',
+            content: [{ type: 'tool-result', toolCallId: 'call_w', content: [{ type: 'text', text: 'timed out' }] }],
+          },
         ],
       },
     },
@@ -331,11 +495,33 @@ const cases: Array<[string, DecodeCase]> = [
         stream: false,
         input: [{ type: 'message', role: 'user', content: 'What is 2+2?' }],
         text: {},
-        tools: [{ type: 'function', name: 'add', description: 'Adds', strict: null, parameters: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { a: { type: 'number', exclusiveMinimum: 0 } } } }],
+        tools: [
+          {
+            type: 'function',
+            name: 'add',
+            description: 'Adds',
+            strict: null,
+            parameters: {
+              $schema: 'https://json-schema.org/draft/2020-12/schema',
+              type: 'object',
+              properties: { a: { type: 'number', exclusiveMinimum: 0 } },
+            },
+          },
+        ],
       },
       want: {
         messages: [user('What is 2+2?')],
-        tools: [{ name: 'add', description: 'Adds', parameters: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { a: { type: 'number', exclusiveMinimum: 0 } } } }],
+        tools: [
+          {
+            name: 'add',
+            description: 'Adds',
+            parameters: {
+              $schema: 'https://json-schema.org/draft/2020-12/schema',
+              type: 'object',
+              properties: { a: { type: 'number', exclusiveMinimum: 0 } },
+            },
+          },
+        ],
       },
       more: (decoded) => {
         expect(decoded.stream).toBe(false);
@@ -355,7 +541,15 @@ const cases: Array<[string, DecodeCase]> = [
         top_p: 0.9,
         reasoning: { effort: 'high' },
         user: 'end-user-7',
-        text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true, description: 'The answer' } },
+        text: {
+          format: {
+            type: 'json_schema',
+            name: 'answer',
+            schema: { type: 'object' },
+            strict: true,
+            description: 'The answer',
+          },
+        },
         metadata: { trace: 'abc' },
       },
       want: {
@@ -365,16 +559,31 @@ const cases: Array<[string, DecodeCase]> = [
         topP: 0.9,
         reasoning: { effort: 'high' },
         user: 'end-user-7',
-        responseFormat: { type: 'json-schema', name: 'answer', schema: { type: 'object' }, strict: true, description: 'The answer' },
+        responseFormat: {
+          type: 'json-schema',
+          name: 'answer',
+          schema: { type: 'object' },
+          strict: true,
+          description: 'The answer',
+        },
       },
       more: (decoded) => {
-        expect(decoded.echo).toMatchObject({ metadata: { trace: 'abc' }, maxOutputTokens: 300, temperature: 0.2, topP: 0.9, reasoning: { effort: 'high', summary: null } });
+        expect(decoded.echo).toMatchObject({
+          metadata: { trace: 'abc' },
+          maxOutputTokens: 300,
+          temperature: 0.2,
+          topP: 0.9,
+          reasoning: { effort: 'high', summary: null },
+        });
       },
     },
   ],
   [
     'json_object format maps to json',
-    { given: { input: 'x', text: { format: { type: 'json_object' } } }, want: { messages: [user('x')], responseFormat: { type: 'json' } } },
+    {
+      given: { input: 'x', text: { format: { type: 'json_object' } } },
+      want: { messages: [user('x')], responseFormat: { type: 'json' } },
+    },
   ],
   [
     'images by URL are kept; input_file parts are dropped with a warning',
@@ -415,15 +624,27 @@ const cases: Array<[string, DecodeCase]> = [
         tools: [{ type: 'function', name: 'f', parameters: null }],
         tool_choice: { type: 'function', name: 'f' },
       },
-      want: { messages: [user('x')], tools: [{ name: 'f', parameters: { type: 'object', properties: {} } }], toolChoice: { type: 'tool', name: 'f' } },
+      want: {
+        messages: [user('x')],
+        tools: [{ name: 'f', parameters: { type: 'object', properties: {} } }],
+        toolChoice: { type: 'tool', name: 'f' },
+      },
       more: (decoded) => expect(decoded.echo.toolChoice).toEqual({ type: 'function', name: 'f' }),
     },
   ],
   [
     'allowed_tools keeps its mode with a warning',
     {
-      given: { input: 'x', tools: [{ type: 'function', name: 'f' }], tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'f' }] } },
-      want: { messages: [user('x')], tools: [{ name: 'f', parameters: { type: 'object', properties: {} } }], toolChoice: { type: 'required' } },
+      given: {
+        input: 'x',
+        tools: [{ type: 'function', name: 'f' }],
+        tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'f' }] },
+      },
+      want: {
+        messages: [user('x')],
+        tools: [{ name: 'f', parameters: { type: 'object', properties: {} } }],
+        toolChoice: { type: 'required' },
+      },
       warned: ['tool_choice.allowed_tools'],
     },
   ],
@@ -453,7 +674,17 @@ const cases: Array<[string, DecodeCase]> = [
         text: { verbosity: 'low' },
       },
       want: { messages: [user('x')] },
-      warned: ['safety_identifier', 'service_tier', 'context_management', 'max_tool_calls', 'top_logprobs', 'stream_options', 'truncation', 'include', 'text.verbosity'],
+      warned: [
+        'safety_identifier',
+        'service_tier',
+        'context_management',
+        'max_tool_calls',
+        'top_logprobs',
+        'stream_options',
+        'truncation',
+        'include',
+        'text.verbosity',
+      ],
     },
   ],
   [
@@ -462,7 +693,12 @@ const cases: Array<[string, DecodeCase]> = [
       given: {
         input: [
           { role: 'user', content: 'q' },
-          { type: 'reasoning', id: 'rs_a', summary: [{ type: 'summary_text', text: 'thought' }], encrypted_content: 'omnigate.anthropic-signature:c2ln' },
+          {
+            type: 'reasoning',
+            id: 'rs_a',
+            summary: [{ type: 'summary_text', text: 'thought' }],
+            encrypted_content: 'omnigate.anthropic-signature:c2ln',
+          },
           { type: 'reasoning', id: 'rs_b', summary: [], encrypted_content: 'omnigate.anthropic-redacted:cmVk' },
           { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }] },
         ],
@@ -495,7 +731,9 @@ describe('decodeResponsesRequest', () => {
   it('returns the string input as one user message item and defaults the echo', () => {
     const { decoded } = decode({ input: 'Hi' });
     expect(decoded.model).toBe('m');
-    expect(decoded.inputItems).toEqual([{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] }]);
+    expect(decoded.inputItems).toEqual([
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] },
+    ]);
     expect(decoded.echo).toEqual({
       instructions: null,
       metadata: {},
@@ -514,14 +752,42 @@ describe('decodeResponsesRequest', () => {
   });
 
   const failures: Array<[string, Record<string, unknown>, { status: number; param: string; message: RegExp }]> = [
-    ['an unknown item_reference is a 404 on input', { input: [{ type: 'item_reference', id: 'msg_nope' }] }, { status: 404, param: 'input', message: /msg_nope/ }],
-    ['an image by file_id is a 400', { input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1', detail: 'auto' }] }] }, { status: 400, param: 'input', message: /file_id/ }],
-    ['background true is a 400', { input: 'x', background: true }, { status: 400, param: 'background', message: /background/ }],
-    ['conversation is a 400', { input: 'x', conversation: 'conv_1' }, { status: 400, param: 'conversation', message: /previous_response_id/ }],
+    [
+      'an unknown item_reference is a 404 on input',
+      { input: [{ type: 'item_reference', id: 'msg_nope' }] },
+      { status: 404, param: 'input', message: /msg_nope/ },
+    ],
+    [
+      'an image by file_id is a 400',
+      { input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1', detail: 'auto' }] }] },
+      { status: 400, param: 'input', message: /file_id/ },
+    ],
+    [
+      'background true is a 400',
+      { input: 'x', background: true },
+      { status: 400, param: 'background', message: /background/ },
+    ],
+    [
+      'conversation is a 400',
+      { input: 'x', conversation: 'conv_1' },
+      { status: 400, param: 'conversation', message: /previous_response_id/ },
+    ],
     ['prompt is a 400', { input: 'x', prompt: { id: 'pmpt_1' } }, { status: 400, param: 'prompt', message: /prompt/ }],
-    ['no input and no history is a 400', { instructions: 'Only instructions', input: [] }, { status: 400, param: 'input', message: /no input/ }],
-    ['a tool_choice naming an unknown function is a 400', { input: 'x', tools: [{ type: 'function', name: 'f' }], tool_choice: { type: 'function', name: 'g' } }, { status: 400, param: 'tool_choice', message: /'g'/ }],
-    ['an unknown role is a 400', { input: [{ role: 'robot', content: 'x' }] }, { status: 400, param: 'input', message: /robot/ }],
+    [
+      'no input and no history is a 400',
+      { instructions: 'Only instructions', input: [] },
+      { status: 400, param: 'input', message: /no input/ },
+    ],
+    [
+      'a tool_choice naming an unknown function is a 400',
+      { input: 'x', tools: [{ type: 'function', name: 'f' }], tool_choice: { type: 'function', name: 'g' } },
+      { status: 400, param: 'tool_choice', message: /'g'/ },
+    ],
+    [
+      'an unknown role is a 400',
+      { input: [{ role: 'robot', content: 'x' }] },
+      { status: 400, param: 'input', message: /robot/ },
+    ],
   ];
 
   it.each(failures)('%s', (_name, given, want) => {
@@ -540,8 +806,10 @@ describe('decodeResponsesRequest', () => {
   it('an item_reference may not point at another item_reference', () => {
     const warnings: CallWarning[] = [];
     expect(() =>
-      decodeResponsesRequest({ model: 'm', input: [{ type: 'item_reference', id: 'a' }] }, { history: [], resolveItem: () => ({ type: 'item_reference', id: 'a' }) }, (w) =>
-        warnings.push(w),
+      decodeResponsesRequest(
+        { model: 'm', input: [{ type: 'item_reference', id: 'a' }] },
+        { history: [], resolveItem: () => ({ type: 'item_reference', id: 'a' }) },
+        (w) => warnings.push(w),
       ),
     ).toThrow(ApiError);
   });

@@ -141,10 +141,14 @@ function rejectUnsupported(body: ResponsesRequestBody): void {
     });
   }
   if (body.prompt !== undefined && body.prompt !== null) {
-    throw new ApiError(400, 'Stored prompt templates (prompt) are not supported; send instructions and input instead.', {
-      param: 'prompt',
-      code: 'unsupported_parameter',
-    });
+    throw new ApiError(
+      400,
+      'Stored prompt templates (prompt) are not supported; send instructions and input instead.',
+      {
+        param: 'prompt',
+        code: 'unsupported_parameter',
+      },
+    );
   }
 }
 

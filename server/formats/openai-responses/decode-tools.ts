@@ -14,7 +14,14 @@
 import { ApiError } from '../../core/api-error.js';
 import type { ToolChoice, ToolDefinition } from '../../core/chat.js';
 import type { CallWarning } from '../../core/call-context.js';
-import type { FunctionToolEcho, FunctionToolParam, NamespaceToolParam, ToolChoiceEcho, ToolChoiceParam, ToolParam } from './wire-types.js';
+import type {
+  FunctionToolEcho,
+  FunctionToolParam,
+  NamespaceToolParam,
+  ToolChoiceEcho,
+  ToolChoiceParam,
+  ToolParam,
+} from './wire-types.js';
 
 /** What a function tool without `parameters` takes: nothing. */
 const EMPTY_PARAMETERS: Record<string, unknown> = { type: 'object', properties: {} };
@@ -27,7 +34,10 @@ export interface DecodedTools {
   namespaces: Map<string, string>;
 }
 
-export function decodeTools(tools: readonly ToolParam[] | null | undefined, warn: (warning: CallWarning) => void): DecodedTools {
+export function decodeTools(
+  tools: readonly ToolParam[] | null | undefined,
+  warn: (warning: CallWarning) => void,
+): DecodedTools {
   const decoded: DecodedTools = { tools: [], echo: [], namespaces: new Map() };
   const names = new Set<string>();
   const add = (tool: FunctionToolParam, namespace?: string): void => {
@@ -65,7 +75,10 @@ export function decodeTools(tools: readonly ToolParam[] | null | undefined, warn
       add(tool as FunctionToolParam);
     } else if (tool.type === 'namespace') {
       const namespace = tool as NamespaceToolParam;
-      warn({ field: 'tools.namespace', reason: 'namespace tools are flattened: their function tools are offered under their own names' });
+      warn({
+        field: 'tools.namespace',
+        reason: 'namespace tools are flattened: their function tools are offered under their own names',
+      });
       for (const inner of namespace.tools ?? []) {
         if (inner.type === 'function') {
           add(inner as FunctionToolParam, namespace.name);
@@ -77,7 +90,10 @@ export function decodeTools(tools: readonly ToolParam[] | null | undefined, warn
         }
       }
     } else {
-      warn({ field: `tools.${tool.type}`, reason: `'${tool.type}' tools are not supported by this gateway and were dropped` });
+      warn({
+        field: `tools.${tool.type}`,
+        reason: `'${tool.type}' tools are not supported by this gateway and were dropped`,
+      });
     }
   }
   return decoded;
@@ -116,22 +132,32 @@ function decodeChoice(
     return { toolChoice: { type: choice }, echo: choice };
   }
   if (typeof choice !== 'object') {
-    throw new ApiError(400, `Unknown tool_choice '${String(choice)}'.`, { param: 'tool_choice', code: 'invalid_value' });
+    throw new ApiError(400, `Unknown tool_choice '${String(choice)}'.`, {
+      param: 'tool_choice',
+      code: 'invalid_value',
+    });
   }
   if (choice.type === 'function') {
     const name = (choice as { name?: unknown }).name;
     if (typeof name !== 'string' || !tools.some((tool) => tool.name === name)) {
-      throw new ApiError(400, `tool_choice names the function '${String(name)}', which is not among the function tools.`, {
-        param: 'tool_choice',
-        code: 'invalid_value',
-      });
+      throw new ApiError(
+        400,
+        `tool_choice names the function '${String(name)}', which is not among the function tools.`,
+        {
+          param: 'tool_choice',
+          code: 'invalid_value',
+        },
+      );
     }
     return { toolChoice: { type: 'tool', name }, echo: { type: 'function', name } };
   }
   // Not in the contract (the spec validator rejects it); kept for callers that reach the decoder directly.
   if (choice.type === 'allowed_tools') {
     const mode = (choice as { mode?: unknown }).mode === 'required' ? 'required' : 'auto';
-    warn({ field: 'tool_choice.allowed_tools', reason: `allowed_tools cannot restrict the offered tools here; treated as '${mode}'` });
+    warn({
+      field: 'tool_choice.allowed_tools',
+      reason: `allowed_tools cannot restrict the offered tools here; treated as '${mode}'`,
+    });
     return { toolChoice: { type: mode }, echo: mode };
   }
   warn({ field: 'tool_choice', reason: `tool_choice of type '${choice.type}' is not supported and was dropped` });

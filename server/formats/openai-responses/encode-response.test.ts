@@ -79,9 +79,29 @@ describe('encodeResponse', () => {
         },
         output: [
           { id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Need two cities.' }] },
-          { id: 'msg_2', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Checking both.', annotations: [], logprobs: [] }] },
-          { id: 'fc_3', type: 'function_call', status: 'completed', call_id: 'call_a', name: 'weather', arguments: '{"city":"Oslo"}' },
-          { id: 'fc_4', type: 'function_call', status: 'completed', call_id: 'call_b', name: 'weather', arguments: '{"city":"Rome"}' },
+          {
+            id: 'msg_2',
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: 'Checking both.', annotations: [], logprobs: [] }],
+          },
+          {
+            id: 'fc_3',
+            type: 'function_call',
+            status: 'completed',
+            call_id: 'call_a',
+            name: 'weather',
+            arguments: '{"city":"Oslo"}',
+          },
+          {
+            id: 'fc_4',
+            type: 'function_call',
+            status: 'completed',
+            call_id: 'call_b',
+            name: 'weather',
+            arguments: '{"city":"Rome"}',
+          },
         ],
         more: { status: 'completed', output_text: 'Checking both.' },
       },
@@ -90,7 +110,15 @@ describe('encodeResponse', () => {
       'a length stop is incomplete with max_output_tokens and an incomplete last message',
       {
         given: { content: [{ type: 'text', text: 'Once upon a' }], finishReason: 'length', usage },
-        output: [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'incomplete', content: [{ type: 'output_text', text: 'Once upon a', annotations: [], logprobs: [] }] }],
+        output: [
+          {
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            status: 'incomplete',
+            content: [{ type: 'output_text', text: 'Once upon a', annotations: [], logprobs: [] }],
+          },
+        ],
         more: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, completed_at: null },
       },
     ],
@@ -106,8 +134,20 @@ describe('encodeResponse', () => {
       'an error stop is failed with a server_error',
       {
         given: { content: [{ type: 'text', text: 'Part' }], finishReason: 'error', usage },
-        output: [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Part', annotations: [], logprobs: [] }] }],
-        more: { status: 'failed', error: { code: 'server_error', message: 'The model stopped with an error.' }, completed_at: null },
+        output: [
+          {
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: 'Part', annotations: [], logprobs: [] }],
+          },
+        ],
+        more: {
+          status: 'failed',
+          error: { code: 'server_error', message: 'The model stopped with an error.' },
+          completed_at: null,
+        },
       },
     ],
     [
@@ -125,7 +165,12 @@ describe('encodeResponse', () => {
           usage,
         },
         output: [
-          { id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'thinking' }], encrypted_content: 'omnigate.anthropic-signature:sig==' },
+          {
+            id: 'rs_1',
+            type: 'reasoning',
+            summary: [{ type: 'summary_text', text: 'thinking' }],
+            encrypted_content: 'omnigate.anthropic-signature:sig==',
+          },
           { id: 'rs_2', type: 'reasoning', summary: [], encrypted_content: 'omnigate.anthropic-redacted:cmVk' },
           { id: 'rs_3', type: 'reasoning', summary: [], encrypted_content: 'gAAAA-openai' },
         ],
@@ -144,13 +189,38 @@ describe('encodeResponse', () => {
           usage: { inputTokens: 5, outputTokens: 2 },
         },
         output: [
-          { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'A', annotations: [], logprobs: [] }] },
-          { id: 'fc_upstream', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'f', arguments: '{}' },
-          { id: 'msg_2', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'B', annotations: [], logprobs: [] }] },
+          {
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: 'A', annotations: [], logprobs: [] }],
+          },
+          {
+            id: 'fc_upstream',
+            type: 'function_call',
+            status: 'completed',
+            call_id: 'call_1',
+            name: 'f',
+            arguments: '{}',
+          },
+          {
+            id: 'msg_2',
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: 'B', annotations: [], logprobs: [] }],
+          },
         ],
         more: {
           output_text: 'AB',
-          usage: { input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 7 },
+          usage: {
+            input_tokens: 5,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: 2,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: 7,
+          },
         },
       },
     ],
@@ -184,7 +254,14 @@ describe('encodeResponse', () => {
         namespace: 'multi_agent_v1',
         arguments: '{"targets":["nobody"],"timeout_ms":10}',
       },
-      { id: 'fc_2', type: 'function_call', status: 'completed', call_id: 'call_e', name: 'exec_command', arguments: '{"cmd":"ls"}' },
+      {
+        id: 'fc_2',
+        type: 'function_call',
+        status: 'completed',
+        call_id: 'call_e',
+        name: 'exec_command',
+        arguments: '{"cmd":"ls"}',
+      },
     ]);
     expect(Object.keys(response.output[1])).not.toContain('namespace');
   });

@@ -11,7 +11,14 @@ import { encodeUsage } from './encode-usage.js';
 import { encryptedContentOf } from './encrypted-reasoning.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { buildResponseObject, namespaceOf, unixSecondsNow, type ResponseMeta } from './response-object.js';
-import type { OutputFunctionCall, OutputItem, OutputMessage, OutputReasoning, OutputText, ResponseObject } from './wire-types.js';
+import type {
+  OutputFunctionCall,
+  OutputItem,
+  OutputMessage,
+  OutputReasoning,
+  OutputText,
+  ResponseObject,
+} from './wire-types.js';
 
 /**
  * A message item as the encoders make it: exactly one `output_text` part (they never produce refusal parts), so
@@ -62,7 +69,13 @@ export function encodeResponse(result: ChatResult, meta: ResponseMeta): Response
 }
 
 export function messageItem(id: string, text: string, status: OutputMessage['status']): TextMessageItem {
-  return { id, type: 'message', role: 'assistant', status, content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] };
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    status,
+    content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+  };
 }
 
 function reasoningItem(part: ReasoningPart, meta: ResponseMeta): OutputReasoning | undefined {

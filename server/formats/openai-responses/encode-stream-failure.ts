@@ -11,7 +11,10 @@ import type { ResponsesStreamState } from './encode-stream.js';
 import { buildResponseObject } from './response-object.js';
 import type { OutputItem, ResponsesWireEvent } from './wire-types.js';
 
-export function encodeStreamFailure(error: unknown, state: ResponsesStreamState): [ResponsesWireEvent, ResponsesWireEvent] {
+export function encodeStreamFailure(
+  error: unknown,
+  state: ResponsesStreamState,
+): [ResponsesWireEvent, ResponsesWireEvent] {
   const known = error instanceof ApiError ? error : undefined;
   const message = known?.message ?? 'The response failed because of an internal error.';
   const response = buildResponseObject(state.meta, {

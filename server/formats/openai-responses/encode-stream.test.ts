@@ -47,7 +47,11 @@ function resultOf(parts: ChatStreamPart[]): ChatResult {
         if (open?.type !== 'reasoning') {
           content.push(reasoning);
         }
-        Object.assign(reasoning, part.signature ? { signature: part.signature } : {}, part.encryptedContent ? { encryptedContent: part.encryptedContent } : {});
+        Object.assign(
+          reasoning,
+          part.signature ? { signature: part.signature } : {},
+          part.encryptedContent ? { encryptedContent: part.encryptedContent } : {},
+        );
         open = undefined;
         break;
       }
@@ -91,16 +95,26 @@ const toolRoundParts: ChatStreamPart[] = [
   { type: 'text-delta', text: 'Running ' },
   { type: 'text-delta', text: 'both.' },
   { type: 'tool-call-start', index: 0, id: 'call_a', name: 'exec_command' },
-  ...fragments(ARGUMENTS_A).map((argumentsDelta): ChatStreamPart => ({ type: 'tool-call-delta', index: 0, argumentsDelta })),
+  ...fragments(ARGUMENTS_A).map(
+    (argumentsDelta): ChatStreamPart => ({ type: 'tool-call-delta', index: 0, argumentsDelta }),
+  ),
   { type: 'tool-call-end', index: 0 },
   { type: 'tool-call-start', index: 1, id: 'call_b', name: 'weather' },
-  ...fragments(ARGUMENTS_B).map((argumentsDelta): ChatStreamPart => ({ type: 'tool-call-delta', index: 1, argumentsDelta })),
+  ...fragments(ARGUMENTS_B).map(
+    (argumentsDelta): ChatStreamPart => ({ type: 'tool-call-delta', index: 1, argumentsDelta }),
+  ),
   { type: 'tool-call-end', index: 1 },
-  { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 2048, outputTokens: 120, cacheReadTokens: 1920, reasoningTokens: 40 } },
+  {
+    type: 'finish',
+    finishReason: 'tool-calls',
+    usage: { inputTokens: 2048, outputTokens: 120, cacheReadTokens: 1920, reasoningTokens: 40 },
+  },
 ];
 
 function typesWithoutRepeats(events: ResponsesWireEvent[]): string[] {
-  return events.map((event) => event.event).filter((type, index, all) => !(type.endsWith('.delta') && all[index - 1] === type));
+  return events
+    .map((event) => event.event)
+    .filter((type, index, all) => !(type.endsWith('.delta') && all[index - 1] === type));
 }
 
 describe('encodeResponsesStream', () => {
@@ -139,38 +153,102 @@ describe('encodeResponsesStream', () => {
     const data = events.map((event) => event.data);
     const argumentDeltas = (itemId: string) =>
       data
-        .filter((event): event is Extract<ResponseStreamEvent, { type: 'response.function_call_arguments.delta' }> => event.type === 'response.function_call_arguments.delta' && event.item_id === itemId)
+        .filter(
+          (event): event is Extract<ResponseStreamEvent, { type: 'response.function_call_arguments.delta' }> =>
+            event.type === 'response.function_call_arguments.delta' && event.item_id === itemId,
+        )
         .map((event) => event.delta);
     expect(argumentDeltas('fc_3').length).toBeGreaterThan(5);
     expect(argumentDeltas('fc_3').join('')).toBe(ARGUMENTS_A);
     expect(argumentDeltas('fc_4').join('')).toBe(ARGUMENTS_B);
-    expect(JSON.parse(argumentDeltas('fc_3').join(''))).toEqual({ cmd: 'echo "a b"', workdir: '/tmp/ü', timeout_ms: 1000 });
+    expect(JSON.parse(argumentDeltas('fc_3').join(''))).toEqual({
+      cmd: 'echo "a b"',
+      workdir: '/tmp/ü',
+      timeout_ms: 1000,
+    });
 
     const textDeltas = data.filter((event) => event.type === 'response.output_text.delta');
     expect(textDeltas).toEqual([
-      { type: 'response.output_text.delta', item_id: 'msg_2', output_index: 1, content_index: 0, delta: 'Running ', logprobs: [], sequence_number: 11 },
-      { type: 'response.output_text.delta', item_id: 'msg_2', output_index: 1, content_index: 0, delta: 'both.', logprobs: [], sequence_number: 12 },
+      {
+        type: 'response.output_text.delta',
+        item_id: 'msg_2',
+        output_index: 1,
+        content_index: 0,
+        delta: 'Running ',
+        logprobs: [],
+        sequence_number: 11,
+      },
+      {
+        type: 'response.output_text.delta',
+        item_id: 'msg_2',
+        output_index: 1,
+        content_index: 0,
+        delta: 'both.',
+        logprobs: [],
+        sequence_number: 12,
+      },
     ]);
-    expect(data.find((event) => event.type === 'response.function_call_arguments.done' && event.item_id === 'fc_4')).toMatchObject({
+    expect(
+      data.find((event) => event.type === 'response.function_call_arguments.done' && event.item_id === 'fc_4'),
+    ).toMatchObject({
       output_index: 3,
       name: 'weather',
       arguments: ARGUMENTS_B,
     });
-    expect(data.filter((event) => event.type === 'response.output_item.added').map((event) => 'item' in event && event.item)).toEqual([
+    expect(
+      data.filter((event) => event.type === 'response.output_item.added').map((event) => 'item' in event && event.item),
+    ).toEqual([
       { id: 'rs_1', type: 'reasoning', summary: [] },
       { id: 'msg_2', type: 'message', role: 'assistant', status: 'in_progress', content: [] },
-      { id: 'fc_3', type: 'function_call', status: 'in_progress', call_id: 'call_a', name: 'exec_command', arguments: '' },
+      {
+        id: 'fc_3',
+        type: 'function_call',
+        status: 'in_progress',
+        call_id: 'call_a',
+        name: 'exec_command',
+        arguments: '',
+      },
       { id: 'fc_4', type: 'function_call', status: 'in_progress', call_id: 'call_b', name: 'weather', arguments: '' },
     ]);
-    expect(data.filter((event) => event.type === 'response.output_item.done').map((event) => 'item' in event && event.item)).toEqual([
-      { id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'The user wants two things.' }], encrypted_content: 'omnigate.anthropic-signature:EqQBCkYIBRgCKkA=' },
-      { id: 'msg_2', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Running both.', annotations: [], logprobs: [] }] },
-      { id: 'fc_3', type: 'function_call', status: 'completed', call_id: 'call_a', name: 'exec_command', arguments: ARGUMENTS_A },
-      { id: 'fc_4', type: 'function_call', status: 'completed', call_id: 'call_b', name: 'weather', arguments: ARGUMENTS_B },
+    expect(
+      data.filter((event) => event.type === 'response.output_item.done').map((event) => 'item' in event && event.item),
+    ).toEqual([
+      {
+        id: 'rs_1',
+        type: 'reasoning',
+        summary: [{ type: 'summary_text', text: 'The user wants two things.' }],
+        encrypted_content: 'omnigate.anthropic-signature:EqQBCkYIBRgCKkA=',
+      },
+      {
+        id: 'msg_2',
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Running both.', annotations: [], logprobs: [] }],
+      },
+      {
+        id: 'fc_3',
+        type: 'function_call',
+        status: 'completed',
+        call_id: 'call_a',
+        name: 'exec_command',
+        arguments: ARGUMENTS_A,
+      },
+      {
+        id: 'fc_4',
+        type: 'function_call',
+        status: 'completed',
+        call_id: 'call_b',
+        name: 'weather',
+        arguments: ARGUMENTS_B,
+      },
     ]);
 
     const created = data[0];
-    expect(created).toMatchObject({ type: 'response.created', response: { id: 'resp_test1', status: 'in_progress', output: [], usage: null, completed_at: null } });
+    expect(created).toMatchObject({
+      type: 'response.created',
+      response: { id: 'resp_test1', status: 'in_progress', output: [], usage: null, completed_at: null },
+    });
 
     const completed = data[data.length - 1];
     const nonStream = encodeResponse(resultOf(toolRoundParts), testMeta());
@@ -182,7 +260,10 @@ describe('encodeResponsesStream', () => {
       output_tokens_details: { reasoning_tokens: 40 },
       total_tokens: 2168,
     });
-    expect(stream.final()).toEqual({ response: nonStream, usage: { inputTokens: 2048, outputTokens: 120, cacheReadTokens: 1920, reasoningTokens: 40 } });
+    expect(stream.final()).toEqual({
+      response: nonStream,
+      usage: { inputTokens: 2048, outputTokens: 120, cacheReadTokens: 1920, reasoningTokens: 40 },
+    });
   });
 
   it('starts a new message for text after a tool call', async () => {
@@ -197,7 +278,11 @@ describe('encodeResponsesStream', () => {
     const stream = encodeResponsesStream(fromArray(parts), testMeta());
     await collect(stream);
     const response = stream.final()!.response;
-    expect(response.output.map((item) => `${item.type}:${item.id}`)).toEqual(['message:msg_1', 'function_call:fc_2', 'message:msg_3']);
+    expect(response.output.map((item) => `${item.type}:${item.id}`)).toEqual([
+      'message:msg_1',
+      'function_call:fc_2',
+      'message:msg_3',
+    ]);
     expect(response.output_text).toBe('First.Second.');
     expect(response).toEqual(encodeResponse(resultOf(parts), testMeta()));
   });
@@ -216,14 +301,45 @@ describe('encodeResponsesStream', () => {
     const meta = () => testMeta({ toolNamespaces: new Map([['wait_agent', 'multi_agent_v1']]) });
     const stream = encodeResponsesStream(fromArray(parts), meta());
     const data = (await collect(stream)).map((event) => event.data);
-    const items = (type: ResponseStreamEvent['type']) => data.filter((event) => event.type === type).map((event) => 'item' in event && event.item);
+    const items = (type: ResponseStreamEvent['type']) =>
+      data.filter((event) => event.type === type).map((event) => 'item' in event && event.item);
     expect(items('response.output_item.added')).toStrictEqual([
-      { id: 'fc_1', type: 'function_call', status: 'in_progress', call_id: 'call_w', name: 'wait_agent', namespace: 'multi_agent_v1', arguments: '' },
-      { id: 'fc_2', type: 'function_call', status: 'in_progress', call_id: 'call_e', name: 'exec_command', arguments: '' },
+      {
+        id: 'fc_1',
+        type: 'function_call',
+        status: 'in_progress',
+        call_id: 'call_w',
+        name: 'wait_agent',
+        namespace: 'multi_agent_v1',
+        arguments: '',
+      },
+      {
+        id: 'fc_2',
+        type: 'function_call',
+        status: 'in_progress',
+        call_id: 'call_e',
+        name: 'exec_command',
+        arguments: '',
+      },
     ]);
     const done = [
-      { id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_w', name: 'wait_agent', namespace: 'multi_agent_v1', arguments: '{"targets":["nobody"],"timeout_ms":10}' },
-      { id: 'fc_2', type: 'function_call', status: 'completed', call_id: 'call_e', name: 'exec_command', arguments: '{"cmd":"ls"}' },
+      {
+        id: 'fc_1',
+        type: 'function_call',
+        status: 'completed',
+        call_id: 'call_w',
+        name: 'wait_agent',
+        namespace: 'multi_agent_v1',
+        arguments: '{"targets":["nobody"],"timeout_ms":10}',
+      },
+      {
+        id: 'fc_2',
+        type: 'function_call',
+        status: 'completed',
+        call_id: 'call_e',
+        name: 'exec_command',
+        arguments: '{"cmd":"ls"}',
+      },
     ];
     expect(items('response.output_item.done')).toStrictEqual(done);
     const response = stream.final()!.response;
@@ -245,7 +361,14 @@ describe('encodeResponsesStream', () => {
     const events = await collect(stream);
     const output = stream.final()!.response.output;
     expect(output).toEqual([
-      { id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'weather', arguments: '{"city":"Oslo"}' },
+      {
+        id: 'fc_1',
+        type: 'function_call',
+        status: 'completed',
+        call_id: 'call_1',
+        name: 'weather',
+        arguments: '{"city":"Oslo"}',
+      },
       { id: 'rs_2', type: 'reasoning', summary: [{ type: 'summary_text', text: 'hmm' }] },
     ]);
     const argumentsDone = events.find((event) => event.event === 'response.function_call_arguments.done');
@@ -262,7 +385,9 @@ describe('encodeResponsesStream', () => {
     const events = await collect(stream);
     const last = events[events.length - 1];
     expect(last.event).toBe('response.incomplete');
-    expect(last.data).toMatchObject({ response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } });
+    expect(last.data).toMatchObject({
+      response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } },
+    });
     expect(stream.final()!.response).toEqual(encodeResponse(resultOf(parts), testMeta()));
     expect(stream.final()!.response.output[0]).toMatchObject({ status: 'incomplete' });
   });
@@ -275,7 +400,10 @@ describe('encodeResponsesStream', () => {
     ];
     const stream = encodeResponsesStream(fromArray(parts), testMeta());
     const events = await collect(stream);
-    expect(events.slice(2, 4).map((event) => event.event)).toEqual(['response.output_item.added', 'response.output_item.done']);
+    expect(events.slice(2, 4).map((event) => event.event)).toEqual([
+      'response.output_item.added',
+      'response.output_item.done',
+    ]);
     expect(stream.final()!.response).toEqual(encodeResponse(resultOf(parts), testMeta()));
   });
 
@@ -330,7 +458,13 @@ describe('encodeResponsesStream', () => {
     });
     expect(error).toEqual({
       event: 'error',
-      data: { type: 'error', sequence_number: events.length + 1, code: 'upstream_error', message: 'Upstream openai failed (500): boom', param: null },
+      data: {
+        type: 'error',
+        sequence_number: events.length + 1,
+        code: 'upstream_error',
+        message: 'Upstream openai failed (500): boom',
+        param: null,
+      },
     });
   });
 
@@ -338,8 +472,20 @@ describe('encodeResponsesStream', () => {
     const state = encodeResponsesStream(fromArray([]), testMeta()).state;
     state.nextSequenceNumber = 4;
     const [failed, error] = encodeStreamFailure(new Error('secret internals'), state);
-    expect(failed.data).toMatchObject({ sequence_number: 4, response: { status: 'failed', error: { code: 'server_error', message: 'The response failed because of an internal error.' } } });
-    expect(error.data).toEqual({ type: 'error', sequence_number: 5, code: 'server_error', message: 'The response failed because of an internal error.', param: null });
+    expect(failed.data).toMatchObject({
+      sequence_number: 4,
+      response: {
+        status: 'failed',
+        error: { code: 'server_error', message: 'The response failed because of an internal error.' },
+      },
+    });
+    expect(error.data).toEqual({
+      type: 'error',
+      sequence_number: 5,
+      code: 'server_error',
+      message: 'The response failed because of an internal error.',
+      param: null,
+    });
   });
 
   it('throws a 502 when the upstream stream ends without a finish', async () => {

@@ -281,13 +281,20 @@ class ResponsesStreamEncoder implements ResponsesStream {
   private appendArguments(index: number, delta: string): void {
     const call = this.calls.get(index);
     if (!call) {
-      throw new ApiError(502, `The model stream continued tool call ${index}, which is not open.`, { code: 'upstream_error' });
+      throw new ApiError(502, `The model stream continued tool call ${index}, which is not open.`, {
+        code: 'upstream_error',
+      });
     }
     if (delta === '') {
       return;
     }
     call.item.arguments += delta;
-    this.emit({ type: 'response.function_call_arguments.delta', item_id: call.item.id, output_index: call.outputIndex, delta });
+    this.emit({
+      type: 'response.function_call_arguments.delta',
+      item_id: call.item.id,
+      output_index: call.outputIndex,
+      delta,
+    });
   }
 
   private closeCall(index: number): void {
@@ -314,7 +321,8 @@ class ResponsesStreamEncoder implements ResponsesStream {
     const open: Array<{ outputIndex: number; close: () => void }> = [];
     const lastIndex = this.state.output.length - 1;
     if (this.message) {
-      const status = outcome.status === 'incomplete' && this.message.outputIndex === lastIndex ? 'incomplete' : 'completed';
+      const status =
+        outcome.status === 'incomplete' && this.message.outputIndex === lastIndex ? 'incomplete' : 'completed';
       open.push({ outputIndex: this.message.outputIndex, close: () => this.closeMessage(status) });
     }
     if (this.reasoning) {

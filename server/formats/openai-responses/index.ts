@@ -4,7 +4,12 @@
  */
 export { decodeResponsesRequest, type DecodedResponsesRequest, type ResponsesDecodeContext } from './decode-request.js';
 export { encodeResponse } from './encode-response.js';
-export { encodeResponsesStream, type ResponsesStream, type ResponsesStreamResult, type ResponsesStreamState } from './encode-stream.js';
+export {
+  encodeResponsesStream,
+  type ResponsesStream,
+  type ResponsesStreamResult,
+  type ResponsesStreamState,
+} from './encode-stream.js';
 export { encodePassthroughStreamFailure, encodeStreamFailure } from './encode-stream-failure.js';
 export { conversationAfterTurn } from './conversation.js';
 export type { ResponseEcho, ResponseMeta } from './response-object.js';

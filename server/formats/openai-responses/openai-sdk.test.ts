@@ -26,7 +26,11 @@ const parts: ChatStreamPart[] = [
   { type: 'tool-call-delta', index: 0, argumentsDelta: 'ty":"Os' },
   { type: 'tool-call-delta', index: 0, argumentsDelta: 'lo"}' },
   { type: 'tool-call-end', index: 0 },
-  { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 50, outputTokens: 20, cacheReadTokens: 0, reasoningTokens: 5 } },
+  {
+    type: 'finish',
+    finishReason: 'tool-calls',
+    usage: { inputTokens: 50, outputTokens: 20, cacheReadTokens: 0, reasoningTokens: 5 },
+  },
 ];
 
 describe('openai SDK conformance of the Responses codec', () => {
@@ -45,7 +49,8 @@ describe('openai SDK conformance of the Responses codec', () => {
       apiKey: 'test',
       baseURL: 'http://127.0.0.1:1/v1',
       maxRetries: 0,
-      fetch: async () => new Response(sseBody(events), { status: 200, headers: { 'content-type': 'text/event-stream' } }),
+      fetch: async () =>
+        new Response(sseBody(events), { status: 200, headers: { 'content-type': 'text/event-stream' } }),
     });
 
     const sdkStream = client.responses.stream({ model: 'test-model', input: 'Weather in Oslo?' });
@@ -81,20 +86,37 @@ describe('openai SDK conformance of the Responses codec', () => {
         { type: 'function_call', call_id: 'call_w1', name: 'weather', arguments: '{"city":"Oslo"}' },
         { type: 'function_call_output', call_id: 'call_w1', output: '{"temp":-3}' },
       ],
-      tools: [{ type: 'function', name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true }],
+      tools: [
+        {
+          type: 'function',
+          name: 'weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          strict: true,
+        },
+      ],
     });
 
     const warnings: CallWarning[] = [];
-    const decoded = decodeResponsesRequest(sent!, { history: [], resolveItem: () => undefined }, (warning) => warnings.push(warning));
+    const decoded = decodeResponsesRequest(sent!, { history: [], resolveItem: () => undefined }, (warning) =>
+      warnings.push(warning),
+    );
     expect(warnings).toEqual([]);
     expect(decoded.options).toEqual({
       messages: [
         { role: 'system', content: [{ type: 'text', text: 'Answer briefly.' }] },
         { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] },
-        { role: 'assistant', content: [{ type: 'tool-call', id: 'call_w1', name: 'weather', arguments: '{"city":"Oslo"}' }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_w1', content: [{ type: 'text', text: '{"temp":-3}' }] }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', id: 'call_w1', name: 'weather', arguments: '{"city":"Oslo"}' }],
+        },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'call_w1', content: [{ type: 'text', text: '{"temp":-3}' }] }],
+        },
       ],
-      tools: [{ name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true }],
+      tools: [
+        { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true },
+      ],
     });
   });
 });

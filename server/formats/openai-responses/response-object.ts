@@ -51,7 +51,10 @@ export interface ResponseMeta extends ResponseEcho {
 }
 
 /** `{ namespace }` when the called function came from a `namespace` tool, else nothing: spread into a `function_call` item. */
-export function namespaceOf(meta: Pick<ResponseEcho, 'toolNamespaces'>, name: string): Pick<OutputFunctionCall, 'namespace'> {
+export function namespaceOf(
+  meta: Pick<ResponseEcho, 'toolNamespaces'>,
+  name: string,
+): Pick<OutputFunctionCall, 'namespace'> {
   const namespace = meta.toolNamespaces.get(name);
   return namespace === undefined ? {} : { namespace };
 }

@@ -112,7 +112,9 @@ export type FunctionCallArgumentsDeltaEvent = Schemas['ResponseFunctionCallArgum
 
 export type FunctionCallArgumentsDoneEvent = Schemas['ResponseFunctionCallArgumentsDoneEvent'];
 
-export type ReasoningSummaryPartEvent = Schemas['ResponseReasoningSummaryPartAddedEvent'] | Schemas['ResponseReasoningSummaryPartDoneEvent'];
+export type ReasoningSummaryPartEvent =
+  | Schemas['ResponseReasoningSummaryPartAddedEvent']
+  | Schemas['ResponseReasoningSummaryPartDoneEvent'];
 
 export type ReasoningSummaryTextDeltaEvent = Schemas['ResponseReasoningSummaryTextDeltaEvent'];
 

@@ -21,11 +21,22 @@ export interface AnswerUsage {
 }
 
 export function citationOf(result: SearchResult, index: number): Citation {
-  return { index, title: result.title, url: result.url, snippet: result.snippet, published_at: result.publishedAt ?? null };
+  return {
+    index,
+    title: result.title,
+    url: result.url,
+    snippet: result.snippet,
+    published_at: result.publishedAt ?? null,
+  };
 }
 
 export function usageOf(usage: Usage): AnswerUsage {
-  return { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens, search_count: 1 };
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    search_count: 1,
+  };
 }
 
 /** The answer object of the contract's `SearchAnswer` (the non-streamed body, and the `search_answer` tool's output). */

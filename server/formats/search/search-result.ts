@@ -8,7 +8,14 @@ import type { components } from '../../../generated/api.js';
 export type WireSearchResult = components['schemas']['WebSearchResult'];
 
 export function encodeSearchResult(found: SearchResult): WireSearchResult {
-  return { title: found.title, url: found.url, snippet: found.snippet, published_at: found.publishedAt ?? null, source: found.source, score: found.score ?? null };
+  return {
+    title: found.title,
+    url: found.url,
+    snippet: found.snippet,
+    published_at: found.publishedAt ?? null,
+    source: found.source,
+    score: found.score ?? null,
+  };
 }
 
 /** Numbered results, the date beside the title when known: `1. Title (2025-09-30)\n   url\n   snippet`. */

@@ -36,16 +36,23 @@ function asMessage(json: unknown, provider: string): AnthropicUpstreamMessage {
   return json as AnthropicUpstreamMessage;
 }
 
-
 export function createAnthropicChatModel(input: AnthropicChatModelInput): ChatModel {
   const { config, client, modelId, logger } = input;
 
   async function* stream(options: ChatCallOptions, context: CallContext): AsyncGenerator<ChatStreamPart> {
     const body = encodeMessagesRequest(options, modelId, { stream: true, warn: context.warn });
     // Awaited before the first part: a non-2xx answer is thrown before anything was yielded.
-    const response = await client.post({ path: MESSAGES_PATH, body, signal: context.signal, accept: 'text/event-stream' });
+    const response = await client.post({
+      path: MESSAGES_PATH,
+      body,
+      signal: context.signal,
+      accept: 'text/event-stream',
+    });
     if ((response.headers['content-type'] ?? '').includes('application/json')) {
-      logger?.warn({ provider: config.id, model: modelId, requestId: context.requestId }, 'upstream answered a streamed call with JSON');
+      logger?.warn(
+        { provider: config.id, model: modelId, requestId: context.requestId },
+        'upstream answered a streamed call with JSON',
+      );
       const json = await readJsonBody(config.id, response, 'answered a streamed call with invalid JSON');
       yield* resultAsParts(decodeMessage(asMessage(json, config.id)));
       return;
@@ -72,7 +79,12 @@ export function createAnthropicChatModel(input: AnthropicChatModelInput): ChatMo
       const json = await client.postJson({ path: COUNT_TOKENS_PATH, body, signal: context.signal });
       const count = (json as { input_tokens?: unknown } | null)?.input_tokens;
       if (typeof count !== 'number' || !Number.isFinite(count)) {
-        throw new UpstreamError(config.id, 502, null, `Upstream ${config.id} answered count_tokens without input_tokens`);
+        throw new UpstreamError(
+          config.id,
+          502,
+          null,
+          `Upstream ${config.id} answered count_tokens without input_tokens`,
+        );
       }
       return count;
     },

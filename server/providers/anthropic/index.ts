@@ -21,6 +21,7 @@ export interface AnthropicProvider extends Provider {
 export function createAnthropicProvider(config: AnthropicConfig, deps: AnthropicProviderDeps = {}): AnthropicProvider {
   const client = createAnthropicHttpClient(config);
   // Not cached: routes pass caller-chosen model names through, and a model object is cheap to build.
-  const chatModel = (upstreamModelId: string): ChatModel => createAnthropicChatModel({ config, client, modelId: upstreamModelId, logger: deps.logger });
+  const chatModel = (upstreamModelId: string): ChatModel =>
+    createAnthropicChatModel({ config, client, modelId: upstreamModelId, logger: deps.logger });
   return { id: config.id, chatModel, models: { chat: chatModel }, close: () => client.close() };
 }

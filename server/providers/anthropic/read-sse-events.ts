@@ -6,6 +6,9 @@
 import type { AnthropicUpstreamStreamEvent } from '../../formats/anthropic-messages/wire-types.js';
 import { readSseJsonEvents } from '../upstream/read-sse.js';
 
-export function readSseEvents(body: AsyncIterable<Uint8Array>, provider: string): AsyncGenerator<AnthropicUpstreamStreamEvent> {
+export function readSseEvents(
+  body: AsyncIterable<Uint8Array>,
+  provider: string,
+): AsyncGenerator<AnthropicUpstreamStreamEvent> {
   return readSseJsonEvents(body, provider) as AsyncGenerator<AnthropicUpstreamStreamEvent>;
 }

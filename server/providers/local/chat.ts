@@ -14,7 +14,10 @@ import { extractiveAnswer } from '../../engines/text/extractive-answer.js';
 export const LOCAL_CHAT_MODEL_ID = 'local:chat';
 
 /** Cuts the reply at the first stop sequence and at the token budget. */
-async function limitText(text: string, options: ChatCallOptions): Promise<{ tokens: string[]; finishReason: FinishReason; stopSequence?: string }> {
+async function limitText(
+  text: string,
+  options: ChatCallOptions,
+): Promise<{ tokens: string[]; finishReason: FinishReason; stopSequence?: string }> {
   let finishReason: FinishReason = 'stop';
   let stopSequence: string | undefined;
   let limited = text;
@@ -48,7 +51,11 @@ async function nextTick(signal: AbortSignal, pace: boolean): Promise<void> {
   }
 }
 
-async function* streamReply(options: ChatCallOptions, context: CallContext, pace = true): AsyncGenerator<ChatStreamPart> {
+async function* streamReply(
+  options: ChatCallOptions,
+  context: CallContext,
+  pace = true,
+): AsyncGenerator<ChatStreamPart> {
   if (options.temperature !== undefined && options.temperature !== 0 && options.temperature !== 1) {
     context.warn({ field: 'temperature', reason: 'the reference model is deterministic' });
   }
@@ -73,7 +80,11 @@ async function* streamReply(options: ChatCallOptions, context: CallContext, pace
     }
     yield { type: 'tool-call-end', index: 0 };
     outputTokens = (await countTextTokens(reply.name)) + (await countTextTokens(reply.arguments));
-    yield { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens, outputTokens: outputTokens + reasoningTokens, reasoningTokens } };
+    yield {
+      type: 'finish',
+      finishReason: 'tool-calls',
+      usage: { inputTokens, outputTokens: outputTokens + reasoningTokens, reasoningTokens },
+    };
     return;
   }
   const { tokens, finishReason, stopSequence } = await limitText(reply.text, options);
@@ -82,7 +93,12 @@ async function* streamReply(options: ChatCallOptions, context: CallContext, pace
     yield { type: 'text-delta', text: piece };
     outputTokens += 1;
   }
-  yield { type: 'finish', finishReason, stopSequence, usage: { inputTokens, outputTokens: outputTokens + reasoningTokens, reasoningTokens } };
+  yield {
+    type: 'finish',
+    finishReason,
+    stopSequence,
+    usage: { inputTokens, outputTokens: outputTokens + reasoningTokens, reasoningTokens },
+  };
 }
 
 export function createLocalChatModel(): ChatModel {

@@ -51,7 +51,11 @@ describe('local:image through the media pool', () => {
   });
 
   it('answers a size out of range with the engine’s 400', async () => {
-    await expect(model.generate(options({ width: 4096, height: 4096 }), context())).rejects.toMatchObject({ status: 400, param: 'size', code: 'invalid_size' });
+    await expect(model.generate(options({ width: 4096, height: 4096 }), context())).rejects.toMatchObject({
+      status: 400,
+      param: 'size',
+      code: 'invalid_size',
+    });
   });
 
   it('warns about settings a drawn scene cannot honour', async () => {

@@ -22,26 +22,33 @@ export function createLocalImageModel(pool: MediaPool): ImageModel {
       const height = options.height ?? options.width ?? DEFAULT_SIDE;
       for (const setting of UNUSED_SETTINGS) {
         if (options[setting] !== undefined && options[setting] !== 'auto') {
-          context.warn({ field: setting, reason: `the built-in image engine draws opaque procedural scenes and ignores ${setting}` });
+          context.warn({
+            field: setting,
+            reason: `the built-in image engine draws opaque procedural scenes and ignores ${setting}`,
+          });
         }
       }
-      const images = await pool.use(context.signal, async (slot) => {
-        const rendered = [];
-        for (let index = 0; index < options.n; index++) {
-          rendered.push(
-            await slot.run('image', {
-              prompt: options.prompt,
-              seed: options.seed,
-              index,
-              width,
-              height,
-              format: options.outputFormat,
-              compression: options.outputCompression,
-            }),
-          );
-        }
-        return rendered;
-      }, { owner: context.owner });
+      const images = await pool.use(
+        context.signal,
+        async (slot) => {
+          const rendered = [];
+          for (let index = 0; index < options.n; index++) {
+            rendered.push(
+              await slot.run('image', {
+                prompt: options.prompt,
+                seed: options.seed,
+                index,
+                width,
+                height,
+                format: options.outputFormat,
+                compression: options.outputCompression,
+              }),
+            );
+          }
+          return rendered;
+        },
+        { owner: context.owner },
+      );
       return { images, width, height, usage: { images: images.length, pixels: images.length * width * height } };
     },
   };

@@ -14,7 +14,13 @@ function context(warnings: CallWarning[] = []): CallContext {
   return { signal: new AbortController().signal, requestId: 'req_test', warn: (warning) => warnings.push(warning) };
 }
 
-const options: MusicCallOptions = { prompt: 'lofi hip hop with rhodes, 84 BPM', instrumental: true, durationSeconds: 6, seed: 9, format: 'wav' };
+const options: MusicCallOptions = {
+  prompt: 'lofi hip hop with rhodes, 84 BPM',
+  instrumental: true,
+  durationSeconds: 6,
+  seed: 9,
+  format: 'wav',
+};
 
 /** The fields of a canonical 44-byte RIFF/WAVE header. */
 function parseWav(bytes: Uint8Array) {
@@ -38,7 +44,15 @@ describe('local:music through the media pool', () => {
     const result = await model.compose(options, context());
     expect(result.audio.mediaType).toBe('audio/wav');
     const header = parseWav(result.audio.data);
-    expect(header).toMatchObject({ riff: 'RIFF', wave: 'WAVE', format: 1, channels: 2, sampleRate: 44_100, bitsPerSample: 16, data: 'data' });
+    expect(header).toMatchObject({
+      riff: 'RIFF',
+      wave: 'WAVE',
+      format: 1,
+      channels: 2,
+      sampleRate: 44_100,
+      bitsPerSample: 16,
+      data: 'data',
+    });
     expect(header.dataBytes).toBe(6 * 44_100 * 2 * 2);
     expect(header.riffSize).toBe(36 + header.dataBytes);
     expect(result.audio.data.byteLength).toBe(44 + header.dataBytes);
@@ -48,22 +62,37 @@ describe('local:music through the media pool', () => {
 
   it('gives the worker the same samples as a render on this thread', async () => {
     const result = await model.compose(options, context());
-    const here = await renderMusic({ prompt: options.prompt, durationSeconds: options.durationSeconds, seed: options.seed });
+    const here = await renderMusic({
+      prompt: options.prompt,
+      durationSeconds: options.durationSeconds,
+      seed: options.seed,
+    });
     const hash = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-    expect(hash(result.audio.data.subarray(44))).toBe(hash(new Uint8Array(here.samples.buffer, here.samples.byteOffset, here.samples.byteLength)));
+    expect(hash(result.audio.data.subarray(44))).toBe(
+      hash(new Uint8Array(here.samples.buffer, here.samples.byteOffset, here.samples.byteLength)),
+    );
   });
 
   it('warns that lyrics are not sung unless the caller asked for an instrumental', async () => {
     const warnings: CallWarning[] = [];
-    await model.compose({ ...options, durationSeconds: 2, lyrics: '[Verse]\nhello', instrumental: false }, context(warnings));
+    await model.compose(
+      { ...options, durationSeconds: 2, lyrics: '[Verse]\nhello', instrumental: false },
+      context(warnings),
+    );
     expect(warnings).toEqual([expect.objectContaining({ field: 'lyrics' })]);
     const quiet: CallWarning[] = [];
-    await model.compose({ ...options, durationSeconds: 2, lyrics: '[Verse]\nhello', instrumental: true }, context(quiet));
+    await model.compose(
+      { ...options, durationSeconds: 2, lyrics: '[Verse]\nhello', instrumental: true },
+      context(quiet),
+    );
     expect(quiet).toEqual([]);
   });
 
   it('passes the engine’s 400 for a bad duration back from the worker', async () => {
-    await expect(model.compose({ ...options, durationSeconds: 0.2 }, context())).rejects.toMatchObject({ status: 400, param: 'duration' });
+    await expect(model.compose({ ...options, durationSeconds: 0.2 }, context())).rejects.toMatchObject({
+      status: 400,
+      param: 'duration',
+    });
   });
 
   it('names itself local / music', () => {

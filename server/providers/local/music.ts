@@ -16,19 +16,26 @@ export function createLocalMusicModel(pool: MediaPool): MusicModel {
     modelId: 'music',
     compose(options: MusicCallOptions, context: CallContext) {
       if (options.lyrics && !options.instrumental) {
-        context.warn({ field: 'lyrics', reason: 'local:music has no singing voice: the piece is instrumental and the lyrics only set its mood' });
-      }
-      return pool.use(context.signal, async (slot) => {
-        const pcm = await slot.run('music', {
-          prompt: options.prompt,
-          lyrics: options.lyrics,
-          durationSeconds: options.durationSeconds,
-          seed: options.seed,
+        context.warn({
+          field: 'lyrics',
+          reason: 'local:music has no singing voice: the piece is instrumental and the lyrics only set its mood',
         });
-        const audio = await encodeAudio(pcm, options.format, slot);
-        const durationSeconds = durationOf(pcm);
-        return { audio, durationSeconds, usage: { seconds: durationSeconds } };
-      }, { owner: context.owner });
+      }
+      return pool.use(
+        context.signal,
+        async (slot) => {
+          const pcm = await slot.run('music', {
+            prompt: options.prompt,
+            lyrics: options.lyrics,
+            durationSeconds: options.durationSeconds,
+            seed: options.seed,
+          });
+          const audio = await encodeAudio(pcm, options.format, slot);
+          const durationSeconds = durationOf(pcm);
+          return { audio, durationSeconds, usage: { seconds: durationSeconds } };
+        },
+        { owner: context.owner },
+      );
     },
   };
 }

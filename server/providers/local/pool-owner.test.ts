@@ -22,7 +22,9 @@ afterEach(async () => {
 /** A pool of two slots whose key `key_full` already has its one place, held by a job that never starts a worker. */
 function poolWithFullKey(): MediaPool {
   pool = createMediaPool({ workers: 2, queueLimit: 4, perKeyLimit: 1, jobTimeoutMs: 60_000 });
-  void pool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)), { owner: 'key_full' });
+  void pool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)), {
+    owner: 'key_full',
+  });
   return pool;
 }
 
@@ -40,11 +42,28 @@ const capped = { status: 429, code: 'key_jobs_limit' };
 describe('built-in media models and the per-key cap', () => {
   it('image, speech, music and video are refused for a key at its cap', async () => {
     const pool = poolWithFullKey();
-    await expect(createLocalImageModel(pool).generate({ prompt: 'dunes', n: 1, width: 64, height: 64, outputFormat: 'png' }, context('key_full'))).rejects.toMatchObject(capped);
+    await expect(
+      createLocalImageModel(pool).generate(
+        { prompt: 'dunes', n: 1, width: 64, height: 64, outputFormat: 'png' },
+        context('key_full'),
+      ),
+    ).rejects.toMatchObject(capped);
     const speech = createLocalSpeechModel(pool);
-    await expect(speech.synthesize({ input: 'hello', voice: 'alloy', format: 'wav', speed: 1, volume: 1, pitch: 0, language: 'en' }, context('key_full'))).rejects.toMatchObject(capped);
-    await expect(createLocalMusicModel(pool).compose({ prompt: 'calm piano', instrumental: true, durationSeconds: 1, format: 'wav' }, context('key_full'))).rejects.toMatchObject(capped);
-    await expect(createLocalVideoModel(pool).generate({ prompt: 'waves', seconds: 1, width: 64, height: 64 }, context('key_full'))).rejects.toMatchObject(capped);
+    await expect(
+      speech.synthesize(
+        { input: 'hello', voice: 'alloy', format: 'wav', speed: 1, volume: 1, pitch: 0, language: 'en' },
+        context('key_full'),
+      ),
+    ).rejects.toMatchObject(capped);
+    await expect(
+      createLocalMusicModel(pool).compose(
+        { prompt: 'calm piano', instrumental: true, durationSeconds: 1, format: 'wav' },
+        context('key_full'),
+      ),
+    ).rejects.toMatchObject(capped);
+    await expect(
+      createLocalVideoModel(pool).generate({ prompt: 'waves', seconds: 1, width: 64, height: 64 }, context('key_full')),
+    ).rejects.toMatchObject(capped);
     speech.close?.();
   });
 });

@@ -16,7 +16,11 @@ describe('referenceReply: tool calls', () => {
   it.each([
     ['call get_weather {"city":"Paris"}', 'get_weather', '{"city":"Paris"}'],
     ['Please call get_weather with {"city":"Paris"}', 'get_weather', '{"city":"Paris"}'],
-    ['With {"city":"Oslo", "unit":"c"} in mind, could you call get_weather_alerts?', 'get_weather_alerts', '{"city":"Oslo","unit":"c"}'],
+    [
+      'With {"city":"Oslo", "unit":"c"} in mind, could you call get_weather_alerts?',
+      'get_weather_alerts',
+      '{"city":"Oslo","unit":"c"}',
+    ],
     ['Call search {"q":"a {brace} in a string"} please', 'search', '{"q":"a {brace} in a string"}'],
     ['call get_weather {not json} then {"city":"Rome"}', 'get_weather', '{"city":"Rome"}'],
     ['call get_weather', 'get_weather', '{}'],
@@ -39,6 +43,10 @@ describe('referenceReply: tool calls', () => {
   });
 
   it('gives {} for a message of nothing but braces', () => {
-    expect(ask(`call search ${'{'.repeat(4000)}${'}'.repeat(4000)}`)).toMatchObject({ kind: 'tool-call', name: 'search', arguments: '{}' });
+    expect(ask(`call search ${'{'.repeat(4000)}${'}'.repeat(4000)}`)).toMatchObject({
+      kind: 'tool-call',
+      name: 'search',
+      arguments: '{}',
+    });
   });
 });

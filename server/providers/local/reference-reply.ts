@@ -31,7 +31,9 @@ function textOf(message: ChatMessage): string {
 function findToolName(messages: ChatMessage[], toolCallId: string): string {
   for (const message of messages) {
     if (message.role === 'assistant') {
-      const call = message.content.find((part): part is ToolCallPart => part.type === 'tool-call' && part.id === toolCallId);
+      const call = message.content.find(
+        (part): part is ToolCallPart => part.type === 'tool-call' && part.id === toolCallId,
+      );
       if (call) {
         return call.name;
       }
@@ -117,11 +119,16 @@ function firstJsonObject(text: string): string | undefined {
 export function referenceReply(options: ChatCallOptions): ReferenceReply {
   const messages = options.messages;
   const last = messages[messages.length - 1];
-  const reasoning = options.reasoning ? 'The reference model reads the last message and answers deterministically.' : undefined;
+  const reasoning = options.reasoning
+    ? 'The reference model reads the last message and answers deterministically.'
+    : undefined;
 
   if (last?.role === 'tool') {
     const reports = last.content.map((result) => {
-      const output = result.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join('').slice(0, MAX_ECHO_CHARS);
+      const output = result.content
+        .map((part) => (part.type === 'text' ? part.text : '[image]'))
+        .join('')
+        .slice(0, MAX_ECHO_CHARS);
       return `Tool ${findToolName(messages, result.toolCallId)} returned: ${output}`;
     });
     return wrap({ kind: 'text', text: reports.join('\n'), reasoning }, options);
@@ -144,7 +151,8 @@ export function referenceReply(options: ChatCallOptions): ReferenceReply {
 
   const images = lastUser ? lastUser.content.filter((part) => part.type === 'image').length : 0;
   const imageNote = images > 0 ? ` (with ${images} image${images === 1 ? '' : 's'})` : '';
-  const text = userText || images > 0 ? `You said: ${userText}${imageNote}` : 'Hello! I am the Omnigate reference model.';
+  const text =
+    userText || images > 0 ? `You said: ${userText}${imageNote}` : 'Hello! I am the Omnigate reference model.';
   return wrap({ kind: 'text', text, reasoning }, options);
 }
 

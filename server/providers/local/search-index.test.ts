@@ -12,7 +12,12 @@ afterEach(async () => {
 });
 
 const file = (id: string, filename: string, mediaType: string, bytes: Uint8Array, keyId = 'key_1') => ({
-  id, keyId, filename, mediaType, bytes: bytes.length, open: () => Readable.from([Buffer.from(bytes)]),
+  id,
+  keyId,
+  filename,
+  mediaType,
+  bytes: bytes.length,
+  open: () => Readable.from([Buffer.from(bytes)]),
 });
 const never = () => new AbortController().signal;
 
@@ -23,7 +28,9 @@ describe('local search index', () => {
     const long = Array.from({ length: 60 }, (_, n) => `Paragraph ${n} mentions the albatross once.`).join('\n\n');
     await index.add(file('f_pdf', 'birds.pdf', 'application/pdf', minimalPdf(['Petrels follow the ships south.'])));
     await index.add(file('f_txt', 'long.txt', 'text/plain', new TextEncoder().encode(long)));
-    expect(index.search({ keyId: 'key_1', query: 'petrels', maxResults: 5 }).map((hit) => hit.fileId)).toEqual(['f_pdf']);
+    expect(index.search({ keyId: 'key_1', query: 'petrels', maxResults: 5 }).map((hit) => hit.fileId)).toEqual([
+      'f_pdf',
+    ]);
     expect(passages.count('key_1')).toBeGreaterThan(2);
     // One result per file, however many of its passages match.
     expect(index.search({ keyId: 'key_1', query: 'albatross', maxResults: 5 })).toHaveLength(1);
@@ -32,7 +39,9 @@ describe('local search index', () => {
   it('leaves a file removed while it was being indexed out of the index, and never throws for bad content', async () => {
     const passages = createPassageStore(openDatabase(':memory:'));
     index = createLocalSearchIndex({ passages });
-    const adding = index.add(file('f_1', 'a.md', 'text/markdown', new TextEncoder().encode('Ephemeral notes on krill.')));
+    const adding = index.add(
+      file('f_1', 'a.md', 'text/markdown', new TextEncoder().encode('Ephemeral notes on krill.')),
+    );
     index.remove('f_1');
     await adding;
     await index.add(file('f_bad', 'bad.pdf', 'application/pdf', new TextEncoder().encode('%PDF-1.7 garbage')));
@@ -42,8 +51,13 @@ describe('local search index', () => {
 
   it('queues extraction under the file’s key: past the key’s cap a key is refused with 429, another key’s file is still read', async () => {
     index = createLocalSearchIndex({ passages: createPassageStore(openDatabase(':memory:')), perKeyLimit: 1 });
-    const pdf = (id: string, keyId: string) => file(id, `${id}.pdf`, 'application/pdf', minimalPdf([`Notes of ${keyId}.`]), keyId);
-    const outcomes = await Promise.allSettled([index.text(pdf('f_a1', 'key_a'), never()), index.text(pdf('f_a2', 'key_a'), never()), index.text(pdf('f_b1', 'key_b'), never())]);
+    const pdf = (id: string, keyId: string) =>
+      file(id, `${id}.pdf`, 'application/pdf', minimalPdf([`Notes of ${keyId}.`]), keyId);
+    const outcomes = await Promise.allSettled([
+      index.text(pdf('f_a1', 'key_a'), never()),
+      index.text(pdf('f_a2', 'key_a'), never()),
+      index.text(pdf('f_b1', 'key_b'), never()),
+    ]);
     const [first, second, other] = outcomes;
     // Whichever of key_a's two reached the pool first holds the key's one place; the other is refused.
     const refusals = [first, second].filter((outcome) => outcome.status === 'rejected');
@@ -57,9 +71,14 @@ describe('local search index', () => {
     index = createLocalSearchIndex({ passages: createPassageStore(openDatabase(':memory:')), pool });
     try {
       const html = new TextEncoder().encode(`<html><body>${'<p><b>x</b></p>'.repeat(1_000_000)}</body></html>`);
-      await expect(index.text(file('f_huge', 'huge.html', 'text/html', html), never())).resolves.toEqual({ refused: 'too_large', reason: expect.stringContaining('more memory than the extraction worker may use') });
+      await expect(index.text(file('f_huge', 'huge.html', 'text/html', html), never())).resolves.toEqual({
+        refused: 'too_large',
+        reason: expect.stringContaining('more memory than the extraction worker may use'),
+      });
       const small = new TextEncoder().encode('<html><body><p>Storm petrels</p></body></html>');
-      await expect(index.text(file('f_small', 'small.html', 'text/html', small), never())).resolves.toEqual({ text: expect.stringContaining('Storm petrels') });
+      await expect(index.text(file('f_small', 'small.html', 'text/html', small), never())).resolves.toEqual({
+        text: expect.stringContaining('Storm petrels'),
+      });
     } finally {
       await pool.close();
     }

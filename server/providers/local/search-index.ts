@@ -16,7 +16,11 @@ import { DEFAULT_EXTRACTION_PER_KEY } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
 import type { FileIndex, FileIndexState, FileText, IndexableFile } from '../../core/file-index.js';
 import { createMediaPool, type MediaPool } from '../../engines/media-pool.js';
-import { DEFAULT_EXTRACTION_LIMITS, type ExtractedText, type ExtractionLimits } from '../../engines/text/extract-text.js';
+import {
+  DEFAULT_EXTRACTION_LIMITS,
+  type ExtractedText,
+  type ExtractionLimits,
+} from '../../engines/text/extract-text.js';
 import { splitIntoPassages } from '../../engines/text/passages.js';
 import { safeMatchExpression } from '../../engines/text/safe-match.js';
 import { textKindOf } from '../../engines/text/text-kind.js';
@@ -88,7 +92,10 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   const ownsPool = options.pool === undefined;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_INDEXED_FILE_BYTES;
   const limits = options.limits ?? DEFAULT_EXTRACTION_LIMITS;
-  const tooLarge = () => ({ refused: 'too_large' as const, reason: `The file is larger than the ${maxFileBytes} bytes the search index reads.` });
+  const tooLarge = () => ({
+    refused: 'too_large' as const,
+    reason: `The file is larger than the ${maxFileBytes} bytes the search index reads.`,
+  });
   const now = options.now ?? Date.now;
   const closing = new AbortController();
   /** The latest `add` of each file; a `remove` (or a newer `add`) while one runs makes its result stale. */
@@ -112,12 +119,22 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return tooLarge();
     }
     try {
-      const extracted: ExtractedText = await pool.use(signal, (slot) => slot.run('extract-text', { bytes, kind, limits }), { owner: file.keyId });
+      const extracted: ExtractedText = await pool.use(
+        signal,
+        (slot) => slot.run('extract-text', { bytes, kind, limits }),
+        { owner: file.keyId },
+      );
       return extracted;
     } catch (error) {
       if (error instanceof ApiError && error.code === 'engine_out_of_memory') {
-        logger?.warn({ fileId: file.id, bytes: file.bytes, reason: error.message }, 'text extraction ran out of memory');
-        return { refused: 'too_large', reason: `Extracting the file's text needed more memory than the extraction worker may use (${EXTRACTION_HEAP_MB} MB).` };
+        logger?.warn(
+          { fileId: file.id, bytes: file.bytes, reason: error.message },
+          'text extraction ran out of memory',
+        );
+        return {
+          refused: 'too_large',
+          reason: `Extracting the file's text needed more memory than the extraction worker may use (${EXTRACTION_HEAP_MB} MB).`,
+        };
       }
       throw error;
     }
@@ -125,7 +142,11 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
 
   function admit(file: Pick<IndexableFile, 'mediaType' | 'filename' | 'bytes'>): FileIndexState {
     if (!textKindOf(file.mediaType, file.filename)) {
-      return { status: 'not_indexed', code: 'not_text', reason: `A ${file.mediaType} file is not text; it is stored but not searchable.` };
+      return {
+        status: 'not_indexed',
+        code: 'not_text',
+        reason: `A ${file.mediaType} file is not text; it is stored but not searchable.`,
+      };
     }
     if (file.bytes > maxFileBytes) {
       return { status: 'failed', code: 'too_large', reason: tooLarge().reason };
@@ -137,16 +158,32 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   function stoppedState(error: unknown): FileIndexState {
     const code = (error as { code?: unknown }).code;
     if (code === 'generation_timeout') {
-      return { status: 'failed', code: 'time_budget', reason: `Extracting the file's text did not finish within ${EXTRACTION_TIMEOUT_MS} ms; the extraction was stopped.` };
+      return {
+        status: 'failed',
+        code: 'time_budget',
+        reason: `Extracting the file's text did not finish within ${EXTRACTION_TIMEOUT_MS} ms; the extraction was stopped.`,
+      };
     }
     if (code === 'key_jobs_limit') {
-      return { status: 'failed', code: 'key_jobs_limit', reason: `${(error as Error).message.slice(0, 300)} Upload it again later to index it.` };
+      return {
+        status: 'failed',
+        code: 'key_jobs_limit',
+        reason: `${(error as Error).message.slice(0, 300)} Upload it again later to index it.`,
+      };
     }
     if (closing.signal.aborted) {
-      return { status: 'failed', code: 'interrupted', reason: 'The server shut down while the file was being indexed; upload it again to index it.' };
+      return {
+        status: 'failed',
+        code: 'interrupted',
+        reason: 'The server shut down while the file was being indexed; upload it again to index it.',
+      };
     }
     // The worker died (its memory limit, a crash): it is replaced for the next file.
-    return { status: 'failed', code: 'extraction_failed', reason: `Extracting the file's text failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}.` };
+    return {
+      status: 'failed',
+      code: 'extraction_failed',
+      reason: `Extracting the file's text failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}.`,
+    };
   }
 
   async function index(file: IndexableFile, mine: number): Promise<FileIndexState> {
@@ -163,10 +200,18 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     }
     if ('refused' in extracted) {
       logger?.warn({ fileId: file.id, bytes: file.bytes, refused: extracted.refused }, 'file not indexed for search');
-      return { status: extracted.refused === 'not_text' ? 'not_indexed' : 'failed', code: extracted.refused, reason: extracted.reason };
+      return {
+        status: extracted.refused === 'not_text' ? 'not_indexed' : 'failed',
+        code: extracted.refused,
+        reason: extracted.reason,
+      };
     }
     if (generations.get(file.id) === mine) {
-      passages.replace({ fileId: file.id, keyId: file.keyId, title: file.filename }, splitIntoPassages(extracted.text), now());
+      passages.replace(
+        { fileId: file.id, keyId: file.keyId, title: file.filename },
+        splitIntoPassages(extracted.text),
+        now(),
+      );
     }
     return { status: 'indexed' };
   }

@@ -18,8 +18,20 @@ const FRENCH = 'Bonjour et bienvenue. Votre commande a bien été expédiée.';
 
 function call(overrides: Partial<SpeechCallOptions> = {}, signal = new AbortController().signal) {
   const warnings: CallWarning[] = [];
-  const options: SpeechCallOptions = { input: ENGLISH, voice: 'alloy', format: 'wav', speed: 1, pitch: 0, volume: 1, language: 'auto', ...overrides };
-  return { warnings, result: model.synthesize(options, { signal, requestId: 'test', warn: (warning) => warnings.push(warning) }) };
+  const options: SpeechCallOptions = {
+    input: ENGLISH,
+    voice: 'alloy',
+    format: 'wav',
+    speed: 1,
+    pitch: 0,
+    volume: 1,
+    language: 'auto',
+    ...overrides,
+  };
+  return {
+    warnings,
+    result: model.synthesize(options, { signal, requestId: 'test', warn: (warning) => warnings.push(warning) }),
+  };
 }
 
 const espeakProcesses = () => childProcesses('espeak');
@@ -31,14 +43,17 @@ describe('local speech model', () => {
     ['aac', 'aac', 'audio/aac', 'aac'],
     ['flac', 'flac', 'audio/flac', 'flac'],
     ['wav', 'wav', 'audio/wav', 'pcm_s16le'],
-  ] as const)('speaks English as %s that decodes to the reported seconds', async (format, extension, mediaType, codec) => {
-    const { audio, usage } = await call({ format }).result;
-    expect(audio.mediaType).toBe(mediaType);
-    expect(usage.characters).toBe(ENGLISH.length);
-    const probe = await probeAudio(audio.data, extension);
-    expect(probe.codec).toBe(codec);
-    expect(Math.abs(probe.decodedSeconds - usage.seconds)).toBeLessThan(0.2);
-  });
+  ] as const)(
+    'speaks English as %s that decodes to the reported seconds',
+    async (format, extension, mediaType, codec) => {
+      const { audio, usage } = await call({ format }).result;
+      expect(audio.mediaType).toBe(mediaType);
+      expect(usage.characters).toBe(ENGLISH.length);
+      const probe = await probeAudio(audio.data, extension);
+      expect(probe.codec).toBe(codec);
+      expect(Math.abs(probe.decodedSeconds - usage.seconds)).toBeLessThan(0.2);
+    },
+  );
 
   it('answers pcm as 24 kHz mono 16-bit: 48,000 bytes a second', async () => {
     const { audio, usage } = await call({ format: 'pcm' }).result;
@@ -65,7 +80,8 @@ describe('local speech model', () => {
     expect(Math.abs(probe.decodedSeconds - first.usage.seconds)).toBeLessThan(0.1);
     // Warm: the second call starts no eSpeak NG process of its own (the first one's still serves it).
     const before = await espeakProcesses();
-    const second = await call({ input: FRENCH, voice: 'nova', format: 'wav', language: 'fr', speed: 1.5, volume: 0.5 }).result;
+    const second = await call({ input: FRENCH, voice: 'nova', format: 'wav', language: 'fr', speed: 1.5, volume: 0.5 })
+      .result;
     expect(before).toHaveLength(1);
     expect(await espeakProcesses()).toEqual(before);
     expect(second.usage.seconds).toBeLessThan(first.usage.seconds * 0.8);
@@ -89,9 +105,23 @@ describe('local speech model', () => {
   it('without eSpeak, answers English and refuses French with a 400 on language', async () => {
     const englishOnly = createLocalSpeechModel(pool, { espeak: false });
     const context = { signal: new AbortController().signal, requestId: 'test', warn: () => {} };
-    const options: SpeechCallOptions = { input: FRENCH, voice: 'alloy', format: 'wav', speed: 1, pitch: 0, volume: 1, language: 'fr-FR' };
-    await expect(englishOnly.synthesize(options, context)).rejects.toMatchObject({ status: 400, param: 'language', message: expect.stringContaining('espeak-ng') });
-    await expect(englishOnly.synthesize({ ...options, input: ENGLISH, language: 'en' }, context)).resolves.toMatchObject({ audio: { mediaType: 'audio/wav' } });
+    const options: SpeechCallOptions = {
+      input: FRENCH,
+      voice: 'alloy',
+      format: 'wav',
+      speed: 1,
+      pitch: 0,
+      volume: 1,
+      language: 'fr-FR',
+    };
+    await expect(englishOnly.synthesize(options, context)).rejects.toMatchObject({
+      status: 400,
+      param: 'language',
+      message: expect.stringContaining('espeak-ng'),
+    });
+    await expect(
+      englishOnly.synthesize({ ...options, input: ENGLISH, language: 'en' }, context),
+    ).resolves.toMatchObject({ audio: { mediaType: 'audio/wav' } });
     englishOnly.close();
   });
 });

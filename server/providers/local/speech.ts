@@ -39,12 +39,21 @@ export function createLocalSpeechModel(pool: MediaPool, options: LocalSpeechOpti
     const wpm = ESPEAK_WPM.normal * call.speed;
     const rate = Math.round(Math.max(ESPEAK_WPM.min, Math.min(ESPEAK_WPM.max, wpm)));
     if (rate !== Math.round(wpm)) {
-      context.warn({ field: 'speed', reason: `eSpeak NG speaks ${ESPEAK_WPM.min}–${ESPEAK_WPM.max} words a minute; speed ${call.speed} was limited to ${(rate / ESPEAK_WPM.normal).toFixed(2)}` });
+      context.warn({
+        field: 'speed',
+        reason: `eSpeak NG speaks ${ESPEAK_WPM.min}–${ESPEAK_WPM.max} words a minute; speed ${call.speed} was limited to ${(rate / ESPEAK_WPM.normal).toFixed(2)}`,
+      });
     }
     // eSpeak speaks at its normal volume; the child brings it to the common loudness and applies the caller's volume.
     espeak ??= createEspeakProcess({ idleMs: options.espeakIdleMs });
     return espeak.synthesize(
-      { text: call.input, voice: plan.voice, rate, pitch: Math.round(Math.max(0, Math.min(99, 50 + (pitch * 49) / 12))), gain: call.volume },
+      {
+        text: call.input,
+        voice: plan.voice,
+        rate,
+        pitch: Math.round(Math.max(0, Math.min(99, 50 + (pitch * 49) / 12))),
+        gain: call.volume,
+      },
       slot.signal,
     );
   }
@@ -57,11 +66,18 @@ export function createLocalSpeechModel(pool: MediaPool, options: LocalSpeechOpti
       if (call.instructions) {
         context.warn({ field: 'instructions', reason: 'the built-in speech engines take no instructions' });
       }
-      return pool.use(context.signal, async (slot) => {
-        const pcm = await speak(plan, call, slot, context);
-        const audio = await encodeAudio(pcm, call.format, slot, options.encode);
-        return { audio, usage: { characters: call.input.length, seconds: Math.round(durationOf(pcm) * 1000) / 1000 } };
-      }, { owner: context.owner });
+      return pool.use(
+        context.signal,
+        async (slot) => {
+          const pcm = await speak(plan, call, slot, context);
+          const audio = await encodeAudio(pcm, call.format, slot, options.encode);
+          return {
+            audio,
+            usage: { characters: call.input.length, seconds: Math.round(durationOf(pcm) * 1000) / 1000 },
+          };
+        },
+        { owner: context.owner },
+      );
     },
     close() {
       espeak?.close();

@@ -25,7 +25,9 @@ describe('video render temp directories', () => {
     mkdirSync(alive);
     mkdirSync(join(root, 'someone-else'));
     expect(await sweepStaleVideoTempDirs(root)).toEqual([dead.slice(root.length + 1)]);
-    expect(readdirSync(root).sort()).toEqual([mine.slice(root.length + 1), alive.slice(root.length + 1), 'someone-else'].sort());
+    expect(readdirSync(root).sort()).toEqual(
+      [mine.slice(root.length + 1), alive.slice(root.length + 1), 'someone-else'].sort(),
+    );
   });
 
   it('does nothing when the directory cannot be read', async () => {

@@ -33,8 +33,13 @@ function context(signal = new AbortController().signal): VideoTaskContext & { se
   };
 }
 
-const options = (overrides: Partial<VideoCallOptions> = {}): VideoCallOptions => ({ prompt: 'a lighthouse by the sea at night', seconds: 2, width: 320, height: 240, ...overrides });
-
+const options = (overrides: Partial<VideoCallOptions> = {}): VideoCallOptions => ({
+  prompt: 'a lighthouse by the sea at night',
+  seconds: 2,
+  width: 320,
+  height: 240,
+  ...overrides,
+});
 
 describe('local:video through the media pool', () => {
   const model = createLocalVideoModel(pool, { tempRoot });
@@ -56,27 +61,44 @@ describe('local:video through the media pool', () => {
   });
 
   it('takes an input image as the first frames’ backdrop', async () => {
-    const blue = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#1030f0' } }).jpeg().toBuffer();
-    const result = await model.generate(options({ seconds: 1, inputImage: { data: new Uint8Array(blue), mediaType: 'image/jpeg' } }), context());
+    const blue = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#1030f0' } })
+      .jpeg()
+      .toBuffer();
+    const result = await model.generate(
+      options({ seconds: 1, inputImage: { data: new Uint8Array(blue), mediaType: 'image/jpeg' } }),
+      context(),
+    );
     const { data } = await sharp(result.thumbnail!.data).raw().toBuffer({ resolveWithObject: true });
     expect(data[2] - data[0]).toBeGreaterThan(150);
   });
 
   it('refuses a size or length it cannot render at once, before any task is queued', () => {
-    expect(() => model.check!(options({ width: 1921 }))).toThrow(expect.objectContaining({ status: 400, param: 'size' }));
-    expect(() => model.check!(options({ width: 2000, height: 2000 }))).toThrow(expect.objectContaining({ status: 400, param: 'size' }));
-    expect(() => model.check!(options({ seconds: 25 }))).toThrow(expect.objectContaining({ status: 400, param: 'seconds' }));
+    expect(() => model.check!(options({ width: 1921 }))).toThrow(
+      expect.objectContaining({ status: 400, param: 'size' }),
+    );
+    expect(() => model.check!(options({ width: 2000, height: 2000 }))).toThrow(
+      expect.objectContaining({ status: 400, param: 'size' }),
+    );
+    expect(() => model.check!(options({ seconds: 25 }))).toThrow(
+      expect.objectContaining({ status: 400, param: 'seconds' }),
+    );
     expect(() => model.check!(options({ width: 1920, height: 1080, seconds: 20 }))).not.toThrow();
   });
 
   it('also refuses them in generate, without holding a slot', async () => {
-    await expect(model.generate(options({ seconds: 0 }), context())).rejects.toMatchObject({ status: 400, param: 'seconds' });
+    await expect(model.generate(options({ seconds: 0 }), context())).rejects.toMatchObject({
+      status: 400,
+      param: 'seconds',
+    });
   });
 
   it('stops a render mid-way: the ffmpeg it started is killed and its temp files are gone', async () => {
     const controller = new AbortController();
     const task = context(controller.signal);
-    const rendering = model.generate(options({ width: 1920, height: 1080, seconds: 20, prompt: 'a snowstorm in the mountains' }), task);
+    const rendering = model.generate(
+      options({ width: 1920, height: 1080, seconds: 20, prompt: 'a snowstorm in the mountains' }),
+      task,
+    );
     const deadline = Date.now() + 15_000;
     while ((task.seen.length === 0 || (await ffmpegChildren()).length === 0) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -34,20 +34,22 @@ export function createLocalVideoModel(pool: MediaPool, settings: LocalVideoOptio
       await swept;
       const workDir = await makeVideoTempDir(tempRoot);
       try {
-        const rendered = await pool.use(context.signal, (slot) =>
-          slot.run(
-            'video',
-            {
-              prompt: options.prompt,
-              width: options.width,
-              height: options.height,
-              seconds: options.seconds,
-              inputImage: options.inputImage?.data,
-              workDir,
-              ffmpeg: settings.ffmpeg,
-            },
-            { onProgress: context.progress },
-          ),
+        const rendered = await pool.use(
+          context.signal,
+          (slot) =>
+            slot.run(
+              'video',
+              {
+                prompt: options.prompt,
+                width: options.width,
+                height: options.height,
+                seconds: options.seconds,
+                inputImage: options.inputImage?.data,
+                workDir,
+                ffmpeg: settings.ffmpeg,
+              },
+              { onProgress: context.progress },
+            ),
           { owner: context.owner },
         );
         return {

@@ -9,7 +9,9 @@ import { openAIFixture as fixture } from '../../../test/fakes/fixtures.js';
 import type { OpenAICompatibleConfig } from './http-client.js';
 import { createOpenAICompatibleProvider, type OpenAICompatibleProvider } from './index.js';
 
-const OPTIONS: ChatCallOptions = { messages: [{ role: 'user', content: [{ type: 'text', text: 'What is the capital of France?' }] }] };
+const OPTIONS: ChatCallOptions = {
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'What is the capital of France?' }] }],
+};
 const TOOLS: ChatCallOptions['tools'] = [
   { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } },
   { name: 'get_time', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
@@ -74,7 +76,9 @@ afterEach(async () => {
 describe('OpenAI-compatible chat model: generate', () => {
   it('posts to <base>/chat/completions and decodes a text answer with cached tokens', async () => {
     upstream.handle(jsonAnswer(200, fixture('text.json')));
-    const result = await provider.chatModel('gpt-4.1-mini').generate({ ...OPTIONS, maxOutputTokens: 64, temperature: 0 }, context());
+    const result = await provider
+      .chatModel('gpt-4.1-mini')
+      .generate({ ...OPTIONS, maxOutputTokens: 64, temperature: 0 }, context());
     expect(result).toEqual({
       content: [{ type: 'text', text: 'The capital of France is Paris.' }],
       finishReason: 'stop',
@@ -114,7 +118,9 @@ describe('OpenAI-compatible chat model: generate', () => {
 
   it('keeps the query of the base URL', async () => {
     upstream.handle(jsonAnswer(200, fixture('text.json')));
-    const azure = createOpenAICompatibleProvider(config({ base_url: `${upstream.origin}/openai/deployments/d1?api-version=2024-10-21` }));
+    const azure = createOpenAICompatibleProvider(
+      config({ base_url: `${upstream.origin}/openai/deployments/d1?api-version=2024-10-21` }),
+    );
     try {
       await azure.chatModel('m').generate(OPTIONS, context());
     } finally {
@@ -135,9 +141,17 @@ describe('OpenAI-compatible chat model: stream', () => {
     const parts = await collect(provider.chatModel('gpt-4.1-mini').stream(OPTIONS, context()));
     expect(parts).toEqual([
       ...['The', ' capital', ' of', ' France', ' is', ' Paris', '.'].map((text) => ({ type: 'text-delta', text })),
-      { type: 'finish', finishReason: 'stop', usage: { inputTokens: 1342, outputTokens: 8, cacheReadTokens: 1280, reasoningTokens: 0 } },
+      {
+        type: 'finish',
+        finishReason: 'stop',
+        usage: { inputTokens: 1342, outputTokens: 8, cacheReadTokens: 1280, reasoningTokens: 0 },
+      },
     ]);
-    expect(upstream.requests[0].body).toMatchObject({ model: 'gpt-4.1-mini', stream: true, stream_options: { include_usage: true } });
+    expect(upstream.requests[0].body).toMatchObject({
+      model: 'gpt-4.1-mini',
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(upstream.requests[0].headers.accept).toBe('text/event-stream');
   });
 
@@ -146,12 +160,27 @@ describe('OpenAI-compatible chat model: stream', () => {
     const parts = await collect(provider.chatModel('m').stream({ ...OPTIONS, tools: TOOLS }, context()));
     const deltas = parts.filter((part) => part.type === 'tool-call-delta');
     expect(deltas).toHaveLength(14);
-    expect(parts[0]).toEqual({ type: 'tool-call-start', index: 0, id: 'call_Qx4h2fXv9sLmP0aKdT3yRz1B', name: 'get_weather' });
-    expect(JSON.parse(deltas.map((part) => part.argumentsDelta).join(''))).toEqual({ location: 'Paris, France', unit: 'celsius', days: 3 });
-    expect(deltas.map((part) => part.argumentsDelta).join('')).toBe('{"location": "Paris, France", "unit": "celsius", "days": 3}');
+    expect(parts[0]).toEqual({
+      type: 'tool-call-start',
+      index: 0,
+      id: 'call_Qx4h2fXv9sLmP0aKdT3yRz1B',
+      name: 'get_weather',
+    });
+    expect(JSON.parse(deltas.map((part) => part.argumentsDelta).join(''))).toEqual({
+      location: 'Paris, France',
+      unit: 'celsius',
+      days: 3,
+    });
+    expect(deltas.map((part) => part.argumentsDelta).join('')).toBe(
+      '{"location": "Paris, France", "unit": "celsius", "days": 3}',
+    );
     expect(parts.slice(-2)).toEqual([
       { type: 'tool-call-end', index: 0 },
-      { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 87, outputTokens: 24, cacheReadTokens: 0, reasoningTokens: 0 } },
+      {
+        type: 'finish',
+        finishReason: 'tool-calls',
+        usage: { inputTokens: 87, outputTokens: 24, cacheReadTokens: 0, reasoningTokens: 0 },
+      },
     ]);
   });
 
@@ -169,13 +198,19 @@ describe('OpenAI-compatible chat model: stream', () => {
       { type: 'tool-call-delta', index: 1, argumentsDelta: 'Tokyo"}' },
       { type: 'tool-call-end', index: 0 },
       { type: 'tool-call-end', index: 1 },
-      { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 120, outputTokens: 40, cacheReadTokens: 64, reasoningTokens: 0 } },
+      {
+        type: 'finish',
+        finishReason: 'tool-calls',
+        usage: { inputTokens: 120, outputTokens: 40, cacheReadTokens: 64, reasoningTokens: 0 },
+      },
     ]);
   });
 
   it('streams vLLM reasoning_content before the answer, with reasoning tokens', async () => {
     upstream.handle(replay('reasoning.sse', 13));
-    const parts = await collect(provider.chatModel('deepseek-ai/DeepSeek-R1-Distill-Qwen-7B').stream(OPTIONS, context()));
+    const parts = await collect(
+      provider.chatModel('deepseek-ai/DeepSeek-R1-Distill-Qwen-7B').stream(OPTIONS, context()),
+    );
     expect(parts).toEqual([
       ...['Okay', ', 17', ' times', ' 3', ' is', ' 51', '.'].map((text) => ({ type: 'reasoning-delta', text })),
       { type: 'reasoning-end' },
@@ -187,7 +222,9 @@ describe('OpenAI-compatible chat model: stream', () => {
   it('estimates usage with the tokenizer when the upstream (Ollama) sends none', async () => {
     upstream.handle(replay('ollama-reasoning-no-usage.sse', 9));
     const logged: string[] = [];
-    const ollama = createOpenAICompatibleProvider(config({ id: 'ollama', api_key: undefined }), { logger: { warn: (_object, message) => logged.push(message) } });
+    const ollama = createOpenAICompatibleProvider(config({ id: 'ollama', api_key: undefined }), {
+      logger: { warn: (_object, message) => logged.push(message) },
+    });
     let parts: ChatStreamPart[];
     try {
       parts = await collect(ollama.chatModel('qwen3:0.6b').stream(OPTIONS, context()));
@@ -200,7 +237,14 @@ describe('OpenAI-compatible chat model: stream', () => {
       { type: 'reasoning-end' },
       { type: 'text-delta', text: 'Hello' },
       { type: 'text-delta', text: ' there!' },
-      { type: 'finish', finishReason: 'stop', usage: { inputTokens: await countCallInputTokens(OPTIONS), outputTokens: await countTextTokens('Greet back.Hello there!') } },
+      {
+        type: 'finish',
+        finishReason: 'stop',
+        usage: {
+          inputTokens: await countCallInputTokens(OPTIONS),
+          outputTokens: await countTextTokens('Greet back.Hello there!'),
+        },
+      },
     ]);
     expect(logged).toEqual(['upstream reported no usage; estimating tokens']);
   });
@@ -210,42 +254,83 @@ describe('OpenAI-compatible chat model: stream', () => {
     const parts = await collect(provider.chatModel('m').stream(OPTIONS, context()));
     expect(parts).toEqual([
       { type: 'text-delta', text: 'The capital of France is Paris.' },
-      { type: 'finish', finishReason: 'stop', usage: { inputTokens: 1342, outputTokens: 8, cacheReadTokens: 1280, reasoningTokens: 0 } },
+      {
+        type: 'finish',
+        finishReason: 'stop',
+        usage: { inputTokens: 1342, outputTokens: 8, cacheReadTokens: 1280, reasoningTokens: 0 },
+      },
     ]);
   });
 });
 
 describe('OpenAI-compatible chat model: failures', () => {
-  const upstream401 = { error: { message: 'Incorrect API key provided: sk-test***6789. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } };
+  const upstream401 = {
+    error: {
+      message:
+        'Incorrect API key provided: sk-test***6789. You can find your API key at https://platform.openai.com/account/api-keys.',
+      type: 'invalid_request_error',
+      param: null,
+      code: 'invalid_api_key',
+    },
+  };
 
   it('maps an upstream 401 to a 502 upstream_error without echoing the key', async () => {
     upstream.handle(jsonAnswer(401, upstream401));
-    const error = await provider.chatModel('m').generate(OPTIONS, context()).catch((caught: unknown) => caught);
+    const error = await provider
+      .chatModel('m')
+      .generate(OPTIONS, context())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
-    expect(error).toMatchObject({ status: 502, type: 'upstream_error', code: 'upstream_error', upstreamStatus: 401, provider: 'vllm' });
+    expect(error).toMatchObject({
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_error',
+      upstreamStatus: 401,
+      provider: 'vllm',
+    });
     expect((error as Error).message).toContain('Incorrect API key provided: [redacted]');
     expect((error as Error).message).not.toMatch(/sk-test/);
   });
 
   it('maps an upstream 429 to a 429 keeping Retry-After, before the first streamed part', async () => {
-    upstream.handle(jsonAnswer(429, { error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } }, { 'retry-after': '7' }));
+    upstream.handle(
+      jsonAnswer(
+        429,
+        { error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } },
+        { 'retry-after': '7' },
+      ),
+    );
     const iterator = provider.chatModel('m').stream(OPTIONS, context())[Symbol.asyncIterator]();
     const error = await iterator.next().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
-    expect(error).toMatchObject({ status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', headers: { 'retry-after': '7' }, upstreamStatus: 429 });
+    expect(error).toMatchObject({
+      status: 429,
+      type: 'rate_limit_error',
+      code: 'rate_limit_exceeded',
+      headers: { 'retry-after': '7' },
+      upstreamStatus: 429,
+    });
     expect((error as Error).message).toContain('Rate limit reached for requests');
   });
 
   it('maps an upstream 500 to a 502', async () => {
     upstream.handle(jsonAnswer(500, 'Internal Server Error'));
-    await expect(provider.chatModel('m').generate(OPTIONS, context())).rejects.toMatchObject({ status: 502, type: 'upstream_error', upstreamStatus: 500 });
+    await expect(provider.chatModel('m').generate(OPTIONS, context())).rejects.toMatchObject({
+      status: 502,
+      type: 'upstream_error',
+      upstreamStatus: 500,
+    });
   });
 
   it('maps an upstream that does not answer in timeout_ms to a 504', async () => {
     upstream.handle(() => {});
     const slow = createOpenAICompatibleProvider(config({ timeout_ms: 150 }));
     try {
-      await expect(slow.chatModel('m').generate(OPTIONS, context())).rejects.toMatchObject({ status: 504, type: 'timeout_error', code: 'upstream_timeout' });
+      await expect(slow.chatModel('m').generate(OPTIONS, context())).rejects.toMatchObject({
+        status: 504,
+        type: 'timeout_error',
+        code: 'upstream_timeout',
+      });
     } finally {
       await slow.close();
     }
@@ -277,7 +362,10 @@ describe('OpenAI-compatible chat model: failures', () => {
     await gone.close();
     const refused = createOpenAICompatibleProvider(config({ base_url: `${origin}/v1` }));
     try {
-      const error = await refused.chatModel('m').generate(OPTIONS, context()).catch((caught: unknown) => caught);
+      const error = await refused
+        .chatModel('m')
+        .generate(OPTIONS, context())
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(UpstreamError);
       expect(error).toMatchObject({ status: 502, type: 'upstream_error', upstreamStatus: null });
       expect((error as Error).message).toContain('ECONNREFUSED');
@@ -343,12 +431,21 @@ describe('OpenAI-compatible chat model: passthrough', () => {
       await writeInPieces(res, text, 100);
       res.end();
     });
-    const body = { model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'hi' }], stream: true, logit_bias: { '1': 2 }, vendor_extension: { x: 1 } };
+    const body = {
+      model: 'gpt-4.1-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      logit_bias: { '1': 2 },
+      vendor_extension: { x: 1 },
+    };
     const model = provider.chatModel('gpt-4.1-mini');
     const passthrough = model.passthrough?.['openai-chat'];
     expect(passthrough).toBeDefined();
     expect(model.passthrough?.['openai-responses']).toBeUndefined();
-    const response = await passthrough!.forward(body, { ...context(), headers: { 'openai-beta': 'x', authorization: 'Bearer caller-key' } });
+    const response = await passthrough!.forward(body, {
+      ...context(),
+      headers: { 'openai-beta': 'x', authorization: 'Bearer caller-key' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers).toEqual({ 'content-type': 'text/event-stream', 'retry-after': '1' });
     const received: Buffer[] = [];
@@ -366,12 +463,18 @@ describe('OpenAI-compatible chat model: passthrough', () => {
     upstream.handle(jsonAnswer(200, { id: 'resp_1', object: 'response', status: 'completed' }));
     const native = createOpenAICompatibleProvider(config({ responses: 'native' }));
     try {
-      const response = await native.chatModel('m').passthrough!['openai-responses']!.forward({ model: 'm', input: 'hi' }, context());
+      const response = await native
+        .chatModel('m')
+        .passthrough!['openai-responses']!.forward({ model: 'm', input: 'hi' }, context());
       const received: Buffer[] = [];
       for await (const piece of response.body) {
         received.push(Buffer.from(piece));
       }
-      expect(JSON.parse(Buffer.concat(received).toString('utf8'))).toEqual({ id: 'resp_1', object: 'response', status: 'completed' });
+      expect(JSON.parse(Buffer.concat(received).toString('utf8'))).toEqual({
+        id: 'resp_1',
+        object: 'response',
+        status: 'completed',
+      });
       expect(response.headers).toEqual({ 'content-type': 'application/json' });
     } finally {
       await native.close();
@@ -381,7 +484,9 @@ describe('OpenAI-compatible chat model: passthrough', () => {
 
   it('throws our error for a non-2xx passthrough answer', async () => {
     upstream.handle(jsonAnswer(429, { error: { message: 'slow down' } }, { 'retry-after': '3' }));
-    await expect(provider.chatModel('m').passthrough!['openai-chat']!.forward({ model: 'm', messages: [] }, context())).rejects.toMatchObject({
+    await expect(
+      provider.chatModel('m').passthrough!['openai-chat']!.forward({ model: 'm', messages: [] }, context()),
+    ).rejects.toMatchObject({
       status: 429,
       headers: { 'retry-after': '3' },
     });

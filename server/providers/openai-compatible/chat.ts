@@ -10,7 +10,14 @@ import { encodeChatRequest } from '../../formats/openai-chat/encode-request.js';
 import type { UpstreamChatCompletion } from '../../formats/openai-chat/wire-types.js';
 import { UpstreamError } from '../../core/api-error.js';
 import { countCallInputTokens } from '../../tokens/tokenizer.js';
-import type { ChatCallOptions, ChatModel, ChatResult, ChatStreamPart, Dialect, NativePassthrough } from '../../core/chat.js';
+import type {
+  ChatCallOptions,
+  ChatModel,
+  ChatResult,
+  ChatStreamPart,
+  Dialect,
+  NativePassthrough,
+} from '../../core/chat.js';
 import type { CallContext } from '../../core/call-context.js';
 import { forwardBody } from '../upstream/forward-body.js';
 import { resultAsParts } from '../../core/result-as-parts.js';
@@ -40,7 +47,10 @@ export function createOpenAICompatibleChatModel(input: OpenAICompatibleChatModel
     return {
       provider: config.id,
       estimateInputTokens: () => {
-        logger?.warn({ provider: config.id, model: modelId, requestId: context.requestId }, 'upstream reported no usage; estimating tokens');
+        logger?.warn(
+          { provider: config.id, model: modelId, requestId: context.requestId },
+          'upstream reported no usage; estimating tokens',
+        );
         return countCallInputTokens(options);
       },
     };
@@ -49,11 +59,20 @@ export function createOpenAICompatibleChatModel(input: OpenAICompatibleChatModel
   async function* stream(options: ChatCallOptions, context: CallContext): AsyncGenerator<ChatStreamPart> {
     const body = encodeChatRequest(options, modelId, { stream: true, dialect, warn: context.warn });
     // Awaited before the first part: a non-2xx answer is thrown before anything was yielded.
-    const response = await client.post({ path: '/chat/completions', body, signal: context.signal, accept: 'text/event-stream' });
+    const response = await client.post({
+      path: '/chat/completions',
+      body,
+      signal: context.signal,
+      accept: 'text/event-stream',
+    });
     const contentType = response.headers['content-type'] ?? '';
     if (contentType.includes('application/json')) {
       // Some servers answer a streamed request that failed validation with a 200 JSON error body.
-      const parsed = (await readJsonBody(config.id, response, 'answered a streamed call with invalid JSON')) as UpstreamChatCompletion;
+      const parsed = (await readJsonBody(
+        config.id,
+        response,
+        'answered a streamed call with invalid JSON',
+      )) as UpstreamChatCompletion;
       const result = await decodeChatCompletion(parsed, decodeContext(options, context));
       yield* resultAsParts(result);
       return;
@@ -69,7 +88,12 @@ export function createOpenAICompatibleChatModel(input: OpenAICompatibleChatModel
       const body = encodeChatRequest(options, modelId, { stream: false, dialect, warn: context.warn });
       const json = await client.postJson({ path: '/chat/completions', body, signal: context.signal });
       if (!json || typeof json !== 'object') {
-        throw new UpstreamError(config.id, 502, null, `Upstream ${config.id} answered with something other than a completion`);
+        throw new UpstreamError(
+          config.id,
+          502,
+          null,
+          `Upstream ${config.id} answered with something other than a completion`,
+        );
       }
       return decodeChatCompletion(json as UpstreamChatCompletion, decodeContext(options, context));
     },
@@ -85,4 +109,3 @@ export function createOpenAICompatibleChatModel(input: OpenAICompatibleChatModel
   };
   return model;
 }
-

@@ -66,7 +66,8 @@ export function imageRequestBody(options: ImageCallOptions, modelId: string): Re
 export function createOpenAICompatibleImageModel(input: OpenAICompatibleImageModelInput): ImageModel {
   const { config, client, fetcher, modelId } = input;
   const provider = config.id;
-  const malformed = (what: string) => new UpstreamError(provider, 502, 200, `Upstream ${provider} answered an image generation with ${what}`);
+  const malformed = (what: string) =>
+    new UpstreamError(provider, 502, 200, `Upstream ${provider} answered an image generation with ${what}`);
 
   async function imageBytes(item: UpstreamImage, context: CallContext): Promise<Uint8Array> {
     if (typeof item.b64_json === 'string' && item.b64_json) {
@@ -87,7 +88,11 @@ export function createOpenAICompatibleImageModel(input: OpenAICompatibleImageMod
     provider,
     modelId,
     async generate(options: ImageCallOptions, context: CallContext): Promise<ImageResult> {
-      const answer = await client.postJson({ path: '/images/generations', body: imageRequestBody(options, modelId), signal: context.signal });
+      const answer = await client.postJson({
+        path: '/images/generations',
+        body: imageRequestBody(options, modelId),
+        signal: context.signal,
+      });
       const data = (answer as { data?: unknown } | null)?.data;
       if (!Array.isArray(data) || data.length === 0) {
         throw malformed('no images');
@@ -105,12 +110,17 @@ export function createOpenAICompatibleImageModel(input: OpenAICompatibleImageMod
         images.push({ data: bytes, mediaType: header.mediaType });
       }
       if (images.some((image) => image.mediaType !== FORMAT_MEDIA_TYPES[options.outputFormat])) {
-        context.warn({ field: 'output_format', reason: `upstream ${provider} answered ${images[0]!.mediaType} instead of ${options.outputFormat}` });
+        context.warn({
+          field: 'output_format',
+          reason: `upstream ${provider} answered ${images[0]!.mediaType} instead of ${options.outputFormat}`,
+        });
       }
       // The header, not the answer's `size`: servers round or ignore the size asked for, and usage counts the
       // pixels really delivered.
       const { width, height } = headerSize!;
-      const revised = items.find((item) => typeof item.revised_prompt === 'string')?.revised_prompt as string | undefined;
+      const revised = items.find((item) => typeof item.revised_prompt === 'string')?.revised_prompt as
+        | string
+        | undefined;
       return {
         images,
         width,

@@ -21,19 +21,24 @@ export interface OpenAICompatibleProvider extends Provider {
   close(): Promise<void>;
 }
 
-export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig, deps: { logger?: ProviderLogger; videoPolling?: Partial<VideoPolling> } = {}): OpenAICompatibleProvider {
+export function createOpenAICompatibleProvider(
+  config: OpenAICompatibleConfig,
+  deps: { logger?: ProviderLogger; videoPolling?: Partial<VideoPolling> } = {},
+): OpenAICompatibleProvider {
   const client = createOpenAICompatibleHttpClient(config);
   const fetcher = createSafeFetcher({ provider: config.id, baseUrl: config.base_url, timeoutMs: config.timeout_ms });
   // Not cached: routes pass caller-chosen model names through, and a model object is cheap to build.
   const chatModel = (upstreamModelId: string): ChatModel =>
-      createOpenAICompatibleChatModel({ config, client, modelId: upstreamModelId, logger: deps.logger });
+    createOpenAICompatibleChatModel({ config, client, modelId: upstreamModelId, logger: deps.logger });
   const { music } = config;
   const models: ModelFactories = {
     chat: chatModel,
     image: (modelId) => createOpenAICompatibleImageModel({ config, client, fetcher, modelId }),
     speech: (modelId) => createOpenAICompatibleSpeechModel({ config, client, modelId }),
     video: (modelId) => createOpenAICompatibleVideoModel({ config, client, modelId, polling: deps.videoPolling }),
-    ...(music ? { music: (modelId: string) => createOpenAICompatibleMusicModel({ config, music, client, fetcher, modelId }) } : {}),
+    ...(music
+      ? { music: (modelId: string) => createOpenAICompatibleMusicModel({ config, music, client, fetcher, modelId }) }
+      : {}),
   };
   return {
     id: config.id,

@@ -40,7 +40,9 @@ describe('configured upstream media models', () => {
       expect([video.provider, video.modelId, typeof video.generate]).toEqual(['plain', 'sora-2', 'function']);
       const named = registry.model(registry.resolve('studio:sora-2-pro', 'video'), 'video');
       expect([named.provider, named.modelId]).toEqual(['studio', 'sora-2-pro']);
-      expect(() => registry.model(registry.resolve('no-songs', 'music'), 'music')).toThrow("Provider 'plain' serves no music model 'no-songs'.");
+      expect(() => registry.model(registry.resolve('no-songs', 'music'), 'music')).toThrow(
+        "Provider 'plain' serves no music model 'no-songs'.",
+      );
     } finally {
       await registry.close();
     }

@@ -11,7 +11,7 @@ import { AUDIO_MEDIA_TYPES } from '../../engines/audio/encode-audio.js';
 import { audioSeconds, sniffAudioFormat } from '../upstream/audio-duration.js';
 import type { UpstreamHttpClient } from '../upstream/http-client.js';
 import { readJsonPointer } from '../upstream/json-pointer.js';
-import { readAllBytes, readJsonBody } from '../upstream/read-body.js';
+import { readAllBytes } from '../upstream/read-body.js';
 import type { SafeFetcher } from '../upstream/safe-fetch.js';
 import type { OpenAICompatibleConfig } from './http-client.js';
 
@@ -27,7 +27,11 @@ export interface OpenAICompatibleMusicModelInput {
 
 const MUSIC_CONTAINERS = new Set<string>(['mp3', 'wav', 'flac']);
 
-export function musicRequestBody(options: MusicCallOptions, modelId: string, music: MusicSettings): Record<string, unknown> {
+export function musicRequestBody(
+  options: MusicCallOptions,
+  modelId: string,
+  music: MusicSettings,
+): Record<string, unknown> {
   const values: Record<keyof MusicSettings['fields'], unknown> = {
     model: modelId,
     prompt: options.prompt,
@@ -49,9 +53,13 @@ export function musicRequestBody(options: MusicCallOptions, modelId: string, mus
 export function createOpenAICompatibleMusicModel(input: OpenAICompatibleMusicModelInput): MusicModel {
   const { config, music, client, fetcher, modelId } = input;
   const provider = config.id;
-  const malformed = (what: string) => new UpstreamError(provider, 502, 200, `Upstream ${provider} answered a music generation with ${what}`);
+  const malformed = (what: string) =>
+    new UpstreamError(provider, 502, 200, `Upstream ${provider} answered a music generation with ${what}`);
 
-  async function audioBytes(options: MusicCallOptions, context: CallContext): Promise<{ bytes: Uint8Array; answer?: unknown }> {
+  async function audioBytes(
+    options: MusicCallOptions,
+    context: CallContext,
+  ): Promise<{ bytes: Uint8Array; answer?: unknown }> {
     const request = { path: music.path, body: musicRequestBody(options, modelId, music), signal: context.signal };
     if (music.answer === 'bytes') {
       const response = await client.post({ ...request, accept: `${AUDIO_MEDIA_TYPES[options.format]}, audio/*` });
@@ -76,13 +84,21 @@ export function createOpenAICompatibleMusicModel(input: OpenAICompatibleMusicMod
       const { bytes, answer } = await audioBytes(options, context);
       const format = sniffAudioFormat(bytes);
       if (!format || !MUSIC_CONTAINERS.has(format)) {
-        throw malformed(format ? `${format} audio, which is not one of mp3, wav or flac` : 'bytes that are not mp3, wav or flac audio');
+        throw malformed(
+          format
+            ? `${format} audio, which is not one of mp3, wav or flac`
+            : 'bytes that are not mp3, wav or flac audio',
+        );
       }
       if (format !== options.format) {
-        context.warn({ field: 'response_format', reason: `upstream ${provider} answered ${format} instead of ${options.format}` });
+        context.warn({
+          field: 'response_format',
+          reason: `upstream ${provider} answered ${format} instead of ${options.format}`,
+        });
       }
       const stated = music.duration_pointer ? readJsonPointer(answer, music.duration_pointer) : undefined;
-      const durationSeconds = (typeof stated === 'number' && stated > 0 ? stated : audioSeconds(bytes, format)) ?? options.durationSeconds;
+      const durationSeconds =
+        (typeof stated === 'number' && stated > 0 ? stated : audioSeconds(bytes, format)) ?? options.durationSeconds;
       return {
         audio: { data: bytes, mediaType: AUDIO_MEDIA_TYPES[format as MusicFormat] },
         durationSeconds,

@@ -8,6 +8,8 @@ export function readSseJson(body: AsyncIterable<Uint8Array>, provider: string): 
   return readEvents(body, '[DONE]', ({ event, data }) => {
     const parsed = parseEventData(data, provider);
     // `event: error` frames carry the error as plain data on some servers.
-    return event === 'error' && parsed && typeof parsed === 'object' && !('error' in parsed) ? { error: parsed } : parsed;
+    return event === 'error' && parsed && typeof parsed === 'object' && !('error' in parsed)
+      ? { error: parsed }
+      : parsed;
   });
 }

@@ -20,7 +20,14 @@ export interface OpenAICompatibleSpeechModelInput {
 }
 
 /** The container each format arrives in (opus comes in Ogg). */
-const CONTAINERS: Record<SpeechFormat, SniffedAudio | 'pcm'> = { mp3: 'mp3', opus: 'ogg', aac: 'aac', flac: 'flac', wav: 'wav', pcm: 'pcm' };
+const CONTAINERS: Record<SpeechFormat, SniffedAudio | 'pcm'> = {
+  mp3: 'mp3',
+  opus: 'ogg',
+  aac: 'aac',
+  flac: 'flac',
+  wav: 'wav',
+  pcm: 'pcm',
+};
 
 export function speechRequestBody(options: SpeechCallOptions, modelId: string): Record<string, unknown> {
   return {
@@ -50,7 +57,7 @@ function warnUnsupported(options: SpeechCallOptions, context: CallContext, provi
 /** Seconds of audio: read where the bytes allow, else estimated from the size (then usage is approximate). */
 export function speechSeconds(bytes: Uint8Array, format: SpeechFormat): number {
   const expected = CONTAINERS[format];
-  const container = expected === 'pcm' ? 'pcm' : sniffAudioFormat(bytes) ?? expected;
+  const container = expected === 'pcm' ? 'pcm' : (sniffAudioFormat(bytes) ?? expected);
   return audioSeconds(bytes, container) ?? estimateAudioSeconds(bytes.length, container);
 }
 
@@ -72,7 +79,12 @@ export function createOpenAICompatibleSpeechModel(input: OpenAICompatibleSpeechM
       const bytes = new Uint8Array(await readAllBytes(response.body));
       // A 200 with a JSON or HTML body is an error page, not audio.
       if (/^(application\/json|text\/)/i.test(contentType) || bytes.length === 0) {
-        throw new UpstreamError(provider, 502, response.status, `Upstream ${provider} answered a speech request with ${bytes.length === 0 ? 'no audio' : contentType} instead of audio`);
+        throw new UpstreamError(
+          provider,
+          502,
+          response.status,
+          `Upstream ${provider} answered a speech request with ${bytes.length === 0 ? 'no audio' : contentType} instead of audio`,
+        );
       }
       return {
         audio: { data: bytes, mediaType: AUDIO_MEDIA_TYPES[options.format] },

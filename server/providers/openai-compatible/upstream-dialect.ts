@@ -9,5 +9,7 @@ import type { ChatRequestDialect } from '../../formats/openai-chat/encode-reques
 export function upstreamDialect(baseUrl: string): ChatRequestDialect {
   const host = new URL(baseUrl).hostname.toLowerCase();
   const isOpenAI = host === 'api.openai.com' || host.endsWith('.openai.azure.com');
-  return isOpenAI ? { maxTokensField: 'max_completion_tokens', topK: false } : { maxTokensField: 'max_tokens', topK: true };
+  return isOpenAI
+    ? { maxTokensField: 'max_completion_tokens', topK: false }
+    : { maxTokensField: 'max_tokens', topK: true };
 }

@@ -38,7 +38,11 @@ export function readVideoJob(provider: string, answer: unknown): VideoJob {
     throw malformed(provider, 'a video object without an id');
   }
   const status = typeof record.status === 'string' ? record.status : '';
-  const state: VideoJobState | undefined = PENDING.has(status) ? 'pending' : status === 'completed' || status === 'failed' ? status : undefined;
+  const state: VideoJobState | undefined = PENDING.has(status)
+    ? 'pending'
+    : status === 'completed' || status === 'failed'
+      ? status
+      : undefined;
   if (!state) {
     // Not polled on: an unknown status could be final, and polling it forever would hold the task.
     throw malformed(provider, `a video in an unknown status (${JSON.stringify(status).slice(0, 40)})`);
@@ -72,7 +76,10 @@ const CODE_SHAPE = /^[a-z][a-z0-9_.-]{0,63}$/i;
 export function jobFailure(provider: string, job: VideoJob): UpstreamError {
   const code = job.error?.code && CODE_SHAPE.test(job.error.code) ? job.error.code : 'upstream_error';
   const reason = job.error?.message?.trim().slice(0, 500) || job.error?.code || 'no reason given';
-  return new UpstreamError(provider, 502, 200, `Upstream ${provider} failed the video generation: ${reason}`, { code, retryable: false });
+  return new UpstreamError(provider, 502, 200, `Upstream ${provider} failed the video generation: ${reason}`, {
+    code,
+    retryable: false,
+  });
 }
 
 /**

@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendBytes, sendJson } from '../../../test/fakes/answers.js';
-import { byPath, startFakeUpstream, type FakeUpstream, type RecordedRequest } from '../../../test/fakes/fake-upstream.js';
+import {
+  byPath,
+  startFakeUpstream,
+  type FakeUpstream,
+  type RecordedRequest,
+} from '../../../test/fakes/fake-upstream.js';
 import { sampleImage, sampleVideo } from '../../../test/fakes/media-samples.js';
 import { ApiError, UpstreamError } from '../../core/api-error.js';
 import type { VideoCallOptions, VideoModel, VideoTaskContext } from '../../core/models.js';
@@ -17,7 +22,9 @@ const OPTIONS: VideoCallOptions = { prompt: 'Ein Papierboot im Regen ☔', secon
 const FAST: Partial<VideoPolling> = { initialMs: 5, maxMs: 15, pollRetries: 2 };
 
 /** One poll's answer: a state of the upstream job, or an HTTP status it fails with. */
-type PollStep = { status: string; progress?: number; seconds?: string; error?: { code: string; message: string } | null } | number;
+type PollStep =
+  | { status: string; progress?: number; seconds?: string; error?: { code: string; message: string } | null }
+  | number;
 
 interface Script {
   /** Answers to successive polls; the last one repeats. */
@@ -28,17 +35,34 @@ interface Script {
 }
 
 let upstream: FakeUpstream;
-let providers: OpenAICompatibleProvider[] = [];
+const providers: OpenAICompatibleProvider[] = [];
 let mp4: Uint8Array;
 let png: Uint8Array;
 let counts: { creates: number; polls: number };
 
 function config(): OpenAICompatibleConfig {
-  return { id: 'studio', type: 'openai-compatible', base_url: `${upstream.origin}/v1`, api_key: 'sk-test-video-key', timeout_ms: 2_000, max_connections: 4, headers: {}, responses: 'translate' };
+  return {
+    id: 'studio',
+    type: 'openai-compatible',
+    base_url: `${upstream.origin}/v1`,
+    api_key: 'sk-test-video-key',
+    timeout_ms: 2_000,
+    max_connections: 4,
+    headers: {},
+    responses: 'translate',
+  };
 }
 
 function videoObject(step: Exclude<PollStep, number>): string {
-  return JSON.stringify({ id: JOB, object: 'video', model: 'sora-2', created_at: 1763779200, size: '1280x720', error: null, ...step });
+  return JSON.stringify({
+    id: JOB,
+    object: 'video',
+    model: 'sora-2',
+    created_at: 1763779200,
+    size: '1280x720',
+    error: null,
+    ...step,
+  });
 }
 
 function answerStep(res: ServerResponse, step: PollStep): void {
@@ -110,7 +134,11 @@ function model(polling: Partial<VideoPolling> = FAST): VideoModel {
 const paths = (requests: RecordedRequest[]) => requests.map((request) => `${request.method} ${request.url}`);
 
 async function form(request: RecordedRequest): Promise<FormData> {
-  return new Request('http://fake.invalid/', { method: 'POST', body: new Uint8Array(request.raw), headers: { 'content-type': request.headers['content-type']! } }).formData();
+  return new Request('http://fake.invalid/', {
+    method: 'POST',
+    body: new Uint8Array(request.raw),
+    headers: { 'content-type': request.headers['content-type']! },
+  }).formData();
 }
 
 beforeAll(async () => {
@@ -130,7 +158,13 @@ afterAll(() => upstream.close());
 
 describe('OpenAI-compatible videos', () => {
   it('creates a job, stores its id before polling, reports rising progress and returns the downloaded MP4', async () => {
-    script({ polls: [{ status: 'in_progress', progress: 10 }, { status: 'in_progress', progress: 60 }, { status: 'completed', progress: 100, seconds: '8' }] });
+    script({
+      polls: [
+        { status: 'in_progress', progress: 10 },
+        { status: 'in_progress', progress: 60 },
+        { status: 'completed', progress: 100, seconds: '8' },
+      ],
+    });
     const { context, progress, saved } = task();
     const result = await model().generate(OPTIONS, context);
     expect(saved).toEqual([{ value: JOB, afterRequests: 1 }]);
@@ -163,7 +197,12 @@ describe('OpenAI-compatible videos', () => {
     expect(create.headers['idempotency-key']).toBe('omnigate-req_video_1');
     const fields = await form(create);
     expect([...fields.keys()]).toEqual(['model', 'prompt', 'seconds', 'size', 'input_reference']);
-    expect([fields.get('model'), fields.get('prompt'), fields.get('seconds'), fields.get('size')]).toEqual(['sora-2', OPTIONS.prompt, '6', '1280x720']);
+    expect([fields.get('model'), fields.get('prompt'), fields.get('seconds'), fields.get('size')]).toEqual([
+      'sora-2',
+      OPTIONS.prompt,
+      '6',
+      '1280x720',
+    ]);
     const file = fields.get('input_reference') as File;
     expect([file.name, file.type]).toEqual(['input_reference.png', 'image/png']);
     expect(sha(new Uint8Array(await file.arrayBuffer()))).toBe(sha(png));
@@ -176,7 +215,13 @@ describe('OpenAI-compatible videos', () => {
   it('resumes the job in its checkpoint without creating another', async () => {
     // A still that is not the PNG `VideoResult` promises is left out, not served under the wrong type.
     const jpeg = await sampleImage('jpeg', 64, 48);
-    script({ polls: [{ status: 'in_progress', progress: 40 }, { status: 'completed', progress: 100 }], thumbnail: jpeg });
+    script({
+      polls: [
+        { status: 'in_progress', progress: 40 },
+        { status: 'completed', progress: 100 },
+      ],
+      thumbnail: jpeg,
+    });
     const { context, saved, progress } = task(JOB);
     const result = await model().generate(OPTIONS, context);
     expect(counts.creates).toBe(0);
@@ -192,7 +237,14 @@ describe('OpenAI-compatible videos', () => {
   it('keeps polling a slow upstream, backing off, and does without a missing thumbnail', async () => {
     const queued = { status: 'queued', progress: 0 };
     // A server that restarts a job's count (50, then 30) must not make the task's progress go back.
-    const polls = [queued, queued, queued, { status: 'processing', progress: 50 }, { status: 'processing', progress: 30 }, { status: 'completed' }];
+    const polls = [
+      queued,
+      queued,
+      queued,
+      { status: 'processing', progress: 50 },
+      { status: 'processing', progress: 30 },
+      { status: 'completed' },
+    ];
     script({ polls, thumbnail: 404 });
     const { context, progress } = task();
     const started = Date.now();
@@ -215,7 +267,9 @@ describe('OpenAI-compatible videos', () => {
   it('throws a retryable error when the upstream keeps failing, with the job id masked', async () => {
     script({ polls: [503] });
     const { context, saved } = task();
-    const error = await model().generate(OPTIONS, context).catch((caught: unknown) => caught);
+    const error = await model()
+      .generate(OPTIONS, context)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ status: 502, upstreamStatus: 503, retryable: undefined });
     expect((error as Error).message).not.toContain(JOB);
@@ -224,49 +278,93 @@ describe('OpenAI-compatible videos', () => {
     expect(saved.map((entry) => entry.value)).toEqual([JOB]);
 
     script({ polls: [429] });
-    await expect(model().generate(OPTIONS, task().context)).rejects.toMatchObject({ status: 429, retryable: undefined });
+    await expect(model().generate(OPTIONS, task().context)).rejects.toMatchObject({
+      status: 429,
+      retryable: undefined,
+    });
   });
 
   it('throws a retryable error when the create fails upstream, and a final one when it is refused', async () => {
     script({ polls: [{ status: 'completed' }], create: 500 });
-    await expect(model().generate(OPTIONS, task().context)).rejects.toMatchObject({ status: 502, retryable: undefined });
+    await expect(model().generate(OPTIONS, task().context)).rejects.toMatchObject({
+      status: 502,
+      retryable: undefined,
+    });
     script({ polls: [{ status: 'completed' }], create: 400 });
     const { context, saved } = task();
-    await expect(model().generate(OPTIONS, context)).rejects.toMatchObject({ status: 400, code: 'upstream_rejected', retryable: false });
+    await expect(model().generate(OPTIONS, context)).rejects.toMatchObject({
+      status: 400,
+      code: 'upstream_rejected',
+      retryable: false,
+    });
     expect(saved).toEqual([]);
     expect(counts.polls).toBe(0);
   });
 
   it('refuses to retry a job the upstream no longer knows', async () => {
     script({ polls: [404] });
-    await expect(model().generate(OPTIONS, task(JOB).context)).rejects.toMatchObject({ status: 502, upstreamStatus: 404, retryable: false });
+    await expect(model().generate(OPTIONS, task(JOB).context)).rejects.toMatchObject({
+      status: 502,
+      upstreamStatus: 404,
+      retryable: false,
+    });
     expect(counts.polls).toBe(1);
   });
 
   it('throws a final error, with the upstream code and reason, for a job the upstream failed', async () => {
-    script({ polls: [{ status: 'in_progress', progress: 30 }, { status: 'failed', progress: 30, error: { code: 'content_policy_violation', message: 'The prompt was flagged by moderation.' } }] });
-    const error = await model().generate(OPTIONS, task().context).catch((caught: unknown) => caught);
+    script({
+      polls: [
+        { status: 'in_progress', progress: 30 },
+        {
+          status: 'failed',
+          progress: 30,
+          error: { code: 'content_policy_violation', message: 'The prompt was flagged by moderation.' },
+        },
+      ],
+    });
+    const error = await model()
+      .generate(OPTIONS, task().context)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ retryable: false, code: 'content_policy_violation', message: expect.stringContaining('The prompt was flagged by moderation.') });
+    expect(error).toMatchObject({
+      retryable: false,
+      code: 'content_policy_violation',
+      message: expect.stringContaining('The prompt was flagged by moderation.'),
+    });
 
     counts.polls = 0;
     script({ polls: [{ status: 'failed', error: null }] });
-    await expect(model().generate(OPTIONS, task().context)).rejects.toMatchObject({ retryable: false, code: 'upstream_error' });
+    await expect(model().generate(OPTIONS, task().context)).rejects.toMatchObject({
+      retryable: false,
+      code: 'upstream_error',
+    });
   });
 
   it('answers 502 when the finished content is not an MP4', async () => {
     script({ polls: [{ status: 'completed' }], content: png });
-    await expect(model().generate(OPTIONS, task().context)).rejects.toMatchObject({ status: 502, message: expect.stringMatching(/not an MP4/) });
+    await expect(model().generate(OPTIONS, task().context)).rejects.toMatchObject({
+      status: 502,
+      message: expect.stringMatching(/not an MP4/),
+    });
   });
 
   it('stops waiting as soon as the signal fires, between polls and during one', async () => {
     // Order, not a time limit: the call ends on the abort, long before the wait it was in could have: a minute
     // to the next poll, or a poll never answered. A 10 s guard turns a call that goes on waiting into a failure.
     const settled = (call: Promise<unknown>) =>
-      Promise.race([call.then(() => 'answered', (error: unknown) => error), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 10_000))]);
+      Promise.race([
+        call.then(
+          () => 'answered',
+          (error: unknown) => error,
+        ),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting'), 10_000)),
+      ]);
     script({ polls: [{ status: 'in_progress', progress: 50 }] });
     const between = new AbortController();
-    const slowPolls = model({ initialMs: 60_000, maxMs: 60_000 }).generate(OPTIONS, task(undefined, between.signal).context);
+    const slowPolls = model({ initialMs: 60_000, maxMs: 60_000 }).generate(
+      OPTIONS,
+      task(undefined, between.signal).context,
+    );
     setTimeout(() => between.abort(), 50);
     expect(await settled(slowPolls)).toMatchObject({ status: 499 });
     expect(counts.polls).toBe(0);

@@ -33,7 +33,12 @@ export interface VideoPolling {
 }
 
 /** Generations take minutes: a poll a second at first (short jobs finish fast), then every 5 s. */
-export const DEFAULT_VIDEO_POLLING: VideoPolling = { initialMs: 1_000, maxMs: 5_000, pollRetries: 3, maxVideoBytes: 512 * 1024 * 1024 };
+export const DEFAULT_VIDEO_POLLING: VideoPolling = {
+  initialMs: 1_000,
+  maxMs: 5_000,
+  pollRetries: 3,
+  maxVideoBytes: 512 * 1024 * 1024,
+};
 
 export interface OpenAICompatibleVideoModelInput {
   config: OpenAICompatibleConfig;
@@ -55,7 +60,12 @@ export function videoCreateParts(options: VideoCallOptions, modelId: string): Mu
   const image = options.inputImage;
   if (image) {
     const extension = EXTENSIONS[image.mediaType] ?? 'png';
-    parts.push({ name: 'input_reference', filename: `input_reference.${extension}`, contentType: image.mediaType, data: image.data });
+    parts.push({
+      name: 'input_reference',
+      filename: `input_reference.${extension}`,
+      contentType: image.mediaType,
+      data: image.data,
+    });
   }
   return parts;
 }
@@ -66,7 +76,10 @@ export function isMp4(bytes: Uint8Array): boolean {
 }
 
 function stopped(signal: AbortSignal): ApiError {
-  return new ApiError(499, 'The video generation was stopped before the upstream finished.', { code: 'client_closed_request', cause: signal.reason });
+  return new ApiError(499, 'The video generation was stopped before the upstream finished.', {
+    code: 'client_closed_request',
+    cause: signal.reason,
+  });
 }
 
 export function createOpenAICompatibleVideoModel(input: OpenAICompatibleVideoModelInput): VideoModel {
@@ -90,7 +103,14 @@ export function createOpenAICompatibleVideoModel(input: OpenAICompatibleVideoMod
   function create(options: VideoCallOptions, signal: AbortSignal, idempotencyKey: string): Promise<VideoJob> {
     return upstream(async () => {
       const body = encodeMultipart(videoCreateParts(options, modelId));
-      const response = await client.send({ method: 'POST', path: '/videos', body, signal, accept: 'application/json', headers: { 'idempotency-key': idempotencyKey } });
+      const response = await client.send({
+        method: 'POST',
+        path: '/videos',
+        body,
+        signal,
+        accept: 'application/json',
+        headers: { 'idempotency-key': idempotencyKey },
+      });
       return readVideoJob(provider, await readJsonBody(provider, response));
     });
   }
@@ -150,7 +170,13 @@ export function createOpenAICompatibleVideoModel(input: OpenAICompatibleVideoMod
       size += piece.byteLength;
       if (size > polling.maxVideoBytes) {
         // Leaving the loop closes the connection, so the upstream stops sending.
-        throw new UpstreamError(provider, 502, 200, `Upstream ${provider} answered a video larger than ${polling.maxVideoBytes} bytes`, { code: 'upstream_result_too_large', retryable: false });
+        throw new UpstreamError(
+          provider,
+          502,
+          200,
+          `Upstream ${provider} answered a video larger than ${polling.maxVideoBytes} bytes`,
+          { code: 'upstream_result_too_large', retryable: false },
+        );
       }
       pieces.push(Buffer.from(piece));
     }
@@ -185,7 +211,11 @@ export function createOpenAICompatibleVideoModel(input: OpenAICompatibleVideoMod
     }
   }
 
-  async function run(options: VideoCallOptions, context: VideoTaskContext, ids: { job?: string }): Promise<VideoResult> {
+  async function run(
+    options: VideoCallOptions,
+    context: VideoTaskContext,
+    ids: { job?: string },
+  ): Promise<VideoResult> {
     const { signal } = context;
     let first: VideoJob | undefined;
     if (!ids.job) {
@@ -197,7 +227,12 @@ export function createOpenAICompatibleVideoModel(input: OpenAICompatibleVideoMod
     const done = await untilDone(ids.job, first, context);
     const bytes = await download(ids.job, 'video', signal);
     if (!isMp4(bytes)) {
-      throw new UpstreamError(provider, 502, 200, `Upstream ${provider} answered a finished video with ${bytes.length} bytes that are not an MP4`);
+      throw new UpstreamError(
+        provider,
+        502,
+        200,
+        `Upstream ${provider} answered a finished video with ${bytes.length} bytes that are not an MP4`,
+      );
     }
     const still = await thumbnail(ids.job, signal);
     context.progress(100);

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { sampleAudio, type SampleAudioFormat } from '../../../test/fakes/media-samples.js';
 import { audioSeconds, estimateAudioSeconds, sniffAudioFormat, type SniffedAudio } from './audio-duration.js';
 
-const CONTAINERS: Record<SampleAudioFormat, SniffedAudio | 'pcm'> = { mp3: 'mp3', opus: 'ogg', aac: 'aac', flac: 'flac', wav: 'wav', pcm: 'pcm' };
+const CONTAINERS: Record<SampleAudioFormat, SniffedAudio | 'pcm'> = {
+  mp3: 'mp3',
+  opus: 'ogg',
+  aac: 'aac',
+  flac: 'flac',
+  wav: 'wav',
+  pcm: 'pcm',
+};
 
 describe('audio duration from the bytes', () => {
   it.each(Object.keys(CONTAINERS) as SampleAudioFormat[])('reads the length of %s made by ffmpeg', async (format) => {

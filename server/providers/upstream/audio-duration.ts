@@ -22,7 +22,8 @@ function view(bytes: Uint8Array): DataView {
 /** Where audio frames start: after an ID3v2 tag (synchsafe size) when there is one. */
 function skipId3(bytes: Uint8Array): number {
   if (bytes.length >= 10 && ascii(bytes, 0, 3) === 'ID3') {
-    const size = ((bytes[6]! & 0x7f) << 21) | ((bytes[7]! & 0x7f) << 14) | ((bytes[8]! & 0x7f) << 7) | (bytes[9]! & 0x7f);
+    const size =
+      ((bytes[6]! & 0x7f) << 21) | ((bytes[7]! & 0x7f) << 14) | ((bytes[8]! & 0x7f) << 7) | (bytes[9]! & 0x7f);
     return 10 + size + (bytes[5]! & 0x10 ? 10 : 0);
   }
   return 0;
@@ -57,7 +58,7 @@ export function sniffAudioFormat(bytes: Uint8Array): SniffedAudio | undefined {
 function wavSeconds(bytes: Uint8Array): number | undefined {
   const data = view(bytes);
   let byteRate = 0;
-  for (let at = 12; at + 8 <= bytes.length;) {
+  for (let at = 12; at + 8 <= bytes.length; ) {
     const id = ascii(bytes, at, 4);
     const size = data.getUint32(at + 4, true);
     if (id === 'fmt ' && at + 16 <= bytes.length) {
@@ -133,12 +134,14 @@ function mp3Seconds(bytes: Uint8Array): number | undefined {
       seconds += samples / sampleRate;
     }
     frames += 1;
-    at += Math.floor((samples / 8) * bitrate / sampleRate) + padding;
+    at += Math.floor(((samples / 8) * bitrate) / sampleRate) + padding;
   }
   return frames > 0 ? seconds : undefined;
 }
 
-const AAC_SAMPLE_RATES = [96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350];
+const AAC_SAMPLE_RATES = [
+  96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350,
+];
 
 function adtsSeconds(bytes: Uint8Array): number | undefined {
   let at = 0;

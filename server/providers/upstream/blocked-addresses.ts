@@ -9,7 +9,9 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 /** Each range with the reason a refusal names. */
-const BLOCKED_RANGES: ReadonlyArray<readonly [network: string, prefix: number, family: 'ipv4' | 'ipv6', reason: string]> = [
+const BLOCKED_RANGES: ReadonlyArray<
+  readonly [network: string, prefix: number, family: 'ipv4' | 'ipv6', reason: string]
+> = [
   ['0.0.0.0', 8, 'ipv4', 'this-network'],
   ['10.0.0.0', 8, 'ipv4', 'private'],
   ['100.64.0.0', 10, 'ipv4', 'shared address space (CGNAT)'],

@@ -23,7 +23,10 @@ import { startUpstreamAttempt, type UpstreamAttempt } from '../../observability/
 import { readJsonBody } from './read-body.js';
 
 /** The part of a provider's configuration that every provider type has. */
-export type UpstreamConfig = Pick<ProviderConfig, 'id' | 'base_url' | 'api_key' | 'timeout_ms' | 'max_connections' | 'headers'>;
+export type UpstreamConfig = Pick<
+  ProviderConfig,
+  'id' | 'base_url' | 'api_key' | 'timeout_ms' | 'max_connections' | 'headers'
+>;
 
 /** What differs from one provider's HTTP API to another's. */
 export interface UpstreamProtocol {
@@ -91,7 +94,15 @@ export interface UpstreamHttpClient {
 }
 
 /** Caller headers that belong to the transport. `accept-encoding` too: passthrough relays bytes undecoded. */
-const TRANSPORT_HEADERS = new Set(['host', 'content-length', 'content-type', 'content-encoding', 'accept-encoding', 'connection', 'transfer-encoding']);
+const TRANSPORT_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'accept-encoding',
+  'connection',
+  'transfer-encoding',
+]);
 const KEPT_RESPONSE_HEADERS = new Set(['content-type', 'retry-after']);
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** undici's read-ahead buffer (64 KiB) plus the little that may follow the end of an answer. */
@@ -187,10 +198,18 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
     }
     const code = (error as { code?: unknown })?.code;
     if (typeof code === 'string' && TIMEOUT_CODES.has(code)) {
-      return new UpstreamError(config.id, 504, null, `Upstream ${config.id} did not answer within ${config.timeout_ms} ms`, { cause: error });
+      return new UpstreamError(
+        config.id,
+        504,
+        null,
+        `Upstream ${config.id} did not answer within ${config.timeout_ms} ms`,
+        { cause: error },
+      );
     }
     const reason = typeof code === 'string' ? code : scrub((error as Error)?.message ?? 'unknown error');
-    return new UpstreamError(config.id, 502, null, `Upstream ${config.id} could not be reached (${reason})`, { cause: error });
+    return new UpstreamError(config.id, 502, null, `Upstream ${config.id} could not be reached (${reason})`, {
+      cause: error,
+    });
   }
 
   function requestPath(path: string, query?: string): string {
@@ -202,7 +221,10 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
     return `${prefix}${path}${text ? `?${text}` : ''}`;
   }
 
-  function requestHeaders(request: Pick<UpstreamRequest, 'headers' | 'accept'>, contentType: string | undefined): Record<string, string> {
+  function requestHeaders(
+    request: Pick<UpstreamRequest, 'headers' | 'accept'>,
+    contentType: string | undefined,
+  ): Record<string, string> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers ?? {})) {
       const lower = name.toLowerCase();
@@ -210,7 +232,9 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
         headers[lower] = value;
       }
     }
-    return Object.assign(headers, configuredHeaders, contentType ? { 'content-type': contentType } : {}, { accept: request.accept });
+    return Object.assign(headers, configuredHeaders, contentType ? { 'content-type': contentType } : {}, {
+      accept: request.accept,
+    });
   }
 
   function keptHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
@@ -224,7 +248,12 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
     return kept;
   }
 
-  async function* guardedBody(body: Dispatcher.ResponseData['body'], signal: AbortSignal, state: { complete: boolean }, attempt: UpstreamAttempt): AsyncGenerator<Uint8Array> {
+  async function* guardedBody(
+    body: Dispatcher.ResponseData['body'],
+    signal: AbortSignal,
+    state: { complete: boolean },
+    attempt: UpstreamAttempt,
+  ): AsyncGenerator<Uint8Array> {
     let bytes = 0;
     let failure: unknown;
     try {
@@ -276,7 +305,9 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
     if (statusCode < 200 || statusCode >= 300) {
       const message = scrub(errorBodyMessage(await readErrorBody(body), protocol.errorBodyFields));
       const retryAfter = headerValue(response.headers['retry-after']) ?? null;
-      const failure = protocol.statusError?.(statusCode, message, retryAfter) ?? UpstreamError.fromStatus(config.id, statusCode, message, retryAfter);
+      const failure =
+        protocol.statusError?.(statusCode, message, retryAfter) ??
+        UpstreamError.fromStatus(config.id, statusCode, message, retryAfter);
       attempt.end(failure);
       throw failure;
     }

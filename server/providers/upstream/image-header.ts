@@ -57,7 +57,12 @@ export function readImageHeader(bytes: Uint8Array): ImageHeader | undefined {
     return undefined;
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length >= 24 && view.getUint32(0) === 0x89504e47 && view.getUint32(4) === 0x0d0a1a0a && ascii(bytes, 12, 4) === 'IHDR') {
+  if (
+    bytes.length >= 24 &&
+    view.getUint32(0) === 0x89504e47 &&
+    view.getUint32(4) === 0x0d0a1a0a &&
+    ascii(bytes, 12, 4) === 'IHDR'
+  ) {
     return { mediaType: 'image/png', width: view.getUint32(16), height: view.getUint32(20) };
   }
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) {

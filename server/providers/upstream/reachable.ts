@@ -18,6 +18,8 @@ export function tcpProblem(baseUrl: string, timeoutMs = 2_000): Promise<string |
     };
     socket.setTimeout(timeoutMs, () => done(`no connection to ${host}:${port} within ${timeoutMs} ms`));
     socket.once('connect', () => done(null));
-    socket.once('error', (error: NodeJS.ErrnoException) => done(`cannot connect to ${host}:${port} (${error.code ?? error.message})`));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      done(`cannot connect to ${host}:${port} (${error.code ?? error.message})`),
+    );
   });
 }

@@ -32,11 +32,14 @@ function pieces(text: string, size: number): Uint8Array[] {
 }
 
 describe('sseDecoder', () => {
-  it.each([1, 2, 3, 5, 64, 4096])('gives the same events when the bytes arrive in %i-byte pieces (split characters too)', (size) => {
-    const decoder = sseDecoder();
-    const events = pieces(STREAM, size).flatMap((piece) => decoder.push(piece));
-    expect([...events, ...decoder.end()]).toEqual(EXPECTED);
-  });
+  it.each([1, 2, 3, 5, 64, 4096])(
+    'gives the same events when the bytes arrive in %i-byte pieces (split characters too)',
+    (size) => {
+      const decoder = sseDecoder();
+      const events = pieces(STREAM, size).flatMap((piece) => decoder.push(piece));
+      expect([...events, ...decoder.end()]).toEqual(EXPECTED);
+    },
+  );
 
   it('hands each event out once, as soon as its blank line arrives', () => {
     const decoder = sseDecoder();
@@ -62,7 +65,9 @@ describe('readEvents', () => {
 
   it('skips the events its conversion turns into undefined', async () => {
     const data: string[] = [];
-    for await (const text of readEvents(body(STREAM, 5), undefined, (event) => (event.event === 'delta' ? undefined : event.data))) {
+    for await (const text of readEvents(body(STREAM, 5), undefined, (event) =>
+      event.event === 'delta' ? undefined : event.data,
+    )) {
       data.push(text);
     }
     expect(data).toEqual(['line one\nline two', '[DONE]', '{"last":"without its blank line"}']);

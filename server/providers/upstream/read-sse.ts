@@ -44,7 +44,9 @@ export interface SseDecoder {
 export function sseDecoder(): SseDecoder {
   const decoder = new TextDecoder();
   let events: UpstreamSseEvent[] = [];
-  const parser = createParser({ onEvent: ({ event, data }) => events.push(event === undefined ? { data } : { event, data }) });
+  const parser = createParser({
+    onEvent: ({ event, data }) => events.push(event === undefined ? { data } : { event, data }),
+  });
   const take = (): UpstreamSseEvent[] => {
     const done = events;
     events = [];
@@ -66,7 +68,11 @@ export function sseDecoder(): SseDecoder {
  * Events of `body` turned into `T` by `convert` (undefined: skipped), up to `endAt`, in one generator layer:
  * readers that reshape events pass their shaping here rather than wrapping a reader in another generator.
  */
-export async function* readEvents<T>(body: AsyncIterable<Uint8Array>, endAt: string | undefined, convert: (event: UpstreamSseEvent) => T | undefined): AsyncGenerator<T> {
+export async function* readEvents<T>(
+  body: AsyncIterable<Uint8Array>,
+  endAt: string | undefined,
+  convert: (event: UpstreamSseEvent) => T | undefined,
+): AsyncGenerator<T> {
   const decoder = sseDecoder();
   const iterator = body[Symbol.asyncIterator]();
   let handedOff = false;
@@ -110,12 +116,17 @@ export function parseEventData(data: string, provider: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UpstreamError(provider, 502, null, `Upstream ${provider} sent an event that is not JSON`, { cause: error });
+    throw new UpstreamError(provider, 502, null, `Upstream ${provider} sent an event that is not JSON`, {
+      cause: error,
+    });
   }
 }
 
 /** The events of a provider's stream with their data parsed as JSON (events without data are skipped). */
-export function readSseJsonEvents(body: AsyncIterable<Uint8Array>, provider: string): AsyncGenerator<{ event?: string; data: unknown }> {
+export function readSseJsonEvents(
+  body: AsyncIterable<Uint8Array>,
+  provider: string,
+): AsyncGenerator<{ event?: string; data: unknown }> {
   return readEvents(body, undefined, ({ event, data }) => {
     const parsed = parseEventData(data, provider);
     return parsed === undefined ? undefined : { event, data: parsed };

@@ -21,7 +21,6 @@ function fetcher(settings: Partial<SafeFetchSettings> = {}): SafeFetcher {
   return created;
 }
 
-
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   internal = await startFakeUpstream((_request, res) => {
@@ -39,7 +38,7 @@ afterAll(async () => {
   await Promise.all([upstream.close(), internal.close()]);
 });
 
-describe('safe fetch on the provider\'s own origin', () => {
+describe("safe fetch on the provider's own origin", () => {
   it('fetches bytes from the trusted origin even on loopback', async () => {
     upstream.handle(byPath({ '/files/a.bin': (_request, res) => sendBytes(res, payload, 'application/octet-stream') }));
     const fetched = await fetcher().fetch(`${upstream.origin}/files/a.bin?sig=1`, AbortSignal.timeout(5000));
@@ -57,14 +56,16 @@ describe('safe fetch on the provider\'s own origin', () => {
   });
 
   it('refuses a body larger than the limit, declared or streamed', async () => {
-    upstream.handle(byPath({
-      '/declared': (_request, res) => sendBytes(res, payload, 'image/png'),
-      '/streamed': (_request, res) => {
-        res.writeHead(200, { 'content-type': 'image/png' });
-        res.write(payload.subarray(0, 600));
-        setTimeout(() => res.end(payload.subarray(600)), 20);
-      },
-    }));
+    upstream.handle(
+      byPath({
+        '/declared': (_request, res) => sendBytes(res, payload, 'image/png'),
+        '/streamed': (_request, res) => {
+          res.writeHead(200, { 'content-type': 'image/png' });
+          res.write(payload.subarray(0, 600));
+          setTimeout(() => res.end(payload.subarray(600)), 20);
+        },
+      }),
+    );
     const limited = fetcher({ maxBytes: 1000 });
     for (const path of ['/declared', '/streamed']) {
       const error = await rejection(limited.fetch(`${upstream.origin}${path}`, AbortSignal.timeout(5000)));
@@ -74,8 +75,12 @@ describe('safe fetch on the provider\'s own origin', () => {
   });
 
   it('times out a stalled answer with 504, and a caller that went away with 499', async () => {
-    upstream.handle(byPath({ '/stall': (_request, res) => void res.writeHead(200, { 'content-type': 'image/png' }).write('x') }));
-    const stalled = await rejection(fetcher({ timeoutMs: 200 }).fetch(`${upstream.origin}/stall`, new AbortController().signal));
+    upstream.handle(
+      byPath({ '/stall': (_request, res) => void res.writeHead(200, { 'content-type': 'image/png' }).write('x') }),
+    );
+    const stalled = await rejection(
+      fetcher({ timeoutMs: 200 }).fetch(`${upstream.origin}/stall`, new AbortController().signal),
+    );
     expect(stalled.status).toBe(504);
     const caller = new AbortController();
     setTimeout(() => caller.abort(), 50);
@@ -84,14 +89,18 @@ describe('safe fetch on the provider\'s own origin', () => {
   });
 
   it('follows up to three redirects and refuses a fourth', async () => {
-    upstream.handle(byPath({
-      '/r1': (_request, res) => sendRedirect(res, '/r2'),
-      '/r2': (_request, res) => sendRedirect(res, `${upstream.origin}/r3`, 307),
-      '/r3': (_request, res) => sendRedirect(res, '/file', 301),
-      '/file': (_request, res) => sendBytes(res, payload, 'image/png'),
-    }));
+    upstream.handle(
+      byPath({
+        '/r1': (_request, res) => sendRedirect(res, '/r2'),
+        '/r2': (_request, res) => sendRedirect(res, `${upstream.origin}/r3`, 307),
+        '/r3': (_request, res) => sendRedirect(res, '/file', 301),
+        '/file': (_request, res) => sendBytes(res, payload, 'image/png'),
+      }),
+    );
     expect(sha((await fetcher().fetch(`${upstream.origin}/r1`, AbortSignal.timeout(5000))).bytes)).toBe(sha(payload));
-    const error = await rejection(fetcher({ maxRedirects: 2 }).fetch(`${upstream.origin}/r1`, AbortSignal.timeout(5000)));
+    const error = await rejection(
+      fetcher({ maxRedirects: 2 }).fetch(`${upstream.origin}/r1`, AbortSignal.timeout(5000)),
+    );
     expect(error.status).toBe(502);
     expect(error.message).toMatch(/redirected more than 2 times/);
   });
@@ -103,8 +112,16 @@ describe('safe fetch refuses what is not the public internet', () => {
     ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/', /link-local \(cloud metadata\)/],
     ['an IPv4-mapped IPv6 loopback', () => `http://[::ffff:127.0.0.1]:${new URL(internal.origin).port}/`, /loopback/],
     ['IPv6 loopback', () => `http://[::1]:${new URL(internal.origin).port}/`, /loopback/],
-    ['a decimal IPv4 loopback', () => `http://2130706433:${new URL(internal.origin).port}/`, /127\.0\.0\.1 is a loopback/],
-    ['localhost by name', () => `http://localhost:${new URL(internal.origin).port}/`, /localhost resolves to a non-public address/],
+    [
+      'a decimal IPv4 loopback',
+      () => `http://2130706433:${new URL(internal.origin).port}/`,
+      /127\.0\.0\.1 is a loopback/,
+    ],
+    [
+      'localhost by name',
+      () => `http://localhost:${new URL(internal.origin).port}/`,
+      /localhost resolves to a non-public address/,
+    ],
     ['a file URL', () => 'file:///etc/passwd', /scheme file: is not http or https/],
     ['not a URL', () => 'images/1.png', /not a URL/],
   ])('refuses %s with a 502 and fetches nothing', async (_name, url, message) => {
@@ -145,7 +162,10 @@ describe('safe fetch refuses what is not the public internet', () => {
   );
 
   it('refuses a host with any private address among public ones', async () => {
-    const resolve = async () => [{ address: '93.184.216.34', family: 4 }, { address: '::ffff:169.254.169.254', family: 6 }];
+    const resolve = async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '::ffff:169.254.169.254', family: 6 },
+    ];
     const error = await rejection(fetcher({ resolve }).fetch('http://mixed.test/a.png', AbortSignal.timeout(5000)));
     expect(error.message).toMatch(/mixed\.test resolves to a non-public address/);
     expect(error.message).not.toMatch(/169\.254|link-local/);
@@ -164,10 +184,12 @@ describe('the guarded path connects to the address it checked', () => {
       return hostname === 'cdn.test' ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '192.168.0.9', family: 4 }];
     };
     const port = new URL(internal.origin).port;
-    internal.handle(byPath({
-      '/a.png': (_request, res) => sendBytes(res, payload, 'image/png'),
-      '/hop': (_request, res) => sendRedirect(res, `http://lan.test:${port}/x`),
-    }));
+    internal.handle(
+      byPath({
+        '/a.png': (_request, res) => sendBytes(res, payload, 'image/png'),
+        '/hop': (_request, res) => sendRedirect(res, `http://lan.test:${port}/x`),
+      }),
+    );
     const guarded = fetcher({ resolve, blockedReason: allowLoopbackOnly });
     try {
       const fetched = await guarded.fetch(`http://cdn.test:${port}/a.png`, AbortSignal.timeout(5000));

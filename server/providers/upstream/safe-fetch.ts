@@ -62,14 +62,22 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  * nor its kind: a caller who hands us URLs must not learn what internal names resolve to.
  */
 class BlockedAddressError extends Error {
-  constructor(readonly hostname: string, readonly address: string, readonly reason: string) {
+  constructor(
+    readonly hostname: string,
+    readonly address: string,
+    readonly reason: string,
+  ) {
     super(`${hostname} resolves to a non-public address`);
     this.name = 'BlockedAddressError';
   }
 }
 
 function findBlocked(error: unknown): BlockedAddressError | undefined {
-  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let current = error, depth = 0;
+    current && depth < 5;
+    current = (current as { cause?: unknown }).cause, depth += 1
+  ) {
     if (current instanceof BlockedAddressError) {
       return current;
     }
@@ -128,7 +136,13 @@ export function createSafeFetcher(settings: SafeFetchSettings): SafeFetcher {
   const trusted = new Agent(agentOptions);
 
   const refused = (what: string) =>
-      new UpstreamError(provider, 502, null, `Upstream ${provider} answered with a URL the gateway refuses to fetch: ${what}`, { code: 'upstream_url_refused' });
+    new UpstreamError(
+      provider,
+      502,
+      null,
+      `Upstream ${provider} answered with a URL the gateway refuses to fetch: ${what}`,
+      { code: 'upstream_url_refused' },
+    );
 
   function checkUrl(url: URL): void {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -158,10 +172,22 @@ export function createSafeFetcher(settings: SafeFetchSettings): SafeFetcher {
     }
     const code = (error as { code?: unknown })?.code;
     if (signal.aborted || (typeof code === 'string' && code.includes('TIMEOUT'))) {
-      return new UpstreamError(provider, 504, null, `Fetching a result of upstream ${provider} from ${host} took longer than ${timeoutMs} ms`, { cause: error });
+      return new UpstreamError(
+        provider,
+        504,
+        null,
+        `Fetching a result of upstream ${provider} from ${host} took longer than ${timeoutMs} ms`,
+        { cause: error },
+      );
     }
-    const reason = typeof code === 'string' ? code : (error as Error)?.message ?? 'unknown error';
-    return new UpstreamError(provider, 502, null, `Fetching a result of upstream ${provider} from ${host} failed (${reason})`, { cause: error });
+    const reason = typeof code === 'string' ? code : ((error as Error)?.message ?? 'unknown error');
+    return new UpstreamError(
+      provider,
+      502,
+      null,
+      `Fetching a result of upstream ${provider} from ${host} failed (${reason})`,
+      { cause: error },
+    );
   }
 
   async function readLimited(body: Dispatcher.ResponseData['body'], host: string): Promise<Uint8Array> {
@@ -171,7 +197,13 @@ export function createSafeFetcher(settings: SafeFetchSettings): SafeFetcher {
       size += (piece as Buffer).length;
       if (size > maxBytes) {
         body.destroy();
-        throw new UpstreamError(provider, 502, null, `A result of upstream ${provider} at ${host} is larger than ${maxBytes} bytes; not fetched`, { code: 'upstream_result_too_large' });
+        throw new UpstreamError(
+          provider,
+          502,
+          null,
+          `A result of upstream ${provider} at ${host} is larger than ${maxBytes} bytes; not fetched`,
+          { code: 'upstream_result_too_large' },
+        );
       }
       pieces.push(piece as Buffer);
     }
@@ -193,18 +225,34 @@ export function createSafeFetcher(settings: SafeFetchSettings): SafeFetcher {
       body.destroy();
       const location = headers.location;
       if (typeof location !== 'string' || !location) {
-        throw new UpstreamError(provider, 502, statusCode, `A result of upstream ${provider} at ${host} redirected (${statusCode}) without a location`);
+        throw new UpstreamError(
+          provider,
+          502,
+          statusCode,
+          `A result of upstream ${provider} at ${host} redirected (${statusCode}) without a location`,
+        );
       }
       return new URL(location, url);
     }
     if (statusCode < 200 || statusCode >= 300) {
       body.destroy();
-      throw new UpstreamError(provider, 502, statusCode, `Fetching a result of upstream ${provider} from ${host} failed (${statusCode})`);
+      throw new UpstreamError(
+        provider,
+        502,
+        statusCode,
+        `Fetching a result of upstream ${provider} from ${host} failed (${statusCode})`,
+      );
     }
     const declared = Number(headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
       body.destroy();
-      throw new UpstreamError(provider, 502, statusCode, `A result of upstream ${provider} at ${host} is larger than ${maxBytes} bytes (${declared}); not fetched`, { code: 'upstream_result_too_large' });
+      throw new UpstreamError(
+        provider,
+        502,
+        statusCode,
+        `A result of upstream ${provider} at ${host} is larger than ${maxBytes} bytes (${declared}); not fetched`,
+        { code: 'upstream_result_too_large' },
+      );
     }
     const contentType = typeof headers['content-type'] === 'string' ? headers['content-type'] : undefined;
     return { bytes: await readLimited(body, host), contentType };
@@ -229,7 +277,13 @@ export function createSafeFetcher(settings: SafeFetchSettings): SafeFetcher {
         return outcome;
       }
       if (redirects >= maxRedirects) {
-        throw new UpstreamError(provider, 502, null, `A result of upstream ${provider} redirected more than ${maxRedirects} times; not fetched`, { code: 'upstream_url_refused' });
+        throw new UpstreamError(
+          provider,
+          502,
+          null,
+          `A result of upstream ${provider} redirected more than ${maxRedirects} times; not fetched`,
+          { code: 'upstream_url_refused' },
+        );
       }
       url = outcome;
     }

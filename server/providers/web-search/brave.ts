@@ -20,12 +20,23 @@ interface BraveResult {
 }
 
 const MAX_COUNT = 20;
-const WINDOWS = [[1, 'pd'], [7, 'pw'], [31, 'pm'], [366, 'py']] as const;
+const WINDOWS = [
+  [1, 'pd'],
+  [7, 'pw'],
+  [31, 'pm'],
+  [366, 'py'],
+] as const;
 
 export function braveQuery(options: SearchCallOptions): string {
   // Asking for a few more than wanted leaves room for the results the domain filter drops.
-  const wanted = options.excludeDomains?.length || (options.includeDomains?.length ?? 0) > 1 ? options.maxResults * 2 : options.maxResults;
-  const query = new URLSearchParams({ q: withSiteOperator(options.query, options.includeDomains), count: String(Math.min(MAX_COUNT, wanted)) });
+  const wanted =
+    options.excludeDomains?.length || (options.includeDomains?.length ?? 0) > 1
+      ? options.maxResults * 2
+      : options.maxResults;
+  const query = new URLSearchParams({
+    q: withSiteOperator(options.query, options.includeDomains),
+    count: String(Math.min(MAX_COUNT, wanted)),
+  });
   const window = recencyWindow(options.recencyDays, WINDOWS);
   if (window) {
     query.set('freshness', window);
@@ -40,27 +51,45 @@ export function braveResults(body: unknown, source: string): SearchResult[] {
   }
   return (results as BraveResult[]).flatMap((result) =>
     typeof result?.url === 'string'
-      ? [{
-          title: typeof result.title === 'string' ? plainText(result.title) : result.url,
-          url: result.url,
-          snippet: typeof result.description === 'string' ? plainText(result.description) : '',
-          publishedAt: isoDate(result.page_age),
-          source,
-        }]
+      ? [
+          {
+            title: typeof result.title === 'string' ? plainText(result.title) : result.url,
+            url: result.url,
+            snippet: typeof result.description === 'string' ? plainText(result.description) : '',
+            publishedAt: isoDate(result.page_age),
+            source,
+          },
+        ]
       : [],
   );
 }
 
-export function createBraveSearchModel(input: { providerId: string; client: UpstreamHttpClient; modelId: string; now?: () => number }): SearchModel {
+export function createBraveSearchModel(input: {
+  providerId: string;
+  client: UpstreamHttpClient;
+  modelId: string;
+  now?: () => number;
+}): SearchModel {
   const now = input.now ?? Date.now;
   return {
     provider: input.providerId,
     modelId: input.modelId,
     async search(options: SearchCallOptions, context: CallContext) {
-      const response = await input.client.send({ method: 'GET', path: '/web/search', query: braveQuery(options), accept: 'application/json', signal: context.signal });
+      const response = await input.client.send({
+        method: 'GET',
+        path: '/web/search',
+        query: braveQuery(options),
+        accept: 'application/json',
+        signal: context.signal,
+      });
       const body = await readJsonBody(input.providerId, response);
       if (!body || typeof body !== 'object') {
-        throw new UpstreamError(input.providerId, 502, response.status, `Upstream ${input.providerId} answered without a JSON object`);
+        throw new UpstreamError(
+          input.providerId,
+          502,
+          response.status,
+          `Upstream ${input.providerId} answered without a JSON object`,
+        );
       }
       // A query Brave finds nothing for has no `web` section at all.
       return { results: filterResults(braveResults(body, input.providerId), options, now()) };

@@ -14,12 +14,20 @@ import { createTavilySearchModel } from './tavily.js';
 export type WebSearchProviderConfig = Extract<ProviderConfig, { type: 'searxng' | 'brave' | 'tavily' }>;
 
 export function createWebSearchProvider(config: WebSearchProviderConfig, deps: { now?: () => number } = {}): Provider {
-  const protocol = config.type === 'searxng' ? SEARXNG_PROTOCOL : config.type === 'brave' ? BRAVE_PROTOCOL : TAVILY_PROTOCOL;
+  const protocol =
+    config.type === 'searxng' ? SEARXNG_PROTOCOL : config.type === 'brave' ? BRAVE_PROTOCOL : TAVILY_PROTOCOL;
   const client = createUpstreamHttpClient(config, protocol);
-  const create = config.type === 'searxng' ? createSearxngSearchModel : config.type === 'brave' ? createBraveSearchModel : createTavilySearchModel;
+  const create =
+    config.type === 'searxng'
+      ? createSearxngSearchModel
+      : config.type === 'brave'
+        ? createBraveSearchModel
+        : createTavilySearchModel;
   return {
     id: config.id,
-    models: { search: (modelId: string): SearchModel => create({ providerId: config.id, client, modelId, now: deps.now }) },
+    models: {
+      search: (modelId: string): SearchModel => create({ providerId: config.id, client, modelId, now: deps.now }),
+    },
     close: () => client.close(),
   };
 }

@@ -68,7 +68,10 @@ export function withSiteOperator(query: string, includeDomains: string[] | undef
 }
 
 /** The provider's coarse window covering `days` (never narrower, so the filter above does the rest). */
-export function recencyWindow<T extends string>(days: number | undefined, windows: ReadonlyArray<readonly [number, T]>): T | undefined {
+export function recencyWindow<T extends string>(
+  days: number | undefined,
+  windows: ReadonlyArray<readonly [number, T]>,
+): T | undefined {
   if (days === undefined) {
     return undefined;
   }

@@ -22,10 +22,18 @@ interface SearxngResult {
   publishedDate?: unknown;
 }
 
-const WINDOWS = [[1, 'day'], [31, 'month'], [366, 'year']] as const;
+const WINDOWS = [
+  [1, 'day'],
+  [31, 'month'],
+  [366, 'year'],
+] as const;
 
 export function searxngQuery(options: SearchCallOptions, categories: string | undefined): string {
-  const query = new URLSearchParams({ q: withSiteOperator(options.query, options.includeDomains), format: 'json', pageno: '1' });
+  const query = new URLSearchParams({
+    q: withSiteOperator(options.query, options.includeDomains),
+    format: 'json',
+    pageno: '1',
+  });
   const window = recencyWindow(options.recencyDays, WINDOWS);
   if (window) {
     query.set('time_range', window);
@@ -45,18 +53,25 @@ export function searxngResults(body: unknown): SearchResult[] {
     if (typeof result?.url !== 'string') {
       return [];
     }
-    return [{
-      title: typeof result.title === 'string' ? plainText(result.title) : result.url,
-      url: result.url,
-      snippet: typeof result.content === 'string' ? plainText(result.content) : '',
-      publishedAt: isoDate(result.publishedDate),
-      source: typeof result.engine === 'string' && result.engine ? result.engine : 'searxng',
-      score: typeof result.score === 'number' && Number.isFinite(result.score) ? result.score : undefined,
-    }];
+    return [
+      {
+        title: typeof result.title === 'string' ? plainText(result.title) : result.url,
+        url: result.url,
+        snippet: typeof result.content === 'string' ? plainText(result.content) : '',
+        publishedAt: isoDate(result.publishedDate),
+        source: typeof result.engine === 'string' && result.engine ? result.engine : 'searxng',
+        score: typeof result.score === 'number' && Number.isFinite(result.score) ? result.score : undefined,
+      },
+    ];
   });
 }
 
-export function createSearxngSearchModel(input: { providerId: string; client: UpstreamHttpClient; modelId: string; now?: () => number }): SearchModel {
+export function createSearxngSearchModel(input: {
+  providerId: string;
+  client: UpstreamHttpClient;
+  modelId: string;
+  now?: () => number;
+}): SearchModel {
   const categories = input.modelId === 'web' || input.modelId === 'default' ? undefined : input.modelId;
   const now = input.now ?? Date.now;
   return {
@@ -72,7 +87,12 @@ export function createSearxngSearchModel(input: { providerId: string; client: Up
       });
       const body = await readJsonBody(input.providerId, response);
       if (!body || typeof body !== 'object' || !Array.isArray((body as { results?: unknown }).results)) {
-        throw new UpstreamError(input.providerId, 502, response.status, `Upstream ${input.providerId} answered without a results list`);
+        throw new UpstreamError(
+          input.providerId,
+          502,
+          response.status,
+          `Upstream ${input.providerId} answered without a results list`,
+        );
       }
       return { results: filterResults(searxngResults(body), options, now()) };
     },

@@ -20,7 +20,12 @@ interface TavilyResult {
 }
 
 const MAX_RESULTS = 20;
-const WINDOWS = [[1, 'day'], [7, 'week'], [31, 'month'], [366, 'year']] as const;
+const WINDOWS = [
+  [1, 'day'],
+  [7, 'week'],
+  [31, 'month'],
+  [366, 'year'],
+] as const;
 const DEPTHS = new Set(['basic', 'advanced']);
 
 export function tavilyBody(options: SearchCallOptions, modelId: string): Record<string, unknown> {
@@ -49,27 +54,43 @@ export function tavilyResults(body: unknown, source: string): SearchResult[] {
   }
   return (results as TavilyResult[]).flatMap((result) =>
     typeof result?.url === 'string'
-      ? [{
-          title: typeof result.title === 'string' ? plainText(result.title) : result.url,
-          url: result.url,
-          snippet: typeof result.content === 'string' ? plainText(result.content) : '',
-          publishedAt: isoDate(result.published_date),
-          source,
-          score: typeof result.score === 'number' && Number.isFinite(result.score) ? result.score : undefined,
-        }]
+      ? [
+          {
+            title: typeof result.title === 'string' ? plainText(result.title) : result.url,
+            url: result.url,
+            snippet: typeof result.content === 'string' ? plainText(result.content) : '',
+            publishedAt: isoDate(result.published_date),
+            source,
+            score: typeof result.score === 'number' && Number.isFinite(result.score) ? result.score : undefined,
+          },
+        ]
       : [],
   );
 }
 
-export function createTavilySearchModel(input: { providerId: string; client: UpstreamHttpClient; modelId: string; now?: () => number }): SearchModel {
+export function createTavilySearchModel(input: {
+  providerId: string;
+  client: UpstreamHttpClient;
+  modelId: string;
+  now?: () => number;
+}): SearchModel {
   const now = input.now ?? Date.now;
   return {
     provider: input.providerId,
     modelId: input.modelId,
     async search(options: SearchCallOptions, context: CallContext) {
-      const body = await input.client.postJson({ path: '/search', body: tavilyBody(options, input.modelId), signal: context.signal });
+      const body = await input.client.postJson({
+        path: '/search',
+        body: tavilyBody(options, input.modelId),
+        signal: context.signal,
+      });
       if (!body || typeof body !== 'object' || !Array.isArray((body as { results?: unknown }).results)) {
-        throw new UpstreamError(input.providerId, 502, 200, `Upstream ${input.providerId} answered without a results list`);
+        throw new UpstreamError(
+          input.providerId,
+          502,
+          200,
+          `Upstream ${input.providerId} answered without a results list`,
+        );
       }
       return { results: filterResults(tavilyResults(body, input.providerId), options, now()) };
     },

@@ -13,17 +13,35 @@ let upstream: FakeUpstream;
 let provider: Provider | undefined;
 let warnings: CallWarning[];
 
-const json = (body: unknown, status = 200, headers: Record<string, string> = {}) => (_request: unknown, res: ServerResponse) =>
-  sendJson(res, status, JSON.stringify(body), headers);
-const context = (): CallContext => ({ signal: AbortSignal.timeout(10_000), requestId: 'req_1', warn: (warning) => warnings.push(warning) });
-const options = (extra: Partial<SearchCallOptions> = {}): SearchCallOptions => ({ query: 'node lts', maxResults: 5, keyId: 'key_1', ...extra });
+const json =
+  (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  (_request: unknown, res: ServerResponse) =>
+    sendJson(res, status, JSON.stringify(body), headers);
+const context = (): CallContext => ({
+  signal: AbortSignal.timeout(10_000),
+  requestId: 'req_1',
+  warn: (warning) => warnings.push(warning),
+});
+const options = (extra: Partial<SearchCallOptions> = {}): SearchCallOptions => ({
+  query: 'node lts',
+  maxResults: 5,
+  keyId: 'key_1',
+  ...extra,
+});
 
 function model(type: WebSearchProviderConfig['type'], modelId = 'web', timeout = 5_000) {
-  const config = { id: type, type, base_url: `${upstream.origin}/api`, api_key: type === 'searxng' ? undefined : 'tvly-secret-0123456789', timeout_ms: timeout, max_connections: 4, headers: {} } as WebSearchProviderConfig;
+  const config = {
+    id: type,
+    type,
+    base_url: `${upstream.origin}/api`,
+    api_key: type === 'searxng' ? undefined : 'tvly-secret-0123456789',
+    timeout_ms: timeout,
+    max_connections: 4,
+    headers: {},
+  } as WebSearchProviderConfig;
   provider = createWebSearchProvider(config, { now: () => NOW });
   return provider.models.search!(modelId);
 }
-
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
@@ -43,24 +61,67 @@ const SEARXNG_ANSWER = {
   query: 'node lts',
   number_of_results: 0,
   results: [
-    { url: 'https://nodejs.org/en/about/previous-releases', title: 'Node.js <b>Releases</b>', content: 'Major versions enter Active LTS &amp; then Maintenance.', engine: 'google', engines: ['google', 'bing'], score: 2.5, publishedDate: '2026-02-20T10:00:00', category: 'general' },
-    { url: 'https://www.pinterest.com/pin/1', title: 'Pins', content: 'x', engine: 'bing', score: 1, publishedDate: null },
-    { url: 'https://old.example.org/lts', title: 'Old', content: 'from 2019', engine: 'duckduckgo', score: 0.5, publishedDate: '2019-01-01T00:00:00' },
+    {
+      url: 'https://nodejs.org/en/about/previous-releases',
+      title: 'Node.js <b>Releases</b>',
+      content: 'Major versions enter Active LTS &amp; then Maintenance.',
+      engine: 'google',
+      engines: ['google', 'bing'],
+      score: 2.5,
+      publishedDate: '2026-02-20T10:00:00',
+      category: 'general',
+    },
+    {
+      url: 'https://www.pinterest.com/pin/1',
+      title: 'Pins',
+      content: 'x',
+      engine: 'bing',
+      score: 1,
+      publishedDate: null,
+    },
+    {
+      url: 'https://old.example.org/lts',
+      title: 'Old',
+      content: 'from 2019',
+      engine: 'duckduckgo',
+      score: 0.5,
+      publishedDate: '2019-01-01T00:00:00',
+    },
     { url: 'javascript:alert(1)', title: 'Bad', content: 'not a page', engine: 'bing' },
   ],
-  answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [],
+  answers: [],
+  corrections: [],
+  infoboxes: [],
+  suggestions: [],
+  unresponsive_engines: [],
 };
 
 describe('SearXNG', () => {
   it('asks /search with format=json and normalises results: engine as source, dates in UTC, markup removed, filters applied', async () => {
     upstream.handle(byPath({ '/api/search': json(SEARXNG_ANSWER) }));
-    const { results } = await model('searxng', 'news').search(options({ excludeDomains: ['pinterest.com'], recencyDays: 31 }), context());
+    const { results } = await model('searxng', 'news').search(
+      options({ excludeDomains: ['pinterest.com'], recencyDays: 31 }),
+      context(),
+    );
     const url = new URL(upstream.requests[0]!.url, upstream.origin);
     expect(upstream.requests[0]!.method).toBe('GET');
-    expect(Object.fromEntries(url.searchParams)).toEqual({ q: 'node lts', format: 'json', pageno: '1', time_range: 'month', categories: 'news' });
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      q: 'node lts',
+      format: 'json',
+      pageno: '1',
+      time_range: 'month',
+      categories: 'news',
+    });
     expect(upstream.requests[0]!.headers.authorization).toBeUndefined();
     expect(results).toEqual([
-      { title: 'Node.js Releases', url: 'https://nodejs.org/en/about/previous-releases', snippet: 'Major versions enter Active LTS & then Maintenance.', publishedAt: '2026-02-20T10:00:00.000Z', source: 'google', score: 2.5 },
+      {
+        title: 'Node.js Releases',
+        url: 'https://nodejs.org/en/about/previous-releases',
+        snippet: 'Major versions enter Active LTS & then Maintenance.',
+        publishedAt: '2026-02-20T10:00:00.000Z',
+        source: 'google',
+        score: 2.5,
+      },
     ]);
   });
 
@@ -72,7 +133,12 @@ describe('SearXNG', () => {
   });
 
   it('maps an instance without the json format (403) to 502', async () => {
-    upstream.handle(byPath({ '/api/search': (_request, res) => void res.writeHead(403, { 'content-type': 'text/html' }).end('<h1>Forbidden</h1>') }));
+    upstream.handle(
+      byPath({
+        '/api/search': (_request, res) =>
+          void res.writeHead(403, { 'content-type': 'text/html' }).end('<h1>Forbidden</h1>'),
+      }),
+    );
     const error = await rejection(model('searxng').search(options(), context()));
     expect(error.status).toBe(502);
   });
@@ -85,8 +151,22 @@ const BRAVE_ANSWER = {
   web: {
     type: 'search',
     results: [
-      { type: 'search_result', title: 'Node.js — Run JavaScript Everywhere', url: 'https://nodejs.org/en', description: 'Node.js® is a <strong>JavaScript</strong> runtime.', page_age: '2026-02-27T08:00:00', age: '2 days ago', profile: { name: 'Node.js' }, meta_url: { hostname: 'nodejs.org' } },
-      { type: 'search_result', title: 'endoflife.date', url: 'https://endoflife.date/nodejs', description: 'Node.js 22 EOL 2027-04-30.' },
+      {
+        type: 'search_result',
+        title: 'Node.js — Run JavaScript Everywhere',
+        url: 'https://nodejs.org/en',
+        description: 'Node.js® is a <strong>JavaScript</strong> runtime.',
+        page_age: '2026-02-27T08:00:00',
+        age: '2 days ago',
+        profile: { name: 'Node.js' },
+        meta_url: { hostname: 'nodejs.org' },
+      },
+      {
+        type: 'search_result',
+        title: 'endoflife.date',
+        url: 'https://endoflife.date/nodejs',
+        description: 'Node.js 22 EOL 2027-04-30.',
+      },
     ],
   },
 };
@@ -97,10 +177,26 @@ describe('Brave', () => {
     const { results } = await model('brave').search(options({ maxResults: 50, recencyDays: 7 }), context());
     const request = upstream.requests[0]!;
     expect(request.headers['x-subscription-token']).toBe('tvly-secret-0123456789');
-    expect(Object.fromEntries(new URL(request.url, upstream.origin).searchParams)).toEqual({ q: 'node lts', count: '20', freshness: 'pw' });
+    expect(Object.fromEntries(new URL(request.url, upstream.origin).searchParams)).toEqual({
+      q: 'node lts',
+      count: '20',
+      freshness: 'pw',
+    });
     expect(results).toEqual([
-      { title: 'Node.js — Run JavaScript Everywhere', url: 'https://nodejs.org/en', snippet: 'Node.js® is a JavaScript runtime.', publishedAt: '2026-02-27T08:00:00.000Z', source: 'brave' },
-      { title: 'endoflife.date', url: 'https://endoflife.date/nodejs', snippet: 'Node.js 22 EOL 2027-04-30.', publishedAt: undefined, source: 'brave' },
+      {
+        title: 'Node.js — Run JavaScript Everywhere',
+        url: 'https://nodejs.org/en',
+        snippet: 'Node.js® is a JavaScript runtime.',
+        publishedAt: '2026-02-27T08:00:00.000Z',
+        source: 'brave',
+      },
+      {
+        title: 'endoflife.date',
+        url: 'https://endoflife.date/nodejs',
+        snippet: 'Node.js 22 EOL 2027-04-30.',
+        publishedAt: undefined,
+        source: 'brave',
+      },
     ]);
   });
 
@@ -110,7 +206,18 @@ describe('Brave', () => {
   });
 
   it('passes a rate limit through as 429 with its Retry-After', async () => {
-    upstream.handle(byPath({ '/api/web/search': json({ type: 'ErrorResponse', error: { code: 'RATE_LIMITED', detail: 'Request rate limit exceeded', status: 429 } }, 429, { 'retry-after': '2' }) }));
+    upstream.handle(
+      byPath({
+        '/api/web/search': json(
+          {
+            type: 'ErrorResponse',
+            error: { code: 'RATE_LIMITED', detail: 'Request rate limit exceeded', status: 429 },
+          },
+          429,
+          { 'retry-after': '2' },
+        ),
+      }),
+    );
     const error = await rejection(model('brave').search(options(), context()));
     expect(error.status).toBe(429);
     expect(error.headers['retry-after']).toBe('2');
@@ -123,7 +230,14 @@ const TAVILY_ANSWER = {
   answer: null,
   images: [],
   results: [
-    { title: 'Node.js Release schedule', url: 'https://github.com/nodejs/Release', content: 'Release schedule: 22.x Jod.', score: 0.91, raw_content: null, published_date: 'Fri, 20 Feb 2026 09:00:00 GMT' },
+    {
+      title: 'Node.js Release schedule',
+      url: 'https://github.com/nodejs/Release',
+      content: 'Release schedule: 22.x Jod.',
+      score: 0.91,
+      raw_content: null,
+      published_date: 'Fri, 20 Feb 2026 09:00:00 GMT',
+    },
     { title: 'Elsewhere', url: 'https://example.com/x', content: 'not included', score: 0.3 },
   ],
   response_time: 1.1,
@@ -132,18 +246,37 @@ const TAVILY_ANSWER = {
 describe('Tavily', () => {
   it('posts the query with its native filters and a bearer key, and re-applies the domain filter', async () => {
     upstream.handle(byPath({ '/api/search': json(TAVILY_ANSWER) }));
-    const { results } = await model('tavily', 'advanced').search(options({ includeDomains: ['github.com'], excludeDomains: ['pinterest.com'], recencyDays: 365 }), context());
+    const { results } = await model('tavily', 'advanced').search(
+      options({ includeDomains: ['github.com'], excludeDomains: ['pinterest.com'], recencyDays: 365 }),
+      context(),
+    );
     const request = upstream.requests[0]!;
     expect(request.method).toBe('POST');
     expect(request.headers.authorization).toBe('Bearer tvly-secret-0123456789');
-    expect(request.body).toEqual({ query: 'node lts', max_results: 5, search_depth: 'advanced', include_domains: ['github.com'], exclude_domains: ['pinterest.com'], time_range: 'year' });
+    expect(request.body).toEqual({
+      query: 'node lts',
+      max_results: 5,
+      search_depth: 'advanced',
+      include_domains: ['github.com'],
+      exclude_domains: ['pinterest.com'],
+      time_range: 'year',
+    });
     expect(results).toEqual([
-      { title: 'Node.js Release schedule', url: 'https://github.com/nodejs/Release', snippet: 'Release schedule: 22.x Jod.', publishedAt: '2026-02-20T09:00:00.000Z', source: 'tavily', score: 0.91 },
+      {
+        title: 'Node.js Release schedule',
+        url: 'https://github.com/nodejs/Release',
+        snippet: 'Release schedule: 22.x Jod.',
+        publishedAt: '2026-02-20T09:00:00.000Z',
+        source: 'tavily',
+        score: 0.91,
+      },
     ]);
   });
 
   it('maps a rejected key to 502 without echoing it, and a slow answer to 504', async () => {
-    upstream.handle(byPath({ '/api/search': json({ detail: { error: 'Unauthorized: invalid key tvly-secret-0123456789' } }, 401) }));
+    upstream.handle(
+      byPath({ '/api/search': json({ detail: { error: 'Unauthorized: invalid key tvly-secret-0123456789' } }, 401) }),
+    );
     const rejected = await rejection(model('tavily').search(options(), context()));
     expect(rejected.status).toBe(502);
     expect(rejected.message).not.toContain('tvly-secret');

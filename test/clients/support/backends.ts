@@ -25,10 +25,19 @@ export const BACKENDS: BackendName[] = ['local', 'anthropic-fake', 'openai-fake'
  * Starts a gateway for `name`. Agent model names (`claude-*`, `gpt-*`, …) reach the backend through the
  * built-in agent routes (local, or the Anthropic provider for `claude-*`) or through `routes` given here.
  */
-export async function startBackend(name: BackendName, extra: Pick<GatewayConfig & object, 'routes' | 'models'> = {}): Promise<Backend> {
+export async function startBackend(
+  name: BackendName,
+  extra: Pick<GatewayConfig & object, 'routes' | 'models'> = {},
+): Promise<Backend> {
   if (name === 'local') {
     const gateway = await startGateway({ ...extra });
-    return { name, gateway, toolReport: (tool) => `Tool ${tool} returned: `, echo: 'You said: ', close: () => gateway.close() };
+    return {
+      name,
+      gateway,
+      toolReport: (tool) => `Tool ${tool} returned: `,
+      echo: 'You said: ',
+      close: () => gateway.close(),
+    };
   }
   const fake = name === 'anthropic-fake' ? await startAnthropicFake() : await startOpenAIFake();
   const providers = fakeProviders(name === 'anthropic-fake' ? { anthropic: fake.origin } : { openai: fake.origin });

@@ -108,50 +108,132 @@ export function startAnthropicFake(): Promise<FakeUpstream> {
       sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `no route ${request.url}` } });
       return;
     }
-    const body = request.body as { model: string; stream?: boolean; messages: Array<{ role: string; content: unknown }>; tools?: Array<{ name: string }> };
+    const body = request.body as {
+      model: string;
+      stream?: boolean;
+      messages: Array<{ role: string; content: unknown }>;
+      tools?: Array<{ name: string }>;
+    };
     const think = body.model.includes('think');
     const turn = lastAnthropicTurn(body.messages);
-    const step = decide('Anthropic fake', turn.text, turn.toolResult, (body.tools ?? []).map((tool) => tool.name));
+    const step = decide(
+      'Anthropic fake',
+      turn.text,
+      turn.toolResult,
+      (body.tools ?? []).map((tool) => tool.name),
+    );
     const id = `msg_fake_${request.url.length}${Date.now().toString(36)}`;
-    const usage = { input_tokens: 25, output_tokens: 17, cache_read_input_tokens: think ? FAKE_CACHE.read : 0, cache_creation_input_tokens: think ? FAKE_CACHE.write : 0 };
+    const usage = {
+      input_tokens: 25,
+      output_tokens: 17,
+      cache_read_input_tokens: think ? FAKE_CACHE.read : 0,
+      cache_creation_input_tokens: think ? FAKE_CACHE.write : 0,
+    };
     const signature = FAKE_SIGNATURE;
     const finalBlock =
-      step.kind === 'text' ? { type: 'text', text: step.text } : { type: 'tool_use', id: `toolu_fake_${Date.now().toString(36)}`, name: step.name, input: step.input };
+      step.kind === 'text'
+        ? { type: 'text', text: step.text }
+        : { type: 'tool_use', id: `toolu_fake_${Date.now().toString(36)}`, name: step.name, input: step.input };
     const stopReason = step.kind === 'text' ? 'end_turn' : 'tool_use';
 
     if (!body.stream) {
       const content = [...(think ? [{ type: 'thinking', thinking: FAKE_REASONING, signature }] : []), finalBlock];
-      sendJson(res, 200, { id, type: 'message', role: 'assistant', model: body.model, content, stop_reason: stopReason, stop_sequence: null, usage });
+      sendJson(res, 200, {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content,
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage,
+      });
       return;
     }
     const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
     const frames = [
-      event('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } }),
+      event('message_start', {
+        type: 'message_start',
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model: body.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...usage, output_tokens: 1 },
+        },
+      }),
     ];
     let index = 0;
     if (think) {
-      frames.push(event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+      frames.push(
+        event('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'thinking', thinking: '', signature: '' },
+        }),
+      );
       for (const piece of pieces(FAKE_REASONING)) {
-        frames.push(event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } }));
+        frames.push(
+          event('content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'thinking_delta', thinking: piece },
+          }),
+        );
       }
-      frames.push(event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature } }));
+      frames.push(
+        event('content_block_delta', {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'signature_delta', signature },
+        }),
+      );
       frames.push(event('content_block_stop', { type: 'content_block_stop', index }));
       index += 1;
     }
     frames.push('event: ping\ndata: {"type": "ping"}\n\n');
     if (finalBlock.type === 'text') {
-      frames.push(event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
+      frames.push(
+        event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }),
+      );
       for (const piece of pieces(finalBlock.text ?? '')) {
-        frames.push(event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }));
+        frames.push(
+          event('content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'text_delta', text: piece },
+          }),
+        );
       }
     } else {
-      frames.push(event('content_block_start', { type: 'content_block_start', index, content_block: { ...finalBlock, input: {} } }));
+      frames.push(
+        event('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { ...finalBlock, input: {} },
+        }),
+      );
       for (const piece of pieces(JSON.stringify(finalBlock.input), 9)) {
-        frames.push(event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }));
+        frames.push(
+          event('content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'input_json_delta', partial_json: piece },
+          }),
+        );
       }
     }
     frames.push(event('content_block_stop', { type: 'content_block_stop', index }));
-    frames.push(event('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }));
+    frames.push(
+      event('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: usage.output_tokens },
+      }),
+    );
     frames.push(event('message_stop', { type: 'message_stop' }));
     await writeSse(res, frames);
   });
@@ -204,7 +286,14 @@ export function startOpenAIFake(): Promise<FakeUpstream> {
       prompt_tokens_details: { cached_tokens: think ? FAKE_CACHE.read : 0 },
       completion_tokens_details: { reasoning_tokens: think ? 12 : 0 },
     };
-    const toolCall = step.kind === 'tool' ? { id: `call_fake_${Date.now().toString(36)}`, type: 'function', function: { name: step.name, arguments: JSON.stringify(step.input) } } : undefined;
+    const toolCall =
+      step.kind === 'tool'
+        ? {
+            id: `call_fake_${Date.now().toString(36)}`,
+            type: 'function',
+            function: { name: step.name, arguments: JSON.stringify(step.input) },
+          }
+        : undefined;
     const finishReason = toolCall ? 'tool_calls' : 'stop';
 
     if (!body.stream) {
@@ -214,7 +303,14 @@ export function startOpenAIFake(): Promise<FakeUpstream> {
         ...(think ? { reasoning_content: FAKE_REASONING } : {}),
         ...(toolCall ? { tool_calls: [toolCall] } : {}),
       };
-      sendJson(res, 200, { id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }], usage });
+      sendJson(res, 200, {
+        id,
+        object: 'chat.completion',
+        created,
+        model: body.model,
+        choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
+        usage,
+      });
       return;
     }
     const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) =>
@@ -226,7 +322,13 @@ export function startOpenAIFake(): Promise<FakeUpstream> {
       }
     }
     if (toolCall) {
-      frames.push(chunk({ tool_calls: [{ index: 0, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } }] }));
+      frames.push(
+        chunk({
+          tool_calls: [
+            { index: 0, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } },
+          ],
+        }),
+      );
       for (const piece of pieces(toolCall.function.arguments, 9)) {
         frames.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
       }
@@ -237,7 +339,9 @@ export function startOpenAIFake(): Promise<FakeUpstream> {
     }
     frames.push(chunk({}, finishReason));
     if (body.stream_options?.include_usage) {
-      frames.push(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage })}\n\n`);
+      frames.push(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage })}\n\n`,
+      );
     }
     frames.push('data: [DONE]\n\n');
     await writeSse(res, frames);

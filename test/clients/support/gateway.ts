@@ -81,10 +81,28 @@ export async function startGateway(config: GatewayConfig = {}): Promise<Gateway>
 export function fakeProviders(fakes: { anthropic?: string; openai?: string }): Config['providers'] {
   const providers: Config['providers'] = [];
   if (fakes.anthropic) {
-    providers.push({ id: 'anth', type: 'anthropic', base_url: fakes.anthropic, api_key: 'fake-anthropic-key', anthropic_version: '2023-06-01', timeout_ms: 30_000, max_connections: 8, headers: {} });
+    providers.push({
+      id: 'anth',
+      type: 'anthropic',
+      base_url: fakes.anthropic,
+      api_key: 'fake-anthropic-key',
+      anthropic_version: '2023-06-01',
+      timeout_ms: 30_000,
+      max_connections: 8,
+      headers: {},
+    });
   }
   if (fakes.openai) {
-    providers.push({ id: 'oai', type: 'openai-compatible', base_url: `${fakes.openai}/v1`, api_key: 'fake-openai-key', responses: 'translate', timeout_ms: 30_000, max_connections: 8, headers: {} });
+    providers.push({
+      id: 'oai',
+      type: 'openai-compatible',
+      base_url: `${fakes.openai}/v1`,
+      api_key: 'fake-openai-key',
+      responses: 'translate',
+      timeout_ms: 30_000,
+      max_connections: 8,
+      headers: {},
+    });
   }
   return providers;
 }

@@ -28,7 +28,16 @@ export interface CliOptions {
 
 /** The PATH a child gets: the clients' bin directory, node's own directory and the system's. */
 export function childPath(): string {
-  return [BIN_DIR, path.dirname(process.execPath), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'].join(':');
+  return [
+    BIN_DIR,
+    path.dirname(process.execPath),
+    '/usr/local/sbin',
+    '/usr/local/bin',
+    '/usr/sbin',
+    '/usr/bin',
+    '/sbin',
+    '/bin',
+  ].join(':');
 }
 
 export function runCli(command: string, args: string[], options: CliOptions): Promise<CliResult> {
