@@ -81,8 +81,8 @@ function checkAnswer(req: RawRequest, res: RawResponse): void {
     if (family === 'anthropic') {
       assertMatchesSchema('AnthropicErrorResponse', body);
       expect((body as { request_id: unknown }).request_id).toBe(id);
-    } else if (family === 'mcp' && res.status !== 401 && res.status !== 429) {
-      // MCP answers authentication and rate limits in the OpenAI envelope, everything else in JSON-RPC.
+    } else if (family === 'mcp') {
+      // MCP answers every error in JSON-RPC, authentication and rate limits included.
       assertMatchesSchema('JsonRpcErrorResponse', body);
     } else {
       assertMatchesSchema('ErrorResponse', body);
