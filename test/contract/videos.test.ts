@@ -180,6 +180,23 @@ describe('an input image by URL or stored file fails the task, after the 202, wi
     );
   });
 
+  it('a name that does not resolve: image_url_unreachable on the task', async () => {
+    const res = await request(made.app)
+      .post('/v1/videos')
+      .set(auth)
+      .send({
+        prompt: 'from nowhere',
+        size: '64x64',
+        input_reference: { image_url: 'http://nowhere.example.test/a.png' },
+      });
+    expect(res.status).toBe(202);
+    const done = await finished(res.body.id);
+    expect(done).toMatchObject({ status: 'failed', error: { code: 'image_url_unreachable' } });
+    expect((done.error as { message: string }).message).toMatch(
+      /^input_reference\.image_url could not be used: fetching it failed/,
+    );
+  });
+
   it('a stored file whose bytes are not readable as an image: invalid_image on the task', async () => {
     // Stored as a PNG by its magic, but cut short: only reading the bytes shows the header is missing.
     const file = await request(made.app)
