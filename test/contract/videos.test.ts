@@ -23,6 +23,7 @@ import { DEFAULT_MEDIA_SETTINGS } from '../../server/engines/media-pool.js';
 import { readBlob } from '../../server/calls/video/video-runner.js';
 import { PENDING_INPUT_BLOB } from '../../server/storage/video-task-store.js';
 import { finishedVideo } from '../helpers/finished-video.js';
+import { mcpToolCall } from '../helpers/mcp-tool-call.js';
 import { mp4Summary } from '../helpers/mp4-boxes.js';
 import { pngSize } from '../helpers/probe-media.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
@@ -178,6 +179,21 @@ describe('an input image by URL or stored file fails the task, after the 202, wi
     expect((done.error as { message: string }).message).toMatch(
       /^input_reference\.image_url could not be used: the gateway refuses to fetch it \(localhost resolves to a non-public address\)\.$/,
     );
+  });
+
+  it('the MCP create_video tool takes the same path: a queued task, failed after the answer', async () => {
+    const result = await mcpToolCall(made.app, made.key, 'create_video', {
+      prompt: 'through MCP from a private host',
+      size: '64x64',
+      image_url: 'http://localhost:9/a.png',
+    });
+    expect(result.isError).not.toBe(true);
+    const keyId = made.keys.verify(made.key)!.id;
+    const task = made.videoTasks
+      .list({ keyId, limit: 100, order: 'desc' })
+      .tasks.find((row) => row.prompt === 'through MCP from a private host');
+    expect(task).toBeDefined();
+    expect(await finished(task!.id)).toMatchObject({ status: 'failed', error: { code: 'image_url_refused' } });
   });
 
   it('a name that does not resolve: image_url_unreachable on the task', async () => {
