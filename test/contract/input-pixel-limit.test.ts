@@ -25,6 +25,17 @@ afterAll(async () => {
   await made.registry.close();
 });
 
+/** The huge image as the key's stored file, as `POST /v1/files` keeps it. */
+async function storeHuge(): Promise<request.Response> {
+  const upload = await request(made.app)
+    .post('/v1/files')
+    .set(auth)
+    .field('purpose', 'vision')
+    .attach('file', huge, 'huge.png');
+  expect(upload.status).toBe(200);
+  return upload;
+}
+
 describe('the input pixel limit', () => {
   it('refuses a video input_reference of 42 Mpx with a 400 naming the limit, and queues nothing', async () => {
     const res = await request(made.app)
@@ -46,12 +57,7 @@ describe('the input pixel limit', () => {
   });
 
   it('takes the same image as a video input_reference.file_id with a 202, then fails the task with image_too_large', async () => {
-    const upload = await request(made.app)
-      .post('/v1/files')
-      .set(auth)
-      .field('purpose', 'vision')
-      .attach('file', huge, 'huge.png');
-    expect(upload.status).toBe(200);
+    const upload = await storeHuge();
     // The file is read after the answer (a stored file may be 50 MB), so its header is checked there.
     const res = await request(made.app)
       .post('/v1/videos')
@@ -66,12 +72,7 @@ describe('the input pixel limit', () => {
   });
 
   it('refuses the same image as image_understanding’s file with the same 400', async () => {
-    const upload = await request(made.app)
-      .post('/v1/files')
-      .set(auth)
-      .field('purpose', 'vision')
-      .attach('file', huge, 'huge.png');
-    expect(upload.status).toBe(200);
+    const upload = await storeHuge();
     const res = await request(made.app)
       .post('/v1/tools/image_understanding')
       .set(auth)
