@@ -552,9 +552,13 @@ export interface paths {
          *
          *     The body may be JSON or `multipart/form-data`; the OpenAI SDKs' `videos.create()` sends multipart,
          *     which is also the way to upload `input_reference` as an image file. In JSON, `input_reference` names
-         *     an image by URL or by the id of a stored file. An unknown `file_id` is a 404; a reference that is not
-         *     a PNG, JPEG or WebP image is a 422; one of more than 40 Mpx (width times height) is a 400
-         *     `image_too_large`. The finished video counts against the key's storage quota (`OMNIGATE_FILE_QUOTA_BYTES`,
+         *     an image by URL or by the id of a stored file. An uploaded file or a `data:` URL that is not a PNG, JPEG
+         *     or WebP image is a 422, and one of more than 40 Mpx (width times height) is a 400 `image_too_large`.
+         *     Nothing is fetched or read before the 202: an unknown `file_id` is a 404, a stored file that is not an
+         *     image by its stored type a 422, and a URL to an IP address the gateway refuses a 422 `image_url_refused`;
+         *     the URL is fetched (through the SSRF guard) and the stored file read after the answer, and what fails
+         *     there (`image_url_refused`, `image_url_unreachable`, `invalid_image`, `image_too_large`) fails the task
+         *     with that code and message in `error`. The finished video counts against the key's storage quota (`OMNIGATE_FILE_QUOTA_BYTES`,
          *     with its files): a key with no room left is a 413 `storage_quota_exceeded` here, and a video (or an input
          *     image, which is stored after the 202: the image is only sniffed before it) that does not fit fails its task
          *     with that code.

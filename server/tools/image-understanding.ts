@@ -104,6 +104,7 @@ async function readImage(
       fileParam: 'file_id',
       gif: true,
       resolve: invocation.deps.tools?.resolveHost,
+      blockedReason: invocation.deps.tools?.blockedReason,
     },
   );
   if (!image) {

@@ -23,6 +23,8 @@ export interface ToolSettings {
   mcpAllowedOrigins?: string[];
   /** Replaces DNS for image URLs; only tests set it, to point a public-looking name at a private address. */
   resolveHost?: (hostname: string) => Promise<ResolvedAddress[]>;
+  /** Replaces the guard's blocked-address rule for image URLs; only tests set it, to reach a loopback server. */
+  blockedReason?: (address: string) => string | undefined;
 }
 
 /** What every tool may use; the app's dependencies satisfy it. */

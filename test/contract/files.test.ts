@@ -14,7 +14,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FileIndex, IndexableFile } from '../../server/core/file-index.js';
 import { readInputImage } from '../../server/calls/media/input-image.js';
-import { readStoredFile } from '../../server/calls/files/read-stored-file.js';
+import { findStoredFile } from '../../server/calls/files/read-stored-file.js';
 import { contentDisposition } from '../../server/http/content-disposition.js';
 import { sampleImage } from '../fakes/media-samples.js';
 import { expectRequestId } from '../helpers/contract-assertions.js';
@@ -508,7 +508,7 @@ describe('a stored image as a video input (input_reference.file_id)', () => {
     const ownerId = made.keys.list().find((record) => record.name === 'test')!.id;
     const other = made.keys.create({ name: 'other' });
     const storedFile = (keyId: string) => (fileId: string) =>
-      readStoredFile({ store: made.files, blobs: made.blobs }, keyId, fileId, {
+      findStoredFile({ store: made.files, blobs: made.blobs }, keyId, fileId, {
         maxBytes: 1_000_000,
         param: 'input_reference.file_id',
         nowSeconds: Math.floor(Date.now() / 1000),

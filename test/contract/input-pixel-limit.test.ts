@@ -1,11 +1,12 @@
 /**
  * A caller's image past 40 Mpx is refused from its header with a 400 naming the limit, before anything is
  * queued or decoded: as a video's input_reference (multipart, as the SDK sends it) and as image_understanding's
- * stored file. The PNG is made here with sharp: one colour, 7000×6000, so it is about a megabyte.
+ * stored file. A video's stored file (input_reference.file_id) is read after the 202, so there the same error
+ * fails the task instead. The PNG is made here with sharp: one colour, 7000×6000, so it is about a megabyte.
  */
 import request from 'supertest';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectRequestId } from '../helpers/contract-assertions.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 
@@ -23,6 +24,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await made.registry.close();
 });
+
+/** The huge image as the key's stored file, as `POST /v1/files` keeps it. */
+async function storeHuge(): Promise<request.Response> {
+  const upload = await request(made.app)
+    .post('/v1/files')
+    .set(auth)
+    .field('purpose', 'vision')
+    .attach('file', huge, 'huge.png');
+  expect(upload.status).toBe(200);
+  return upload;
+}
 
 describe('the input pixel limit', () => {
   it('refuses a video input_reference of 42 Mpx with a 400 naming the limit, and queues nothing', async () => {
@@ -44,13 +56,23 @@ describe('the input pixel limit', () => {
     expect(made.videoTasks.list({ keyId: made.keys.verify(made.key)!.id, limit: 10, order: 'asc' }).tasks).toEqual([]);
   });
 
-  it('refuses the same image as image_understanding’s file with the same 400', async () => {
-    const upload = await request(made.app)
-      .post('/v1/files')
+  it('takes the same image as a video input_reference.file_id with a 202, then fails the task with image_too_large', async () => {
+    const upload = await storeHuge();
+    // The file is read after the answer (a stored file may be 50 MB), so its header is checked there.
+    const res = await request(made.app)
+      .post('/v1/videos')
       .set(auth)
-      .field('purpose', 'vision')
-      .attach('file', huge, 'huge.png');
-    expect(upload.status).toBe(200);
+      .send({ prompt: 'a huge stored still', size: '320x240', input_reference: { file_id: upload.body.id } });
+    expect(res.status).toBe(202);
+    const keyId = made.keys.verify(made.key)!.id;
+    await vi.waitFor(() => expect(made.videoTasks.get(res.body.id, keyId)?.status).toBe('failed'));
+    const shown = await request(made.app).get(`/v1/videos/${res.body.id}`).set(auth);
+    expect(shown.body).toMatchObject({ status: 'failed', error: { code: 'image_too_large' } });
+    expect(shown.body.error.message).toMatch(/7000×6000 .*40 Mpx/);
+  });
+
+  it('refuses the same image as image_understanding’s file with the same 400', async () => {
+    const upload = await storeHuge();
     const res = await request(made.app)
       .post('/v1/tools/image_understanding')
       .set(auth)

@@ -8,6 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -18,7 +20,10 @@ import { binary } from '../helpers/binary-body.js';
 import { expectRequestId } from '../helpers/contract-assertions.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { DEFAULT_MEDIA_SETTINGS } from '../../server/engines/media-pool.js';
+import { readBlob } from '../../server/calls/video/video-runner.js';
+import { PENDING_INPUT_BLOB } from '../../server/storage/video-task-store.js';
 import { finishedVideo } from '../helpers/finished-video.js';
+import { mcpToolCall } from '../helpers/mcp-tool-call.js';
 import { mp4Summary } from '../helpers/mp4-boxes.js';
 import { pngSize } from '../helpers/probe-media.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
@@ -143,14 +148,99 @@ describe('POST /v1/videos', () => {
     expect(JSON.stringify(seconds.body.error)).toMatch(/seconds/);
     const both = await ask({ input_reference: { image_url: 'data:image/png;base64,AAAA', file_id: 'file_x' } });
     expect(both.status).toBe(400);
+    // What the guard refuses without a lookup (an IP literal) is still refused before the 202.
     const private_ = await ask({ input_reference: { image_url: 'http://127.0.0.1:1/x.png' } });
     expect(private_.status).toBe(422);
     expect(private_.body.error).toMatchObject({ code: 'image_url_refused', param: 'input_reference.image_url' });
+    const unknownFile = await ask({ input_reference: { file_id: 'file_unknown' } });
+    expect([unknownFile.status, unknownFile.body.error.code]).toEqual([404, 'file_not_found']);
     expect(
       made.videoTasks
         .list({ keyId: made.keys.list()[0].id, limit: 100, order: 'asc' })
         .tasks.every((task) => task.prompt !== 'x'),
     ).toBe(true);
+  });
+});
+
+describe('an input image by URL or stored file fails the task, after the 202, with the error a 4xx would carry', () => {
+  it('a name resolving to a private address: image_url_refused on the task', async () => {
+    // The test DNS resolves localhost to 127.0.0.1: only the fetch's own lookup finds it is private.
+    const res = await request(made.app)
+      .post('/v1/videos')
+      .set(auth)
+      .send({
+        prompt: 'from a private host',
+        size: '64x64',
+        input_reference: { image_url: 'http://localhost:9/a.png' },
+      });
+    expect(res.status).toBe(202);
+    const done = await finished(res.body.id);
+    expect(done).toMatchObject({ status: 'failed', error: { code: 'image_url_refused' } });
+    expect((done.error as { message: string }).message).toMatch(
+      /^input_reference\.image_url could not be used: the gateway refuses to fetch it \(localhost resolves to a non-public address\)\.$/,
+    );
+  });
+
+  it('the MCP create_video tool takes the same path: a queued task, failed after the answer', async () => {
+    const result = await mcpToolCall(made.app, made.key, 'create_video', {
+      prompt: 'through MCP from a private host',
+      size: '64x64',
+      image_url: 'http://localhost:9/a.png',
+    });
+    expect(result.isError).not.toBe(true);
+    const keyId = made.keys.verify(made.key)!.id;
+    const task = made.videoTasks
+      .list({ keyId, limit: 100, order: 'desc' })
+      .tasks.find((row) => row.prompt === 'through MCP from a private host');
+    expect(task).toBeDefined();
+    expect(await finished(task!.id)).toMatchObject({ status: 'failed', error: { code: 'image_url_refused' } });
+  });
+
+  it('a name that does not resolve: image_url_unreachable on the task', async () => {
+    const res = await request(made.app)
+      .post('/v1/videos')
+      .set(auth)
+      .send({
+        prompt: 'from nowhere',
+        size: '64x64',
+        input_reference: { image_url: 'http://nowhere.example.test/a.png' },
+      });
+    expect(res.status).toBe(202);
+    const done = await finished(res.body.id);
+    expect(done).toMatchObject({ status: 'failed', error: { code: 'image_url_unreachable' } });
+    expect((done.error as { message: string }).message).toMatch(
+      /^input_reference\.image_url could not be used: fetching it failed/,
+    );
+  });
+
+  it('a stored file whose bytes are not readable as an image: invalid_image on the task', async () => {
+    // Stored as a PNG by its magic, but cut short: only reading the bytes shows the header is missing.
+    const file = await request(made.app)
+      .post('/v1/files')
+      .set(auth)
+      .field('purpose', 'vision')
+      .attach('file', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), 'cut.png');
+    expect(file.status).toBe(200);
+    const res = await request(made.app)
+      .post('/v1/videos')
+      .set(auth)
+      .send({ prompt: 'from a cut file', size: '64x64', input_reference: { file_id: file.body.id } });
+    expect(res.status).toBe(202);
+    expect(await finished(res.body.id)).toMatchObject({ status: 'failed', error: { code: 'invalid_image' } });
+  });
+
+  it('a stored file that is not an image is refused before the 202 by its stored type', async () => {
+    const file = await request(made.app)
+      .post('/v1/files')
+      .set(auth)
+      .field('purpose', 'vision')
+      .attach('file', Buffer.from('plain words'), 'a.txt');
+    const res = await request(made.app)
+      .post('/v1/videos')
+      .set(auth)
+      .send({ prompt: 'from text', size: '64x64', input_reference: { file_id: file.body.id } });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_image', param: 'input_reference' });
   });
 });
 
@@ -222,12 +312,19 @@ describe('POST /v1/videos answers before anything slow runs', () => {
     const t = createTestApp({ media: { ...DEFAULT_MEDIA_SETTINGS, workers: 1 } });
     const png = Buffer.from(await sampleImage('png', 640, 480));
     const tAuth = { authorization: `Bearer ${t.key}` };
+    const stored = await request(t.app)
+      .post('/v1/files')
+      .set(tAuth)
+      .field('purpose', 'vision')
+      .attach('file', png, 'start.png');
+    expect(stored.status).toBe(200);
     let releaseSlot: () => void = () => undefined;
     const slot = t.mediaPool.use(
       new AbortController().signal,
       () => new Promise<void>((resolve) => (releaseSlot = resolve)),
     );
     const uv = holdLibuvPool();
+    let byFile: request.Response | undefined;
     try {
       // Anything that waited on either pool before answering would hang here until the test's timeout.
       const plain = await request(t.app)
@@ -238,22 +335,76 @@ describe('POST /v1/videos answers before anything slow runs', () => {
       const withImage = await createWithImage(t, 'a red balloon rising', png);
       expect(withImage.status).toBe(202);
       expect(withImage.body).toMatchObject({ status: 'queued', size: '64x64' });
+      // A stored file is read after the answer too: only its row is looked at before.
+      byFile = await request(t.app)
+        .post('/v1/videos')
+        .set(tAuth)
+        .send({ prompt: 'from a stored file', size: '64x64', input_reference: { file_id: stored.body.id } });
+      expect(byFile.status).toBe(202);
     } finally {
       uv.release();
       releaseSlot();
       await slot;
     }
-    // The image is stored after the answer; the task then renders from it like any other.
-    const done = await finishedVideo(
-      t.app,
-      t.key,
-      (await request(t.app).get('/v1/videos?limit=1').set(tAuth)).body.data[0].id,
-    );
-    expect(done.status).toBe('completed');
-    const task = t.videoTasks.get(done.id as string, t.keys.verify(t.key)!.id)!;
-    expect(t.blobs.get(task.inputBlob ?? '')?.mediaType).toBe('image/png');
+    // The image is stored (the file read first) after the answer; the tasks then render from it like any other.
+    const created = (await request(t.app).get('/v1/videos?limit=2').set(tAuth)).body.data as Array<{ id: string }>;
+    expect(created.map((video) => video.id)).toContain(byFile?.body.id);
+    for (const { id } of created) {
+      const done = await finishedVideo(t.app, t.key, id);
+      expect(done.status).toBe('completed');
+      const task = t.videoTasks.get(id, t.keys.verify(t.key)!.id)!;
+      expect(t.blobs.get(task.inputBlob ?? '')?.mediaType).toBe('image/png');
+    }
     await t.videoRunner.stop(0);
     await t.registry.close();
+  });
+
+  it('answers 202 for an image URL while its server holds the answer, and completes the task once it answers', async () => {
+    const png = Buffer.from(await sampleImage('png', 64, 64));
+    let arrived: () => void = () => undefined;
+    const requested = new Promise<void>((resolve) => (arrived = resolve));
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const server = createServer((_req, res) => {
+      arrived();
+      void answered.then(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const t = createTestApp({
+      tools: {
+        // A public-looking name for the loopback server, and a guard that lets this test reach it.
+        resolveHost: async (hostname) =>
+          hostname === 'images.example.test' ? [{ address: '127.0.0.1', family: 4 }] : [],
+        blockedReason: () => undefined,
+      },
+    });
+    const keyId = t.keys.verify(t.key)!.id;
+    try {
+      const res = await request(t.app)
+        .post('/v1/videos')
+        .set('authorization', `Bearer ${t.key}`)
+        .send({
+          prompt: 'from a slow server',
+          size: '64x64',
+          input_reference: { image_url: `http://images.example.test:${port}/start.png` },
+        });
+      expect(res.status).toBe(202);
+      expect(res.body).toMatchObject({ status: 'queued', error: null });
+      // The fetch starts after the answer and is still held: the task waits for its image.
+      await requested;
+      expect(t.videoTasks.get(res.body.id, keyId)).toMatchObject({ status: 'queued', inputBlob: PENDING_INPUT_BLOB });
+      answer();
+      const done = await finishedVideo(t.app, t.key, res.body.id);
+      expect(done.status).toBe('completed');
+      const task = t.videoTasks.get(res.body.id, keyId)!;
+      expect(Buffer.compare(Buffer.from((await readBlob(t.blobs, task.inputBlob!))!.data), png)).toBe(0);
+    } finally {
+      answer();
+      server.close();
+      await t.videoRunner.stop(0);
+      await t.registry.close();
+    }
   });
 
   it('fails the task, keeping nothing, when its input image stored after the answer does not fit the quota', async () => {

@@ -4,15 +4,19 @@
  * key stored with `POST /v1/files` (another key's file id is unknown, as on every files route).
  * Whatever the source, the bytes must be a PNG, JPEG or WebP image, recognised by their magic, else 422, of
  * at most MAX_INPUT_PIXELS by its header, else 400 (before any worker decodes it).
+ *
+ * `planInputImage` does only what is instant: an upload or data URL is read and checked at once; a URL is checked
+ * by its form (and an IP literal against the guard) and a file id by its row (exists for this key, within the
+ * size cap, stored as an image), and their bytes come from `load`, which a video task runs after its 202.
  */
 import { ApiError } from '../../core/api-error.js';
 import { checkInputPixels } from '../../core/input-pixels.js';
 import type { GeneratedMedia } from '../../core/models.js';
 import { readImageHeader } from '../../providers/upstream/image-header.js';
-import { createSafeFetcher, type SafeFetchSettings } from '../../providers/upstream/safe-fetch.js';
+import { createSafeFetcher, type SafeFetchSettings, urlRefusal } from '../../providers/upstream/safe-fetch.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { FileStore } from '../../storage/file-store.js';
-import { readStoredFile } from '../files/read-stored-file.js';
+import { findStoredFile, type FoundFile } from '../files/read-stored-file.js';
 
 /** A file part as the validator's multipart parser (multer, in memory) hands it over. */
 export interface UploadedFile {
@@ -36,16 +40,27 @@ export interface InputImageSettings {
   /** Also take GIF (default: PNG, JPEG and WebP, what the video engines decode). */
   gif?: boolean;
   resolve?: SafeFetchSettings['resolve'];
+  /** Tests only: lets the guarded fetch reach a loopback server (see SafeFetchSettings.blockedReason). */
+  blockedReason?: SafeFetchSettings['blockedReason'];
+}
+
+function notAnImage(settings: InputImageSettings): ApiError {
+  const param = settings.param ?? 'input_reference';
+  return new ApiError(422, `${param} must be a PNG, JPEG${settings.gif ? ', GIF' : ''} or WebP image.`, {
+    param,
+    code: 'invalid_image',
+  });
+}
+
+function acceptedType(mediaType: string | undefined, settings: InputImageSettings): boolean {
+  return mediaType !== undefined && (ACCEPTED.has(mediaType) || (settings.gif === true && mediaType === 'image/gif'));
 }
 
 function asImage(bytes: Uint8Array, settings: InputImageSettings): GeneratedMedia {
   const header = readImageHeader(bytes);
   const param = settings.param ?? 'input_reference';
-  if (!header || !(ACCEPTED.has(header.mediaType) || (settings.gif && header.mediaType === 'image/gif'))) {
-    throw new ApiError(422, `${param} must be a PNG, JPEG${settings.gif ? ', GIF' : ''} or WebP image.`, {
-      param,
-      code: 'invalid_image',
-    });
+  if (!header || !acceptedType(header.mediaType, settings)) {
+    throw notAnImage(settings);
   }
   checkInputPixels(param, header);
   return { data: bytes, mediaType: header.mediaType };
@@ -64,39 +79,43 @@ function callerUrlError(error: unknown, urlParam: string, signal: AbortSignal): 
     /^(A result of )?[Uu]pstream \S+ (answered with a URL the gateway refuses to fetch: )?/,
     '',
   );
+  return unusableUrl(urlParam, refused, reason, error);
+}
+
+function unusableUrl(urlParam: string, refused: boolean, reason: string, cause?: unknown): ApiError {
   return new ApiError(
     422,
     `${urlParam} could not be used: ${refused ? 'the gateway refuses to fetch it' : 'fetching it failed'} (${reason}).`,
-    {
-      param: urlParam,
-      code: refused ? 'image_url_refused' : 'image_url_unreachable',
-      cause: error,
-    },
+    { param: urlParam, code: refused ? 'image_url_refused' : 'image_url_unreachable', cause },
   );
 }
 
-/** The caller's own stored files as input images (`storedFile` of readInputImage), capped in size. */
+/** The caller's own stored files as input images (`storedFile` of planInputImage), capped in size. */
 export function storedImageFiles(
   deps: { store: FileStore; blobs: BlobStore },
   keyId: string,
   options: { param: string; nowSeconds: number },
-): (id: string) => Promise<Uint8Array | undefined> {
-  return (id) => readStoredFile(deps, keyId, id, { maxBytes: MAX_INPUT_FILE_BYTES, ...options });
+): (id: string) => FoundFile | undefined {
+  return (id) => findStoredFile(deps, keyId, id, { maxBytes: MAX_INPUT_FILE_BYTES, ...options });
 }
 
-export async function readInputImage(
-  input: {
-    upload?: UploadedFile;
-    reference?: { image_url?: string; file_id?: string };
-    /** The caller's own stored file's bytes, undefined when the key has no such file. */
-    storedFile?: (id: string) => Promise<Uint8Array | undefined>;
-    signal: AbortSignal;
-  },
+export interface InputImageInput {
+  upload?: UploadedFile;
+  reference?: { image_url?: string; file_id?: string };
+  /** The caller's own stored file by its row, undefined when the key has no such file. */
+  storedFile?: (id: string) => FoundFile | undefined;
+}
+
+/** The input image as checked at once: in hand, or to be loaded (fetched or read) and checked then. */
+export type PlannedInputImage = { image: GeneratedMedia } | { load: (signal: AbortSignal) => Promise<GeneratedMedia> };
+
+export function planInputImage(
+  input: InputImageInput,
   settings: InputImageSettings = {},
-): Promise<GeneratedMedia | undefined> {
+): PlannedInputImage | undefined {
   const urlParam = settings.urlParam ?? 'input_reference.image_url';
   if (input.upload) {
-    return asImage(new Uint8Array(input.upload.buffer), settings);
+    return { image: asImage(new Uint8Array(input.upload.buffer), settings) };
   }
   const url = input.reference?.image_url;
   if (url?.startsWith('data:')) {
@@ -106,33 +125,77 @@ export async function readInputImage(
         param: urlParam,
       });
     }
-    return asImage(new Uint8Array(Buffer.from(url.slice(comma + 1), 'base64')), settings);
+    return { image: asImage(new Uint8Array(Buffer.from(url.slice(comma + 1), 'base64')), settings) };
   }
   if (url) {
-    const fetcher = createSafeFetcher({
-      provider: settings.param ?? 'input_reference',
-      timeoutMs: FETCH_TIMEOUT_MS,
-      resolve: settings.resolve,
-    });
-    let bytes: Uint8Array;
+    let parsed: URL;
     try {
-      bytes = (await fetcher.fetch(url, input.signal)).bytes;
-    } catch (error) {
-      throw callerUrlError(error, urlParam, input.signal);
-    } finally {
-      await fetcher.close();
+      parsed = new URL(url);
+    } catch {
+      throw unusableUrl(urlParam, true, 'not a URL');
     }
-    return asImage(bytes, settings);
+    const refusal = urlRefusal(parsed, settings.blockedReason);
+    if (refusal) {
+      throw unusableUrl(urlParam, true, refusal);
+    }
+    return { load: (signal) => fetchImage(url, urlParam, signal, settings) };
   }
-  if (input.reference?.file_id !== undefined) {
-    const bytes = await input.storedFile?.(input.reference.file_id);
-    if (!bytes) {
-      throw new ApiError(404, `No file '${input.reference.file_id.slice(0, 128)}'.`, {
+  const fileId = input.reference?.file_id;
+  if (fileId !== undefined) {
+    const missing = () =>
+      new ApiError(404, `No file '${fileId.slice(0, 128)}'.`, {
         param: settings.fileParam ?? 'input_reference.file_id',
         code: 'file_not_found',
       });
+    const file = input.storedFile?.(fileId);
+    if (!file) {
+      throw missing();
     }
-    return asImage(bytes, settings);
+    // The row's type was sniffed from the bytes at upload: a stored non-image is refused without reading it.
+    if (!acceptedType(file.mediaType, settings)) {
+      throw notAnImage(settings);
+    }
+    return {
+      load: async () => {
+        const bytes = await file.read();
+        if (!bytes) {
+          throw missing();
+        }
+        return asImage(bytes, settings);
+      },
+    };
   }
   return undefined;
+}
+
+async function fetchImage(
+  url: string,
+  urlParam: string,
+  signal: AbortSignal,
+  settings: InputImageSettings,
+): Promise<GeneratedMedia> {
+  const fetcher = createSafeFetcher({
+    provider: settings.param ?? 'input_reference',
+    timeoutMs: FETCH_TIMEOUT_MS,
+    resolve: settings.resolve,
+    blockedReason: settings.blockedReason,
+  });
+  let bytes: Uint8Array;
+  try {
+    bytes = (await fetcher.fetch(url, signal)).bytes;
+  } catch (error) {
+    throw callerUrlError(error, urlParam, signal);
+  } finally {
+    await fetcher.close();
+  }
+  return asImage(bytes, settings);
+}
+
+/** The input image read whole now, for a caller that answers only once it has it. */
+export async function readInputImage(
+  input: InputImageInput & { signal: AbortSignal },
+  settings: InputImageSettings = {},
+): Promise<GeneratedMedia | undefined> {
+  const planned = planInputImage(input, settings);
+  return planned && ('image' in planned ? planned.image : await planned.load(input.signal));
 }

@@ -1,17 +1,25 @@
 /**
  * Creating a video task and showing one, as `/v1/videos` does, shared by those routes and the `create_video` /
- * `get_video` tools: create checks what it can at once (model, size, seconds, the input image by its header),
- * queues the task and wakes the runner. Nothing slow comes before the answer: the input image is stored after it
- * (a file write waits on libuv's thread pool, which the media workers' image work also fills), and the task
- * becomes runnable once it is. Every lookup is by the caller's key: another key's id is
+ * `get_video` tools: create checks what it can at once (model, size, seconds, the input image by what needs no
+ * I/O: an upload's or data URL's header, a URL's form, a file id's row), queues the task and wakes the runner.
+ * Nothing slow comes before the answer: an image URL is fetched, a stored file read and any input image stored
+ * after it (a file read or write waits on libuv's thread pool, which the media workers' image work also fills;
+ * a fetch waits on a stranger's server), and the task becomes runnable once it is. A failure there (the URL
+ * refused or unreachable, not an image, too many pixels, the quota full) fails the task with the error the
+ * request would have been refused with. Every lookup is by the caller's key: another key's id is
  * the same 404 as an unknown one. A key holds at most `maxActivePerKey` tasks queued or processing: the next is
  * a 429, refused before the input image is fetched and again, atomically, when the row is inserted.
  */
 import type { CallScope } from '../../http/call-scope.js';
 import { ApiError } from '../../core/api-error.js';
-import type { GeneratedMedia } from '../../core/models.js';
 import { PENDING_INPUT_BLOB, type VideoTask, type VideoTaskStore } from '../../storage/video-task-store.js';
-import { readInputImage, storedImageFiles, type InputImageSettings, type UploadedFile } from '../media/input-image.js';
+import {
+  planInputImage,
+  storedImageFiles,
+  type InputImageSettings,
+  type PlannedInputImage,
+  type UploadedFile,
+} from '../media/input-image.js';
 import type { MediaDeps } from '../link-media.js';
 import type { FileStore } from '../../storage/file-store.js';
 import { prepareCall, type CallDeps } from '../prepare-call.js';
@@ -40,8 +48,8 @@ export interface VideoDeps extends CallDeps {
   media: MediaDeps;
   videos: VideoQueue;
   files: { store: FileStore };
-  /** Tests replace DNS for input image URLs (see ToolSettings.resolveHost). */
-  tools?: { resolveHost?: InputImageSettings['resolve'] };
+  /** Tests replace DNS for input image URLs and may let them reach loopback (see ToolSettings). */
+  tools?: { resolveHost?: InputImageSettings['resolve']; blockedReason?: InputImageSettings['blockedReason'] };
   now?: () => number;
 }
 
@@ -63,8 +71,8 @@ export interface VideoRequest {
   size?: string;
   upload?: UploadedFile;
   reference?: { image_url?: string; file_id?: string };
-  /** An input image already in hand (a remix's copy of its original's), taken instead of `upload`/`reference`. */
-  inputImage?: GeneratedMedia;
+  /** An input image planned already (a remix's copy of its original's), taken instead of `upload`/`reference`. */
+  inputImage?: PlannedInputImage;
 }
 
 function queueFullError(maxActive: number): ApiError {
@@ -91,13 +99,14 @@ export async function createVideoTask(deps: VideoDeps, scope: CallScope, request
     param: 'input_reference.file_id',
     nowSeconds: Math.floor(now() / 1000),
   });
-  const inputImage: GeneratedMedia | undefined =
+  const inputImage =
     request.inputImage ??
-    (await readInputImage(
-      { upload: request.upload, reference: request.reference, storedFile, signal: call.context.signal },
-      { resolve: deps.tools?.resolveHost },
-    ));
-  call.model.check?.({ prompt: request.prompt, seconds, width, height, inputImage });
+    planInputImage(
+      { upload: request.upload, reference: request.reference, storedFile },
+      { resolve: deps.tools?.resolveHost, blockedReason: deps.tools?.blockedReason },
+    );
+  const inHand = inputImage && 'image' in inputImage ? inputImage.image : undefined;
+  call.model.check?.({ prompt: request.prompt, seconds, width, height, inputImage: inHand });
   const created = now();
   const outcome = deps.videos.tasks.createWithin(
     {
@@ -126,17 +135,20 @@ export async function createVideoTask(deps: VideoDeps, scope: CallScope, request
 }
 
 /**
- * After the answer: keeps the task's input image (charged to its key's storage quota) and makes the task
- * runnable. An image the quota refuses fails the task with that error; a task deleted meanwhile drops it.
+ * After the answer: fetches or reads the task's input image if it is not in hand, keeps it (charged to its
+ * key's storage quota) and makes the task runnable. Any refusal on the way (the URL, the bytes, the quota) fails
+ * the task with that error; a task deleted meanwhile drops the image.
  */
 async function storeInputImage(
   deps: VideoDeps,
   task: VideoTask,
-  image: GeneratedMedia,
+  planned: PlannedInputImage,
   created: number,
 ): Promise<void> {
   const now = deps.now ?? Date.now;
   try {
+    // Not the request's signal: the request has been answered. A shutdown stops the fetch; the task then fails.
+    const image = 'image' in planned ? planned.image : await planned.load(deps.shutdownSignal ?? neverAborted);
     const blob = await deps.media.blobs.put(image.data, {
       prefix: 'vref',
       mediaType: image.mediaType,
@@ -162,6 +174,8 @@ async function storeInputImage(
     );
   }
 }
+
+const neverAborted = new AbortController().signal;
 
 function videoNotFound(id: string): ApiError {
   return new ApiError(404, `No video task '${id.slice(0, 128)}'. List yours with GET /v1/videos.`, {
@@ -194,7 +208,21 @@ export async function remixVideoTask(
       code: 'video_not_ready',
     });
   }
-  const inputImage = original.inputBlob ? await readBlob(deps.media.blobs, original.inputBlob) : undefined;
+  // Read after the answer like any input image; an original's image gone meanwhile fails the new task.
+  const inputBlob = original.inputBlob;
+  const inputImage: PlannedInputImage | undefined = inputBlob
+    ? {
+        load: async () => {
+          const image = await readBlob(deps.media.blobs, inputBlob);
+          if (!image) {
+            throw new ApiError(409, 'The input image of the original video task is gone.', {
+              code: 'input_image_gone',
+            });
+          }
+          return image;
+        },
+      }
+    : undefined;
   const task = await createVideoTask(deps, scope, {
     model: original.model,
     prompt,

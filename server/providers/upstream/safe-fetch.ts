@@ -90,6 +90,20 @@ function bareHost(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
+/**
+ * The checks of a URL that need no lookup: a scheme other than http(s), an IP literal that is blocked. Exported
+ * so a caller's URL can be refused before anything waits on the fetch; `fetch` makes them again.
+ */
+export function urlRefusal(url: URL, blockedReason: (address: string) => string | undefined = blockedAddressReason) {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return `scheme ${url.protocol} is not http or https`;
+  }
+  const host = bareHost(url);
+  // An IP literal is connected to without any lookup, so it is checked here.
+  const literalReason = isIP(host) ? blockedReason(host) : undefined;
+  return literalReason ? `${host} is a ${literalReason} address` : undefined;
+}
+
 async function systemResolve(hostname: string): Promise<ResolvedAddress[]> {
   return dnsLookup(hostname, { all: true, verbatim: true });
 }
@@ -145,17 +159,9 @@ export function createSafeFetcher(settings: SafeFetchSettings): SafeFetcher {
     );
 
   function checkUrl(url: URL): void {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw refused(`scheme ${url.protocol} is not http or https`);
-    }
-    if (url.origin === trustedOrigin) {
-      return;
-    }
-    const host = bareHost(url);
-    // An IP literal is connected to without any lookup, so it is checked here.
-    const literalReason = isIP(host) ? blockedReason(host) : undefined;
-    if (literalReason) {
-      throw refused(`${host} is a ${literalReason} address`);
+    const reason = url.origin === trustedOrigin ? undefined : urlRefusal(url, blockedReason);
+    if (reason) {
+      throw refused(reason);
     }
   }
 
