@@ -16,12 +16,14 @@ export interface StorageQuota {
 }
 
 const MIB = 1024 * 1024;
-const describe = (bytes: number) => (bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`);
+/** A byte count as quota messages show it: MiB to one decimal from 1 MiB up, else bytes. */
+export const describeBytes = (bytes: number) =>
+  bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`;
 
 export function storageQuotaError(quota: StorageQuota, held: number): ApiError {
   return new ApiError(
     413,
-    `Keeping this result would take this key's storage past its quota of ${describe(quota.maxBytes)} (${describe(held)} used by its files and generated media). Delete files, or wait for media links to expire.`,
+    `Keeping this result would take this key's storage past its quota of ${describeBytes(quota.maxBytes)} (${describeBytes(held)} used by its files and generated media). Delete files, or wait for media links to expire.`,
     { code: 'storage_quota_exceeded', retryable: false },
   );
 }

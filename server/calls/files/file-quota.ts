@@ -8,6 +8,7 @@ import { ApiError } from '../../core/api-error.js';
 import type { FileIndex } from '../../core/file-index.js';
 import type { StreamedLimit } from '../../http/upload-storage.js';
 import type { FileStore } from '../../storage/file-store.js';
+import { describeBytes } from '../storage-quota.js';
 
 /** The blob-store prefix of uploaded files' bytes. */
 export const FILE_BLOB_PREFIX = 'upload';
@@ -20,10 +21,6 @@ export interface FileSettings {
   quotaBytes: number;
   quotaCount: number;
 }
-
-const MIB = 1024 * 1024;
-export const describeBytes = (bytes: number) =>
-  bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`;
 
 export function quotaBytesError(quota: number, held: number): ApiError {
   return new ApiError(
