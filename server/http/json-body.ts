@@ -34,13 +34,13 @@ export function jsonBody(limit: number, maxTokens = MAX_JSON_TOKENS): RequestHan
   });
   return (req, res, next) => {
     const identity = (req.headers['content-encoding'] ?? 'identity').toLowerCase() === 'identity';
-    if (identity && req.is(JSON_TYPES) && Number(req.headers['content-length']) > limit) {
-      next(new ApiError(413, `The request body exceeds the limit of ${limit} bytes.`, { code: 'request_too_large' }));
-      return;
-    }
     // Only a body that express.json reads right below is tapped: a listener on any other body would start it
     // flowing with nobody else reading it.
     if (identity && req.is(JSON_TYPES)) {
+      if (Number(req.headers['content-length']) > limit) {
+        next(new ApiError(413, `The request body exceeds the limit of ${limit} bytes.`, { code: 'request_too_large' }));
+        return;
+      }
       const counter = createJsonTokenCounter(maxTokens);
       counters.set(req, counter);
       req.on('data', (chunk: Buffer) => counter.write(chunk));
