@@ -60,6 +60,7 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
   let dropped = 0;
   /** Consecutive failed writes: the backoff's exponent, and whether an outage is going on (> 0). */
   let failures = 0;
+  /** Records dropped since writes last succeeded (an episode ends with the next successful write). */
   let droppedThisOutage = 0;
   let closed = false;
 
@@ -92,7 +93,7 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
         }
         return false;
       }
-      if (failures > 0) {
+      if (failures > 0 || droppedThisOutage > 0) {
         logger?.info(
           { failedWrites: failures, dropped: droppedThisOutage, pending: queue.length },
           'usage records are written again',
