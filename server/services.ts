@@ -180,9 +180,10 @@ export interface Services {
   stopVideos(graceMs: number): Promise<void>;
   /**
    * Closes everything in order, after the HTTP listener has stopped taking requests: purges and the video
-   * runner stop (the runner amends usage records, so it ends first), the usage recorder writes what it holds,
-   * the registry closes its providers and the media pool, then the search index and the tokenizer's thread,
-   * and the database closes last.
+   * runner stop (the runner amends usage records, so it ends first), the key cache stops listening, the usage
+   * recorder writes what it holds, the registry closes its providers and the media pool, then the search index
+   * and the tokenizer's thread; records queued meanwhile (a stream cut short counts its tokens first) are
+   * written, and the key change feed and the database close last.
    */
   close(): Promise<void>;
 }
@@ -291,6 +292,9 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
         // The tokenizer thread does not hold the process (unref'd), but ends here with the other workers; the
         // encoder stays usable (a later count starts a new thread), so closing one test app harms no other.
         await closeSharedEncoder();
+        // A stream cut short by the shutdown queues its record after counting its tokens, which may be after the
+        // close above: written here, last before the database.
+        await usage.flush();
         await stores.close();
       })();
       return closed;

@@ -26,7 +26,10 @@ export interface UsageRecorder {
   /** Writes what waits now (also during a backoff); never rejects: what could not be written stays queued. */
   flush(): Promise<void>;
   list(query: UsageQuery): Promise<{ records: UsageRecord[]; hasMore: boolean }>;
-  /** Writes what is left (retrying until `closeTimeoutMs`), then stops; what still fails is logged as lost. */
+  /**
+   * Writes what is left, retrying until `closeTimeoutMs`; what still fails is logged as lost. A record queued
+   * after it is still written by its timer or the next `flush()` (the services flush once more last).
+   */
   close(): Promise<void>;
   /** For metrics: records waiting, records dropped because the queue was full, failed batch writes. */
   stats(): { depth: number; dropped: number; failedWrites: number };
@@ -62,10 +65,9 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
   let failures = 0;
   /** Records dropped since writes last succeeded (an episode ends with the next successful write). */
   let droppedThisOutage = 0;
-  let closed = false;
 
   function schedule(delayMs: number): void {
-    if (!timer && !closed) {
+    if (!timer) {
       timer = setTimeout(() => {
         timer = undefined;
         void flush();
@@ -174,11 +176,6 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
         const wait = Math.min(flushIntervalMs * 2 ** Math.max(0, failures - 1), maxRetryMs, deadline - Date.now());
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
         await flush();
-      }
-      closed = true;
-      if (timer) {
-        clearTimeout(timer);
-        timer = undefined;
       }
       if (queue.length > 0) {
         logger?.error({ lost: queue.length }, 'usage records could not be written before shutdown and are lost');
