@@ -41,11 +41,16 @@ export async function openPostgresStores(options: PostgresStoreOptions) {
       onError: (error) => options.logger?.warn({ err: error }, 'key change feed lost its connection; reconnecting'),
     });
     await feed.ready;
+    const usage = createPostgresUsageStore(pool);
     return {
       pool,
       keys,
       keyChanges: feed,
-      usage: createPostgresUsageStore(pool),
+      usage,
+      /** Retention drops whole day partitions; the count is of partitions. */
+      usageRetention: {
+        purgeOlderThan: async (createdAt: number) => (await usage.partitions.dropOlderThan(createdAt)).length,
+      },
       responses: createPostgresResponseStore(pool),
       files: createPostgresFileStore(pool, { otherHeldBytes: (keyId, now) => blobs.heldBytes(keyId, now) }),
       passages: createPostgresPassageStore(pool),
