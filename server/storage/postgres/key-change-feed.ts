@@ -1,45 +1,55 @@
 /**
- * Key changes between instances over PostgreSQL `LISTEN/NOTIFY`: a trigger on `api_keys` notifies
- * `omnigate_api_keys` on every change (migrations.ts), and each instance keeps one dedicated connection
- * listening for it, outside the pool. A notice drops the instance's key cache, so a key revoked on one instance
- * is refused by the others as soon as the notice arrives (milliseconds on one network).
+ * The key change feed (../key-change-feed.ts) of a PostgreSQL database, over `LISTEN/NOTIFY`. The database
+ * announces every change itself: a trigger on `api_keys` sends `NOTIFY omnigate_api_keys` with the change
+ * (`{"kind":"revoked","keyId":"key_…"}`) when the transaction commits (migrations.ts), whoever made it. Each
+ * instance listens on one dedicated connection outside the pool, so a key revoked through one instance reaches
+ * every other instance's key cache in the time a notice takes (milliseconds on one network).
  *
- * Notices sent while the connection is down are lost, so the cache is also dropped whenever the connection is
- * (re)established, and at a slow periodic reconcile besides, for notices lost in ways the client cannot see.
- * A lost connection is retried with backoff for as long as the feed is open; it never throws at its caller.
+ * Notices sent while the connection is down are lost, so each (re)connection delivers `{ kind: 'unknown' }`
+ * (the cache re-reads every key); a lost connection is retried with backoff for as long as the feed is open,
+ * and never throws at its caller. `publish` tells this process's listeners only: the trigger tells the others
+ * (and this instance hears its own change once more, which is harmless).
  */
 import pg from 'pg';
+import { type KeyChange, type KeyChangeFeed, localListeners } from '../key-change-feed.js';
 
 export const KEY_CHANGES_CHANNEL = 'omnigate_api_keys';
 
 export interface PostgresKeyChangeFeedOptions {
   url: string;
-  /** Called on each notice, on each (re)connection and at each reconcile: drop what was cached. */
-  onChange(): void;
+  /** A lost connection (said once per loss); the feed reconnects by itself. */
   onError?(error: Error): void;
-  /** How often the cache is dropped even without a notice (ms); 0 turns it off. */
-  reconcileMs?: number;
 }
 
-export interface PostgresKeyChangeFeed {
-  /** Resolves once the first LISTEN is in place (or the first attempt failed; retries go on). */
+export interface PostgresKeyChangeFeed extends KeyChangeFeed {
+  /** Resolves once the first LISTEN is in place, or the first attempt failed (retries go on). */
   ready: Promise<void>;
-  close(): Promise<void>;
 }
 
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5_000;
 
+function parseChange(payload: string | undefined): KeyChange {
+  try {
+    const change = JSON.parse(payload ?? '') as { kind?: unknown; keyId?: unknown };
+    if (
+      (change.kind === 'created' || change.kind === 'revoked' || change.kind === 'updated') &&
+      typeof change.keyId === 'string'
+    ) {
+      return { kind: change.kind, keyId: change.keyId };
+    }
+  } catch {
+    // A notice this release does not understand: re-read everything.
+  }
+  return { kind: 'unknown' };
+}
+
 export function startPostgresKeyChangeFeed(options: PostgresKeyChangeFeedOptions): PostgresKeyChangeFeed {
+  const local = localListeners();
   let closed = false;
   let client: pg.Client | undefined;
   let retryMs = RETRY_MIN_MS;
   let retryTimer: NodeJS.Timeout | undefined;
-  const reconcile =
-    (options.reconcileMs ?? 30_000) > 0
-      ? setInterval(() => options.onChange(), options.reconcileMs ?? 30_000)
-      : undefined;
-  reconcile?.unref();
 
   const scheduleRetry = () => {
     if (closed || retryTimer) {
@@ -57,24 +67,23 @@ export function startPostgresKeyChangeFeed(options: PostgresKeyChangeFeedOptions
     const next = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: 5_000, keepAlive: true });
     let failed = false;
     const onFailure = (error: Error) => {
-      if (failed) {
+      if (failed || closed) {
         return;
       }
       failed = true;
-      options.onError?.(error);
       if (client === next) {
         client = undefined;
+        // Heard until now; from here changes may be missed until the next LISTEN.
+        options.onError?.(error);
       }
       void next.end().catch(() => {});
-      // Changes may be missed until the next LISTEN: nothing cached can be trusted from here.
-      options.onChange();
       scheduleRetry();
     };
     next.on('error', onFailure);
-    next.on('end', () => onFailure(new Error('key change feed: connection ended')));
+    next.on('end', () => onFailure(new Error('key change feed: the connection ended')));
     next.on('notification', (message) => {
       if (message.channel === KEY_CHANGES_CHANNEL) {
-        options.onChange();
+        local.emit(parseChange(message.payload));
       }
     });
     try {
@@ -92,22 +101,21 @@ export function startPostgresKeyChangeFeed(options: PostgresKeyChangeFeedOptions
     client = next;
     retryMs = RETRY_MIN_MS;
     // Whatever changed before this LISTEN was not heard.
-    options.onChange();
+    local.emit({ kind: 'unknown' });
   }
 
-  const ready = connect();
   return {
-    ready,
+    ready: connect(),
+    subscribe: local.subscribe,
+    async publish(change) {
+      local.emit(change);
+    },
     async close() {
       closed = true;
       clearTimeout(retryTimer);
-      clearInterval(reconcile);
       const current = client;
       client = undefined;
       if (current) {
-        current.removeAllListeners('end');
-        current.removeAllListeners('error');
-        current.on('error', () => {});
         await current.end().catch(() => {});
       }
     },

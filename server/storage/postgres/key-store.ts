@@ -1,15 +1,15 @@
 /**
  * API keys on PostgreSQL: the same rows and rules as the SQLite store (HMAC-SHA256 under the pepper, display
- * prefixes only for generated keys, revocation by id, prefix or whole secret). The pepper's check lives in
- * `omnigate_meta`, so an instance started with another pepper than the one the keys were hashed with is refused
- * at start instead of refusing every key.
+ * prefixes only for generated keys, revocation by id, prefix or whole secret). Every method reads or writes the
+ * database; requests are authenticated by the key cache (../key-cache.ts) in front, which hears of changes
+ * through the key change feed: this store publishes its own writes there (this process's caches hear them at
+ * once) and the table's trigger notifies every other instance (key-change-feed.ts).
  *
- * No database on the hot path: verified keys (and unknown ones) are cached in process. Every change to
- * `api_keys` fires `pg_notify('omnigate_api_keys')` (a trigger, so changes made by hand count too); the
- * key change feed (key-change-feed.ts) calls `invalidate()` on each notice and after each reconnect, so a key
- * revoked on one instance is refused by every other within the notice's delivery time.
+ * The pepper's check lives in `omnigate_meta`, so an instance started with another pepper than the one the
+ * keys were hashed with is refused at start instead of refusing every key.
  */
-import { createHmac, createSecretKey, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { KeyChange, KeyChangeFeed } from '../key-change-feed.js';
 import type { ApiKeyRecord, KeyStore } from '../key-store.js';
 import type { Async } from './async-store.js';
 import { type PgPool, query } from './pool.js';
@@ -28,7 +28,6 @@ const KEY_PREFIX = 'og-';
 const GENERATED_KEY = /^og-[A-Za-z0-9_-]{32}$/;
 const DISPLAY_PREFIX_LENGTH = 7;
 const PEPPER_CHECK_INPUT = 'omnigate pepper check';
-const KEY_CACHE_MAX_ENTRIES = 10_000;
 
 function displayPrefix(secret: string): string {
   return GENERATED_KEY.test(secret) ? secret.slice(0, DISPLAY_PREFIX_LENGTH) : '';
@@ -43,11 +42,6 @@ function toRecord(row: KeyRow): ApiKeyRecord {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
   };
-}
-
-export interface PostgresKeyStore extends Async<KeyStore> {
-  /** Drops the in-process cache (a change notice arrived, or notices may have been missed). */
-  invalidate(): void;
 }
 
 /** Stores the pepper's check on first start; throws when the database's keys were hashed under another pepper. */
@@ -66,20 +60,13 @@ export async function checkPepper(pool: PgPool, pepper: Buffer): Promise<void> {
 
 export function createPostgresKeyStore(
   pool: PgPool,
-  options: { pepper: Buffer; now?: () => number },
-): PostgresKeyStore {
+  options: { pepper: Buffer; now?: () => number; changes?: KeyChangeFeed },
+): Async<KeyStore> {
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
   const hmacKey = createSecretKey(options.pepper);
   const hashKey = (secret: string) => createHmac('sha256', hmacKey).update(secret, 'utf8').digest();
-  const verified = new Map<string, ApiKeyRecord | undefined>();
-  const cachePrefix = options.pepper.toString('base64');
-  const cacheKeyOf = (secret: string) => hash('sha256', cachePrefix + secret, 'base64');
-  // Bumped on every invalidation: a lookup that started before a change must not cache what it read.
-  let generation = 0;
-
-  const invalidate = () => {
-    generation += 1;
-    verified.clear();
+  const publish = async (change: KeyChange) => {
+    await options.changes?.publish(change);
   };
 
   async function byHash(digest: Buffer): Promise<KeyRow | undefined> {
@@ -95,8 +82,9 @@ export function createPostgresKeyStore(
        ON CONFLICT (hash) DO UPDATE SET hash = EXCLUDED.hash RETURNING *`,
       [id, name, displayPrefix(secret), hashKey(secret), JSON.stringify(allowedModels), now()],
     );
-    invalidate();
-    return toRecord(rows[0]);
+    const record = toRecord(rows[0]);
+    await publish({ kind: 'created', keyId: record.id });
+    return record;
   }
 
   async function find(idOrPrefixOrSecret: string): Promise<ApiKeyRecord[]> {
@@ -118,7 +106,6 @@ export function createPostgresKeyStore(
   }
 
   return {
-    invalidate,
     async create({ name, allowedModels = [] }) {
       const key = KEY_PREFIX + randomBytes(24).toString('base64url');
       return { key, record: await insertKey(key, name, allowedModels) };
@@ -128,22 +115,10 @@ export function createPostgresKeyStore(
       return existing ? toRecord(existing) : insertKey(secret, name, []);
     },
     async verify(secret) {
-      const cacheKey = cacheKeyOf(secret);
-      if (verified.has(cacheKey)) {
-        return verified.get(cacheKey);
-      }
-      const started = generation;
       const presented = hashKey(secret);
       const row = await byHash(presented);
-      const record =
-        !row || !timingSafeEqual(row.hash, presented) || row.revoked_at !== null ? undefined : toRecord(row);
-      if (started === generation) {
-        if (verified.size >= KEY_CACHE_MAX_ENTRIES) {
-          verified.clear();
-        }
-        verified.set(cacheKey, record);
-      }
-      return record;
+      // Found by its hash; the constant-time comparison keeps the final check from leaking how much matched.
+      return !row || !timingSafeEqual(row.hash, presented) || row.revoked_at !== null ? undefined : toRecord(row);
     },
     async list() {
       const { rows } = await query<KeyRow>(pool, 'SELECT * FROM api_keys ORDER BY created_at, id');
@@ -160,7 +135,9 @@ export function createPostgresKeyStore(
             matches[0].id,
           ])
         ).rowCount === 1;
-      invalidate();
+      if (revoked) {
+        await publish({ kind: 'revoked', keyId: matches[0].id });
+      }
       return revoked;
     },
     async count() {

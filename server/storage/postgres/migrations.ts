@@ -38,13 +38,28 @@ CREATE TABLE api_keys (
   revoked_at BIGINT
 );
 CREATE INDEX api_keys_by_prefix ON api_keys (prefix) WHERE prefix <> '';
+-- Every change to a key is announced to every instance (key-change-feed.ts), by the database itself, so a
+-- change made by hand or by another release is heard too. The payload is a KeyChange of the key-change feed.
 CREATE FUNCTION api_keys_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  change_kind TEXT;
+  key_id TEXT;
 BEGIN
-  PERFORM pg_notify('omnigate_api_keys', '');
+  IF TG_OP = 'INSERT' THEN
+    change_kind := 'created';
+    key_id := NEW.id;
+  ELSIF TG_OP = 'DELETE' THEN
+    change_kind := 'revoked';
+    key_id := OLD.id;
+  ELSE
+    change_kind := CASE WHEN OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL THEN 'revoked' ELSE 'updated' END;
+    key_id := NEW.id;
+  END IF;
+  PERFORM pg_notify('omnigate_api_keys', json_build_object('kind', change_kind, 'keyId', key_id)::text);
   RETURN NULL;
 END $$;
 CREATE TRIGGER api_keys_changed AFTER INSERT OR UPDATE OR DELETE ON api_keys
-  FOR EACH STATEMENT EXECUTE FUNCTION api_keys_notify();
+  FOR EACH ROW EXECUTE FUNCTION api_keys_notify();
 
 CREATE TABLE usage_records (
   seq BIGINT GENERATED ALWAYS AS IDENTITY,

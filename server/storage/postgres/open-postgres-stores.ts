@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { createPostgresBlobStore } from './blob-store.js';
 import { createPostgresFileStore } from './file-store.js';
-import { startPostgresKeyChangeFeed } from './key-change-feed.js';
+import { type PostgresKeyChangeFeed, startPostgresKeyChangeFeed } from './key-change-feed.js';
 import { checkPepper, createPostgresKeyStore } from './key-store.js';
 import { migrate } from './migrations.js';
 import { createPostgresPassageStore } from './passage-store.js';
@@ -30,22 +30,22 @@ export async function openPostgresStores(options: PostgresStoreOptions) {
     onIdleError: (error) =>
       options.logger?.warn({ err: error }, 'a PostgreSQL connection failed; the pool replaces it'),
   });
+  let feed: ReturnType<typeof startPostgresKeyChangeFeed> | undefined;
   try {
     await migrate(pool);
     await checkPepper(pool, options.pepper);
-    const keys = createPostgresKeyStore(pool, { pepper: options.pepper });
-    const blobs = await createPostgresBlobStore(pool, options.blobDirectory);
-    const feed = startPostgresKeyChangeFeed({
+    feed = startPostgresKeyChangeFeed({
       url: options.url,
-      onChange: () => keys.invalidate(),
       onError: (error) => options.logger?.warn({ err: error }, 'key change feed lost its connection; reconnecting'),
     });
     await feed.ready;
+    const keys = createPostgresKeyStore(pool, { pepper: options.pepper, changes: feed });
+    const blobs = await createPostgresBlobStore(pool, options.blobDirectory);
     const usage = createPostgresUsageStore(pool);
     return {
       pool,
       keys,
-      keyChanges: feed,
+      keyChanges: feed as PostgresKeyChangeFeed,
       usage,
       /** Retention drops whole day partitions; the count is of partitions. */
       usageRetention: {
@@ -57,11 +57,12 @@ export async function openPostgresStores(options: PostgresStoreOptions) {
       videoTasks: createPostgresVideoTaskStore(pool),
       blobs,
       async close() {
-        await feed.close();
+        await feed?.close();
         await pool.end();
       },
     };
   } catch (error) {
+    await feed?.close();
     await pool.end().catch(() => {});
     throw error;
   }
