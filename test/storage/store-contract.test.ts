@@ -352,6 +352,33 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     expect(await videoTasks.get(a1.id, 'key_b')).toBeUndefined();
   });
 
+  it('takes any text a caller can send, NUL included, in every stored string', async (context) => {
+    const { usage, videoTasks, files } = await stores(context);
+    const odd = 'a\u0000b\uD800"\'\\';
+    await usage.insertMany([usageEntry({ requestId: 'req_odd', modelRequested: odd })]);
+    expect((await usage.list({ keyId: 'key_a', limit: 1, order: 'asc', model: 'none' })).records).toEqual([]);
+    expect((await usage.list({ keyId: 'key_a', limit: 1, order: 'asc' })).records[0].modelRequested).toMatch(/^a.b/);
+    const task = await videoTasks.create(videoTask('key_a', odd), 1);
+    expect((await videoTasks.get(task.id, 'key_a'))?.prompt).toMatch(/^a.b/);
+    expect(await videoTasks.get(odd, odd)).toBeUndefined();
+    const created = await files.create(
+      {
+        keyId: 'key_a',
+        blobId: 'b',
+        filename: odd,
+        purpose: 'assistants',
+        bytes: 1,
+        sha256: 'x',
+        mediaType: 'text/plain',
+        createdAt: 1,
+        expiresAt: null,
+      },
+      { maxBytes: 10, maxCount: 10 },
+      1,
+    );
+    expect('file' in created && created.file.filename).toMatch(/^a.b/);
+  });
+
   it('blobs: staged and committed, put with an owner, ranges, quota refusal leaves nothing, purge', async (context) => {
     const { blobs } = await stores(context);
     const staged = await blobs.stage(Readable.from([Buffer.from('hello '), Buffer.from('world')]), { prefix: 'file' });

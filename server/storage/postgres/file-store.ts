@@ -7,7 +7,7 @@ import type { FileIndexState } from '../../core/file-index.js';
 import { randomId } from '../../core/random-id.js';
 import type { FileHoldings, FileStore, StoredFile } from '../file-store.js';
 import type { Async } from './async-store.js';
-import { type PgPool, query, transaction } from './pool.js';
+import { type PgPool, type Queryable, query, transaction } from './pool.js';
 
 interface FileRow {
   seq: number;
@@ -54,7 +54,7 @@ export interface PostgresFileStoreOptions {
 export const QUOTA_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext('omnigate quota ' || $1))";
 
 export function createPostgresFileStore(pool: PgPool, options: PostgresFileStoreOptions = {}): Async<FileStore> {
-  async function held(runner: Pick<PgPool, 'query'>, keyId: string, now: number): Promise<FileHoldings> {
+  async function held(runner: Queryable, keyId: string, now: number): Promise<FileHoldings> {
     const { rows } = await runner.query<{ bytes: number | null; count: number }>(
       'SELECT SUM(bytes) AS bytes, COUNT(*) AS count FROM files WHERE key_id = $1 AND (expires_at IS NULL OR expires_at > $2)',
       [keyId, now],

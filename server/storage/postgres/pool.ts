@@ -71,14 +71,33 @@ export function isConnectionFailure(error: unknown): boolean {
   );
 }
 
+/**
+ * PostgreSQL text cannot hold NUL, which JSON and multipart input can carry (a prompt, a model name, a file
+ * name): bound strings get U+FFFD in its place instead of failing the statement (and, for a usage batch,
+ * every retry of it). SQLite keeps the NUL; nothing compares such a value across backends.
+ */
+function bindable(values: readonly unknown[]): unknown[] {
+  return values.map((value) =>
+    typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value,
+  );
+}
+
+/** What a store's statements run on: the pool, or the one connection of a transaction. */
+export interface Queryable {
+  query<Row extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string,
+    values?: readonly unknown[],
+  ): Promise<pg.QueryResult<Row>>;
+}
+
 /** Runs a query; a connection failure becomes DatabaseUnavailableError, anything else is rethrown as it is. */
 export async function query<Row extends pg.QueryResultRow = Record<string, unknown>>(
   pool: PgPool | pg.PoolClient,
   text: string,
-  values: unknown[] = [],
+  values: readonly unknown[] = [],
 ): Promise<pg.QueryResult<Row>> {
   try {
-    return await pool.query<Row>(text, values);
+    return await pool.query<Row>(text, bindable(values));
   } catch (error) {
     throw unavailable(error);
   }
@@ -89,7 +108,7 @@ export function unavailable(error: unknown): unknown {
 }
 
 /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
-export async function transaction<T>(pool: PgPool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function transaction<T>(pool: PgPool, work: (client: Queryable) => Promise<T>): Promise<T> {
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -99,7 +118,11 @@ export async function transaction<T>(pool: PgPool, work: (client: pg.PoolClient)
   let broken = false;
   try {
     await client.query('BEGIN');
-    const result = await work(client);
+    const connection = client;
+    const result = await work({
+      query: <Row extends pg.QueryResultRow>(text: string, values: readonly unknown[] = []) =>
+        connection.query<Row>(text, bindable(values)),
+    });
     await client.query('COMMIT');
     return result;
   } catch (error) {
