@@ -156,6 +156,9 @@ describe('PostgreSQL backend', () => {
       "EXPLAIN (FORMAT JSON) SELECT * FROM usage_records WHERE key_id = 'key_a' AND request_id = 'req_7' ORDER BY seq LIMIT 5",
     );
     expect(JSON.stringify(plan.rows)).toMatch(/Index/);
+    // A second instance that wrote to the first day knows its partition exists.
+    const other = createPostgresUsageStore(pool(url));
+    await other.insertMany([entry(base + 1, 'other')]);
     const dropped = await usage.partitions.dropOlderThan(base + 2 * day);
     expect(dropped).toEqual([partitionName(20_000), partitionName(20_001)]);
     const left = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_records');
@@ -163,6 +166,12 @@ describe('PostgreSQL backend', () => {
     // A later write to a dropped day's time makes its partition again instead of failing.
     await usage.insertMany([entry(base + 5, 'late')]);
     expect((await usage.list({ keyId: 'key_a', requestId: 'late', limit: 1, order: 'asc' })).records).toHaveLength(1);
+    // The other instance's knowledge is stale now; its write finds out, makes the partition again and succeeds.
+    await usage.partitions.dropOlderThan(base + 2 * day);
+    await other.insertMany([entry(base + 2, 'other-late'), entry(base + 3 * day, 'other-today')]);
+    expect(
+      (await usage.list({ keyId: 'key_a', requestId: 'other-late', limit: 1, order: 'asc' })).records,
+    ).toHaveLength(1);
   });
 
   it('never raises a database error for any search string', async (context) => {

@@ -19,6 +19,8 @@ export function partitionName(day: number): string {
 export interface UsagePartitions {
   /** Makes sure a partition exists for each of these times (unix seconds) and the days ahead of the newest. */
   ensure(times: number[]): Promise<void>;
+  /** Forgets which partitions exist (another instance may have dropped one): the next `ensure` looks again. */
+  forget(): void;
   /** Drops the partitions that only hold rows created before `createdAt`; answers their names. */
   dropOlderThan(createdAt: number): Promise<string[]>;
 }
@@ -26,6 +28,9 @@ export interface UsagePartitions {
 export function createUsagePartitions(pool: PgPool): UsagePartitions {
   const known = new Set<number>();
   return {
+    forget() {
+      known.clear();
+    },
     async ensure(times) {
       const days = new Set(times.map((time) => Math.floor(time / DAY)));
       const newest = Math.max(...days);

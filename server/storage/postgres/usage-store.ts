@@ -7,7 +7,7 @@
 import type { MediaUsage } from '../../core/models.js';
 import type { UsageEntry, UsageRecord, UsageStore } from '../usage-store.js';
 import type { Async } from './async-store.js';
-import { type PgPool, query } from './pool.js';
+import { type PgPool, query, transaction } from './pool.js';
 import { createUsagePartitions, type UsagePartitions } from './usage-partitions.js';
 
 interface UsageRow {
@@ -107,13 +107,11 @@ export interface PostgresUsageStore extends Async<UsageStore> {
 
 export function createPostgresUsageStore(pool: PgPool): PostgresUsageStore {
   const partitions = createUsagePartitions(pool);
-  return {
-    partitions,
-    async insertMany(entries) {
-      if (entries.length === 0) {
-        return;
-      }
-      await partitions.ensure(entries.map((entry) => entry.createdAt));
+  /** The batch as multi-row INSERTs, after making sure its days' partitions exist. */
+  async function insertRows(entries: UsageEntry[]): Promise<void> {
+    await partitions.ensure(entries.map((entry) => entry.createdAt));
+    // One transaction: a batch is written whole or not at all, so a retry never writes a record twice.
+    await transaction(pool, async (client) => {
       for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {
         const chunk = entries.slice(start, start + ROWS_PER_INSERT);
         const values: unknown[] = [];
@@ -122,7 +120,26 @@ export function createPostgresUsageStore(pool: PgPool): PostgresUsageStore {
           values.push(...valuesOf(entry));
           return `(${COLUMNS.map((_, index) => `$${first + index + 1}`).join(', ')})`;
         });
-        await query(pool, `INSERT INTO usage_records (${COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`, values);
+        await client.query(`INSERT INTO usage_records (${COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`, values);
+      }
+    });
+  }
+
+  return {
+    partitions,
+    async insertMany(entries) {
+      if (entries.length === 0) {
+        return;
+      }
+      try {
+        await insertRows(entries);
+      } catch (error) {
+        // 23514: no partition for a row's day (another instance's retention dropped one this instance knew).
+        if ((error as { code?: string }).code !== '23514') {
+          throw error;
+        }
+        partitions.forget();
+        await insertRows(entries);
       }
     },
     async amendMedia(requestId, amount) {
