@@ -143,7 +143,7 @@ export function createPostgresFileStore(pool: PgPool, options: PostgresFileStore
       ]);
       return rows[0] ? toFile(rows[0]) : undefined;
     },
-    holdings: (keyId, now) => held(pool, keyId, now),
+    holdings: (keyId, now) => held({ query: (text, values) => query(pool, text, values) }, keyId, now),
     async takeExpired(now, limit) {
       const { rows } = await query<FileRow>(
         pool,
