@@ -11,6 +11,9 @@ import { MODEL_TYPES } from './core/models.js';
 import { DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from './engines/media-pool.js';
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './engines/text/extract-text.js';
 
+/** Usage records kept while the database takes no writes: ~100 MB at most, minutes of traffic at 1k req/s. */
+export const DEFAULT_USAGE_BUFFER_MAX = 100_000;
+
 const providerBase = {
   base_url: z.string().url(),
   api_key: z.string().min(1).optional(),
@@ -232,6 +235,8 @@ export interface Config {
   databaseUrl?: string;
   /** Usage records older than this many days are deleted (`OMNIGATE_USAGE_RETENTION_DAYS`); undefined keeps them. */
   usageRetentionDays?: number;
+  /** Usage records held in memory at most while the database takes no writes (`OMNIGATE_USAGE_BUFFER_MAX`). */
+  usageBufferMax: number;
   providers: ProviderConfig[];
   models: ModelConfig[];
   aliases: Record<string, string>;
@@ -507,6 +512,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     usageRetentionDays: env.OMNIGATE_USAGE_RETENTION_DAYS
       ? integerVariable(env, 'OMNIGATE_USAGE_RETENTION_DAYS', 0, 1, 36_500)
       : undefined,
+    usageBufferMax: integerVariable(env, 'OMNIGATE_USAGE_BUFFER_MAX', DEFAULT_USAGE_BUFFER_MAX, 1, 10_000_000),
     media: {
       workers: integerVariable(env, 'OMNIGATE_MEDIA_WORKERS', DEFAULT_MEDIA_SETTINGS.workers, 1, 64),
       queueLimit: integerVariable(env, 'OMNIGATE_MEDIA_QUEUE', DEFAULT_MEDIA_SETTINGS.queueLimit, 0, 10_000),

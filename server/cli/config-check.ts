@@ -54,7 +54,7 @@ export async function checkConfigCommand(
     const config = loadConfig({ ...env, OMNIGATE_CONFIG: file });
     // In memory: a check neither creates nor touches the data directory (it may run elsewhere, as another user),
     // and it listens on nothing. The services log nothing here; what they would refuse, they throw.
-    const services = openServices(config, { logger: createLogger('silent'), stores: { kind: 'memory' } });
+    const services = await openServices(config, { logger: createLogger('silent'), stores: { kind: 'memory' } });
     try {
       out(`${file}: valid`);
       out(stringify(effectiveConfig(config, services.registry)).trimEnd());

@@ -26,10 +26,12 @@ describe('usage retention on SQLite', () => {
   it('deletes the rows older than the cut in batches and keeps the rest', async () => {
     const db = openDatabase(':memory:');
     const usage = createUsageStore(db);
-    usage.insertMany(Array.from({ length: 2_345 }, (_, index) => entry(index < 2_000 ? 100 : 200, `req_${index}`)));
+    await usage.insertMany(
+      Array.from({ length: 2_345 }, (_, index) => entry(index < 2_000 ? 100 : 200, `req_${index}`)),
+    );
     const retention = createSqliteUsageRetention(db, 300);
     expect(await retention.purgeOlderThan(150)).toBe(2_000);
-    const left = usage.list({ keyId: 'key_a', limit: 1_000, order: 'asc' }).records;
+    const left = (await usage.list({ keyId: 'key_a', limit: 1_000, order: 'asc' })).records;
     expect(left).toHaveLength(345);
     expect(left.every((record) => record.createdAt === 200)).toBe(true);
     expect(await retention.purgeOlderThan(150)).toBe(0);
@@ -39,7 +41,7 @@ describe('usage retention on SQLite', () => {
     const db = openDatabase(':memory:');
     const usage = createUsageStore(db);
     const day = 86_400;
-    usage.insertMany([entry(10 * day - 1, 'old'), entry(10 * day + 1, 'new')]);
+    await usage.insertMany([entry(10 * day - 1, 'old'), entry(10 * day + 1, 'new')]);
     const purged: number[] = [];
     const stop = startUsagePurge(createSqliteUsageRetention(db), {
       retentionDays: 5,
@@ -49,8 +51,8 @@ describe('usage retention on SQLite', () => {
     await new Promise((resolve) => setImmediate(resolve));
     stop();
     expect(purged).toEqual([1]);
-    expect(usage.list({ keyId: 'key_a', limit: 5, order: 'asc' }).records.map((record) => record.requestId)).toEqual([
-      'new',
-    ]);
+    expect(
+      (await usage.list({ keyId: 'key_a', limit: 5, order: 'asc' })).records.map((record) => record.requestId),
+    ).toEqual(['new']);
   });
 });

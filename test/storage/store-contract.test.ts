@@ -15,7 +15,6 @@ import { openDatabase } from '../../server/storage/database.js';
 import { createFileStore } from '../../server/storage/file-store.js';
 import { createKeyStore } from '../../server/storage/key-store.js';
 import { createPassageStore } from '../../server/storage/passage-store.js';
-import type { Async } from '../../server/storage/postgres/async-store.js';
 import { openPostgresStores } from '../../server/storage/postgres/open-postgres-stores.js';
 import { createResponseStore } from '../../server/storage/response-store.js';
 import type { UsageEntry } from '../../server/storage/usage-store.js';
@@ -23,29 +22,17 @@ import { createUsageStore } from '../../server/storage/usage-store.js';
 import { createVideoTaskStore, type NewVideoTask } from '../../server/storage/video-task-store.js';
 import { createTestDatabase, postgresAvailable } from '../helpers/postgres.js';
 
-/** A synchronous store seen through the asynchronous interface (what every store answers with after async-stores). */
-function promised<T extends object>(store: T): Async<T> {
-  return new Proxy(store, {
-    get(target, name) {
-      const value = Reflect.get(target, name) as unknown;
-      return typeof value === 'function'
-        ? async (...args: unknown[]) => (value as (...a: unknown[]) => unknown).apply(target, args)
-        : value;
-    },
-  }) as unknown as Async<T>;
-}
-
 async function openSqlite(directory: string) {
   const db = openDatabase(':memory:');
   const blobs = createBlobStore(db, path.join(directory, 'blobs'));
   return {
-    keys: promised(createKeyStore(db, { pepper: randomBytes(32) })),
-    usage: promised(createUsageStore(db)),
-    responses: promised(createResponseStore(db)),
-    files: promised(createFileStore(db, { otherHeldBytes: (keyId, now) => blobs.heldBytes(keyId, now) })),
-    passages: promised(createPassageStore(db)),
-    videoTasks: promised(createVideoTaskStore(db)),
-    blobs: promised(blobs),
+    keys: createKeyStore(db, { pepper: randomBytes(32) }),
+    usage: createUsageStore(db),
+    responses: createResponseStore(db),
+    files: createFileStore(db, { otherHeldBytes: (keyId, now) => blobs.heldBytesNow(keyId, now) }),
+    passages: createPassageStore(db),
+    videoTasks: createVideoTaskStore(db),
+    blobs: blobs,
     close: async () => db.close(),
   };
 }

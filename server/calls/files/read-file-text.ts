@@ -80,15 +80,15 @@ export async function readFileText(
   id: string,
   options: { maxChars: number; nowSeconds: number; signal: AbortSignal },
 ): Promise<FileTextOutcome> {
-  const file = deps.store.get(id, keyId, options.nowSeconds);
+  const file = await deps.store.get(id, keyId, options.nowSeconds);
   if (!file) {
     throw new ApiError(404, `No file '${id.slice(0, 128)}'. List yours with list_files (GET /v1/files).`, {
       param: 'file_id',
       code: 'file_not_found',
     });
   }
-  const open = (): Readable => {
-    const stream = deps.blobs.open(file.blobId);
+  const open = async (): Promise<Readable> => {
+    const stream = await deps.blobs.open(file.blobId);
     if (!stream) {
       throw new ApiError(404, `The file '${file.id}' has no stored bytes (deleted meanwhile).`, {
         param: 'file_id',
@@ -102,7 +102,7 @@ export async function readFileText(
     throw notText(file);
   }
   if (kind !== 'pdf' && kind !== 'html') {
-    const read = await readUtf8(open(), options.maxChars);
+    const read = await readUtf8(await open(), options.maxChars);
     if (!read) {
       throw notText(file);
     }

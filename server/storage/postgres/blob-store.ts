@@ -15,7 +15,6 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobMeta, BlobStore } from '../blob-store.js';
-import type { Async } from './async-store.js';
 import { QUOTA_LOCK_SQL } from './file-store.js';
 import { type PgPool, query, transaction } from './pool.js';
 
@@ -54,7 +53,7 @@ const INSERT =
   'INSERT INTO blobs (id, media_type, size, created_at, expires_at, key_id) VALUES ($1, $2, $3, $4, $5, $6)';
 
 /** Answers the store once the directory has been swept of files without a row. */
-export async function createPostgresBlobStore(pool: PgPool, directory: string): Promise<Async<BlobStore>> {
+export async function createPostgresBlobStore(pool: PgPool, directory: string): Promise<BlobStore> {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   const fileOf = (id: string) => path.join(directory, id);
   const { rows: known } = await query<{ id: string }>(pool, 'SELECT id FROM blobs');
@@ -156,7 +155,7 @@ export async function createPostgresBlobStore(pool: PgPool, directory: string): 
           if (options.owner) {
             await client.query(QUOTA_LOCK_SQL, [options.owner.keyId]);
           }
-          options.owner?.admit?.(meta.size);
+          await options.owner?.admit?.(meta.size);
           await client.query(INSERT, [
             meta.id,
             meta.mediaType,

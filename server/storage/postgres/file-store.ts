@@ -6,7 +6,6 @@
 import type { FileIndexState } from '../../core/file-index.js';
 import { randomId } from '../../core/random-id.js';
 import type { FileHoldings, FileStore, StoredFile } from '../file-store.js';
-import type { Async } from './async-store.js';
 import { type PgPool, type Queryable, query, transaction } from './pool.js';
 
 interface FileRow {
@@ -53,7 +52,7 @@ export interface PostgresFileStoreOptions {
 /** The lock of one key's storage quota (files and owned blobs share it). */
 export const QUOTA_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext('omnigate quota ' || $1))";
 
-export function createPostgresFileStore(pool: PgPool, options: PostgresFileStoreOptions = {}): Async<FileStore> {
+export function createPostgresFileStore(pool: PgPool, options: PostgresFileStoreOptions = {}): FileStore {
   async function held(runner: Queryable, keyId: string, now: number): Promise<FileHoldings> {
     const { rows } = await runner.query<{ bytes: number | null; count: number }>(
       'SELECT SUM(bytes) AS bytes, COUNT(*) AS count FROM files WHERE key_id = $1 AND (expires_at IS NULL OR expires_at > $2)',

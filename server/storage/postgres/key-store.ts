@@ -11,7 +11,6 @@
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyChange, KeyChangeFeed } from '../key-change-feed.js';
 import type { ApiKeyRecord, KeyStore } from '../key-store.js';
-import type { Async } from './async-store.js';
 import { type PgPool, query } from './pool.js';
 
 interface KeyRow {
@@ -61,7 +60,7 @@ export async function checkPepper(pool: PgPool, pepper: Buffer): Promise<void> {
 export function createPostgresKeyStore(
   pool: PgPool,
   options: { pepper: Buffer; now?: () => number; changes?: KeyChangeFeed },
-): Async<KeyStore> {
+): KeyStore {
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
   const hmacKey = createSecretKey(options.pepper);
   const hashKey = (secret: string) => createHmac('sha256', hmacKey).update(secret, 'utf8').digest();

@@ -7,7 +7,6 @@
  * SQLite store weights bm25), snippets come from `ts_headline`; the hits have the SQLite store's shape.
  */
 import type { PassageHit, PassageStore } from '../passage-store.js';
-import type { Async } from './async-store.js';
 import { type PgPool, query, transaction } from './pool.js';
 
 /** {D, C, B, A}: the body (D) a quarter of the title (A). */
@@ -21,7 +20,7 @@ export function tsQueryText(match: string): string {
   return match.replaceAll('\u0000', ' ');
 }
 
-export function createPostgresPassageStore(pool: PgPool): Async<PassageStore> {
+export function createPostgresPassageStore(pool: PgPool): PassageStore {
   return {
     async replace(file, passages, now) {
       await transaction(pool, async (client) => {

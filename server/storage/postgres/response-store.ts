@@ -2,7 +2,6 @@
 import type { OutputItem, ResponseObject } from '../../formats/openai-responses/wire-types.js';
 import type { ChatMessage } from '../../core/chat.js';
 import type { ResponseStore, StoredResponse } from '../response-store.js';
-import type { Async } from './async-store.js';
 import { type PgPool, query, transaction } from './pool.js';
 
 interface ResponseRow {
@@ -11,7 +10,7 @@ interface ResponseRow {
   input_items: string | null;
 }
 
-export function createPostgresResponseStore(pool: PgPool): Async<ResponseStore> {
+export function createPostgresResponseStore(pool: PgPool): ResponseStore {
   return {
     async save(entry) {
       await transaction(pool, async (client) => {

@@ -6,7 +6,6 @@
  */
 import type { MediaUsage } from '../../core/models.js';
 import type { UsageEntry, UsageRecord, UsageStore } from '../usage-store.js';
-import type { Async } from './async-store.js';
 import { type PgPool, query, transaction } from './pool.js';
 import { createUsagePartitions, type UsagePartitions } from './usage-partitions.js';
 
@@ -101,7 +100,7 @@ function valuesOf(entry: UsageEntry): unknown[] {
   ];
 }
 
-export interface PostgresUsageStore extends Async<UsageStore> {
+export interface PostgresUsageStore extends UsageStore {
   partitions: UsagePartitions;
 }
 

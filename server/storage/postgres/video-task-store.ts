@@ -15,7 +15,6 @@ import {
   type VideoTask,
   type VideoTaskStore,
 } from '../video-task-store.js';
-import type { Async } from './async-store.js';
 import { type PgPool, query, transaction } from './pool.js';
 
 interface TaskRow {
@@ -95,7 +94,7 @@ const CLAIM = `UPDATE video_tasks
   ) AND ${RUNNABLE.replaceAll('t.', 'video_tasks.')}
   RETURNING *`;
 
-export function createPostgresVideoTaskStore(pool: PgPool): Async<VideoTaskStore> {
+export function createPostgresVideoTaskStore(pool: PgPool): VideoTaskStore {
   const insertValues = (task: NewVideoTask, now: number, runAfter: number) => [
     randomId('video'),
     task.keyId,
