@@ -19,13 +19,17 @@ export interface UsageRetention {
 }
 
 export function createSqliteUsageRetention(db: SqliteDatabase, batch = SQLITE_BATCH): UsageRetention {
-  // The purge's own index: without it each batch would scan the table for old rows.
-  db.exec('CREATE INDEX IF NOT EXISTS usage_by_time ON usage_records (created_at)');
-  const deleteBatch = db.prepare<[number, number]>(
-    'DELETE FROM usage_records WHERE seq IN (SELECT seq FROM usage_records WHERE created_at < ? LIMIT ?)',
-  );
+  let deleteBatch: ReturnType<typeof db.prepare<[number, number]>> | undefined;
   return {
     async purgeOlderThan(createdAt) {
+      // The purge's own index, made at its first run (a database without retention is left as it was):
+      // without it each batch would scan the table for old rows.
+      if (!deleteBatch) {
+        db.exec('CREATE INDEX IF NOT EXISTS usage_by_time ON usage_records (created_at)');
+        deleteBatch = db.prepare<[number, number]>(
+          'DELETE FROM usage_records WHERE seq IN (SELECT seq FROM usage_records WHERE created_at < ? LIMIT ?)',
+        );
+      }
       let total = 0;
       for (;;) {
         const deleted = deleteBatch.run(createdAt, batch).changes;

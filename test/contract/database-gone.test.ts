@@ -63,5 +63,5 @@ describe('PostgreSQL unreachable', () => {
       }
     }
     expect(recovered).toBe(200);
-  });
+  }, 180_000);
 });
