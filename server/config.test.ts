@@ -43,6 +43,7 @@ describe('loadConfig: environment', () => {
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 15_000,
       responseRetentionDays: 30,
+      usageBufferMax: 100_000,
       media: {
         workers: Math.max(1, Math.min(2, availableParallelism() - 1)),
         queueLimit: 16,
