@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { KeyChange } from '../../server/storage/key-change-feed.js';
+import { createKeyCache } from '../../server/storage/key-cache.js';
 import { migrate, SchemaTooNewError } from '../../server/storage/postgres/migrations.js';
 import { openPostgresStores } from '../../server/storage/postgres/open-postgres-stores.js';
 import { createPostgresPassageStore } from '../../server/storage/postgres/passage-store.js';
@@ -260,6 +261,30 @@ describe('PostgreSQL backend', () => {
     // A change made by hand (not through any instance) is heard too: the trigger sends it.
     await a.pool.query("UPDATE api_keys SET name = 'renamed' WHERE id = $1", [record.id]);
     await vi.waitFor(() => expect(heardOnB.at(-1)).toEqual({ kind: 'updated', keyId: record.id }));
+  });
+
+  it("refuses on B's key cache a key revoked through A (the authentication path, no database read per request)", async (context) => {
+    const { url } = await database(context);
+    const pepper = randomBytes(32);
+    const directory = mkdtempSync(path.join(tmpdir(), 'omnigate-pg-cache-'));
+    cleanup.push(async () => rmSync(directory, { recursive: true, force: true }));
+    const a = await openPostgresStores({ url, pepper, blobDirectory: path.join(directory, 'a') });
+    cleanup.push(() => a.close());
+    const b = await openPostgresStores({ url, pepper, blobDirectory: path.join(directory, 'b') });
+    cleanup.push(() => b.close());
+    const cacheOnB = createKeyCache(b.keys, b.keyChanges);
+    cleanup.push(async () => cacheOnB.close());
+    const { key } = await a.keys.create({ name: 'cached' });
+    // Held once verified (a verification that overlapped the creation's own notice is not kept: verify again).
+    await vi.waitFor(async () => {
+      expect(await cacheOnB.verify(key)).toBeDefined();
+      expect(cacheOnB.cached(key)?.record).toBeDefined();
+    });
+    const revokedAt = performance.now();
+    await a.keys.revoke(key);
+    await vi.waitFor(() => expect(cacheOnB.cached(key)?.record).toBeUndefined(), { timeout: 5_000, interval: 5 });
+    console.info(`revoked on A, no longer held on B after ${(performance.now() - revokedAt).toFixed(1)} ms`);
+    expect(await cacheOnB.verify(key)).toBeUndefined();
   });
 
   it('reconnects the key change feed after the connection is cut, telling its listeners to re-read', async (context) => {
