@@ -49,6 +49,9 @@ describe('PostgreSQL unreachable', () => {
       param: null,
       code: 'database_unavailable',
     });
+    // A key already in the cache authenticates without the database: a call that needs nothing else works.
+    const models = await fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } });
+    expect(models.status).toBe(200);
     // A key not in the cache needs the database to be checked: 503 too, not a 401 and not a 500.
     const unknown = await usage('og-a-key-never-seen-before-0123456789abcdef');
     expect(unknown.status).toBe(503);
