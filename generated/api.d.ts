@@ -4273,7 +4273,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description Omnigate is shutting down (`shutting_down`), the provider is unavailable, or this build does not serve the capability yet (`capability_unavailable`). */
+        /** @description Omnigate is shutting down (`shutting_down`), the provider is unavailable, this build does not serve the capability yet (`capability_unavailable`), or the shared database cannot be reached (`database_unavailable`). */
         ServiceUnavailable: {
             headers: {
                 "x-svc-request-id": components["headers"]["RequestId"];

@@ -43,6 +43,7 @@ describe('loadConfig: environment', () => {
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 15_000,
       responseRetentionDays: 30,
+      usageBufferMax: 100_000,
       media: {
         workers: Math.max(1, Math.min(2, availableParallelism() - 1)),
         queueLimit: 16,
@@ -175,6 +176,24 @@ describe('loadConfig: environment', () => {
       headersTimeoutMs: 2000,
       responseRetentionDays: 1,
     });
+  });
+
+  it('reads OMNIGATE_DATABASE_URL (PostgreSQL only, never echoed) and OMNIGATE_USAGE_RETENTION_DAYS', () => {
+    expect(loadConfig({})).toMatchObject({ databaseUrl: undefined, usageRetentionDays: undefined });
+    expect(
+      loadConfig({
+        OMNIGATE_DATABASE_URL: 'postgres://og:secret@db:5432/omnigate',
+        OMNIGATE_USAGE_RETENTION_DAYS: '90',
+      }),
+    ).toMatchObject({ databaseUrl: 'postgres://og:secret@db:5432/omnigate', usageRetentionDays: 90 });
+    expect(loadConfig({ OMNIGATE_DATABASE_URL: 'postgresql://db/omnigate' }).databaseUrl).toBe(
+      'postgresql://db/omnigate',
+    );
+    const refusal = configError(() => loadConfig({ OMNIGATE_DATABASE_URL: 'mysql://og:secret@db/omnigate' }));
+    expect(refusal.message).toBe('OMNIGATE_DATABASE_URL must be a postgres:// URL, got a mysql:// one');
+    expect(configError(() => loadConfig({ OMNIGATE_USAGE_RETENTION_DAYS: '0' })).message).toBe(
+      "OMNIGATE_USAGE_RETENTION_DAYS must be an integer from 1 to 36500, got '0'",
+    );
   });
 
   it('treats empty variables as unset', () => {

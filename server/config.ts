@@ -228,6 +228,13 @@ export interface Config {
   headersTimeoutMs: number;
   /** Stored responses (whole conversations) older than this many days are deleted. */
   responseRetentionDays: number;
+  /**
+   * `OMNIGATE_DATABASE_URL`: a PostgreSQL database (`postgres://…`) holding every store instead of the SQLite
+   * file in the data directory; undefined keeps SQLite.
+   */
+  databaseUrl?: string;
+  /** Usage records older than this many days are deleted (`OMNIGATE_USAGE_RETENTION_DAYS`); undefined keeps them. */
+  usageRetentionDays?: number;
   /** Usage records held in memory at most while the database takes no writes (`OMNIGATE_USAGE_BUFFER_MAX`). */
   usageBufferMax: number;
   providers: ProviderConfig[];
@@ -362,6 +369,25 @@ function observabilitySettings(env: NodeJS.ProcessEnv, adminKey: string | undefi
   };
 }
 
+/** `postgres://` or `postgresql://`; anything else is refused at start rather than misread later. */
+function databaseUrlVariable(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.OMNIGATE_DATABASE_URL?.trim();
+  if (!raw) {
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('OMNIGATE_DATABASE_URL must be a postgres:// URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    // The URL is not echoed: it may hold a password.
+    throw new ConfigError(`OMNIGATE_DATABASE_URL must be a postgres:// URL, got a ${url.protocol}// one`);
+  }
+  return raw;
+}
+
 function publicUrlVariable(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.OMNIGATE_PUBLIC_URL;
   if (!raw) {
@@ -482,6 +508,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     requestTimeoutMs: integerVariable(env, 'OMNIGATE_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     headersTimeoutMs: integerVariable(env, 'OMNIGATE_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),
     responseRetentionDays: integerVariable(env, 'OMNIGATE_RESPONSE_RETENTION_DAYS', 30, 1, 36_500),
+    databaseUrl: databaseUrlVariable(env),
+    usageRetentionDays: env.OMNIGATE_USAGE_RETENTION_DAYS
+      ? integerVariable(env, 'OMNIGATE_USAGE_RETENTION_DAYS', 0, 1, 36_500)
+      : undefined,
     usageBufferMax: integerVariable(env, 'OMNIGATE_USAGE_BUFFER_MAX', DEFAULT_USAGE_BUFFER_MAX, 1, 10_000_000),
     media: {
       workers: integerVariable(env, 'OMNIGATE_MEDIA_WORKERS', DEFAULT_MEDIA_SETTINGS.workers, 1, 64),

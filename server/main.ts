@@ -19,7 +19,6 @@ import { welcomeMessage } from './welcome-message.js';
 import { adminKeyCheck } from './auth/admin-key.js';
 import { installObserver } from './observability/hooks.js';
 import { createReadiness, type ReadinessCheck } from './observability/readiness.js';
-import { databaseProblem } from './storage/database-health.js';
 import { tcpProblem } from './providers/upstream/reachable.js';
 
 const DOCS_PATH = fileURLToPath(new URL('../docs/index.html', import.meta.url));
@@ -54,7 +53,9 @@ async function main(): Promise<void> {
   try {
     services = await openServices(config, {
       logger,
-      stores: { kind: 'data-dir', dataDir: config.dataDir, databasePath: config.databasePath },
+      stores: config.databaseUrl
+        ? { kind: 'postgres', url: config.databaseUrl, dataDir: config.dataDir, logger }
+        : { kind: 'data-dir', dataDir: config.dataDir, databasePath: config.databasePath },
       purge: true,
     });
   } catch (error) {
@@ -87,9 +88,7 @@ async function main(): Promise<void> {
     usage: services.usage,
     videoTasks: services.stores.videoTasks,
   });
-  const readinessChecks: ReadinessCheck[] = [
-    { name: 'database', run: () => databaseProblem(services.stores.db, config.databasePath) },
-  ];
+  const readinessChecks: ReadinessCheck[] = [{ name: 'database', run: () => services.stores.problem() }];
   const upstream = defaultChatUpstream(config, registry);
   if (upstream) {
     readinessChecks.push({ name: `upstream:${upstream.id}`, run: () => tcpProblem(upstream.base_url) });

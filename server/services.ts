@@ -20,6 +20,10 @@ import type { AppDeps } from './routes/app-deps.js';
 import { startBlobPurge } from './storage/blob-expiry.js';
 import { type BlobStore, createBlobStore } from './storage/blob-store.js';
 import { openDatabase, type SqliteDatabase } from './storage/database.js';
+import { databaseProblem } from './storage/database-health.js';
+import { openPostgresStores } from './storage/postgres/open-postgres-stores.js';
+import { postgresProblem } from './storage/postgres/database-health.js';
+import { createSqliteUsageRetention, startUsagePurge, type UsageRetention } from './storage/usage-retention.js';
 import { createFileStore, type FileStore } from './storage/file-store.js';
 import { createKeyCache, type KeyCache } from './storage/key-cache.js';
 import type { KeyChangeFeed } from './storage/key-change-feed.js';
@@ -58,6 +62,7 @@ export type ServiceConfig = Pick<
       | 'agentRoutes'
       | 'publicUrl'
       | 'usageBufferMax'
+      | 'usageRetentionDays'
     >
   >;
 
@@ -69,11 +74,18 @@ export type ServiceConfig = Pick<
  */
 export type StoreLocation =
   | { kind: 'data-dir'; dataDir: string; databasePath: string }
-  | { kind: 'memory'; blobDirectory?: string };
+  | { kind: 'memory'; blobDirectory?: string }
+  /** A PostgreSQL database (`OMNIGATE_DATABASE_URL`); the pepper and the blobs stay in the data directory. */
+  | { kind: 'postgres'; url: string; dataDir: string; logger?: Logger };
 
 /** Every store, by aggregate, over one database. */
 export interface Stores {
-  db: SqliteDatabase;
+  /** The SQLite database; undefined when the stores are on PostgreSQL. */
+  db?: SqliteDatabase;
+  /** Null when the database works, else what is wrong (the readiness check). */
+  problem(): Promise<string | null>;
+  /** Deletes old usage records (OMNIGATE_USAGE_RETENTION_DAYS): batched deletes on SQLite, day partitions on PostgreSQL. */
+  usageRetention: UsageRetention;
   keys: KeyStore;
   /** Where key changes are announced and heard (the key cache listens): every instance on the database. */
   keyChanges: KeyChangeFeed;
@@ -96,6 +108,26 @@ export interface Stores {
  * asynchronous (`Promise`s), whatever the backend, so nothing above this changes with it.
  */
 export async function openStores(location: StoreLocation): Promise<Stores> {
+  if (location.kind === 'postgres') {
+    const pepper = loadPepper(location.dataDir);
+    const blobDirectory = path.join(location.dataDir, 'blobs');
+    const postgres = await openPostgresStores({ url: location.url, pepper, blobDirectory, logger: location.logger });
+    return {
+      keys: postgres.keys,
+      keyChanges: postgres.keyChanges,
+      usage: postgres.usage,
+      responses: postgres.responses,
+      files: postgres.files,
+      passages: postgres.passages,
+      videoTasks: postgres.videoTasks,
+      blobs: postgres.blobs,
+      links: createMediaLinks(pepper),
+      blobDirectory,
+      usageRetention: postgres.usageRetention,
+      problem: () => postgresProblem(postgres.pool),
+      close: () => postgres.close(),
+    };
+  }
   const memory = location.kind === 'memory';
   const db = openDatabase(memory ? ':memory:' : location.databasePath);
   try {
@@ -119,6 +151,8 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       blobs,
       links: createMediaLinks(pepper),
       blobDirectory,
+      usageRetention: createSqliteUsageRetention(db),
+      problem: async () => databaseProblem(db, memory ? ':memory:' : location.databasePath),
       async close() {
         await keyChanges.close();
         db.close();
@@ -313,8 +347,18 @@ function startPurges(config: Readonly<ServiceConfig>, stores: Stores, logger: Lo
     onPurge: (count) => logger.info({ count }, 'deleted expired media'),
     onError: (error) => logger.error({ err: error }, 'deleting expired media failed; will retry'),
   });
+  const retentionDays = config.usageRetentionDays;
+  const stopUsagePurge =
+    retentionDays === undefined
+      ? () => {}
+      : startUsagePurge(stores.usageRetention, {
+          retentionDays,
+          onPurge: (count) => logger.info({ count, retentionDays }, 'purged old usage records'),
+          onError: (error) => logger.error({ err: error }, 'purging old usage records failed; will retry'),
+        });
   return () => {
     stopResponsePurge();
     stopBlobPurge();
+    stopUsagePurge();
   };
 }

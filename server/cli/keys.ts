@@ -12,13 +12,15 @@ import { ConfigError, loadConfig, type Config } from '../config.js';
 import { ApiError } from '../core/api-error.js';
 import { buildRegistry } from '../providers/build-registry.js';
 import { openDatabase } from '../storage/database.js';
-import { createKeyStore } from '../storage/key-store.js';
+import { createKeyStore, type KeyStore } from '../storage/key-store.js';
 import { loadPepper } from '../storage/pepper.js';
+import { openStores } from '../services.js';
 
 export type KeysCommandConfig = Pick<
   Config,
   'dataDir' | 'databasePath' | 'providers' | 'models' | 'aliases' | 'routes' | 'defaultChatModel' | 'agentRoutes'
->;
+> &
+  Partial<Pick<Config, 'databaseUrl'>>;
 
 /** Longer than any key id (`key_` and 16 hex digits): such a target may be a whole secret. */
 const SECRET_LENGTH_FLOOR = 20;
@@ -80,16 +82,20 @@ export async function runKeysCommand(
     out(USAGE);
     return 2;
   }
-  if (!existsSync(config.databasePath)) {
-    out(
-      `no database at ${config.databasePath}: start the server once to create it, or set OMNIGATE_DATA_DIR to the server's data directory (now ${config.dataDir})`,
-    );
-    return 1;
+  // With OMNIGATE_DATABASE_URL the keys are the PostgreSQL database's (the URL is not shown: it may hold a password).
+  let opened: { keys: KeyStore; close(): Promise<void> | void };
+  if (config.databaseUrl) {
+    out('database: PostgreSQL (OMNIGATE_DATABASE_URL)');
+    opened = await openStores({ kind: 'postgres', url: config.databaseUrl, dataDir: config.dataDir });
+  } else {
+    const sqlite = openSqliteKeys(config, out);
+    if (!sqlite) {
+      return 1;
+    }
+    opened = sqlite;
   }
-  out(`database: ${config.databasePath}`);
-  const db = openDatabase(config.databasePath);
+  const { keys } = opened;
   try {
-    const keys = createKeyStore(db, { pepper: loadPepper(config.dataDir) });
     if (command === 'create') {
       const allowedModels = (values.models ?? '')
         .split(',')
@@ -136,7 +142,28 @@ export async function runKeysCommand(
     out(`no active key matches ${shown}`);
     return 1;
   } finally {
+    await opened.close();
+  }
+}
+
+/** The SQLite database's key store, or undefined (said why) when there is no database yet. */
+function openSqliteKeys(
+  config: KeysCommandConfig,
+  out: (line: string) => void,
+): { keys: KeyStore; close(): void } | undefined {
+  if (!existsSync(config.databasePath)) {
+    out(
+      `no database at ${config.databasePath}: start the server once to create it, or set OMNIGATE_DATA_DIR to the server's data directory (now ${config.dataDir})`,
+    );
+    return undefined;
+  }
+  out(`database: ${config.databasePath}`);
+  const db = openDatabase(config.databasePath);
+  try {
+    return { keys: createKeyStore(db, { pepper: loadPepper(config.dataDir) }), close: () => db.close() };
+  } catch (error) {
     db.close();
+    throw error;
   }
 }
 

@@ -20,6 +20,8 @@ const NOT_RUN_HERE: Record<string, string> = {
   claude: 'Claude Code runs in the real-client suite (npm run test:clients)',
   codex: 'Codex CLI runs in the real-client suite (npm run test:clients)',
   M: 'a shell variable for the Claude Code settings above it',
+  OMNIGATE_DATABASE_URL:
+    'a start on a PostgreSQL database named in the URL: test/contract/database-gone.test.ts starts the server so on its own PostgreSQL',
 };
 
 const KEY = 'og-readme-commands-test-key-0123456789abc';

@@ -75,7 +75,7 @@ describe('services', () => {
     expect(services.stores.blobDirectory).toBe(path.join(dataDir, 'blobs'));
 
     await services.close();
-    expect(services.stores.db.open).toBe(false);
+    expect(services.stores.db?.open).toBe(false);
     expect(existsSync(`${databasePath}-wal`)).toBe(false);
     await services.close(); // a second close is the first one's
 

@@ -162,7 +162,8 @@ export async function createTestApp(
     usage: services.usage,
     registry: services.registry,
     mediaPool: services.mediaPool,
-    db: stores.db,
+    // Test apps are always on SQLite (in memory).
+    db: stores.db!,
     blobs: stores.blobs,
     blobDirectory: stores.blobDirectory,
     videoTasks: stores.videoTasks,

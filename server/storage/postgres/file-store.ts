@@ -1,0 +1,173 @@
+/**
+ * Uploaded files' rows on PostgreSQL: the same rows and quota rules as the SQLite store. The quota is checked
+ * and the row inserted in one transaction holding a transaction-scoped advisory lock on the key, so two uploads
+ * of one key finishing together (on one instance or two) cannot both slip under the limit.
+ */
+import type { FileIndexState } from '../../core/file-index.js';
+import { randomId } from '../../core/random-id.js';
+import type { FileHoldings, FileStore, StoredFile } from '../file-store.js';
+import { type PgPool, type Queryable, query, transaction } from './pool.js';
+
+interface FileRow {
+  seq: number;
+  id: string;
+  key_id: string;
+  blob_id: string;
+  filename: string;
+  purpose: string;
+  bytes: number;
+  sha256: string;
+  media_type: string;
+  created_at: number;
+  expires_at: number | null;
+  index_status: FileIndexState['status'] | null;
+  index_reason: string | null;
+  index_code: string | null;
+}
+
+function toFile(row: FileRow): StoredFile {
+  return {
+    id: row.id,
+    keyId: row.key_id,
+    blobId: row.blob_id,
+    filename: row.filename,
+    purpose: row.purpose,
+    bytes: row.bytes,
+    sha256: row.sha256,
+    mediaType: row.media_type,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    indexing:
+      row.index_status === null
+        ? undefined
+        : { status: row.index_status, reason: row.index_reason ?? undefined, code: row.index_code ?? undefined },
+  };
+}
+
+export interface PostgresFileStoreOptions {
+  /** Bytes the key holds outside this store that count against the same byte quota (its generated media). */
+  otherHeldBytes?(keyId: string, nowSeconds: number): Promise<number> | number;
+}
+
+/** The lock of one key's storage quota (files and owned blobs share it). */
+export const QUOTA_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext('omnigate quota ' || $1))";
+
+export function createPostgresFileStore(pool: PgPool, options: PostgresFileStoreOptions = {}): FileStore {
+  async function held(runner: Queryable, keyId: string, now: number): Promise<FileHoldings> {
+    const { rows } = await runner.query<{ bytes: number | null; count: number }>(
+      'SELECT SUM(bytes) AS bytes, COUNT(*) AS count FROM files WHERE key_id = $1 AND (expires_at IS NULL OR expires_at > $2)',
+      [keyId, now],
+    );
+    return {
+      bytes: (rows[0]?.bytes ?? 0) + ((await options.otherHeldBytes?.(keyId, now)) ?? 0),
+      count: rows[0]?.count ?? 0,
+    };
+  }
+
+  return {
+    async create(file, quota, now) {
+      return transaction(pool, async (client) => {
+        await client.query(QUOTA_LOCK_SQL, [file.keyId]);
+        const current = await held(client, file.keyId, now);
+        if (current.count + 1 > quota.maxCount) {
+          return { refused: 'count' as const, holdings: current };
+        }
+        if (current.bytes + file.bytes > quota.maxBytes) {
+          return { refused: 'bytes' as const, holdings: current };
+        }
+        const { rows } = await client.query<FileRow>(
+          `INSERT INTO files (id, key_id, blob_id, filename, purpose, bytes, sha256, media_type, created_at, expires_at, index_status, index_reason, index_code)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
+          [
+            randomId('file', '-'),
+            file.keyId,
+            file.blobId,
+            file.filename,
+            file.purpose,
+            file.bytes,
+            file.sha256,
+            file.mediaType,
+            file.createdAt,
+            file.expiresAt,
+            file.indexing?.status ?? null,
+            file.indexing?.reason ?? null,
+            file.indexing?.code ?? null,
+          ],
+        );
+        return { file: toFile(rows[0]) };
+      });
+    },
+    async get(id, keyId, now) {
+      const { rows } = await query<FileRow>(
+        pool,
+        'SELECT * FROM files WHERE id = $1 AND key_id = $2 AND (expires_at IS NULL OR expires_at > $3)',
+        [id, keyId, now],
+      );
+      return rows[0] ? toFile(rows[0]) : undefined;
+    },
+    async list({ keyId, purpose, after, limit, order, now }) {
+      let cursor: number | undefined;
+      if (after !== undefined) {
+        const { rows } = await query<{ seq: number }>(pool, 'SELECT seq FROM files WHERE id = $1 AND key_id = $2', [
+          after,
+          keyId,
+        ]);
+        if (!rows[0]) {
+          return { files: [], hasMore: false }; // an unknown cursor continues nothing
+        }
+        cursor = rows[0].seq;
+      }
+      const values: unknown[] = [keyId, now];
+      const conditions = ['key_id = $1', '(expires_at IS NULL OR expires_at > $2)'];
+      if (purpose !== undefined) {
+        values.push(purpose);
+        conditions.push(`purpose = $${values.length}`);
+      }
+      if (cursor !== undefined) {
+        values.push(cursor);
+        conditions.push(`seq ${order === 'asc' ? '>' : '<'} $${values.length}`);
+      }
+      values.push(limit + 1);
+      const { rows } = await query<FileRow>(
+        pool,
+        `SELECT * FROM files WHERE ${conditions.join(' AND ')} ORDER BY seq ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT $${values.length}`,
+        values,
+      );
+      return { files: rows.slice(0, limit).map(toFile), hasMore: rows.length > limit };
+    },
+    async delete(id, keyId) {
+      const { rows } = await query<FileRow>(pool, 'DELETE FROM files WHERE id = $1 AND key_id = $2 RETURNING *', [
+        id,
+        keyId,
+      ]);
+      return rows[0] ? toFile(rows[0]) : undefined;
+    },
+    holdings: (keyId, now) => held({ query: (text, values) => query(pool, text, values) }, keyId, now),
+    async takeExpired(now, limit) {
+      const { rows } = await query<FileRow>(
+        pool,
+        `DELETE FROM files WHERE id IN (
+           SELECT id FROM files WHERE expires_at IS NOT NULL AND expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED
+         ) RETURNING *`,
+        [now, limit],
+      );
+      return rows.map(toFile);
+    },
+    async setIndexing(id, { status, reason, code }) {
+      const result = await query(
+        pool,
+        'UPDATE files SET index_status = $2, index_reason = $3, index_code = $4 WHERE id = $1',
+        [id, status, reason ?? null, code ?? null],
+      );
+      return (result.rowCount ?? 0) > 0;
+    },
+    async abandonIndexing({ status, reason, code }) {
+      const result = await query(
+        pool,
+        "UPDATE files SET index_status = $1, index_reason = $2, index_code = $3 WHERE index_status = 'indexing'",
+        [status, reason ?? null, code ?? null],
+      );
+      return result.rowCount ?? 0;
+    },
+  };
+}

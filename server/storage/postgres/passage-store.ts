@@ -1,0 +1,66 @@
+/**
+ * The local search index on PostgreSQL full-text search: a stored `tsvector` per passage (title weighted A,
+ * body D, English stemming like the SQLite store's porter tokenizer) under a GIN index. The match expression
+ * the search index hands over (`"word" OR "word"`, from safe-match.ts) is read by `websearch_to_tsquery`,
+ * which accepts any text without a syntax error; NUL, which PostgreSQL text cannot hold, is removed first, so
+ * no query string raises a database error. Ranking is `ts_rank_cd` (title four times a body match, as the
+ * SQLite store weights bm25), snippets come from `ts_headline`; the hits have the SQLite store's shape.
+ */
+import type { PassageHit, PassageStore } from '../passage-store.js';
+import { type PgPool, query, transaction } from './pool.js';
+
+/** {D, C, B, A}: the body (D) a quarter of the title (A). */
+const WEIGHTS = '{0.25, 0.25, 0.25, 1.0}';
+const HEADLINE_OPTIONS = "StartSel='', StopSel='', MaxWords=32, MinWords=12, MaxFragments=1, FragmentDelimiter='…'";
+/** Passages per INSERT (6 parameters each). */
+const ROWS_PER_INSERT = 1_000;
+
+/** What websearch_to_tsquery is given: any text, less the NUL PostgreSQL cannot take. */
+export function tsQueryText(match: string): string {
+  return match.replaceAll('\u0000', ' ');
+}
+
+export function createPostgresPassageStore(pool: PgPool): PassageStore {
+  return {
+    async replace(file, passages, now) {
+      await transaction(pool, async (client) => {
+        await client.query('DELETE FROM search_passages WHERE file_id = $1', [file.fileId]);
+        for (let start = 0; start < passages.length; start += ROWS_PER_INSERT) {
+          const values: unknown[] = [];
+          const rows = passages.slice(start, start + ROWS_PER_INSERT).map((body, offset) => {
+            const first = values.length;
+            values.push(file.fileId, file.keyId, start + offset, tsQueryText(file.title), tsQueryText(body), now);
+            return `($${first + 1}, $${first + 2}, $${first + 3}, $${first + 4}, $${first + 5}, $${first + 6})`;
+          });
+          await client.query(
+            `INSERT INTO search_passages (file_id, key_id, seq, title, body, indexed_at) VALUES ${rows.join(', ')}`,
+            values,
+          );
+        }
+      });
+    },
+    async remove(fileId) {
+      await query(pool, 'DELETE FROM search_passages WHERE file_id = $1', [fileId]);
+    },
+    async search({ keyId, match, limit }) {
+      const { rows } = await query<PassageHit>(
+        pool,
+        `SELECT p.file_id AS "fileId", p.title, p.body AS passage, p.indexed_at AS "indexedAt",
+                ts_headline('english', p.body, q.query, $4) AS snippet,
+                ts_rank_cd($5, p.document, q.query) AS score
+         FROM search_passages p, websearch_to_tsquery('english', $1) AS q(query)
+         WHERE p.key_id = $2 AND p.document @@ q.query
+         ORDER BY score DESC, p.id
+         LIMIT $3`,
+        [tsQueryText(match), keyId, limit, HEADLINE_OPTIONS, WEIGHTS],
+      );
+      return rows;
+    },
+    async count(keyId) {
+      const { rows } = await query<{ n: number }>(pool, 'SELECT count(*) AS n FROM search_passages WHERE key_id = $1', [
+        keyId,
+      ]);
+      return rows[0].n;
+    },
+  };
+}
