@@ -36,7 +36,7 @@ export async function sendStoredBytes(
     });
   }
   const range = Array.isArray(ranges) && ranges.length === 1 && ranges.type === 'bytes' ? ranges[0] : undefined;
-  const stream = blobs.open(id, range);
+  const stream = await blobs.open(id, range);
   if (!stream) {
     throw missing();
   }

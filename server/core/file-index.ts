@@ -13,8 +13,8 @@ export interface IndexableFile {
   /** The sniffed media type. */
   mediaType: string;
   bytes: number;
-  /** The stored bytes, read from the start. */
-  open(): Readable;
+  /** The stored bytes, read from the start (a promise when they come from a byte store). */
+  open(): Readable | Promise<Readable>;
 }
 
 /** A file's text as the index reads it, or why there is none (`refused` is a stable code, `reason` a sentence). */

@@ -72,8 +72,8 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
         filename: file.filename,
         mediaType: file.mediaType,
         bytes: file.bytes,
-        open: () => {
-          const stream = blobs.open(file.blobId);
+        open: async () => {
+          const stream = await blobs.open(file.blobId);
           if (!stream) {
             throw new Error(`file ${file.id} has no bytes (deleted meanwhile)`);
           }

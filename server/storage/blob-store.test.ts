@@ -23,16 +23,16 @@ describe('blob store', () => {
     });
     expect(meta.id).toMatch(/^media_[0-9A-Za-z]{26}$/);
     expect(store.get(meta.id)).toMatchObject({ mediaType: 'image/png', size: 9, expiresAt: 2_000_000_000 });
-    expect(await text(store.open(meta.id)!)).toBe('png bytes');
+    expect(await text((await store.open(meta.id))!)).toBe('png bytes');
     expect(statSync(path.join(dir, meta.id)).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir)).toEqual([meta.id]);
   });
 
-  it('answers nothing for unknown or path-like ids', () => {
+  it('answers nothing for unknown or path-like ids', async () => {
     const { store } = fresh();
     expect(store.get('media_unknown123')).toBeUndefined();
     expect(store.get('../omnigate.sqlite')).toBeUndefined();
-    expect(store.open('../../etc/passwd')).toBeUndefined();
+    expect(await store.open('../../etc/passwd')).toBeUndefined();
   });
 
   it('purges expired blobs, file and row, and keeps the others', async () => {

@@ -253,7 +253,7 @@ describe('POST /v1/files', () => {
       admit: () => ({ status: 'indexing' }),
       async add(file) {
         const chunks: Buffer[] = [];
-        for await (const chunk of file.open()) {
+        for await (const chunk of await file.open()) {
           chunks.push(chunk as Buffer);
         }
         added.push({ file, text: Buffer.concat(chunks).toString('utf8') });

@@ -87,8 +87,8 @@ export async function readFileText(
       code: 'file_not_found',
     });
   }
-  const open = (): Readable => {
-    const stream = deps.blobs.open(file.blobId);
+  const open = async (): Promise<Readable> => {
+    const stream = await deps.blobs.open(file.blobId);
     if (!stream) {
       throw new ApiError(404, `The file '${file.id}' has no stored bytes (deleted meanwhile).`, {
         param: 'file_id',
@@ -102,7 +102,7 @@ export async function readFileText(
     throw notText(file);
   }
   if (kind !== 'pdf' && kind !== 'html') {
-    const read = await readUtf8(open(), options.maxChars);
+    const read = await readUtf8(await open(), options.maxChars);
     if (!read) {
       throw notText(file);
     }

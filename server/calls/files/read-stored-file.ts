@@ -35,7 +35,7 @@ export function findStoredFile(
   return {
     mediaType: file.mediaType,
     read: async () => {
-      const stream = deps.blobs.open(file.blobId);
+      const stream = await deps.blobs.open(file.blobId);
       return stream ? new Uint8Array(await buffer(stream)) : undefined;
     },
   };

@@ -243,7 +243,7 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
 /** A stored blob's bytes whole (an input image); undefined when it is gone. */
 export async function readBlob(blobs: BlobStore, id: string): Promise<GeneratedMedia | undefined> {
   const meta = blobs.get(id);
-  const stream = blobs.open(id);
+  const stream = meta ? await blobs.open(id) : undefined;
   if (!meta || !stream) {
     return undefined;
   }

@@ -114,7 +114,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     if (file.bytes > maxFileBytes) {
       return tooLarge();
     }
-    const bytes = await readAll(file.open(), maxFileBytes);
+    const bytes = await readAll(await file.open(), maxFileBytes);
     if (!bytes) {
       return tooLarge();
     }
