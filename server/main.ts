@@ -54,7 +54,13 @@ async function main(): Promise<void> {
   try {
     services = openServices(config, {
       logger,
-      stores: { kind: 'data-dir', dataDir: config.dataDir, databasePath: config.databasePath },
+      stores: {
+        kind: 'data-dir',
+        dataDir: config.dataDir,
+        databasePath: config.databasePath,
+        blobs: config.blobLocation,
+        pepperFile: config.pepperFile,
+      },
       purge: true,
     });
   } catch (error) {
@@ -136,7 +142,13 @@ async function main(): Promise<void> {
       welcomeMessage({ url: `http://${host}:${port}`, dataDir: config.dataDir, version: VERSION, generatedKey }),
     );
     logger.info(
-      { host: config.host, port, dataDir: config.dataDir, models: registry.list().map((m) => m.id) },
+      {
+        host: config.host,
+        port,
+        dataDir: config.dataDir,
+        blobs: services.stores.blobLocation,
+        models: registry.list().map((m) => m.id),
+      },
       'omnigate listening',
     );
   });

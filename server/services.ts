@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { startVideoRunner, type VideoRunner } from './calls/video/video-runner.js';
-import type { Config } from './config.js';
+import type { BlobLocation, Config } from './config.js';
 import { createMediaPool, type MediaPool } from './engines/media-pool.js';
 import { buildRegistry } from './providers/build-registry.js';
 import { createLocalSearchIndex, type LocalSearchIndex } from './providers/local/search-index.js';
@@ -19,6 +19,8 @@ import type { ModelRegistry } from './providers/registry.js';
 import type { AppDeps } from './routes/app-deps.js';
 import { startBlobPurge } from './storage/blob-expiry.js';
 import { type BlobStore, createBlobStore } from './storage/blob-store.js';
+import type { ByteStore } from './storage/bytes/byte-store.js';
+import { openByteStore } from './storage/bytes/open-byte-store.js';
 import { openDatabase, type SqliteDatabase } from './storage/database.js';
 import { createFileStore, type FileStore } from './storage/file-store.js';
 import { createKeyStore, type KeyStore } from './storage/key-store.js';
@@ -57,10 +59,15 @@ export type ServiceConfig = Pick<
  * `<dataDir>/blobs`. `memory` is an in-memory database and a random pepper, with the blobs in `blobDirectory` or,
  * when none is given, in a temporary directory removed when the stores close (tests, and `omnigate config
  * check`, which must not create a data directory).
+ *
+ * Either may name a `blobs` location instead (`OMNIGATE_BLOB_URL`: a shared directory or S3), whose bytes this
+ * instance shares with others; uploads are then staged in `<dataDir>/staging` (or in `blobDirectory` or the
+ * temporary directory). Either may name a `pepperFile` (`OMNIGATE_PEPPER_FILE`) all instances share.
  */
-export type StoreLocation =
+export type StoreLocation = (
   | { kind: 'data-dir'; dataDir: string; databasePath: string }
-  | { kind: 'memory'; blobDirectory?: string };
+  | { kind: 'memory'; blobDirectory?: string }
+) & { blobs?: BlobLocation; pepperFile?: string };
 
 /** Every store, by aggregate, over one database. */
 export interface Stores {
@@ -74,8 +81,12 @@ export interface Stores {
   blobs: BlobStore;
   /** Signed media links, keyed from the pepper. */
   links: MediaLinks;
-  /** The directory the blobs are kept in. */
+  /** The directory the blobs are kept in or, with a `blobs` location, the one uploads are staged in. */
   blobDirectory: string;
+  /** Where the blob bytes are (a path or `s3://bucket/prefix`), for the start log. */
+  blobLocation: string;
+  /** What opening found worth an operator's attention (a pepper file others can read); logged by the caller. */
+  warnings: string[];
   /** Closes the database; called last. */
   close(): void;
 }
@@ -84,12 +95,23 @@ export interface Stores {
 export function openStores(location: StoreLocation): Stores {
   const memory = location.kind === 'memory';
   const db = openDatabase(memory ? ':memory:' : location.databasePath);
+  let bytes: ByteStore | undefined;
   try {
-    const pepper = memory ? randomBytes(32) : loadPepper(location.dataDir);
+    const warnings: string[] = [];
+    const warn = (message: string) => warnings.push(message);
+    const pepper =
+      memory && !location.pepperFile
+        ? randomBytes(32)
+        : loadPepper(memory ? '' : location.dataDir, { file: location.pepperFile, warn });
     const temporary =
       memory && !location.blobDirectory ? mkdtempSync(path.join(tmpdir(), 'omnigate-blobs-')) : undefined;
-    const blobDirectory = memory ? (location.blobDirectory ?? temporary!) : path.join(location.dataDir, 'blobs');
-    const blobs = createBlobStore(db, blobDirectory);
+    const shared = location.blobs !== undefined;
+    const blobDirectory = memory
+      ? (location.blobDirectory ?? temporary!)
+      : path.join(location.dataDir, shared ? 'staging' : 'blobs');
+    bytes = location.blobs ? openByteStore(location.blobs) : undefined;
+    const blobs = createBlobStore(db, bytes ? { bytes, stagingDirectory: blobDirectory } : blobDirectory);
+    const openedBytes = bytes;
     return {
       db,
       keys: createKeyStore(db, { pepper }),
@@ -102,7 +124,10 @@ export function openStores(location: StoreLocation): Stores {
       blobs,
       links: createMediaLinks(pepper),
       blobDirectory,
+      blobLocation: openedBytes?.location ?? blobDirectory,
+      warnings,
       close() {
+        openedBytes?.close();
         db.close();
         if (temporary) {
           rmSync(temporary, { recursive: true, force: true });
@@ -110,6 +135,7 @@ export function openStores(location: StoreLocation): Stores {
       },
     };
   } catch (error) {
+    bytes?.close();
     db.close();
     throw error;
   }
@@ -164,6 +190,9 @@ export interface Services {
 export function openServices(config: Readonly<ServiceConfig>, options: ServiceOptions): Services {
   const { logger } = options;
   const stores = openStores(options.stores);
+  for (const warning of stores.warnings) {
+    logger.warn(warning);
+  }
   const usage = createUsageRecorder(stores.usage, {
     flushIntervalMs: options.usageFlushIntervalMs,
     onError: (error, lost) => logger.error({ err: error, pending: lost }, 'usage batch write failed; will retry'),

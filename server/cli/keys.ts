@@ -17,7 +17,15 @@ import { loadPepper } from '../storage/pepper.js';
 
 export type KeysCommandConfig = Pick<
   Config,
-  'dataDir' | 'databasePath' | 'providers' | 'models' | 'aliases' | 'routes' | 'defaultChatModel' | 'agentRoutes'
+  | 'dataDir'
+  | 'databasePath'
+  | 'pepperFile'
+  | 'providers'
+  | 'models'
+  | 'aliases'
+  | 'routes'
+  | 'defaultChatModel'
+  | 'agentRoutes'
 >;
 
 /** Longer than any key id (`key_` and 16 hex digits): such a target may be a whole secret. */
@@ -85,7 +93,12 @@ export function runKeysCommand(argv: string[], config: KeysCommandConfig, out: (
   out(`database: ${config.databasePath}`);
   const db = openDatabase(config.databasePath);
   try {
-    const keys = createKeyStore(db, { pepper: loadPepper(config.dataDir) });
+    const keys = createKeyStore(db, {
+      pepper: loadPepper(config.dataDir, {
+        file: config.pepperFile,
+        warn: (message) => process.stderr.write(`omnigate: ${message}\n`),
+      }),
+    });
     if (command === 'create') {
       const allowedModels = (values.models ?? '')
         .split(',')
