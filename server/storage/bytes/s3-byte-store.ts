@@ -12,10 +12,10 @@
  */
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { assertKey, type ByteStore } from './byte-store.js';
+import { assertKey, type ByteRange, type ByteStore } from './byte-store.js';
 
 export interface S3Location {
   bucket: string;
@@ -36,6 +36,40 @@ const PARTS_IN_FLIGHT = 2;
 
 export function s3LocationText(location: Pick<S3Location, 'bucket' | 'prefix'>): string {
   return `s3://${location.bucket}${location.prefix ? `/${location.prefix}` : ''}`;
+}
+
+/**
+ * The asked range and not a byte more, whatever the server sent: the HTTP answer has already promised its
+ * Content-Length. Some S3-compatible servers answer `bytes=0-0` with the whole object (s3rver reads an end
+ * of 0 as none); one that starts elsewhere than asked is an error rather than wrong bytes.
+ */
+function exactRange(body: Readable, range: ByteRange, contentRange: string | undefined): Readable {
+  const sent = /^bytes (\d+)-(\d+)\//.exec(contentRange ?? '');
+  if (!sent) {
+    body.destroy();
+    throw new Error(`the object store answered a range request without a Content-Range (${contentRange})`);
+  }
+  if (Number(sent[1]) !== range.start) {
+    body.destroy();
+    throw new Error(`the object store answered bytes ${sent[1]}-${sent[2]} for ${range.start}-${range.end}`);
+  }
+  if (Number(sent[2]) <= range.end) {
+    return body;
+  }
+  let left = range.end - range.start + 1;
+  const limited = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      const part = chunk.subarray(0, left);
+      left -= part.length;
+      callback(null, part.length > 0 ? part : undefined);
+      if (left === 0) {
+        this.push(null);
+        body.destroy();
+      }
+    },
+  });
+  body.on('error', (error) => limited.destroy(error));
+  return body.pipe(limited);
 }
 
 function isMissing(error: unknown): boolean {
@@ -115,7 +149,8 @@ export function createS3ByteStore(location: S3Location): ByteStore {
           }),
         );
         // In Node the body is the HTTP response itself: a Readable, read as it is piped.
-        return answer.Body as Readable;
+        const body = answer.Body as Readable;
+        return range ? exactRange(body, range, answer.ContentRange) : body;
       } catch (error) {
         if (isMissing(error)) {
           return undefined;
