@@ -405,8 +405,10 @@ export function blobLocationVariable(env: NodeJS.ProcessEnv): BlobLocation | und
   if (!raw) {
     return undefined;
   }
+  // A user and password in the URL are not repeated: the message goes to logs.
+  const shown = raw.replace(/\/\/[^/@]*@/, '//…@');
   const refuse = (why: string) =>
-    new ConfigError(`OMNIGATE_BLOB_URL must be file:///absolute/path or s3://bucket/prefix (${why}), got '${raw}'`);
+    new ConfigError(`OMNIGATE_BLOB_URL must be file:///absolute/path or s3://bucket/prefix (${why}), got '${shown}'`);
   let url: URL;
   try {
     url = new URL(raw);
