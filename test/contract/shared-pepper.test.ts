@@ -8,6 +8,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkConfigCommand } from '../../server/cli/config-check.js';
 import { openStores, type Stores } from '../../server/services.js';
 
 const opened: Stores[] = [];
@@ -64,5 +65,35 @@ describe('a pepper file shared by two instances', () => {
     expect(
       a.links.check('media_CCCCCCCCCCCCCCCCCCCCCCCCCC', expiresAt, link.searchParams.get('signature')!, 1_900_000_000),
     ).toBe('invalid_signature');
+  });
+
+  it('is read by config check: a missing one is a configuration error (exit 78), a good one passes', async () => {
+    const shared = mkdtempSync(path.join(tmpdir(), 'omnigate-shared-'));
+    const configFile = path.join(shared, 'omnigate.yaml');
+    writeFileSync(configFile, 'aliases: {}\n');
+    const missing = path.join(shared, 'no-such-pepper');
+    const errors: string[] = [];
+    expect(
+      await checkConfigCommand(
+        configFile,
+        { OMNIGATE_PEPPER_FILE: missing },
+        () => {},
+        (line) => errors.push(line),
+      ),
+    ).toBe(78);
+    expect(errors.join('\n')).toContain(
+      `configuration error: ${configFile}: OMNIGATE_PEPPER_FILE: cannot read ${missing}`,
+    );
+    const pepperFile = path.join(shared, 'pepper');
+    writeFileSync(pepperFile, 'e1'.repeat(32));
+    chmodSync(pepperFile, 0o600);
+    expect(
+      await checkConfigCommand(
+        configFile,
+        { OMNIGATE_PEPPER_FILE: pepperFile },
+        () => {},
+        () => {},
+      ),
+    ).toBe(0);
   });
 });

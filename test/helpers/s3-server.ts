@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import type { BlobLocation } from '../../server/config.js';
 
@@ -20,6 +20,8 @@ export interface TestS3Server {
   location(prefix?: string): Extract<BlobLocation, { kind: 's3' }>;
   /** Every object key in the bucket (under `prefix` when given). */
   keys(prefix?: string): Promise<string[]>;
+  /** Deletes one object, as a lifecycle rule or an operator might. */
+  remove(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,9 @@ export async function startS3Server(bucket = 'omnigate-test'): Promise<TestS3Ser
     async keys(prefix) {
       const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
       return (listed.Contents ?? []).map((object) => object.Key!).sort();
+    },
+    async remove(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
     async close() {
       client.destroy();
