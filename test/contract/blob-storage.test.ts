@@ -180,3 +180,35 @@ describe.each(Object.keys(backends))('blobs in %s', (name) => {
     await made.services.close();
   });
 });
+
+describe('blobs in S3 when the S3 server goes away', () => {
+  it('answers 503 storage_unavailable in the envelope for downloads, media links and uploads, and keeps no staged file', async () => {
+    const doomed = await startS3Server('doomed');
+    const made = createTestApp({ blobs: doomed.location('blobs') });
+    const created = await upload(made, Buffer.from('kept before the outage'), 'before.txt');
+    expect(created.status).toBe(200);
+    const image = await request(made.app)
+      .post('/v1/images/generations')
+      .set(auth(made.key))
+      .send({ model: 'local:image', prompt: 'storm', size: '64x64', response_format: 'url' });
+    const url = new URL(image.body.data[0].url);
+    await doomed.close();
+
+    const content = await request(made.app).get(`/v1/files/${created.body.id}/content`).set(auth(made.key));
+    expect(content.status).toBe(503);
+    expect(content.body.error).toMatchObject({ type: 'service_unavailable_error', code: 'storage_unavailable' });
+    expect(content.body.error.message).toContain('s3://doomed/blobs');
+    expectRequestId(content);
+    const medium = await request(made.app).get(url.pathname + url.search);
+    expect(medium.status).toBe(503);
+    expect(medium.body.error.code).toBe('storage_unavailable');
+    const refused = await upload(made, Buffer.from('during the outage'), 'during.txt');
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe('storage_unavailable');
+    expect(readdirSync(made.blobDirectory)).toEqual([]);
+    // The upload that failed left no row either: the file list still holds only the first file.
+    const listed = await request(made.app).get('/v1/files').set(auth(made.key));
+    expect(listed.body.data.map((file: { id: string }) => file.id)).toEqual([created.body.id]);
+    await made.services.close();
+  });
+});

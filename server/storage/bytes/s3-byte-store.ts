@@ -15,6 +15,7 @@ import { rm } from 'node:fs/promises';
 import { type Readable, Transform } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { ApiError } from '../../core/api-error.js';
 import { assertKey, type ByteRange, type ByteStore } from './byte-store.js';
 
 export interface S3Location {
@@ -72,6 +73,19 @@ function exactRange(body: Readable, range: ByteRange, contentRange: string | und
   return body.pipe(limited);
 }
 
+/**
+ * What a caller is told when the bucket fails (unreachable, refused credentials, a 5xx): a retryable 503 in
+ * the documented envelope rather than a 500, naming the store and the SDK's error name, never its details
+ * (they may quote a request). The SDK has already retried (3 attempts) by then.
+ */
+function unavailable(where: string, error: unknown): ApiError {
+  const name = (error as { name?: string }).name ?? 'Error';
+  return new ApiError(503, `The blob storage ${where} did not answer (${name}); try again later.`, {
+    code: 'storage_unavailable',
+    cause: error,
+  });
+}
+
 function isMissing(error: unknown): boolean {
   const failure = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return failure.name === 'NoSuchKey' || failure.name === 'NotFound' || failure.$metadata?.httpStatusCode === 404;
@@ -90,6 +104,7 @@ export function createS3ByteStore(location: S3Location): ByteStore {
     // download paused by a slow client (backpressure) is idle on purpose.
     requestHandler: { connectionTimeout: 10_000 },
   });
+  const where = s3LocationText(location);
   const objectKey = (key: string) => {
     assertKey(key);
     return location.prefix ? `${location.prefix}/${key}` : key;
@@ -98,7 +113,11 @@ export function createS3ByteStore(location: S3Location): ByteStore {
   async function put(key: string, source: Readable | Uint8Array): Promise<void> {
     const Key = objectKey(key);
     if (source instanceof Uint8Array) {
-      await client.send(new PutObjectCommand({ Bucket: location.bucket, Key, Body: source }));
+      try {
+        await client.send(new PutObjectCommand({ Bucket: location.bucket, Key, Body: source }));
+      } catch (error) {
+        throw unavailable(where, error);
+      }
       return;
     }
     // The Upload reads the source through an async iterator, which hides the source's own error behind the
@@ -121,30 +140,31 @@ export function createS3ByteStore(location: S3Location): ByteStore {
       if (!source.destroyed) {
         source.destroy();
       }
-      throw sourceError ?? error;
+      throw sourceError ?? unavailable(where, error);
     } finally {
       source.off('error', onError);
     }
     if (sourceError) {
       // The source failed after its last part was taken: the object must not stand for bytes that never came.
-      await client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key }));
+      await client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key })).catch(() => {});
       throw sourceError;
     }
   }
 
   return {
-    location: s3LocationText(location),
+    location: where,
     put,
     async putFile(key, file) {
       await put(key, createReadStream(file));
       await rm(file, { force: true });
     },
     async open(key, range) {
+      const Key = objectKey(key);
       try {
         const answer = await client.send(
           new GetObjectCommand({
             Bucket: location.bucket,
-            Key: objectKey(key),
+            Key,
             Range: range ? `bytes=${range.start}-${range.end}` : undefined,
           }),
         );
@@ -155,11 +175,16 @@ export function createS3ByteStore(location: S3Location): ByteStore {
         if (isMissing(error)) {
           return undefined;
         }
-        throw error;
+        throw unavailable(where, error);
       }
     },
     async delete(key) {
-      await client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: objectKey(key) }));
+      const Key = objectKey(key);
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key }));
+      } catch (error) {
+        throw unavailable(where, error);
+      }
     },
     close() {
       client.destroy();
