@@ -182,7 +182,7 @@ describe.each(Object.keys(backends))('blobs in %s', (name) => {
 });
 
 describe('blobs in S3 when the S3 server goes away', () => {
-  it('answers 503 storage_unavailable in the envelope for downloads, media links and uploads, and keeps no staged file', async () => {
+  it('answers 503 storage_unavailable in the envelope for downloads, media links, uploads and generations, and keeps no staged file', async () => {
     const doomed = await startS3Server('doomed');
     const made = createTestApp({ blobs: doomed.location('blobs') });
     const created = await upload(made, Buffer.from('kept before the outage'), 'before.txt');
@@ -206,6 +206,12 @@ describe('blobs in S3 when the S3 server goes away', () => {
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe('storage_unavailable');
     expect(readdirSync(made.blobDirectory)).toEqual([]);
+    const generated = await request(made.app)
+      .post('/v1/images/generations')
+      .set(auth(made.key))
+      .send({ model: 'local:image', prompt: 'calm', size: '64x64', response_format: 'url' });
+    expect(generated.status).toBe(503);
+    expect(generated.body.error.code).toBe('storage_unavailable');
     // The upload that failed left no row either: the file list still holds only the first file.
     const listed = await request(made.app).get('/v1/files').set(auth(made.key));
     expect(listed.body.data.map((file: { id: string }) => file.id)).toEqual([created.body.id]);
