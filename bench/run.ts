@@ -211,7 +211,7 @@ async function main(): Promise<void> {
   console.log(
     '\nusage records: CPU per row written, batches of 200 into a table of up to 80,000 rows (bench/usage-insert.ts)\n',
   );
-  console.table(benchUsageInsert());
+  console.table(await benchUsageInsert());
   const upload = await benchFiles(base, KEY);
   console.log(
     `\nPOST /v1/files, one ${Math.round(upload.bytes / 2 ** 20)} MiB file streamed: ${upload.megabytesPerSecond.toFixed(0)} MiB/s (sha256 ${upload.sha256Matches ? 'matches' : 'DIFFERS'})`,

@@ -61,7 +61,7 @@ export async function benchSearch(
   for (let file = 0; file < files; file++) {
     const text = Array.from({ length: paragraphs }, () => Array.from({ length: 3 }, sentence).join(' ')).join('\n\n');
     // Every fifth file belongs to another key: the search must filter it out, as in a shared server.
-    passages.replace(
+    await passages.replace(
       { fileId: `file_${file}`, keyId: file % 5 === 0 ? 'key_other' : 'key_bench', title: `notes-${file}.md` },
       splitIntoPassages(text),
       Date.now(),
@@ -72,11 +72,11 @@ export async function benchSearch(
   for (let query = 0; query < queryCount; query++) {
     const text = Array.from({ length: 1 + Math.floor(random() * 4) }, word).join(' ');
     const begin = performance.now();
-    index.search({ keyId: 'key_bench', query: text, maxResults: 10 });
+    await index.search({ keyId: 'key_bench', query: text, maxResults: 10 });
     timings.push(performance.now() - begin);
   }
   timings.sort((a, b) => a - b);
-  const total = passages.count('key_bench') + passages.count('key_other');
+  const total = (await passages.count('key_bench')) + (await passages.count('key_other'));
   await index.close();
   db.close();
   const round = (ms: number) => Math.round(ms * 1000) / 1000;

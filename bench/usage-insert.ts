@@ -38,7 +38,7 @@ function entry(requestId: string): UsageEntry {
   };
 }
 
-function measure(ids: string, makeId: () => string, batches: number): UsageInsertResult {
+async function measure(ids: string, makeId: () => string, batches: number): Promise<UsageInsertResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-usage-bench-'));
   const db = openDatabase(path.join(dir, 'usage.db'));
   try {
@@ -47,7 +47,7 @@ function measure(ids: string, makeId: () => string, batches: number): UsageInser
     for (let batch = 0; batch < batches; batch++) {
       const rows = Array.from({ length: 200 }, () => entry(makeId()));
       const started = process.cpuUsage();
-      store.insertMany(rows);
+      await store.insertMany(rows);
       const spent = process.cpuUsage(started);
       // The second half only: by then the table is past the size the first batches start from.
       if (batch >= batches / 2) {
@@ -61,9 +61,9 @@ function measure(ids: string, makeId: () => string, batches: number): UsageInser
   }
 }
 
-export function benchUsageInsert(batches = 400): UsageInsertResult[] {
+export async function benchUsageInsert(batches = 400): Promise<UsageInsertResult[]> {
   return [
-    measure('time-ordered (req_ ids as made)', () => timeOrderedId('req'), batches),
-    measure('random (randomId)', () => randomId('req'), batches),
+    await measure('time-ordered (req_ ids as made)', () => timeOrderedId('req'), batches),
+    await measure('random (randomId)', () => randomId('req'), batches),
   ];
 }

@@ -35,7 +35,7 @@ export function createApp(deps: AppDeps): Express {
   // Authentication before the body is read: an unauthenticated client never gets its body parsed. The JSON
   // parser refuses a body over the token budget before parsing it (http/json-token-budget.ts).
   app.use(
-    authenticate(deps.keys, publicPaths(deps.spec.document), {
+    authenticate(deps.keyCache, publicPaths(deps.spec.document), {
       paths: adminPaths(deps.spec.document),
       check: deps.adminKey ?? adminKeyCheck(undefined),
     }),

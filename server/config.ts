@@ -12,6 +12,9 @@ import { MODEL_TYPES } from './core/models.js';
 import { DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from './engines/media-pool.js';
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './engines/text/extract-text.js';
 
+/** Usage records kept while the database takes no writes: ~100 MB at most, minutes of traffic at 1k req/s. */
+export const DEFAULT_USAGE_BUFFER_MAX = 100_000;
+
 const providerBase = {
   base_url: z.string().url(),
   api_key: z.string().min(1).optional(),
@@ -226,6 +229,8 @@ export interface Config {
   headersTimeoutMs: number;
   /** Stored responses (whole conversations) older than this many days are deleted. */
   responseRetentionDays: number;
+  /** Usage records held in memory at most while the database takes no writes (`OMNIGATE_USAGE_BUFFER_MAX`). */
+  usageBufferMax: number;
   providers: ProviderConfig[];
   models: ModelConfig[];
   aliases: Record<string, string>;
@@ -560,6 +565,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     requestTimeoutMs: integerVariable(env, 'OMNIGATE_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     headersTimeoutMs: integerVariable(env, 'OMNIGATE_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),
     responseRetentionDays: integerVariable(env, 'OMNIGATE_RESPONSE_RETENTION_DAYS', 30, 1, 36_500),
+    usageBufferMax: integerVariable(env, 'OMNIGATE_USAGE_BUFFER_MAX', DEFAULT_USAGE_BUFFER_MAX, 1, 10_000_000),
     media: {
       workers: integerVariable(env, 'OMNIGATE_MEDIA_WORKERS', DEFAULT_MEDIA_SETTINGS.workers, 1, 64),
       queueLimit: integerVariable(env, 'OMNIGATE_MEDIA_QUEUE', DEFAULT_MEDIA_SETTINGS.queueLimit, 0, 10_000),

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   process.umask(0o077);
   let services: Services;
   try {
-    services = openServices(config, {
+    services = await openServices(config, {
       logger,
       stores: {
         kind: 'data-dir',
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const { keys, registry } = services.appDeps;
-  config.apiKeys.forEach((secret, index) => {
+  for (const [index, secret] of config.apiKeys.entries()) {
     const name = `env-${index + 1}`;
     const weaknesses = keyWeaknesses(secret);
     if (weaknesses.length > 0) {
@@ -84,8 +84,8 @@ async function main(): Promise<void> {
         'weak API key in OMNIGATE_API_KEYS: use a long random key (npm run keys -- create)',
       );
     }
-    keys.ensure(secret, name);
-  });
+    await keys.ensure(secret, name);
+  }
   const draining = new AbortController();
   const shutdown = new AbortController();
   const observability = await startObservability(config, logger, registry, {
@@ -131,12 +131,18 @@ async function main(): Promise<void> {
     process.stderr.write(`omnigate: cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}\n`);
     process.exit(1);
   });
-  server.listen(config.port, config.host, () => {
+  server.listen(config.port, config.host, async () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     // The first key is made only once the server listens: if it could not, a key printed before would be lost
     // with the failed start, and never shown again.
-    const generatedKey = keys.count() === 0 ? keys.create({ name: 'generated-at-first-start' }).key : undefined;
+    let generatedKey: string | undefined;
+    try {
+      generatedKey =
+        (await keys.count()) === 0 ? (await keys.create({ name: 'generated-at-first-start' })).key : undefined;
+    } catch (error) {
+      logger.error({ err: error }, 'making the first API key failed');
+    }
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     process.stdout.write(
       welcomeMessage({ url: `http://${host}:${port}`, dataDir: config.dataDir, version: VERSION, generatedKey }),

@@ -23,12 +23,15 @@ import type { ByteStore } from './storage/bytes/byte-store.js';
 import { openByteStore } from './storage/bytes/open-byte-store.js';
 import { openDatabase, type SqliteDatabase } from './storage/database.js';
 import { createFileStore, type FileStore } from './storage/file-store.js';
+import { createKeyCache, type KeyCache } from './storage/key-cache.js';
+import type { KeyChangeFeed } from './storage/key-change-feed.js';
 import { createKeyStore, type KeyStore } from './storage/key-store.js';
 import { createMediaLinks, type MediaLinks } from './storage/media-links.js';
 import { createPassageStore, type PassageStore } from './storage/passage-store.js';
 import { loadPepper } from './storage/pepper.js';
 import { startResponsePurge } from './storage/response-retention.js';
 import { createResponseStore, type ResponseStore } from './storage/response-store.js';
+import { createSqliteKeyChangeFeed } from './storage/sqlite-key-change-feed.js';
 import { createUsageStore, type UsageStore } from './storage/usage-store.js';
 import { createVideoTaskStore, type VideoTaskStore } from './storage/video-task-store.js';
 import { closeSharedEncoder } from './tokens/encoder-client.js';
@@ -50,7 +53,13 @@ export type ServiceConfig = Pick<
   Partial<
     Pick<
       Config,
-      'extractionPerKey' | 'indexLimits' | 'defaultChatModel' | 'defaultSearchModel' | 'agentRoutes' | 'publicUrl'
+      | 'extractionPerKey'
+      | 'indexLimits'
+      | 'defaultChatModel'
+      | 'defaultSearchModel'
+      | 'agentRoutes'
+      | 'publicUrl'
+      | 'usageBufferMax'
     >
   >;
 
@@ -73,6 +82,8 @@ export type StoreLocation = (
 export interface Stores {
   db: SqliteDatabase;
   keys: KeyStore;
+  /** Where key changes are announced and heard (the key cache listens): every instance on the database. */
+  keyChanges: KeyChangeFeed;
   usage: UsageStore;
   responses: ResponseStore;
   files: FileStore;
@@ -87,12 +98,15 @@ export interface Stores {
   blobLocation: string;
   /** What opening found worth an operator's attention (a pepper file others can read); logged by the caller. */
   warnings: string[];
-  /** Closes the database; called last. */
-  close(): void;
+  /** Stops the key change feed, releases the byte store's connections and closes the database; called last. */
+  close(): Promise<void>;
 }
 
-/** Opens the stores at `location`: the one place a store's backend is chosen. */
-export function openStores(location: StoreLocation): Stores {
+/**
+ * Opens the stores at `location`: the one place a store's backend is chosen. Every store's methods are
+ * asynchronous (`Promise`s), whatever the backend, so nothing above this changes with it.
+ */
+export async function openStores(location: StoreLocation): Promise<Stores> {
   const memory = location.kind === 'memory';
   const db = openDatabase(memory ? ':memory:' : location.databasePath);
   let bytes: ByteStore | undefined;
@@ -112,13 +126,16 @@ export function openStores(location: StoreLocation): Stores {
     bytes = location.blobs ? openByteStore(location.blobs) : undefined;
     const blobs = createBlobStore(db, bytes ? { bytes, stagingDirectory: blobDirectory } : blobDirectory);
     const openedBytes = bytes;
+    const keyChanges = createSqliteKeyChangeFeed(db);
     return {
       db,
-      keys: createKeyStore(db, { pepper }),
+      keys: createKeyStore(db, { pepper, changes: keyChanges }),
+      keyChanges,
       usage: createUsageStore(db),
       responses: createResponseStore(db),
       // One byte quota per key over its files and the generated media kept for it.
-      files: createFileStore(db, { otherHeldBytes: (keyId, nowSeconds) => blobs.heldBytes(keyId, nowSeconds) }),
+      // (Read synchronously inside the file store's quota transaction: both tables are in this one database.)
+      files: createFileStore(db, { otherHeldBytes: (keyId, nowSeconds) => blobs.heldBytesNow(keyId, nowSeconds) }),
       passages: createPassageStore(db),
       videoTasks: createVideoTaskStore(db),
       blobs,
@@ -126,7 +143,8 @@ export function openStores(location: StoreLocation): Stores {
       blobDirectory,
       blobLocation: openedBytes?.location ?? blobDirectory,
       warnings,
-      close() {
+      async close() {
+        await keyChanges.close();
         openedBytes?.close();
         db.close();
         if (temporary) {
@@ -156,6 +174,8 @@ export interface ServiceOptions {
 
 export interface Services {
   stores: Stores;
+  /** The verified keys in memory (what authentication reads), kept fresh by `stores.keyChanges`. */
+  keyCache: KeyCache;
   /** The batched usage recorder over `stores.usage`. */
   usage: UsageRecorder;
   /** The local search index over `stores.passages` (what `local:search` reads and file storage tells). */
@@ -167,7 +187,17 @@ export interface Services {
   /** What `createApp` needs of the services; the caller adds the contract, limits, tool settings and signals. */
   appDeps: Pick<
     AppDeps,
-    'keys' | 'usage' | 'responses' | 'registry' | 'mediaPool' | 'media' | 'videos' | 'files' | 'search' | 'logger'
+    | 'keys'
+    | 'keyCache'
+    | 'usage'
+    | 'responses'
+    | 'registry'
+    | 'mediaPool'
+    | 'media'
+    | 'videos'
+    | 'files'
+    | 'search'
+    | 'logger'
   >;
   /**
    * Stops the video runner: no new claims, running tasks get `graceMs` and are then handed back to the queue.
@@ -187,15 +217,25 @@ export interface Services {
  * Opens the stores and builds everything over them. A configuration the registry refuses (an alias or route
  * naming a model that does not exist) throws its ConfigError here, after closing what was opened.
  */
-export function openServices(config: Readonly<ServiceConfig>, options: ServiceOptions): Services {
+export async function openServices(config: Readonly<ServiceConfig>, options: ServiceOptions): Promise<Services> {
   const { logger } = options;
-  const stores = openStores(options.stores);
+  const stores = await openStores(options.stores);
   for (const warning of stores.warnings) {
     logger.warn(warning);
   }
+  // A row left `indexing` by a process that stopped mid-extraction would say so forever: it was never finished.
+  await stores.files.abandonIndexing({
+    status: 'failed',
+    code: 'interrupted',
+    reason: 'The server restarted while the file was being indexed; upload it again to index it.',
+  });
+  const keyCache = createKeyCache(stores.keys, stores.keyChanges, {
+    onError: (error) => logger.error({ err: error }, 'reading the API keys failed; the cached keys stay in use'),
+  });
   const usage = createUsageRecorder(stores.usage, {
     flushIntervalMs: options.usageFlushIntervalMs,
-    onError: (error, lost) => logger.error({ err: error, pending: lost }, 'usage batch write failed; will retry'),
+    maxBuffered: config.usageBufferMax,
+    logger,
   });
   const searchIndex = createLocalSearchIndex({
     passages: stores.passages,
@@ -210,16 +250,16 @@ export function openServices(config: Readonly<ServiceConfig>, options: ServiceOp
   try {
     registry = buildRegistry(config, logger, searchIndex, mediaPool);
   } catch (error) {
-    void mediaPool.close();
-    void searchIndex.close();
-    usage.close();
-    stores.close();
+    keyCache.close();
+    await Promise.allSettled([mediaPool.close(), searchIndex.close()]);
+    await usage.close();
+    await stores.close();
     throw error;
   }
   const stopPurges = options.purge ? startPurges(config, stores, logger) : () => {};
   const storage = {
     maxBytes: config.files.quotaBytes,
-    held: (keyId: string, nowSeconds: number) => stores.files.holdings(keyId, nowSeconds).bytes,
+    held: async (keyId: string, nowSeconds: number) => (await stores.files.holdings(keyId, nowSeconds)).bytes,
   };
   const videoRunner = startVideoRunner({
     tasks: stores.videoTasks,
@@ -239,6 +279,7 @@ export function openServices(config: Readonly<ServiceConfig>, options: ServiceOp
   let closed: Promise<void> | undefined;
   return {
     stores,
+    keyCache,
     usage,
     searchIndex,
     mediaPool,
@@ -246,6 +287,7 @@ export function openServices(config: Readonly<ServiceConfig>, options: ServiceOp
     videoRunner,
     appDeps: {
       keys: stores.keys,
+      keyCache,
       usage,
       responses: stores.responses,
       registry,
@@ -271,13 +313,14 @@ export function openServices(config: Readonly<ServiceConfig>, options: ServiceOp
       closed ??= (async () => {
         stopPurges();
         await stopVideos(0);
-        usage.close();
+        keyCache.close();
+        await usage.close();
         await registry.close();
         await searchIndex.close();
         // The tokenizer thread does not hold the process (unref'd), but ends here with the other workers; the
         // encoder stays usable (a later count starts a new thread), so closing one test app harms no other.
         await closeSharedEncoder();
-        stores.close();
+        await stores.close();
       })();
       return closed;
     },

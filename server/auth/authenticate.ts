@@ -2,12 +2,16 @@
  * Authentication, before validation (an unauthenticated request gets 401, not a 400 about its body).
  * `Authorization: Bearer <key>` everywhere; on `/anthropic` also `x-api-key` (older Anthropic SDKs, the AI
  * SDK, LangChain and Claude Code send it), with any `anthropic-version`. Public paths need no key.
+ *
+ * Keys are checked against the key cache (storage/key-cache.ts): a key seen before is answered synchronously,
+ * with no database read; only a key not yet held waits for the key store.
  */
 import type { RequestHandler } from 'express';
 import { ApiError } from '../core/api-error.js';
 import { apiFamilyOf } from '../http/api-family.js';
 import type { OpenApiDocument } from '../spec/load-spec.js';
-import type { KeyStore } from '../storage/key-store.js';
+import type { KeyCache } from '../storage/key-cache.js';
+import type { ApiKeyRecord } from '../storage/key-store.js';
 import { bearerToken, type AdminKeyCheck } from './admin-key.js';
 
 function presentedKey(
@@ -66,7 +70,11 @@ export interface AdminAccess {
   check: AdminKeyCheck;
 }
 
-export function authenticate(keys: KeyStore, isPublic: PublicPaths, admin?: AdminAccess): RequestHandler {
+export function authenticate(
+  keys: Pick<KeyCache, 'cached' | 'verify'>,
+  isPublic: PublicPaths,
+  admin?: AdminAccess,
+): RequestHandler {
   return (req, res, next) => {
     if (isPublic(req.path)) {
       next();
@@ -101,12 +109,19 @@ export function authenticate(keys: KeyStore, isPublic: PublicPaths, admin?: Admi
       next(new ApiError(401, `Missing API key: send ${how}.${hint}`, { code: 'missing_api_key' }));
       return;
     }
-    const key = keys.verify(secret);
-    if (!key) {
-      next(new ApiError(401, 'Invalid API key.', { code: 'invalid_api_key' }));
+    const admitKey = (key: ApiKeyRecord | undefined) => {
+      if (!key) {
+        next(new ApiError(401, 'Invalid API key.', { code: 'invalid_api_key' }));
+        return;
+      }
+      res.locals.apiKey = key;
+      next();
+    };
+    const hit = keys.cached(secret);
+    if (hit) {
+      admitKey(hit.record);
       return;
     }
-    res.locals.apiKey = key;
-    next();
+    keys.verify(secret).then(admitKey, next);
   };
 }

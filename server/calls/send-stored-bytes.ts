@@ -24,7 +24,7 @@ export async function sendStoredBytes(
   id: string,
   { headers = {}, missing = contentGone }: StoredBytesOptions = {},
 ): Promise<void> {
-  const meta = blobs.get(id);
+  const meta = await blobs.get(id);
   if (!meta) {
     throw missing();
   }

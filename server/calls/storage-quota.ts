@@ -3,7 +3,7 @@
  * kept for it (images, speech and music answered by URL, a video with its thumbnail and input image) draw on
  * one budget, each generated blob until its link expires. A generation is refused before any work when the
  * key has no room left at all, and its result when keeping it would pass the quota (the admission runs in the
- * blob store's insert step, so concurrent generations cannot both slip under).
+ * blob store's insert step, queued per key, so concurrent generations cannot both slip under).
  */
 import { ApiError } from '../core/api-error.js';
 import type { BlobOwner } from '../storage/blob-store.js';
@@ -12,7 +12,7 @@ export interface StorageQuota {
   /** Each key's quota of stored bytes. */
   maxBytes: number;
   /** What the key holds now: live files and live generated media. */
-  held(keyId: string, nowSeconds: number): number;
+  held(keyId: string, nowSeconds: number): Promise<number>;
 }
 
 const MIB = 1024 * 1024;
@@ -29,8 +29,8 @@ export function storageQuotaError(quota: StorageQuota, held: number): ApiError {
 }
 
 /** Refuses at once (before a model runs) when the key's storage is already full. */
-export function checkStorageRoom(quota: StorageQuota, keyId: string, nowMs: number): void {
-  const held = quota.held(keyId, Math.floor(nowMs / 1000));
+export async function checkStorageRoom(quota: StorageQuota, keyId: string, nowMs: number): Promise<void> {
+  const held = await quota.held(keyId, Math.floor(nowMs / 1000));
   if (held >= quota.maxBytes) {
     throw storageQuotaError(quota, held);
   }
@@ -40,8 +40,8 @@ export function checkStorageRoom(quota: StorageQuota, keyId: string, nowMs: numb
 export function chargedTo(quota: StorageQuota, keyId: string, nowMs: number): BlobOwner {
   return {
     keyId,
-    admit(size) {
-      const held = quota.held(keyId, Math.floor(nowMs / 1000));
+    async admit(size) {
+      const held = await quota.held(keyId, Math.floor(nowMs / 1000));
       if (held + size > quota.maxBytes) {
         throw storageQuotaError(quota, held);
       }

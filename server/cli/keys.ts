@@ -65,7 +65,11 @@ function unknownModels(config: KeysCommandConfig, models: string[]): { unknown: 
   }
 }
 
-export function runKeysCommand(argv: string[], config: KeysCommandConfig, out: (line: string) => void): number {
+export async function runKeysCommand(
+  argv: string[],
+  config: KeysCommandConfig,
+  out: (line: string) => void,
+): Promise<number> {
   let parsed: ReturnType<typeof parseKeysArguments>;
   try {
     parsed = parseKeysArguments(argv);
@@ -111,7 +115,7 @@ export function runKeysCommand(argv: string[], config: KeysCommandConfig, out: (
         );
         return 2;
       }
-      const { key, record } = keys.create({ name: values.name ?? 'unnamed', allowedModels });
+      const { key, record } = await keys.create({ name: values.name ?? 'unnamed', allowedModels });
       out(
         `created ${record.id} (${record.name})${allowedModels.length ? ` for models ${allowedModels.join(', ')}` : ''}`,
       );
@@ -120,7 +124,7 @@ export function runKeysCommand(argv: string[], config: KeysCommandConfig, out: (
       return 0;
     }
     if (command === 'list') {
-      for (const record of keys.list()) {
+      for (const record of await keys.list()) {
         const state =
           record.revokedAt === null ? 'active' : `revoked ${new Date(record.revokedAt * 1000).toISOString()}`;
         const models = record.allowedModels.length ? record.allowedModels.join(',') : 'all models';
@@ -130,7 +134,7 @@ export function runKeysCommand(argv: string[], config: KeysCommandConfig, out: (
       }
       return 0;
     }
-    const matches = keys.find(target);
+    const matches = await keys.find(target);
     // A pasted secret is never echoed back (terminal scrollback, CI logs): only what `keys list` shows of it.
     const shown = target.length > SECRET_LENGTH_FLOOR ? `${target.slice(0, 7)}…` : target;
     if (matches.length > 1) {
@@ -138,7 +142,7 @@ export function runKeysCommand(argv: string[], config: KeysCommandConfig, out: (
       matches.forEach((record) => out(`  ${record.id}\t${record.name}`));
       return 1;
     }
-    if (matches.length === 1 && keys.revoke(matches[0].id)) {
+    if (matches.length === 1 && (await keys.revoke(matches[0].id))) {
       out(`revoked ${matches[0].id} (${matches[0].name})`);
       return 0;
     }
@@ -150,12 +154,12 @@ export function runKeysCommand(argv: string[], config: KeysCommandConfig, out: (
 }
 
 /** The command as a process runs it: the environment's configuration, lines to stdout; returns the exit code. */
-export function keysMain(argv: string[]): number {
+export async function keysMain(argv: string[]): Promise<number> {
   // Files this command creates (-wal/-shm, a pepper for a database from before peppers) stay private.
   process.umask(0o077);
   try {
     const config = loadConfig(process.env);
-    return runKeysCommand(argv, config, (line) => process.stdout.write(`${line}\n`));
+    return await runKeysCommand(argv, config, (line) => process.stdout.write(`${line}\n`));
   } catch (error) {
     if (!(error instanceof ConfigError)) {
       throw error;
@@ -166,5 +170,5 @@ export function keysMain(argv: string[]): number {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  process.exitCode = keysMain(process.argv.slice(2));
+  process.exitCode = await keysMain(process.argv.slice(2));
 }

@@ -13,8 +13,8 @@ export interface IndexableFile {
   /** The sniffed media type. */
   mediaType: string;
   bytes: number;
-  /** The stored bytes, read from the start (a promise when they come from a byte store). */
-  open(): Readable | Promise<Readable>;
+  /** The stored bytes, read from the start. */
+  open(): Promise<Readable>;
 }
 
 /** A file's text as the index reads it, or why there is none (`refused` is a stable code, `reason` a sentence). */
@@ -34,7 +34,8 @@ export interface FileIndex {
   admit(file: Pick<IndexableFile, 'mediaType' | 'filename' | 'bytes'>): FileIndexState;
   /** Indexes an admitted file; resolves with its final state (never rejects). */
   add(file: IndexableFile): Promise<FileIndexState>;
-  remove(fileId: string): void;
+  /** Resolves once the file's text is no longer searchable. */
+  remove(fileId: string): Promise<void>;
   /**
    * The file's text, extracted exactly as `add` extracts it (PDF and HTML in a worker), without indexing it: the
    * `read_file` tool shows a model what search would find. Optional because file storage itself never reads

@@ -55,7 +55,7 @@ export interface UploadSettings {
   /** The largest in-memory file (the JSON body limit). */
   maxBodyBytes: number;
   /** Operations whose files stream to disk, each with the limit for this request; throwing an ApiError refuses it. */
-  streamed: Partial<Record<OperationId, (req: Request, res: Response) => StreamedLimit>>;
+  streamed: Partial<Record<OperationId, (req: Request, res: Response) => Promise<StreamedLimit>>>;
   /** Blob id prefix of streamed files. */
   prefix: string;
 }
@@ -79,6 +79,56 @@ export function uploadOptions(settings: UploadSettings) {
     const operation = operationOf(req);
     return operation ? settings.streamed[operation] : undefined;
   };
+  /** Streams the file to a staged blob within `limit`; a refusal is remembered for the error handler. */
+  function stageWithin(
+    req: Request,
+    res: Response,
+    file: IncomingFile,
+    limit: StreamedLimit,
+    callback: Callback,
+  ): void {
+    // multer removes a pending file on abort only if it has a path; the path is never used as one.
+    file.path = 'staging';
+    let staged: StagedBlob | undefined;
+    const release = () => {
+      if (!file.stream.readableEnded) {
+        file.stream.destroy();
+      }
+      void staged?.discard();
+    };
+    res.once('close', release);
+    const sniffer = createMediaSniffer();
+    settings.blobs
+      .stage(file.stream, {
+        prefix: settings.prefix,
+        observe: (chunk) => sniffer.update(chunk),
+        check: (size) => {
+          if (size > limit.maxBytes) {
+            throw limit.tooLarge();
+          }
+        },
+      })
+      .then((result) => {
+        staged = result;
+        if (res.closed) {
+          void result.discard();
+        }
+        const info: Omit<StreamedFile, 'fieldname' | 'originalname'> = {
+          staged: result,
+          mediaType: sniffer.result(file.originalname ?? ''),
+          size: result.size,
+        };
+        callback(null, info);
+      })
+      .catch((error: unknown) => {
+        if (error instanceof ApiError) {
+          refusals.set(req, error);
+          // multer reads the rest of a refused upload before the answer goes out: only so much of it.
+          closePastBound(req);
+        }
+        callback(error instanceof Error ? error : new Error(String(error)));
+      });
+  }
   const storage = {
     _handleFile(req: Request, file: IncomingFile, callback: Callback) {
       const badName = filenameRefusal(file.originalname);
@@ -100,58 +150,17 @@ export function uploadOptions(settings: UploadSettings) {
         return;
       }
       const res = req.res as Response;
-      let limit: StreamedLimit;
-      try {
-        limit = limitFor(req, res);
-      } catch (error) {
-        if (error instanceof ApiError) {
-          refusals.set(req, error);
-        }
-        file.stream.resume();
-        callback(error as Error);
-        return;
-      }
-      // multer removes a pending file on abort only if it has a path; the path is never used as one.
-      file.path = 'staging';
-      let staged: StagedBlob | undefined;
-      const release = () => {
-        if (!file.stream.readableEnded) {
-          file.stream.destroy();
-        }
-        void staged?.discard();
-      };
-      res.once('close', release);
-      const sniffer = createMediaSniffer();
-      settings.blobs
-        .stage(file.stream, {
-          prefix: settings.prefix,
-          observe: (chunk) => sniffer.update(chunk),
-          check: (size) => {
-            if (size > limit.maxBytes) {
-              throw limit.tooLarge();
-            }
-          },
-        })
-        .then((result) => {
-          staged = result;
-          if (res.closed) {
-            void result.discard();
-          }
-          const info: Omit<StreamedFile, 'fieldname' | 'originalname'> = {
-            staged: result,
-            mediaType: sniffer.result(file.originalname ?? ''),
-            size: result.size,
-          };
-          callback(null, info);
-        })
-        .catch((error: unknown) => {
+      // The limit reads the key's holdings from the database; the file's stream waits (paused) meanwhile.
+      limitFor(req, res).then(
+        (limit) => stageWithin(req, res, file, limit, callback),
+        (error: unknown) => {
           if (error instanceof ApiError) {
             refusals.set(req, error);
-            // multer reads the rest of a refused upload before the answer goes out: only so much of it.
-            closePastBound(req);
           }
+          file.stream.resume();
           callback(error instanceof Error ? error : new Error(String(error)));
-        });
+        },
+      );
     },
     _removeFile(
       _req: Request,

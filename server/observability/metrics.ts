@@ -33,7 +33,8 @@ export interface MetricSources {
   /** The media pool's slots and queue. */
   mediaPool?: () => { size: number; busy: number; queued: number };
   /** Video tasks by state (queued, processing, completed, failed). */
-  videoTasks?: () => Record<string, number>;
+  /** Read from the database when scraped (never on a request's path). */
+  videoTasks?: () => Promise<Record<string, number>>;
   /** The usage recorder's buffer. */
   usage?: () => { depth: number; dropped: number; failedWrites: number };
 }
@@ -153,8 +154,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
     help: 'Video tasks in the database, by state.',
     labelNames: ['state'],
     registers: [register],
-    collect() {
-      const counts = videoTasks?.() ?? {};
+    async collect() {
+      const counts = (await videoTasks?.()) ?? {};
       for (const state of ['queued', 'processing', 'completed', 'failed']) {
         this.set({ state }, counts[state] ?? 0);
       }
@@ -167,7 +168,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   );
   new Counter({
     name: 'omnigate_usage_records_dropped_total',
-    help: 'Usage records given up on. The recorder keeps failed batches and retries them, so this stays 0.',
+    help: 'Usage records given up on: new records while the buffer was full (OMNIGATE_USAGE_BUFFER_MAX) because the database took no writes, and records still unwritten when a stop gave up.',
     registers: [register],
     collect() {
       this.reset();

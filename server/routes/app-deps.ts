@@ -9,6 +9,7 @@ import type { LoadedSpec } from '../spec/load-spec.js';
 import type { MediaDeps } from '../calls/link-media.js';
 import type { VideoQueue } from '../calls/video/video-tasks.js';
 import type { FileIndex } from '../core/file-index.js';
+import type { KeyCache } from '../storage/key-cache.js';
 import type { KeyStore } from '../storage/key-store.js';
 import type { FileSettings } from '../calls/files/file-quota.js';
 import type { ResponseStore } from '../storage/response-store.js';
@@ -20,6 +21,8 @@ import type { Readiness } from '../observability/readiness.js';
 export interface AppDeps {
   spec: LoadedSpec;
   keys: KeyStore;
+  /** What authentication reads: the verified keys in memory, kept fresh by the key change feed. */
+  keyCache: KeyCache;
   usage: UsageRecorder;
   responses: ResponseStore;
   registry: ModelRegistry;

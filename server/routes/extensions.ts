@@ -26,10 +26,10 @@ export function extensionHandlers(
   const now = deps.now ?? Date.now;
   const startedAt = now();
   return {
-    listUsage(req, res) {
+    async listUsage(req, res) {
       const key = scopeOf(res).key;
       const { request_id, model, since, until, after, limit, order } = req.query;
-      const page = deps.usage.list({
+      const page = await deps.usage.list({
         keyId: key.id,
         requestId: request_id,
         model,

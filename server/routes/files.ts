@@ -39,8 +39,8 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
   const now = deps.now ?? Date.now;
   const { store, index } = deps.files;
   const blobs = deps.media.blobs;
-  const ownFile = (res: Response, id: string): StoredFile => {
-    const file = store.get(id, keyOf(res), Math.floor(now() / 1000));
+  const ownFile = async (res: Response, id: string): Promise<StoredFile> => {
+    const file = await store.get(id, keyOf(res), Math.floor(now() / 1000));
     if (!file) {
       throw new ApiError(404, `No file '${id.slice(0, 128)}'. List yours with GET /v1/files.`, {
         param: 'id',
@@ -50,12 +50,6 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
     return file;
   };
   const sweepExpired = expiredFileSweep({ store, index, blobs, logger: deps.logger, now });
-  // A row left `indexing` by a process that stopped mid-extraction would say so forever: it was never finished.
-  store.abandonIndexing({
-    status: 'failed',
-    code: 'interrupted',
-    reason: 'The server restarted while the file was being indexed; upload it again to index it.',
-  });
   /**
    * Indexing runs after the upload has answered (the answer says `indexing`): a PDF that takes its whole time
    * budget holds no request. Extraction runs in a worker, never on the event loop; its outcome is written to
@@ -87,9 +81,9 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
         );
         return { status: 'failed', code: 'extraction_failed', reason: 'Indexing the file failed.' };
       })
-      .then((state) => {
+      .then(async (state) => {
         // False when the file was deleted meanwhile: nothing to record.
-        store.setIndexing(file.id, state);
+        await store.setIndexing(file.id, state);
       })
       .catch((error: unknown) =>
         deps.logger.error({ err: error, file: file.id }, "recording a file's indexing state failed"),
@@ -117,9 +111,9 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
         }
         const { quotaBytes, quotaCount } = deps.files;
         const blob = await upload.staged.commit({ mediaType: upload.mediaType, expiresAt, now: createdMs });
-        let outcome: ReturnType<FileStore['create']>;
+        let outcome: Awaited<ReturnType<FileStore['create']>>;
         try {
-          outcome = store.create(
+          outcome = await store.create(
             {
               keyId: keyOf(res),
               blobId: blob.id,
@@ -161,9 +155,9 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
       }
     },
 
-    listFiles(req, res) {
+    async listFiles(req, res) {
       const { after, limit, order, purpose } = req.query;
-      const page = store.list({
+      const page = await store.list({
         keyId: keyOf(res),
         purpose,
         after,
@@ -175,13 +169,13 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
       res.json(listPage(page.files.map(fileObject), page.hasMore) satisfies ResponseBody<'listFiles', 200>);
     },
 
-    retrieveFile(req, res) {
-      res.json(fileObject(ownFile(res, req.params.id)));
+    async retrieveFile(req, res) {
+      res.json(fileObject(await ownFile(res, req.params.id)));
     },
 
     async deleteFile(req, res) {
-      const file = ownFile(res, req.params.id);
-      const removed = store.delete(file.id, file.keyId);
+      const file = await ownFile(res, req.params.id);
+      const removed = await store.delete(file.id, file.keyId);
       if (!removed) {
         throw new ApiError(404, `No file '${file.id}'.`, { param: 'id', code: 'file_not_found' });
       }
@@ -190,7 +184,7 @@ export function fileHandlers(deps: FileDeps): { [O in FileOperations]: Operation
     },
 
     async downloadFile(req, res) {
-      const file = ownFile(res, req.params.id);
+      const file = await ownFile(res, req.params.id);
       await sendStoredBytes(req, res, blobs, file.blobId, {
         headers: {
           'Content-Disposition': contentDisposition(file.filename),

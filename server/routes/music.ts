@@ -18,7 +18,7 @@ export function musicHandlers(deps: Pick<AppDeps, 'registry' | 'logger' | 'shutd
     async createMusic(req, res) {
       const scope = scopeOf(res);
       if (req.body.response_format === 'url') {
-        checkStorageRoom(deps.media.storage, scope.key.id, now()); // a full key is refused before the model runs
+        await checkStorageRoom(deps.media.storage, scope.key.id, now()); // a full key is refused before the model runs
       }
       const { audio, seconds, answer } = await composeMusic(deps, scope, req.body);
       if (answer === 'bytes') {

@@ -25,12 +25,44 @@ import { forwardOrTranslate } from '../calls/chat/forward-or-translate.js';
 import { prepareCall } from '../calls/prepare-call.js';
 import { sendGenerated, sendStreamed } from '../calls/chat/run-chat-call.js';
 import { quoteValue } from '../core/quote-value.js';
+import type { ResponseStore } from '../storage/response-store.js';
 
 function notFound(id: string): ApiError {
   return new ApiError(404, `No stored response ${quoteValue(id)} for this API key.`, {
     code: 'response_not_found',
     param: 'response_id',
   });
+}
+
+/**
+ * The stored output items the request's `item_reference`s name, read before decoding (the decoder does no I/O).
+ * Only top-level items can be references; an item is one when its type says so, or when it has an id and
+ * neither a type nor a role (the decoder's own reading).
+ */
+async function referencedItems(
+  responses: ResponseStore,
+  input: ResponsesRequestBody['input'],
+  keyId: string,
+): Promise<Map<string, unknown>> {
+  const ids = new Set<string>();
+  for (const item of Array.isArray(input) ? (input as unknown[]) : []) {
+    if (typeof item !== 'object' || item === null) {
+      continue;
+    }
+    const { type, role, id } = item as { type?: unknown; role?: unknown; id?: unknown };
+    const reference = type === 'item_reference' || (type === undefined && role === undefined && id !== undefined);
+    if (reference && typeof id === 'string') {
+      ids.add(id);
+    }
+  }
+  const found = new Map<string, unknown>();
+  for (const id of ids) {
+    const item = await responses.getItem(id, keyId);
+    if (item !== undefined) {
+      found.set(id, item);
+    }
+  }
+  return found;
 }
 
 export function responseHandlers(
@@ -60,7 +92,8 @@ export function responseHandlers(
         }),
         async () => {
           const previousId = req.body.previous_response_id ?? undefined;
-          const previous = previousId ? deps.responses.get(previousId, key.id) : undefined;
+          const previous = previousId ? await deps.responses.get(previousId, key.id) : undefined;
+          const referenced = await referencedItems(deps.responses, body.input, key.id);
           if (previousId && !previous) {
             throw new ApiError(404, `No stored response ${quoteValue(previousId)} for this API key.`, {
               code: 'response_not_found',
@@ -69,7 +102,7 @@ export function responseHandlers(
           }
           const decoded = decodeResponsesRequest(
             body,
-            { history: previous?.conversation ?? [], resolveItem: (id) => deps.responses.getItem(id, key.id) },
+            { history: previous?.conversation ?? [], resolveItem: (id) => referenced.get(id) },
             chat.context.warn,
           );
           const createdAt = Math.floor(now() / 1000);
@@ -80,9 +113,9 @@ export function responseHandlers(
             generateId: randomId,
             ...decoded.echo,
           };
-          const store = (response: ResponseObject) => {
+          const store = async (response: ResponseObject) => {
             if (decoded.store) {
-              deps.responses.save({
+              await deps.responses.save({
                 id: response.id,
                 keyId: key.id,
                 createdAt,
@@ -93,9 +126,10 @@ export function responseHandlers(
             }
           };
           if (!decoded.stream) {
-            await sendGenerated(res, chat, decoded.options, (result) => {
+            await sendGenerated(res, chat, decoded.options, async (result) => {
               const response = encodeResponse(result, meta);
-              store(response);
+              // Kept before the answer goes out: its id may be the very next request's previous_response_id.
+              await store(response);
               return response;
             });
             return;
@@ -107,20 +141,20 @@ export function responseHandlers(
           });
           const final = encoder?.final();
           if (final) {
-            store(final.response);
+            await store(final.response);
           }
         },
       );
     },
-    getResponse(req, res) {
-      const stored = deps.responses.get(req.params.response_id, scopeOf(res).key.id);
+    async getResponse(req, res) {
+      const stored = await deps.responses.get(req.params.response_id, scopeOf(res).key.id);
       if (!stored) {
         throw notFound(req.params.response_id);
       }
       res.json(stored.response as never);
     },
-    deleteResponse(req, res) {
-      if (!deps.responses.delete(req.params.response_id, scopeOf(res).key.id)) {
+    async deleteResponse(req, res) {
+      if (!(await deps.responses.delete(req.params.response_id, scopeOf(res).key.id))) {
         throw notFound(req.params.response_id);
       }
       res.json({ id: req.params.response_id, object: 'response.deleted', deleted: true });

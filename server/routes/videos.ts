@@ -30,8 +30,8 @@ export function videoHandlers(
   deps: Pick<AppDeps, 'registry' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files'>,
 ): { [O in VideoOperations]: OperationHandler<O> } {
   const now = deps.now ?? Date.now;
-  const ownTask = (res: Response, id: string): VideoTask => ownVideoTask(deps.videos.tasks, scopeOf(res), id);
-  const show = (task: VideoTask) => videoObject(task, deps.videos.tasks.remixedFrom(task.id));
+  const ownTask = (res: Response, id: string): Promise<VideoTask> => ownVideoTask(deps.videos.tasks, scopeOf(res), id);
+  const show = async (task: VideoTask) => videoObject(task, await deps.videos.tasks.remixedFrom(task.id));
 
   return {
     async createVideo(req, res) {
@@ -58,19 +58,21 @@ export function videoHandlers(
       res.json(videoObject(task) satisfies ResponseBody<'createVideo', 202>);
     },
 
-    listVideos(req, res) {
+    async listVideos(req, res) {
       const { after, limit, order } = req.query;
-      const page = deps.videos.tasks.list({
+      const page = await deps.videos.tasks.list({
         keyId: scopeOf(res).key.id,
         after,
         limit: limit ?? 20,
         order: order ?? 'desc',
       });
-      res.json(listPage(page.tasks.map(show), page.hasMore) satisfies ResponseBody<'listVideos', 200>);
+      res.json(
+        listPage(await Promise.all(page.tasks.map(show)), page.hasMore) satisfies ResponseBody<'listVideos', 200>,
+      );
     },
 
-    retrieveVideo(req, res) {
-      res.json(show(ownTask(res, req.params.id)));
+    async retrieveVideo(req, res) {
+      res.json(await show(await ownTask(res, req.params.id)));
     },
 
     async deleteVideo(req, res) {
@@ -85,7 +87,7 @@ export function videoHandlers(
     },
 
     async downloadVideoContent(req, res) {
-      const task = ownTask(res, req.params.id);
+      const task = await ownTask(res, req.params.id);
       if (task.status !== 'completed') {
         throw new ApiError(409, `The video task is ${task.status}; its content exists once it is completed.`, {
           code: 'video_not_ready',

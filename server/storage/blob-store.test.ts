@@ -22,7 +22,7 @@ describe('blob store', () => {
       expiresAt: 2_000_000_000,
     });
     expect(meta.id).toMatch(/^media_[0-9A-Za-z]{26}$/);
-    expect(store.get(meta.id)).toMatchObject({ mediaType: 'image/png', size: 9, expiresAt: 2_000_000_000 });
+    expect(await store.get(meta.id)).toMatchObject({ mediaType: 'image/png', size: 9, expiresAt: 2_000_000_000 });
     expect(await text((await store.open(meta.id))!)).toBe('png bytes');
     expect(statSync(path.join(dir, meta.id)).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir)).toEqual([meta.id]);
@@ -30,8 +30,8 @@ describe('blob store', () => {
 
   it('answers nothing for unknown or path-like ids', async () => {
     const { store } = fresh();
-    expect(store.get('media_unknown123')).toBeUndefined();
-    expect(store.get('../omnigate.sqlite')).toBeUndefined();
+    expect(await store.get('media_unknown123')).toBeUndefined();
+    expect(await store.get('../omnigate.sqlite')).toBeUndefined();
     expect(await store.open('../../etc/passwd')).toBeUndefined();
   });
 
@@ -41,7 +41,7 @@ describe('blob store', () => {
     const live = await store.put(new Uint8Array([2]), { prefix: 'media', mediaType: 'audio/mpeg', expiresAt: 300 });
     const forever = await store.put(new Uint8Array([3]), { prefix: 'file', mediaType: 'text/plain', expiresAt: null });
     expect(await store.purge(200)).toBe(1);
-    expect(store.get(old.id)).toBeUndefined();
+    expect(await store.get(old.id)).toBeUndefined();
     expect(readdirSync(dir).sort()).toEqual([forever.id, live.id].sort());
     const counts: number[] = [];
     const stop = startBlobPurge(store, { now: () => 10_000, onPurge: (count) => counts.push(count) });
@@ -88,9 +88,9 @@ describe('blobs kept for a key', () => {
       owner: { keyId: 'key_b' },
     });
     await store.put(new Uint8Array(1000), { prefix: 'upload', mediaType: 'text/plain', expiresAt: null });
-    expect(store.heldBytes('key_a', 10)).toBe(130);
-    expect(store.heldBytes('key_a', 50)).toBe(30); // expired at 50
-    expect(store.heldBytes('key_b', 10)).toBe(7);
+    expect(await store.heldBytes('key_a', 10)).toBe(130);
+    expect(await store.heldBytes('key_a', 50)).toBe(30); // expired at 50
+    expect(await store.heldBytes('key_b', 10)).toBe(7);
     const before = readdirSync(dir).sort();
     const refused = store.put(new Uint8Array(64), {
       prefix: 'media',
@@ -105,7 +105,7 @@ describe('blobs kept for a key', () => {
     });
     await expect(refused).rejects.toThrow('no room for 64');
     expect(readdirSync(dir).sort()).toEqual(before);
-    expect(store.heldBytes('key_b', 10)).toBe(7);
+    expect(await store.heldBytes('key_b', 10)).toBe(7);
   });
 
   it('adds the owner column to a table made before it', async () => {
@@ -121,6 +121,6 @@ describe('blobs kept for a key', () => {
       expiresAt: null,
       owner: { keyId: 'key_a' },
     });
-    expect(store.heldBytes('key_a', 0)).toBe(5);
+    expect(await store.heldBytes('key_a', 0)).toBe(5);
   });
 });

@@ -18,8 +18,13 @@
  *
  * Bytes kept for a key (generated media, a video and its input image) are `put` with an `owner`: the row names
  * the key, `heldBytes` sums the key's live ones for its storage quota, and `admit` is asked right before the
- * row is inserted, in the same synchronous step, so two puts finishing together cannot both pass the quota.
+ * row is inserted. The owner's admission reads the database (asynchronously), so puts for one key are queued
+ * behind each other in this process from the admission to the insert: two puts finishing together cannot both
+ * pass the quota. (Across processes the quota may be passed by one result at most; see ARCHITECTURE.md.)
  * Uploads carry no owner here: their file row (storage/file-store.ts) counts them.
+ *
+ * The row methods are asynchronous, as every store's are (a PostgreSQL implementation sits beside this one);
+ * the bytes stay on disk here either way.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync } from 'node:fs';
@@ -64,7 +69,7 @@ export interface StageOptions {
 /** Whose quota a put blob counts against, and the check that may refuse it (by throwing) before it is kept. */
 export interface BlobOwner {
   keyId: string;
-  admit?(size: number): void;
+  admit?(size: number): Promise<void>;
 }
 
 export interface BlobStore {
@@ -76,8 +81,8 @@ export interface BlobStore {
     options: { prefix: string; mediaType: string; expiresAt: number | null; now?: number; owner?: BlobOwner },
   ): Promise<BlobMeta>;
   /** The bytes of the key's owned blobs not expired at `nowSeconds`. */
-  heldBytes(keyId: string, nowSeconds: number): number;
-  get(id: string): BlobMeta | undefined;
+  heldBytes(keyId: string, nowSeconds: number): Promise<number>;
+  get(id: string): Promise<BlobMeta | undefined>;
   /** The blob's bytes (or the inclusive byte range) as a stream; undefined when it does not exist. */
   open(id: string, range?: { start: number; end: number }): Promise<Readable | undefined>;
   delete(id: string): Promise<boolean>;
@@ -122,11 +127,16 @@ export interface SharedBlobBytes {
   stagingDirectory: string;
 }
 
+/** The SQLite blob store, which also answers `heldBytes` synchronously (for the file store's quota transaction). */
+export interface SqliteBlobStore extends BlobStore {
+  heldBytesNow(keyId: string, nowSeconds: number): number;
+}
+
 /**
  * A string is this instance's own directory (the default): the bytes are files in it, uploads are staged in it,
  * and it is swept of files without a row at start.
  */
-export function createBlobStore(db: SqliteDatabase, storage: string | SharedBlobBytes): BlobStore {
+export function createBlobStore(db: SqliteDatabase, storage: string | SharedBlobBytes): SqliteBlobStore {
   const shared = typeof storage !== 'string';
   const bytes = shared ? storage.bytes : createDirectoryByteStore(storage);
   const directory = shared ? storage.stagingDirectory : storage;
@@ -160,6 +170,37 @@ export function createBlobStore(db: SqliteDatabase, storage: string | SharedBlob
   const expired = db.prepare<[number], { id: string }>(
     'SELECT id FROM blobs WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000',
   );
+  const heldBytesNow = (keyId: string, nowSeconds: number) => held.get({ keyId, now: nowSeconds })?.bytes ?? 0;
+  const metaOf = (id: string): BlobMeta | undefined => {
+    if (!ID_PATTERN.test(id)) {
+      return undefined;
+    }
+    const row = select.get(id);
+    return row ? toMeta(row) : undefined;
+  };
+  // The tail of each key's queue of owned puts between admission and insert (see the header).
+  const admissions = new Map<string, Promise<unknown>>();
+  async function admitAndInsert(meta: BlobMeta, owner: BlobOwner | undefined): Promise<void> {
+    if (!owner?.admit) {
+      insert.run({ ...meta, keyId: owner?.keyId ?? null });
+      return;
+    }
+    const admit = owner.admit;
+    const previous = admissions.get(owner.keyId) ?? Promise.resolve();
+    const turn = previous.then(async () => {
+      await admit(meta.size);
+      insert.run({ ...meta, keyId: owner.keyId });
+    });
+    const tail = turn.catch(() => {});
+    admissions.set(owner.keyId, tail);
+    try {
+      await turn;
+    } finally {
+      if (admissions.get(owner.keyId) === tail) {
+        admissions.delete(owner.keyId);
+      }
+    }
+  }
 
   // Files without a row: a crash between the rename and the insert, or rows removed by hand. The staging
   // directory of a shared store holds only this instance's unfinished uploads: all of it goes.
@@ -243,30 +284,25 @@ export function createBlobStore(db: SqliteDatabase, storage: string | SharedBlob
       };
       await bytes.put(meta.id, data);
       try {
-        options.owner?.admit?.(meta.size);
+        await admitAndInsert(meta, options.owner);
       } catch (error) {
         await bytes.delete(meta.id);
         throw error;
       }
-      // Nothing awaited between the admission and the insert: no other put can slip in between.
-      insert.run({ ...meta, keyId: options.owner?.keyId ?? null });
       return meta;
     },
-    heldBytes(keyId, nowSeconds) {
-      return held.get({ keyId, now: nowSeconds })?.bytes ?? 0;
+    heldBytesNow,
+    async heldBytes(keyId, nowSeconds) {
+      return heldBytesNow(keyId, nowSeconds);
     },
-    get(id) {
-      if (!ID_PATTERN.test(id)) {
-        return undefined;
-      }
-      const row = select.get(id);
-      return row ? toMeta(row) : undefined;
+    async get(id) {
+      return metaOf(id);
     },
     async open(id, range) {
-      return this.get(id) ? bytes.open(id, range) : undefined;
+      return metaOf(id) ? bytes.open(id, range) : undefined;
     },
     async delete(id) {
-      if (!this.get(id)) {
+      if (!metaOf(id)) {
         return false;
       }
       await deleteIds([id]);

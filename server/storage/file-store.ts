@@ -44,22 +44,29 @@ export type CreateFileOutcome = { file: StoredFile } | { refused: 'bytes' | 'cou
 
 export interface FileStore {
   /** Inserts the row unless the key's quota would be exceeded (checked atomically with the insert). */
-  create(file: NewStoredFile, quota: FileQuota, now: number): CreateFileOutcome;
+  create(file: NewStoredFile, quota: FileQuota, now: number): Promise<CreateFileOutcome>;
   /** The key's own unexpired file. */
-  get(id: string, keyId: string, now: number): StoredFile | undefined;
-  list(query: { keyId: string; purpose?: string; after?: string; limit: number; order: 'asc' | 'desc'; now: number }): {
+  get(id: string, keyId: string, now: number): Promise<StoredFile | undefined>;
+  list(query: {
+    keyId: string;
+    purpose?: string;
+    after?: string;
+    limit: number;
+    order: 'asc' | 'desc';
+    now: number;
+  }): Promise<{
     files: StoredFile[];
     hasMore: boolean;
-  };
+  }>;
   /** Removes the key's file row and returns it (its blob is the caller's to delete). */
-  delete(id: string, keyId: string): StoredFile | undefined;
-  holdings(keyId: string, now: number): FileHoldings;
+  delete(id: string, keyId: string): Promise<StoredFile | undefined>;
+  holdings(keyId: string, now: number): Promise<FileHoldings>;
   /** Removes and returns up to `limit` files expired at `now`. */
-  takeExpired(now: number, limit: number): StoredFile[];
+  takeExpired(now: number, limit: number): Promise<StoredFile[]>;
   /** Records how indexing the file went; false when the row is gone (deleted meanwhile). */
-  setIndexing(id: string, state: FileIndexState): boolean;
+  setIndexing(id: string, state: FileIndexState): Promise<boolean>;
   /** Gives every row still `indexing` this state (at start: no extraction of a previous process is running); how many. */
-  abandonIndexing(state: FileIndexState): number;
+  abandonIndexing(state: FileIndexState): Promise<number>;
 }
 
 interface FileRow {
@@ -171,12 +178,14 @@ export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = 
   });
 
   return {
-    create,
-    get(id, keyId, now) {
+    async create(file, quota, now) {
+      return create(file, quota, now);
+    },
+    async get(id, keyId, now) {
       const row = byId.get({ id, keyId, now });
       return row ? toFile(row) : undefined;
     },
-    list({ keyId, purpose, after, limit, order, now }) {
+    async list({ keyId, purpose, after, limit, order, now }) {
       const cursor =
         after === undefined
           ? undefined
@@ -203,18 +212,20 @@ export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = 
         .all(parameters);
       return { files: rows.slice(0, limit).map(toFile), hasMore: rows.length > limit };
     },
-    delete(id, keyId) {
+    async delete(id, keyId) {
       const row = remove.get({ id, keyId });
       return row ? toFile(row) : undefined;
     },
-    holdings: held,
-    takeExpired(now, limit) {
+    async holdings(keyId, now) {
+      return held(keyId, now);
+    },
+    async takeExpired(now, limit) {
       return expired.all({ now, limit }).map(toFile);
     },
-    setIndexing(id, { status, reason, code }) {
+    async setIndexing(id, { status, reason, code }) {
       return indexed.run({ id, status, reason: reason ?? null, code: code ?? null }).changes > 0;
     },
-    abandonIndexing({ status, reason, code }) {
+    async abandonIndexing({ status, reason, code }) {
       return db
         .prepare(
           "UPDATE files SET index_status = @status, index_reason = @reason, index_code = @code WHERE index_status = 'indexing'",

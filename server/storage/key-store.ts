@@ -9,15 +9,15 @@
  * characters) are migrated without losing a key: the prefixes are cut at open, and each row is rehashed when its
  * key is next seen (registered again from OMNIGATE_API_KEYS, or presented by a client).
  *
- * Verified keys are cached in memory (a database read on every request was a measurable share of the request
- * cost). Triggers count every change to api_keys in `api_keys_meta`; verification reads that one counter and
- * drops the cache when it moved, so a key created or revoked by any connection, also the keys CLI next to a
- * running server, takes effect within KEY_CHANGES_CHECK_MS. The counter is read at most that often: even
- * that one-row read was ~2% of a request under load (each read opens a WAL read transaction). Changes made
- * through this store take effect at once.
+ * Every method reads or writes the database: requests are authenticated by the key cache (key-cache.ts), which
+ * answers from memory and learns of changes through the KeyChangeFeed (key-change-feed.ts) this store publishes
+ * its own writes to. On SQLite, triggers also count every change to api_keys in `api_keys_meta`, which is how a
+ * change made by another process (the keys CLI next to a running server) reaches the server's cache
+ * (sqlite-key-change-feed.ts).
  */
-import { createHash, createHmac, createSecretKey, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SqliteDatabase } from './database.js';
+import type { KeyChange, KeyChangeFeed } from './key-change-feed.js';
 
 export interface ApiKeyRecord {
   id: string;
@@ -43,17 +43,18 @@ interface KeyRow {
 
 export interface KeyStore {
   /** Creates a key and returns its secret; the secret is never stored and cannot be shown again. */
-  create(input: { name: string; allowedModels?: string[] }): { key: string; record: ApiKeyRecord };
+  create(input: { name: string; allowedModels?: string[] }): Promise<{ key: string; record: ApiKeyRecord }>;
   /** Registers a known secret (from OMNIGATE_API_KEYS); idempotent. */
-  ensure(secret: string, name: string): ApiKeyRecord;
-  /** The active key matching `secret`, or undefined. */
-  verify(secret: string): ApiKeyRecord | undefined;
-  list(): ApiKeyRecord[];
+  ensure(secret: string, name: string): Promise<ApiKeyRecord>;
+  /** The active key matching `secret`, or undefined: a database read every time (the key cache is in front). */
+  verify(secret: string): Promise<ApiKeyRecord | undefined>;
+  /** Every key, revoked ones included, oldest first. */
+  list(): Promise<ApiKeyRecord[]>;
   /** The active keys whose id or (non-empty) display prefix is `idOrPrefix`. */
-  find(idOrPrefix: string): ApiKeyRecord[];
+  find(idOrPrefix: string): Promise<ApiKeyRecord[]>;
   /** Revokes the one active key `find` gives; false when none or several match. */
-  revoke(idOrPrefix: string): boolean;
-  count(): number;
+  revoke(idOrPrefix: string): Promise<boolean>;
+  count(): Promise<number>;
 }
 
 export interface KeyStoreOptions {
@@ -61,8 +62,8 @@ export interface KeyStoreOptions {
   pepper?: Buffer;
   /** Unix seconds, for created_at and revoked_at. */
   now?: () => number;
-  /** Milliseconds of a monotonic clock, for KEY_CHANGES_CHECK_MS (tests move it). */
-  clock?: () => number;
+  /** Where this store announces its writes (the key caches of this process hear them at once). */
+  changes?: KeyChangeFeed;
 }
 
 const KEY_PREFIX = 'og-';
@@ -93,10 +94,6 @@ function toRecord(row: KeyRow): ApiKeyRecord {
     revokedAt: row.revoked_at,
   };
 }
-
-const KEY_CACHE_MAX_ENTRIES = 10_000;
-/** How stale the cache may be after another process (the keys CLI) changed a key. */
-export const KEY_CHANGES_CHECK_MS = 50;
 
 function migrate(db: SqliteDatabase, pepperCheck: Buffer): void {
   db.exec(`CREATE TABLE IF NOT EXISTS api_keys (
@@ -157,7 +154,6 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
     throw new Error('createKeyStore: a database file needs the pepper of its data directory (loadPepper)');
   }
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
-  const clock = options.clock ?? (() => performance.now());
   // A KeyObject made once: an HMAC keyed with a Buffer copies and wraps the key on every call (~1.4 µs of 3).
   const hmacKey = createSecretKey(pepper);
   const hashKey = (secret: string) => createHmac('sha256', hmacKey).update(secret, 'utf8').digest();
@@ -168,69 +164,35 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
   );
   const byHash = db.prepare<[Buffer, string], KeyRow>('SELECT * FROM api_keys WHERE hash = ? AND hash_scheme = ?');
   const rehash = db.prepare(`UPDATE api_keys SET hash = ?, hash_scheme = '${HMAC_SCHEME}', prefix = ? WHERE id = ?`);
-  const anyLegacy = db
-    .prepare<[], number>(`SELECT EXISTS (SELECT 1 FROM api_keys WHERE hash_scheme = '${LEGACY_SCHEME}')`)
-    .pluck();
   const all = db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
   const active = db.prepare<[string, string], KeyRow>(
     "SELECT * FROM api_keys WHERE (id = ? OR (prefix <> '' AND prefix = ?)) AND revoked_at IS NULL ORDER BY created_at, id",
   );
   const revokeStatement = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const countStatement = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL');
-  const changes = db.prepare<[], number>("SELECT value FROM api_keys_meta WHERE name = 'changes'").pluck();
-
-  // Keyed by a digest, never by the secret. Unknown keys are cached too, so a flood of bad keys costs no reads;
-  // the size bound keeps that flood from growing memory.
-  const verified = new Map<string, ApiKeyRecord | undefined>();
-  // The cache's digest is SHA-256 over the pepper and the presented key in one one-shot call, not the HMAC: an
-  // HMAC builds and frees an Hmac object and looks its digest up by name in OpenSSL, ~2 µs alone but ~12 µs of a
-  // request under load, where that code runs cold (bench/README.md, fifth pass). Keyed by the pepper like the
-  // stored hashes, so what the map holds cannot test a guess without the pepper file either.
-  const cachePrefix = pepper.toString('base64');
-  const cacheKeyOf = (secret: string) => hash('sha256', cachePrefix + secret, 'base64');
-  let seenChanges = -1;
-  let checkedAt = -Infinity;
-  let legacyRows = false;
-
-  /** Drops the cache when any connection changed api_keys since the last look: one indexed read of one row. */
-  function refresh(): void {
-    const at = clock();
-    if (at - checkedAt < KEY_CHANGES_CHECK_MS) {
-      return;
-    }
-    checkedAt = at;
-    const current = changes.get()!;
-    if (current !== seenChanges) {
-      verified.clear();
-      seenChanges = current;
-      legacyRows = anyLegacy.get() === 1;
-    }
-  }
-
-  /** After a write of this store's own: the next verification looks at the counter, whenever it last did. */
-  function changed(): void {
-    checkedAt = -Infinity;
-  }
+  const publish = async (change: KeyChange) => {
+    await options.changes?.publish(change);
+  };
 
   /** The row of `secret`, rehashing it first when it is still stored under the legacy scheme. */
   function findRow(secret: string, hash: Buffer): KeyRow | undefined {
     const row = byHash.get(hash, HMAC_SCHEME);
-    if (row || !legacyRows) {
+    if (row) {
       return row;
     }
+    // Only a miss looks for a legacy row (one more indexed read); the key cache keeps misses from repeating.
     const legacy = byHash.get(legacyHash(secret), LEGACY_SCHEME);
     if (!legacy) {
       return undefined;
     }
+    // The same key under a new hash: no change to announce (what the key may do is unchanged).
     rehash.run(hash, displayPrefix(secret), legacy.id);
-    changed();
     return byHash.get(hash, HMAC_SCHEME);
   }
 
   function insertKey(secret: string, name: string, allowedModels: string[]): ApiKeyRecord {
     const id = `key_${randomBytes(8).toString('hex')}`;
     insert.run(id, name, displayPrefix(secret), hashKey(secret), JSON.stringify(allowedModels), now());
-    changed();
     return toRecord(byHash.get(hashKey(secret), HMAC_SCHEME)!);
   }
 
@@ -250,44 +212,43 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
   }
 
   return {
-    create({ name, allowedModels = [] }) {
+    async create({ name, allowedModels = [] }) {
       const key = KEY_PREFIX + randomBytes(24).toString('base64url');
-      return { key, record: insertKey(key, name, allowedModels) };
+      const record = insertKey(key, name, allowedModels);
+      await publish({ kind: 'created', keyId: record.id });
+      return { key, record };
     },
-    ensure(secret, name) {
-      refresh();
+    async ensure(secret, name) {
       const existing = findRow(secret, hashKey(secret));
-      return existing ? toRecord(existing) : insertKey(secret, name, []);
-    },
-    verify(secret) {
-      refresh();
-      const cacheKey = cacheKeyOf(secret);
-      if (verified.has(cacheKey)) {
-        return verified.get(cacheKey);
+      if (existing) {
+        return toRecord(existing);
       }
+      const record = insertKey(secret, name, []);
+      await publish({ kind: 'created', keyId: record.id });
+      return record;
+    },
+    async verify(secret) {
       const presented = hashKey(secret);
       const row = findRow(secret, presented);
       // The row was found by its hash; the constant-time comparison keeps the final equality check from
       // leaking timing about how much of the hash matched.
-      const record =
-        !row || !timingSafeEqual(row.hash, presented) || row.revoked_at !== null ? undefined : toRecord(row);
-      if (verified.size >= KEY_CACHE_MAX_ENTRIES) {
-        verified.clear();
-      }
-      verified.set(cacheKey, record);
-      return record;
+      return !row || !timingSafeEqual(row.hash, presented) || row.revoked_at !== null ? undefined : toRecord(row);
     },
-    list() {
+    async list() {
       return all.all().map(toRecord);
     },
-    find,
-    revoke(idOrPrefix) {
+    async find(idOrPrefix) {
+      return find(idOrPrefix);
+    },
+    async revoke(idOrPrefix) {
       const matches = find(idOrPrefix);
       const revoked = matches.length === 1 && revokeStatement.run(now(), matches[0].id).changes > 0;
-      changed();
+      if (revoked) {
+        await publish({ kind: 'revoked', keyId: matches[0].id });
+      }
       return revoked;
     },
-    count() {
+    async count() {
       return countStatement.get()!.n;
     },
   };

@@ -3,33 +3,37 @@ import { openDatabase } from './database.js';
 import { createPassageStore } from './passage-store.js';
 
 describe('passage store', () => {
-  it("finds only the asking key's passages, ranks title matches first, and forgets a removed file", () => {
+  it("finds only the asking key's passages, ranks title matches first, and forgets a removed file", async () => {
     const store = createPassageStore(openDatabase(':memory:'));
-    store.replace(
+    await store.replace(
       { fileId: 'file_a', keyId: 'key_1', title: 'lighthouse.md' },
       ['The keeper climbs the stairs every night.'],
       1,
     );
-    store.replace({ fileId: 'file_b', keyId: 'key_1', title: 'notes.txt' }, ['A lighthouse keeper lived alone.'], 1);
-    store.replace(
+    await store.replace(
+      { fileId: 'file_b', keyId: 'key_1', title: 'notes.txt' },
+      ['A lighthouse keeper lived alone.'],
+      1,
+    );
+    await store.replace(
       { fileId: 'file_c', keyId: 'key_2', title: 'lighthouse.txt' },
       ['Another key owns this lighthouse.'],
       1,
     );
-    const hits = store.search({ keyId: 'key_1', match: '"lighthouse"', limit: 10 });
+    const hits = await store.search({ keyId: 'key_1', match: '"lighthouse"', limit: 10 });
     expect(hits.map((hit) => hit.fileId)).toEqual(['file_a', 'file_b']);
     expect(hits[1]!.snippet).toContain('lighthouse');
-    expect(store.search({ keyId: 'key_2', match: '"keeper"', limit: 10 })).toEqual([]);
-    store.remove('file_b');
-    expect(store.search({ keyId: 'key_1', match: '"alone"', limit: 10 })).toEqual([]);
-    expect(store.count('key_1')).toBe(1);
+    expect(await store.search({ keyId: 'key_2', match: '"keeper"', limit: 10 })).toEqual([]);
+    await store.remove('file_b');
+    expect(await store.search({ keyId: 'key_1', match: '"alone"', limit: 10 })).toEqual([]);
+    expect(await store.count('key_1')).toBe(1);
   });
 
-  it("replaces a file's passages when it is indexed again", () => {
+  it("replaces a file's passages when it is indexed again", async () => {
     const store = createPassageStore(openDatabase(':memory:'));
-    store.replace({ fileId: 'file_a', keyId: 'k', title: 'a.txt' }, ['old words'], 1);
-    store.replace({ fileId: 'file_a', keyId: 'k', title: 'a.txt' }, ['new words', 'more words'], 2);
-    expect(store.search({ keyId: 'k', match: '"old"', limit: 5 })).toEqual([]);
-    expect(store.count('k')).toBe(2);
+    await store.replace({ fileId: 'file_a', keyId: 'k', title: 'a.txt' }, ['old words'], 1);
+    await store.replace({ fileId: 'file_a', keyId: 'k', title: 'a.txt' }, ['new words', 'more words'], 2);
+    expect(await store.search({ keyId: 'k', match: '"old"', limit: 5 })).toEqual([]);
+    expect(await store.count('k')).toBe(2);
   });
 });

@@ -30,11 +30,11 @@ export interface PassageHit {
 
 export interface PassageStore {
   /** Replaces whatever was indexed for the file with these passages, in one transaction. */
-  replace(file: IndexedFile, passages: string[], now: number): void;
-  remove(fileId: string): void;
-  search(query: { keyId: string; match: string; limit: number }): PassageHit[];
+  replace(file: IndexedFile, passages: string[], now: number): Promise<void>;
+  remove(fileId: string): Promise<void>;
+  search(query: { keyId: string; match: string; limit: number }): Promise<PassageHit[]>;
   /** Passages indexed for a key (tests, bench). */
-  count(keyId: string): number;
+  count(keyId: string): Promise<number>;
 }
 
 /** Title matches count four times a body match: a file named for the query is the likeliest answer. */
@@ -85,16 +85,16 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
     );
   });
   return {
-    replace(file, passages, now) {
+    async replace(file, passages, now) {
       replace(file, passages, now);
     },
-    remove(fileId) {
+    async remove(fileId) {
       removeFile.run(fileId);
     },
-    search(query) {
+    async search(query) {
       return search.all(query) as PassageHit[];
     },
-    count(keyId) {
+    async count(keyId) {
       return count.get(keyId) as number;
     },
   };

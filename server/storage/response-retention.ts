@@ -18,17 +18,30 @@ export function startResponsePurge(
     now?: () => number;
     /** Called after each purge that deleted something. */
     onPurge?: (count: number) => void;
+    /** A purge that failed (the database unreachable); the next one tries again. */
+    onError?: (error: unknown) => void;
   },
 ): () => void {
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
-  const purge = () => {
-    const count = store.deleteOlderThan(now() - options.retentionDays * DAY_SECONDS);
-    if (count > 0) {
-      options.onPurge?.(count);
+  let running = false;
+  const purge = async () => {
+    if (running) {
+      return;
+    }
+    running = true;
+    try {
+      const count = await store.deleteOlderThan(now() - options.retentionDays * DAY_SECONDS);
+      if (count > 0) {
+        options.onPurge?.(count);
+      }
+    } catch (error) {
+      options.onError?.(error);
+    } finally {
+      running = false;
     }
   };
-  purge();
-  const timer = setInterval(purge, options.intervalMs ?? RESPONSE_PURGE_INTERVAL_MS);
+  void purge();
+  const timer = setInterval(() => void purge(), options.intervalMs ?? RESPONSE_PURGE_INTERVAL_MS);
   timer.unref();
   return () => clearInterval(timer);
 }

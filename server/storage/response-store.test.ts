@@ -38,10 +38,10 @@ describe.each(databases)('response store on %s', (_name, open) => {
     return createResponseStore(open());
   }
 
-  it('returns a saved response and conversation to the key that saved it, and nothing to another key', () => {
+  it('returns a saved response and conversation to the key that saved it, and nothing to another key', async () => {
     const responses = store();
     const saved = response('resp_a');
-    responses.save({
+    await responses.save({
       id: 'resp_a',
       keyId: 'key_1',
       createdAt: 100,
@@ -49,26 +49,26 @@ describe.each(databases)('response store on %s', (_name, open) => {
       conversation,
       inputItems: [{ role: 'user', content: 'Hi' }],
     });
-    expect(responses.get('resp_a', 'key_1')).toEqual({
+    expect(await responses.get('resp_a', 'key_1')).toEqual({
       response: saved,
       conversation,
       inputItems: [{ role: 'user', content: 'Hi' }],
     });
-    expect(responses.get('resp_a', 'key_2')).toBeUndefined();
-    expect(responses.get('resp_missing', 'key_1')).toBeUndefined();
+    expect(await responses.get('resp_a', 'key_2')).toBeUndefined();
+    expect(await responses.get('resp_missing', 'key_1')).toBeUndefined();
   });
 
-  it('finds output items by id for item_reference, scoped to the key', () => {
+  it('finds output items by id for item_reference, scoped to the key', async () => {
     const responses = store();
-    responses.save({ id: 'resp_a', keyId: 'key_1', createdAt: 100, response: response('resp_a'), conversation });
-    expect(responses.getItem('msg_resp_a', 'key_1')).toEqual({
+    await responses.save({ id: 'resp_a', keyId: 'key_1', createdAt: 100, response: response('resp_a'), conversation });
+    expect(await responses.getItem('msg_resp_a', 'key_1')).toEqual({
       id: 'msg_resp_a',
       type: 'message',
       role: 'assistant',
       status: 'completed',
       content: [{ type: 'output_text', text: 'Hello!', annotations: [], logprobs: [] }],
     });
-    expect(responses.getItem('fc_resp_a', 'key_1')).toEqual({
+    expect(await responses.getItem('fc_resp_a', 'key_1')).toEqual({
       id: 'fc_resp_a',
       type: 'function_call',
       status: 'completed',
@@ -76,56 +76,75 @@ describe.each(databases)('response store on %s', (_name, open) => {
       name: 'f',
       arguments: '{"a":1}',
     });
-    expect(responses.getItem('fc_resp_a', 'key_2')).toBeUndefined();
-    expect(responses.getItem('fc_unknown', 'key_1')).toBeUndefined();
+    expect(await responses.getItem('fc_resp_a', 'key_2')).toBeUndefined();
+    expect(await responses.getItem('fc_unknown', 'key_1')).toBeUndefined();
   });
 
-  it('deletes only the owner key’s response, with its items', () => {
+  it('deletes only the owner key’s response, with its items', async () => {
     const responses = store();
-    responses.save({ id: 'resp_a', keyId: 'key_1', createdAt: 100, response: response('resp_a'), conversation });
-    expect(responses.delete('resp_a', 'key_2')).toBe(false);
-    expect(responses.get('resp_a', 'key_1')).toBeDefined();
-    expect(responses.delete('resp_a', 'key_1')).toBe(true);
-    expect(responses.get('resp_a', 'key_1')).toBeUndefined();
-    expect(responses.getItem('msg_resp_a', 'key_1')).toBeUndefined();
-    expect(responses.delete('resp_a', 'key_1')).toBe(false);
+    await responses.save({ id: 'resp_a', keyId: 'key_1', createdAt: 100, response: response('resp_a'), conversation });
+    expect(await responses.delete('resp_a', 'key_2')).toBe(false);
+    expect(await responses.get('resp_a', 'key_1')).toBeDefined();
+    expect(await responses.delete('resp_a', 'key_1')).toBe(true);
+    expect(await responses.get('resp_a', 'key_1')).toBeUndefined();
+    expect(await responses.getItem('msg_resp_a', 'key_1')).toBeUndefined();
+    expect(await responses.delete('resp_a', 'key_1')).toBe(false);
   });
 
-  it('purges responses older than a time, with their items', () => {
+  it('purges responses older than a time, with their items', async () => {
     const responses = store();
-    responses.save({ id: 'resp_old', keyId: 'key_1', createdAt: 100, response: response('resp_old'), conversation });
-    responses.save({ id: 'resp_new', keyId: 'key_1', createdAt: 200, response: response('resp_new'), conversation });
-    expect(responses.deleteOlderThan(150)).toBe(1);
-    expect(responses.get('resp_old', 'key_1')).toBeUndefined();
-    expect(responses.getItem('fc_resp_old', 'key_1')).toBeUndefined();
-    expect(responses.get('resp_new', 'key_1')).toBeDefined();
+    await responses.save({
+      id: 'resp_old',
+      keyId: 'key_1',
+      createdAt: 100,
+      response: response('resp_old'),
+      conversation,
+    });
+    await responses.save({
+      id: 'resp_new',
+      keyId: 'key_1',
+      createdAt: 200,
+      response: response('resp_new'),
+      conversation,
+    });
+    expect(await responses.deleteOlderThan(150)).toBe(1);
+    expect(await responses.get('resp_old', 'key_1')).toBeUndefined();
+    expect(await responses.getItem('fc_resp_old', 'key_1')).toBeUndefined();
+    expect(await responses.get('resp_new', 'key_1')).toBeDefined();
   });
 
-  it('creates its tables idempotently on the same database', () => {
+  it('creates its tables idempotently on the same database', async () => {
     const db = open();
-    createResponseStore(db).save({
+    await createResponseStore(db).save({
       id: 'resp_a',
       keyId: 'key_1',
       createdAt: 1,
       response: response('resp_a'),
       conversation,
     });
-    expect(createResponseStore(db).get('resp_a', 'key_1')?.conversation).toEqual(conversation);
+    expect((await createResponseStore(db).get('resp_a', 'key_1'))?.conversation).toEqual(conversation);
   });
 
-  it('chains many turns with tool calls through previous_response_id and item_reference', () => {
+  it('chains many turns with tool calls through previous_response_id and item_reference', async () => {
     const responses = store();
     const keyId = 'key_1';
     let clock = 1000;
     let ids = 0;
 
     /** One turn as the route runs it: load history, decode, "generate", encode, store. */
-    function turn(body: Omit<ResponsesRequestBody, 'model'>, result: ChatResult) {
-      const previous = body.previous_response_id ? responses.get(body.previous_response_id, keyId) : undefined;
+    async function turn(body: Omit<ResponsesRequestBody, 'model'>, result: ChatResult) {
+      const previous = body.previous_response_id ? await responses.get(body.previous_response_id, keyId) : undefined;
       const history = previous?.conversation ?? [];
+      // The route reads the referenced items before decoding (the decoder does no I/O); so does this turn.
+      const referenced = new Map<string, unknown>();
+      for (const item of Array.isArray(body.input) ? (body.input as Array<{ type?: string; id?: string }>) : []) {
+        if (item.type === 'item_reference' && item.id) {
+          referenced.set(item.id, await responses.getItem(item.id, keyId));
+        }
+      }
       const decoded = decodeResponsesRequest(
         { model: 'm', ...body },
-        { history, resolveItem: (id) => responses.getItem(id, keyId) },
+        { history, resolveItem: (id) => referenced.get(id) },
         () => undefined,
       );
       const id = `resp_${++clock}`;
@@ -134,7 +153,7 @@ describe.each(databases)('response store on %s', (_name, open) => {
         ...decoded.echo,
         generateId: (prefix) => `${prefix}_${++ids}`,
       });
-      responses.save({
+      await responses.save({
         id,
         keyId,
         createdAt: clock,
@@ -145,7 +164,7 @@ describe.each(databases)('response store on %s', (_name, open) => {
     }
 
     const usage = { inputTokens: 10, outputTokens: 5 };
-    const first = turn(
+    const first = await turn(
       { instructions: 'You are a weather bot.', input: 'Weather in Oslo and Rome?' },
       {
         content: [
@@ -159,7 +178,7 @@ describe.each(databases)('response store on %s', (_name, open) => {
     );
     expect(first.response.output.map((item) => item.id)).toEqual(['rs_1', 'fc_2', 'fc_3']);
 
-    const second = turn(
+    const second = await turn(
       {
         previous_response_id: first.response.id,
         input: [
@@ -191,7 +210,7 @@ describe.each(databases)('response store on %s', (_name, open) => {
       toolResults,
     ]);
 
-    const third = turn(
+    const third = await turn(
       { previous_response_id: second.response.id, instructions: 'Be brief.', input: 'And tomorrow?' },
       { content: [{ type: 'text', text: 'Similar.' }], finishReason: 'stop', usage },
     );
@@ -204,13 +223,13 @@ describe.each(databases)('response store on %s', (_name, open) => {
       { role: 'user', content: [{ type: 'text', text: 'And tomorrow?' }] },
     ]);
     // The stored conversation is the next turn's history: everything but this turn's instructions, plus the answer.
-    expect(responses.get(third.response.id, keyId)?.conversation).toEqual([
+    expect((await responses.get(third.response.id, keyId))?.conversation).toEqual([
       ...third.options.messages.slice(1),
       { role: 'assistant', content: [{ type: 'text', text: 'Similar.' }] },
     ]);
 
     // Without previous_response_id, a client (Vercel AI SDK) replays earlier output by item_reference.
-    const replay = turn(
+    const replay = await turn(
       {
         input: [
           { role: 'user', content: 'Weather in Oslo and Rome?' },

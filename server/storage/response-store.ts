@@ -27,15 +27,15 @@ export interface ResponseStore {
     response: ResponseObject;
     conversation: ChatMessage[];
     inputItems?: unknown[];
-  }): void;
+  }): Promise<void>;
   /** The key's stored response, or undefined (also for another key's id). */
-  get(id: string, keyId: string): StoredResponse | undefined;
+  get(id: string, keyId: string): Promise<StoredResponse | undefined>;
   /** An output item of one of the key's stored responses, for `item_reference`. */
-  getItem(itemId: string, keyId: string): OutputItem | undefined;
+  getItem(itemId: string, keyId: string): Promise<OutputItem | undefined>;
   /** Deletes the key's response and its items; false when there was none. */
-  delete(id: string, keyId: string): boolean;
+  delete(id: string, keyId: string): Promise<boolean>;
   /** Deletes every response created before `createdAt` (unix seconds); returns how many. */
-  deleteOlderThan(createdAt: number): number;
+  deleteOlderThan(createdAt: number): Promise<number>;
 }
 
 interface ResponseRow {
@@ -109,10 +109,10 @@ export function createResponseStore(db: SqliteDatabase): ResponseStore {
   });
 
   return {
-    save(entry) {
+    async save(entry) {
       save(entry);
     },
-    get(id, keyId) {
+    async get(id, keyId) {
       const row = selectResponse.get(id, keyId);
       if (!row) {
         return undefined;
@@ -126,14 +126,14 @@ export function createResponseStore(db: SqliteDatabase): ResponseStore {
       }
       return stored;
     },
-    getItem(itemId, keyId) {
+    async getItem(itemId, keyId) {
       const row = selectItem.get(itemId, keyId);
       return row ? (JSON.parse(row.item) as OutputItem) : undefined;
     },
-    delete(id, keyId) {
+    async delete(id, keyId) {
       return remove(id, keyId);
     },
-    deleteOlderThan(createdAt) {
+    async deleteOlderThan(createdAt) {
       return removeOlderThan(createdAt);
     },
   };

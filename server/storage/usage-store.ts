@@ -3,6 +3,7 @@
  * Rows are written in batches by `usage/usage-recorder.ts`, never on the request path.
  */
 import type { MediaUsage } from '../core/models.js';
+import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 
 export interface UsageEntry {
@@ -43,11 +44,12 @@ export interface UsageQuery {
 }
 
 export interface UsageStore {
-  insertMany(entries: UsageEntry[]): void;
+  /** Writes the entries together (one transaction, one multi-row statement where the backend has it). */
+  insertMany(entries: UsageEntry[]): Promise<void>;
   /** Sets what a call produced after it answered (a video task that completed later); false if no record. */
-  amendMedia(requestId: string, amount: { units: number; media: MediaUsage }): boolean;
+  amendMedia(requestId: string, amount: { units: number; media: MediaUsage }): Promise<boolean>;
   /** One page of the key's own records and whether more follow. */
-  list(query: UsageQuery): { records: UsageRecord[]; hasMore: boolean };
+  list(query: UsageQuery): Promise<{ records: UsageRecord[]; hasMore: boolean }>;
 }
 
 interface UsageRow {
@@ -71,6 +73,7 @@ interface UsageRow {
 }
 
 const ID_PREFIX = 'usage_';
+const ROWS_PER_INSERT = 100;
 
 function toRecord(row: UsageRow): UsageRecord {
   return {
@@ -126,28 +129,57 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
     db.exec('ALTER TABLE usage_records ADD COLUMN media TEXT');
   }
 
-  const insert = db.prepare(`INSERT INTO usage_records (request_id, key_id, operation, model_requested, model, provider,
-    input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at)
-    VALUES (@requestId, @keyId, @operation, @modelRequested, @model, @provider, @inputTokens, @outputTokens,
-    @cachedInputTokens, @cacheWriteTokens, @reasoningTokens, @units, @media, @status, @latencyMs, @createdAt)`);
+  // Rows go in as multi-row INSERTs of up to ROWS_PER_INSERT rows (16 parameters a row, well under SQLite's
+  // 32,766), the statements of a batch in one transaction: one statement step per 100 rows, not per row.
+  const COLUMNS = `request_id, key_id, operation, model_requested, model, provider, input_tokens, output_tokens,
+    cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at`;
+  const ROW = `(${Array(16).fill('?').join(', ')})`;
+  const statements = new Map<number, Statement>();
+  const insertOf = (rows: number) => {
+    let statement = statements.get(rows);
+    if (!statement) {
+      statement = db.prepare(`INSERT INTO usage_records (${COLUMNS}) VALUES ${Array(rows).fill(ROW).join(', ')}`);
+      statements.set(rows, statement);
+    }
+    return statement;
+  };
+  const valuesOf = (entry: UsageEntry) => [
+    entry.requestId,
+    entry.keyId,
+    entry.operation,
+    entry.modelRequested,
+    entry.model,
+    entry.provider,
+    entry.inputTokens,
+    entry.outputTokens,
+    entry.cachedInputTokens,
+    entry.cacheWriteTokens,
+    entry.reasoningTokens,
+    entry.units,
+    entry.media ? JSON.stringify(entry.media) : null,
+    entry.status,
+    entry.latencyMs,
+    entry.createdAt,
+  ];
   const insertAll = db.transaction((entries: UsageEntry[]) => {
-    for (const entry of entries) {
-      insert.run({ ...entry, media: entry.media ? JSON.stringify(entry.media) : null });
+    for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {
+      const rows = entries.slice(start, start + ROWS_PER_INSERT);
+      insertOf(rows.length).run(rows.flatMap(valuesOf));
     }
   });
 
   const amend = db.prepare('UPDATE usage_records SET units = @units, media = @media WHERE request_id = @requestId');
 
   return {
-    amendMedia(requestId, amount) {
+    async amendMedia(requestId, amount) {
       return amend.run({ requestId, units: amount.units, media: JSON.stringify(amount.media) }).changes > 0;
     },
-    insertMany(entries) {
+    async insertMany(entries) {
       if (entries.length > 0) {
         insertAll(entries);
       }
     },
-    list(query) {
+    async list(query) {
       const where = ['key_id = @keyId'];
       const params: Record<string, unknown> = { keyId: query.keyId, limit: query.limit + 1 };
       if (query.requestId !== undefined) {

@@ -71,48 +71,48 @@ export interface VideoTaskPage {
 export type CreateVideoTaskOutcome = { task: VideoTask } | { refused: { active: number } };
 
 export interface VideoTaskStore {
-  create(task: NewVideoTask, now: number): VideoTask;
+  create(task: NewVideoTask, now: number): Promise<VideoTask>;
   /** Inserts the task unless its key already has `maxActive` tasks queued or processing (checked atomically with the insert). */
   createWithin(
     task: NewVideoTask,
     now: number,
     maxActive: number,
     options?: { runAfter?: number },
-  ): CreateVideoTaskOutcome;
+  ): Promise<CreateVideoTaskOutcome>;
   /** Gives a queued task with a PENDING_INPUT_BLOB its stored image and makes it runnable; false when it is gone. */
-  attachInput(id: string, inputBlob: string, now: number): boolean;
+  attachInput(id: string, inputBlob: string, now: number): Promise<boolean>;
   /** Fails a task no runner holds (its input image could not be stored); false when it is gone or running. */
-  failQueued(id: string, error: { code: string; message: string; now: number }): boolean;
+  failQueued(id: string, error: { code: string; message: string; now: number }): Promise<boolean>;
   /** The key's tasks queued or processing. */
-  activeCount(keyId: string): number;
+  activeCount(keyId: string): Promise<number>;
   /** The key's own task; another key's id reads as unknown. */
-  get(id: string, keyId: string): VideoTask | undefined;
-  list(query: { keyId: string; after?: string; limit: number; order: 'asc' | 'desc' }): VideoTaskPage;
+  get(id: string, keyId: string): Promise<VideoTask | undefined>;
+  list(query: { keyId: string; after?: string; limit: number; order: 'asc' | 'desc' }): Promise<VideoTaskPage>;
   /**
    * Claims a runnable task (queued and due, or processing with an expired lease), fairly across keys: the key
    * with the fewest tasks running first, then the key claimed from least recently, then its oldest task.
    */
-  claim(runner: string, now: number, leaseMs: number): VideoTask | undefined;
+  claim(runner: string, now: number, leaseMs: number): Promise<VideoTask | undefined>;
   /** Extends the lease; false when the task is no longer this runner's (taken over, or finished). */
-  renew(id: string, runner: string, now: number, leaseMs: number): boolean;
-  setProgress(id: string, runner: string, progress: number): void;
-  setCheckpoint(id: string, runner: string, checkpoint: string): void;
+  renew(id: string, runner: string, now: number, leaseMs: number): Promise<boolean>;
+  setProgress(id: string, runner: string, progress: number): Promise<void>;
+  setCheckpoint(id: string, runner: string, checkpoint: string): Promise<void>;
   complete(
     id: string,
     runner: string,
     result: { videoBlob: string; thumbnailBlob: string | null; now: number; expiresAt: number },
-  ): boolean;
-  fail(id: string, runner: string, error: { code: string; message: string; now: number }): boolean;
+  ): Promise<boolean>;
+  fail(id: string, runner: string, error: { code: string; message: string; now: number }): Promise<boolean>;
   /** Back to the queue (a transient failure, or a shutdown), claimable from `runAfter`. */
-  release(id: string, runner: string, runAfter: number, options?: { refundAttempt?: boolean }): boolean;
+  release(id: string, runner: string, runAfter: number, options?: { refundAttempt?: boolean }): Promise<boolean>;
   /** Deletes the key's own task, whatever its status, and answers the row it was (its blobs are the caller's to delete). */
-  delete(id: string, keyId: string): VideoTask | undefined;
+  delete(id: string, keyId: string): Promise<VideoTask | undefined>;
   /** Records that `id` remixes `originalId` (`POST /v1/videos/{id}/remix`). */
-  setRemixedFrom(id: string, originalId: string): void;
+  setRemixedFrom(id: string, originalId: string): Promise<void>;
   /** The task `id` remixes, if it is a remix. */
-  remixedFrom(id: string): string | null;
+  remixedFrom(id: string): Promise<string | null>;
   /** How many tasks are in each state (for metrics; one grouped count over the table). */
-  countByStatus(): Partial<Record<VideoStatus, number>>;
+  countByStatus(): Promise<Partial<Record<VideoStatus, number>>>;
 }
 
 interface TaskRow {
@@ -288,23 +288,23 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
   );
 
   return {
-    create: (task, now) => insertTask(task, now),
-    createWithin,
-    attachInput(id, inputBlob, now) {
+    create: async (task, now) => insertTask(task, now),
+    createWithin: async (task, now, maxActive, options) => createWithin(task, now, maxActive, options),
+    async attachInput(id, inputBlob, now) {
       return attachInput.run({ id, inputBlob, now }).changes === 1;
     },
-    countByStatus() {
+    async countByStatus() {
       return Object.fromEntries(countByStatus.all().map((row) => [row.status, row.count]));
     },
-    failQueued(id, error) {
+    async failQueued(id, error) {
       return failQueued.run({ id, ...error }).changes === 1;
     },
-    activeCount,
-    get(id, keyId) {
+    activeCount: async (keyId) => activeCount(keyId),
+    async get(id, keyId) {
       const row = byId.get(id, keyId);
       return row ? toTask(row) : undefined;
     },
-    list({ keyId, after, limit, order }) {
+    async list({ keyId, after, limit, order }) {
       const cursor =
         after === undefined
           ? undefined
@@ -323,26 +323,26 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
         .all(...(cursor === undefined ? [keyId, limit + 1] : [keyId, cursor, limit + 1]));
       return { tasks: rows.slice(0, limit).map(toTask), hasMore: rows.length > limit };
     },
-    claim(runner, now, leaseMs) {
+    async claim(runner, now, leaseMs) {
       const row = claim.get({ runner, now, leaseUntil: now + leaseMs });
       return row ? toTask(row) : undefined;
     },
-    renew(id, runner, now, leaseMs) {
+    async renew(id, runner, now, leaseMs) {
       return renew.run({ id, runner, leaseUntil: now + leaseMs }).changes === 1;
     },
-    setProgress(id, runner, value) {
+    async setProgress(id, runner, value) {
       progress.run({ id, runner, progress: Math.max(0, Math.min(99, Math.round(value))) });
     },
-    setCheckpoint(id, runner, value) {
+    async setCheckpoint(id, runner, value) {
       checkpoint.run({ id, runner, checkpoint: value });
     },
-    complete(id, runner, result) {
+    async complete(id, runner, result) {
       return complete.run({ id, runner, ...result }).changes === 1;
     },
-    fail(id, runner, error) {
+    async fail(id, runner, error) {
       return fail.run({ id, runner, code: error.code, message: error.message, now: error.now }).changes === 1;
     },
-    release(id, runner, runAfter, options = {}) {
+    async release(id, runner, runAfter, options = {}) {
       return release.run({ id, runner, runAfter, refund: options.refundAttempt ? 1 : 0 }).changes === 1;
     },
     ...deletionAndRemixes(db),
@@ -371,14 +371,14 @@ function deletionAndRemixes(db: SqliteDatabase): Pick<VideoTaskStore, 'delete' |
     return row;
   });
   return {
-    delete(id, keyId) {
+    async delete(id, keyId) {
       const row = remove(id, keyId);
       return row ? toTask(row) : undefined;
     },
-    setRemixedFrom(id, originalId) {
+    async setRemixedFrom(id, originalId) {
       setLink.run(id, originalId);
     },
-    remixedFrom(id) {
+    async remixedFrom(id) {
       return getLink.get(id) ?? null;
     },
   };

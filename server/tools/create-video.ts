@@ -66,7 +66,7 @@ export const createVideoTool = defineTool({
         await progress(task.progress, 100, `video ${task.status}`);
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      task = deps.videos.tasks.get(task.id, keyId) ?? task;
+      task = (await deps.videos.tasks.get(task.id, keyId)) ?? task;
     }
     if (task.status === 'completed' && reported !== 100) {
       await progress(100, 100, 'video completed');

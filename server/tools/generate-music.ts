@@ -25,7 +25,7 @@ export const generateMusicTool = defineTool({
     if (!input.prompt && !input.lyrics) {
       throw new ApiError(400, 'Give `prompt` or `lyrics` (or both).', { param: 'prompt' });
     }
-    checkToolStorageRoom(deps, scope);
+    await checkToolStorageRoom(deps, scope);
     const composed = await composeMusic(deps, scope, { ...input, response_format: 'url' });
     const audio = await toolMedia(deps, scope, 'audio', composed.audio, 'music.mp3');
     return {

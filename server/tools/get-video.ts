@@ -13,6 +13,6 @@ export const getVideoTool = defineTool({
   output: videoOutput,
   annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
   async run(input, { deps, scope }) {
-    return showVideo(deps, scope.baseUrl, ownVideoTask(deps.videos.tasks, scope, input.id));
+    return showVideo(deps, scope.baseUrl, await ownVideoTask(deps.videos.tasks, scope, input.id));
   },
 });

@@ -45,7 +45,7 @@ export const listFilesTool = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(input, { deps, scope }) {
     const now = deps.now ?? Date.now;
-    const page = deps.files.store.list({
+    const page = await deps.files.store.list({
       keyId: scope.key.id,
       purpose: input.purpose,
       after: input.after,

@@ -33,7 +33,7 @@ export const textToSpeechTool = defineTool({
   }),
   annotations: { readOnlyHint: false, openWorldHint: false, idempotentHint: true },
   async run(input, { deps, scope }) {
-    checkToolStorageRoom(deps, scope);
+    await checkToolStorageRoom(deps, scope);
     const spoken = await synthesizeSpeech(deps, scope, {
       input: input.input,
       model: input.model,

@@ -31,6 +31,6 @@ export async function toolMedia(
 }
 
 /** A tool always keeps what it makes, so a key whose storage is full is refused before the model runs. */
-export function checkToolStorageRoom(deps: ToolDeps, scope: Pick<CallScope, 'key'>): void {
-  checkStorageRoom(deps.media.storage, scope.key.id, (deps.now ?? Date.now)());
+export async function checkToolStorageRoom(deps: ToolDeps, scope: Pick<CallScope, 'key'>): Promise<void> {
+  await checkStorageRoom(deps.media.storage, scope.key.id, (deps.now ?? Date.now)());
 }

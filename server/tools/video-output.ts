@@ -26,8 +26,8 @@ export const videoOutput = z.object({
 type VideoOutput = z.input<typeof videoOutput>;
 
 /** Links live as long as media links do, but never past the task's own expiry (its bytes go then). */
-function linkTo(deps: ToolDeps, baseUrl: string, blob: string | null, task: VideoTask): string | null {
-  if (!blob || !deps.media.blobs.get(blob)) {
+async function linkTo(deps: ToolDeps, baseUrl: string, blob: string | null, task: VideoTask): Promise<string | null> {
+  if (!blob || !(await deps.media.blobs.get(blob))) {
     return null;
   }
   const ttl = Math.floor((deps.now ?? Date.now)() / 1000) + deps.media.linkTtlSeconds;
@@ -35,15 +35,15 @@ function linkTo(deps: ToolDeps, baseUrl: string, blob: string | null, task: Vide
   return `${baseUrl}${deps.media.links.pathFor(blob, expiresAt)}`;
 }
 
-export function showVideo(
+export async function showVideo(
   deps: ToolDeps,
   baseUrl: string,
   task: VideoTask,
-): { output: VideoOutput; text: string; media: ToolMedia[] } {
+): Promise<{ output: VideoOutput; text: string; media: ToolMedia[] }> {
   const object = videoObject(task);
   const completed = task.status === 'completed';
-  const video_url = completed ? linkTo(deps, baseUrl, task.videoBlob, task) : null;
-  const thumbnail_url = completed ? linkTo(deps, baseUrl, task.thumbnailBlob, task) : null;
+  const video_url = completed ? await linkTo(deps, baseUrl, task.videoBlob, task) : null;
+  const thumbnail_url = completed ? await linkTo(deps, baseUrl, task.thumbnailBlob, task) : null;
   const output: VideoOutput = {
     id: object.id,
     status: object.status,

@@ -1,8 +1,18 @@
 /**
- * Keeps usage writes off the request path: calls enqueue an entry, a timer writes the queue in one
- * transaction every `flushIntervalMs` (or as soon as `maxBatch` entries wait). `close()` writes whatever is
- * left, so a graceful shutdown loses nothing. Reads flush first, so a record is visible right after its call.
+ * Keeps usage writes off the request path: calls enqueue an entry (synchronously, no I/O), and the queue is
+ * written in batches of up to `maxBatch` rows (one multi-row insert each) every `flushIntervalMs`, or as soon
+ * as a batch is full. One write is in flight at a time; the next batch waits for the event loop to turn, so a
+ * long queue never blocks it. `close()` writes whatever is left, so a graceful shutdown loses nothing. Reads
+ * flush first, so a record is visible right after its call.
+ *
+ * When the database does not take writes (unreachable, locked), the failed batch goes back to the head of the
+ * queue and is retried with backoff (doubling from `flushIntervalMs` up to `maxRetryMs`). The queue is bounded
+ * (`maxBuffered`, OMNIGATE_USAGE_BUFFER_MAX): while it is full, each NEW record is dropped and counted — the
+ * records kept are the oldest, in order, so what is lost is one contiguous stretch at the end of an outage —
+ * with one error line when dropping starts and one when writes resume, never one per record.
  */
+import type { Logger } from 'pino';
+import { DEFAULT_USAGE_BUFFER_MAX } from '../config.js';
 import type { MediaUsage } from '../core/models.js';
 import type { UsageEntry, UsageQuery, UsageRecord, UsageStore } from '../storage/usage-store.js';
 
@@ -10,84 +20,174 @@ export interface UsageRecorder {
   record(entry: UsageEntry): void;
   /**
    * Adds what a call produced after it answered (a video task completing later), to the record of its request
-   * id. Pending records are written first, so the record exists; called off the request path.
+   * id: in the queue when the record still waits there, else in the database. Never rejects (a failure is logged).
    */
-  amend(requestId: string, amount: { units: number; media: MediaUsage }): void;
-  flush(): void;
-  list(query: UsageQuery): { records: UsageRecord[]; hasMore: boolean };
-  close(): void;
-  /** For metrics: records waiting, records given up on (none: failed batches are retried), failed writes. */
+  amend(requestId: string, amount: { units: number; media: MediaUsage }): Promise<void>;
+  /** Writes what waits now (also during a backoff); never rejects: what could not be written stays queued. */
+  flush(): Promise<void>;
+  list(query: UsageQuery): Promise<{ records: UsageRecord[]; hasMore: boolean }>;
+  /** Writes what is left (retrying until `closeTimeoutMs`), then stops; what still fails is logged as lost. */
+  close(): Promise<void>;
+  /** For metrics: records waiting, records dropped because the queue was full, failed batch writes. */
   stats(): { depth: number; dropped: number; failedWrites: number };
 }
 
 export interface UsageRecorderOptions {
   flushIntervalMs?: number;
+  /** Rows per insert. */
   maxBatch?: number;
-  onError?: (error: unknown, lost: number) => void;
+  /** Records the queue holds at most while writes fail; newer ones are dropped and counted. */
+  maxBuffered?: number;
+  /** The longest wait between two retries of a failing write. */
+  maxRetryMs?: number;
+  /** How long `close()` keeps retrying a failing write before giving the rest up. */
+  closeTimeoutMs?: number;
+  logger?: Pick<Logger, 'error' | 'info'>;
 }
 
 export function createUsageRecorder(store: UsageStore, options: UsageRecorderOptions = {}): UsageRecorder {
   const flushIntervalMs = options.flushIntervalMs ?? 200;
   const maxBatch = options.maxBatch ?? 500;
+  const maxBuffered = options.maxBuffered ?? DEFAULT_USAGE_BUFFER_MAX;
+  const maxRetryMs = options.maxRetryMs ?? 5_000;
+  const closeTimeoutMs = options.closeTimeoutMs ?? 5_000;
+  const logger = options.logger;
   let queue: UsageEntry[] = [];
   let timer: NodeJS.Timeout | undefined;
+  /** The write in flight, if any: one at a time, so batches stay in order. */
+  let writing: Promise<void> | undefined;
   let failedWrites = 0;
+  let dropped = 0;
+  /** Consecutive failed writes: the backoff's exponent, and whether an outage is going on (> 0). */
+  let failures = 0;
+  /** Records dropped since writes last succeeded (an episode ends with the next successful write). */
+  let droppedThisOutage = 0;
+  let closed = false;
 
-  function flush(): void {
-    if (timer) {
-      clearTimeout(timer);
-      timer = undefined;
-    }
-    if (queue.length === 0) {
-      return;
-    }
-    const batch = queue;
-    queue = [];
-    try {
-      store.insertMany(batch);
-    } catch (error) {
-      // Put the batch back so a transient failure (database busy) does not lose records.
-      queue = batch.concat(queue);
-      failedWrites++;
-      options.onError?.(error, batch.length);
-      schedule();
-    }
-  }
-
-  function schedule(): void {
-    if (!timer) {
-      timer = setTimeout(flush, flushIntervalMs);
+  function schedule(delayMs: number): void {
+    if (!timer && !closed) {
+      timer = setTimeout(() => {
+        timer = undefined;
+        void flush();
+      }, delayMs);
       timer.unref();
     }
   }
 
+  /** Writes batches until the queue is empty or a write fails; false when one failed. */
+  async function drain(): Promise<boolean> {
+    while (queue.length > 0) {
+      const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+      queue = batch === queue ? [] : queue.slice(maxBatch);
+      try {
+        await store.insertMany(batch);
+      } catch (error) {
+        // Back at the head, so the order is kept and nothing is lost below the bound.
+        queue = batch.concat(queue);
+        failedWrites++;
+        if (failures++ === 0) {
+          logger?.error(
+            { err: error, pending: queue.length },
+            'usage records cannot be written; keeping them and retrying with backoff',
+          );
+        }
+        return false;
+      }
+      if (failures > 0 || droppedThisOutage > 0) {
+        logger?.info(
+          { failedWrites: failures, dropped: droppedThisOutage, pending: queue.length },
+          'usage records are written again',
+        );
+        failures = 0;
+        droppedThisOutage = 0;
+      }
+      if (queue.length > 0) {
+        // Let requests run between two batches of a long queue.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+    return true;
+  }
+
+  function flush(): Promise<void> {
+    if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    if (writing === undefined) {
+      writing = drain().then((ok) => {
+        writing = undefined;
+        if (!ok) {
+          schedule(Math.min(flushIntervalMs * 2 ** (failures - 1), maxRetryMs));
+        }
+      });
+    }
+    return writing;
+  }
+
   return {
     record(entry) {
+      if (queue.length >= maxBuffered) {
+        dropped++;
+        if (droppedThisOutage++ === 0) {
+          logger?.error(
+            { maxBuffered, pending: queue.length },
+            'usage record buffer is full (OMNIGATE_USAGE_BUFFER_MAX): new usage records are dropped until writes succeed',
+          );
+        }
+        return;
+      }
       queue.push(entry);
+      if (failures > 0 || writing !== undefined) {
+        return; // the retry (or the write in flight, then the timer) takes it
+      }
       if (queue.length >= maxBatch) {
-        setImmediate(flush);
+        setImmediate(() => void flush());
       } else {
-        schedule();
+        schedule(flushIntervalMs);
       }
     },
     flush,
-    amend(requestId, amount) {
-      flush();
+    async amend(requestId, amount) {
+      await writing;
+      // Still queued (a write failed, or it was recorded a moment ago): amended where it waits.
+      for (let index = queue.length - 1; index >= 0; index--) {
+        if (queue[index].requestId === requestId) {
+          queue[index] = { ...queue[index], units: amount.units, media: amount.media };
+          return;
+        }
+      }
       try {
-        store.amendMedia(requestId, amount);
+        await store.amendMedia(requestId, amount);
       } catch (error) {
-        options.onError?.(error, 1);
+        logger?.error({ err: error, requestId }, 'amending a usage record failed');
       }
     },
-    list(query) {
-      flush();
+    async list(query) {
+      await flush();
       return store.list(query);
     },
-    close() {
-      flush();
+    async close() {
+      const deadline = Date.now() + closeTimeoutMs;
+      await flush();
+      while (queue.length > 0 && Date.now() < deadline) {
+        const wait = Math.min(flushIntervalMs * 2 ** Math.max(0, failures - 1), maxRetryMs, deadline - Date.now());
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
+        await flush();
+      }
+      closed = true;
+      if (timer) {
+        clearTimeout(timer);
+        timer = undefined;
+      }
+      if (queue.length > 0) {
+        logger?.error({ lost: queue.length }, 'usage records could not be written before shutdown and are lost');
+        dropped += queue.length;
+        queue = [];
+      }
     },
     stats() {
-      return { depth: queue.length, dropped: 0, failedWrites };
+      return { depth: queue.length, dropped, failedWrites };
     },
   };
 }

@@ -86,8 +86,8 @@ beforeAll(async () => {
     .png()
     .toBuffer();
   pngDataUrl = `data:image/png;base64,${png.toString('base64')}`;
-  limitedKey = started.testApp.keys.create({ name: 'chat only', allowedModels: ['local:chat'] }).key;
-  const otherKey = started.testApp.keys.create({ name: 'other' }).key;
+  limitedKey = (await started.testApp.keys.create({ name: 'chat only', allowedModels: ['local:chat'] })).key;
+  const otherKey = (await started.testApp.keys.create({ name: 'other' })).key;
   const send = async (key: string, name: string, bytes: Uint8Array): Promise<string> => {
     const res = await request(started.testApp.app)
       .post('/v1/files')
@@ -372,7 +372,7 @@ describe('every tool, offline (v2 client, auto negotiation)', () => {
 
   it('records one usage row per tool call, naming the tool in the operation', async () => {
     await client.callTool({ name: 'chat', arguments: { prompt: 'count me' } });
-    started.testApp.usage.flush();
+    await started.testApp.usage.flush();
     await new Promise((resolve) => setTimeout(resolve, 100));
     const rows = started.testApp.db
       .prepare("SELECT operation, model FROM usage_records WHERE operation LIKE 'mcpPost:%'")
@@ -439,7 +439,7 @@ describe('refusals', () => {
   });
 
   it('an origin listed in OMNIGATE_MCP_ALLOWED_ORIGINS passes; GET still answers 405 after the Origin rule', async () => {
-    const t = createTestApp({ tools: { mcpAllowedOrigins: ['https://app.example.com'] } });
+    const t = await createTestApp({ tools: { mcpAllowedOrigins: ['https://app.example.com'] } });
     const initialize = {
       jsonrpc: '2.0',
       id: 1,

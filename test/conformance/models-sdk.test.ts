@@ -31,7 +31,7 @@ beforeAll(async () => {
   });
   openai = new OpenAI({ apiKey: started.key, baseURL: `${started.baseURL}/v1`, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: started.key, baseURL: `${started.baseURL}/anthropic`, maxRetries: 0 });
-  limitedKey = started.testApp.keys.create({ name: 'limited', allowedModels: ['bee', 'local:image'] }).key;
+  limitedKey = (await started.testApp.keys.create({ name: 'limited', allowedModels: ['bee', 'local:image'] })).key;
 });
 
 afterAll(async () => {

@@ -470,7 +470,7 @@ describe('responses', () => {
 
   it("another key cannot see the first key's response", async () => {
     const mine = await client.responses.create({ model: MODEL, input: 'Private' });
-    const { key: otherKey } = started.testApp.keys.create({ name: 'other' });
+    const { key: otherKey } = await started.testApp.keys.create({ name: 'other' });
     const other = new OpenAI({ apiKey: otherKey, baseURL: `${started.baseURL}/v1`, maxRetries: 0 });
     const error = await expectApiError(other.responses.retrieve(mine.id), OpenAI.NotFoundError);
     expect(error.status).toBe(404);

@@ -106,13 +106,16 @@ describe('videos.remix and videos.delete', () => {
     expect(await settle(remix.id)).toMatchObject({ status: 'completed', remixed_from_video_id: original.id });
     expect((await ctx.client.videos.retrieve(original.id)).remixed_from_video_id).toBeNull();
 
-    const row = ctx.started.testApp.videoTasks.get(original.id, ctx.started.testApp.keys.verify(ctx.started.key)!.id)!;
-    expect(ctx.started.testApp.blobs.get(row.videoBlob!)).toBeDefined();
+    const row = (await ctx.started.testApp.videoTasks.get(
+      original.id,
+      (await ctx.started.testApp.keys.verify(ctx.started.key))!.id,
+    ))!;
+    expect(await ctx.started.testApp.blobs.get(row.videoBlob!)).toBeDefined();
     const deleted = await ctx.client.videos.delete(original.id);
     expect(deleted).toEqual({ id: original.id, object: 'video.deleted', deleted: true });
     assertMatchesSchema('VideoDeleted', deleted);
-    expect(ctx.started.testApp.blobs.get(row.videoBlob!)).toBeUndefined();
-    expect(ctx.started.testApp.blobs.get(row.thumbnailBlob!)).toBeUndefined();
+    expect(await ctx.started.testApp.blobs.get(row.videoBlob!)).toBeUndefined();
+    expect(await ctx.started.testApp.blobs.get(row.thumbnailBlob!)).toBeUndefined();
     await expect(ctx.client.videos.retrieve(original.id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(ctx.client.videos.delete(original.id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(ctx.client.videos.remix(original.id, { prompt: 'gone' })).rejects.toBeInstanceOf(NotFoundError);
@@ -134,19 +137,22 @@ describe('videos.remix and videos.delete', () => {
     });
     await settle(original.id);
     const remix = await ctx.client.videos.remix(original.id, { prompt: 'the red field at dawn' });
-    const keyId = ctx.started.testApp.keys.verify(ctx.started.key)!.id;
+    const keyId = (await ctx.started.testApp.keys.verify(ctx.started.key))!.id;
     // The remix's copy is stored after its 202 (video-tasks.ts): wait for the task to hold it.
     await vi.waitFor(
-      () => expect(ctx.started.testApp.videoTasks.get(remix.id, keyId)!.inputBlob).not.toBe(PENDING_INPUT_BLOB),
+      async () =>
+        expect((await ctx.started.testApp.videoTasks.get(remix.id, keyId))!.inputBlob).not.toBe(PENDING_INPUT_BLOB),
       { timeout: 20_000 },
     );
-    const [originalRow, remixRow] = [original.id, remix.id].map((id) => ctx.started.testApp.videoTasks.get(id, keyId)!);
+    const [originalRow, remixRow] = (
+      await Promise.all([original.id, remix.id].map((id) => ctx.started.testApp.videoTasks.get(id, keyId)))
+    ).map((row) => row!);
     expect(originalRow.inputBlob).not.toBeNull();
     expect(remixRow.inputBlob).not.toBeNull();
     expect(remixRow.inputBlob).not.toBe(originalRow.inputBlob);
     await ctx.client.videos.delete(original.id);
-    expect(ctx.started.testApp.blobs.get(originalRow.inputBlob!)).toBeUndefined();
-    expect(ctx.started.testApp.blobs.get(remixRow.inputBlob!)).toBeDefined();
+    expect(await ctx.started.testApp.blobs.get(originalRow.inputBlob!)).toBeUndefined();
+    expect(await ctx.started.testApp.blobs.get(remixRow.inputBlob!)).toBeDefined();
     expect((await settle(remix.id)).status).toBe('completed');
   });
 
@@ -159,7 +165,7 @@ describe('videos.remix and videos.delete', () => {
     });
     await settle(mine.id);
     const other = new OpenAI({
-      apiKey: ctx.started.testApp.keys.create({ name: 'other' }).key,
+      apiKey: (await ctx.started.testApp.keys.create({ name: 'other' })).key,
       baseURL: `${ctx.started.baseURL}/v1`,
       maxRetries: 0,
     });

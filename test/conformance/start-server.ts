@@ -19,7 +19,7 @@ export interface StartedServer {
 }
 
 export async function startServer(config: Parameters<typeof createTestApp>[0] = {}): Promise<StartedServer> {
-  const testApp = createTestApp(config);
+  const testApp = await createTestApp(config);
   const server = testApp.app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -36,7 +36,7 @@ export async function startServer(config: Parameters<typeof createTestApp>[0] = 
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
       await testApp.videoRunner.stop(0);
-      testApp.usage.close();
+      await testApp.usage.close();
       await testApp.registry.close();
       testApp.db.close();
     },

@@ -10,7 +10,7 @@ import OpenAI from 'openai';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { expectAnthropicError, expectOpenAIError, expectRequestId, usageOf } from '../helpers/contract-assertions.js';
-import { createTestApp } from '../helpers/create-test-app.js';
+import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 import { errorHandler } from '../../server/http/error-handler.js';
 import { requestStart } from '../../server/http/request-start.js';
@@ -27,7 +27,7 @@ const INTERNAL_ERROR = {
   code: 'internal_error',
 } as const;
 
-function usageRows(db: ReturnType<typeof createTestApp>['db']) {
+function usageRows(db: TestApp['db']) {
   return db.prepare('SELECT request_id, operation, status FROM usage_records ORDER BY seq').all() as Array<{
     request_id: string;
     operation: string;
@@ -37,7 +37,7 @@ function usageRows(db: ReturnType<typeof createTestApp>['db']) {
 
 describe('request bodies', () => {
   it('answers 413 request_too_large in the OpenAI envelope when the JSON body exceeds maxBodyBytes', async () => {
-    const { app, key } = createTestApp({ maxBodyBytes: 2048 });
+    const { app, key } = await createTestApp({ maxBodyBytes: 2048 });
     const res = await request(app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
@@ -53,7 +53,7 @@ describe('request bodies', () => {
   });
 
   it('accepts a body just under maxBodyBytes', async () => {
-    const { app, key } = createTestApp({ maxBodyBytes: 2048 });
+    const { app, key } = await createTestApp({ maxBodyBytes: 2048 });
     const body = { model: 'local:chat', messages: [{ role: 'user', content: 'x'.repeat(1900) }] };
     expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThan(2048);
     const res = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(body);
@@ -63,7 +63,7 @@ describe('request bodies', () => {
   });
 
   it('answers 413 in the Anthropic envelope, with request-id, under /anthropic', async () => {
-    const { app, key } = createTestApp({ maxBodyBytes: 2048 });
+    const { app, key } = await createTestApp({ maxBodyBytes: 2048 });
     const res = await request(app)
       .post('/anthropic/v1/messages')
       .set('x-api-key', key)
@@ -79,7 +79,7 @@ describe('request bodies', () => {
   });
 
   it('answers 400 invalid_json for a body that is not JSON', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
@@ -96,7 +96,7 @@ describe('request bodies', () => {
   });
 
   it('answers 400 invalid_json in the Anthropic envelope under /anthropic', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/anthropic/v1/messages')
       .set('x-api-key', key)
@@ -112,7 +112,7 @@ describe('request bodies', () => {
   });
 
   it('answers 415 unsupported_media_type, with no param, for a body that is not application/json', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
@@ -129,7 +129,7 @@ describe('request bodies', () => {
   });
 
   it('records a request the validator refused under its operationId', async () => {
-    const { app, key, db } = createTestApp();
+    const { app, key, db } = await createTestApp();
     const res = await request(app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
@@ -150,7 +150,7 @@ describe('request bodies', () => {
 
 describe('unknown paths and methods', () => {
   it('answers 404 unknown_path with a key', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app).get('/v1/nothing-here').set('authorization', `Bearer ${key}`);
     expect(res.status).toBe(404);
     expectRequestId(res);
@@ -163,7 +163,7 @@ describe('unknown paths and methods', () => {
   });
 
   it('answers 401 for an unknown path without a key, because authentication runs first', async () => {
-    const { app } = createTestApp();
+    const { app } = await createTestApp();
     const res = await request(app).get('/v1/nothing-here');
     expect(res.status).toBe(401);
     expectRequestId(res);
@@ -177,7 +177,7 @@ describe('unknown paths and methods', () => {
   });
 
   it('answers 404 unknown_path outside /v1 too', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app).get('/robots.txt').set('authorization', `Bearer ${key}`);
     expect(res.status).toBe(404);
     expectRequestId(res);
@@ -185,7 +185,7 @@ describe('unknown paths and methods', () => {
   });
 
   it('answers 404 in the Anthropic envelope for an unknown path under /anthropic', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app).get('/anthropic/v1/batches').set('x-api-key', key);
     expect(res.status).toBe(404);
     const id = expectRequestId(res, 'anthropic');
@@ -197,7 +197,7 @@ describe('unknown paths and methods', () => {
   });
 
   it('answers 405 method_not_allowed with an Allow header for a wrong method on a known path', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app).put('/v1/models').set('authorization', `Bearer ${key}`);
     expect(res.status).toBe(405);
     expectRequestId(res);
@@ -211,7 +211,7 @@ describe('unknown paths and methods', () => {
   });
 
   it('lists every method of the path in Allow', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app).post('/v1/responses/resp_1').set('authorization', `Bearer ${key}`).send({});
     expect(res.status).toBe(405);
     expectRequestId(res);
@@ -224,7 +224,7 @@ describe('responses that break the contract', () => {
   it('answers 500 internal_error and logs the cause with the request id when a JSON answer breaks the spec', async () => {
     // A stored response whose row was damaged (here: an unknown `status`) reaches res.json unchanged, so the
     // response validator is what stands between it and the caller.
-    const { app, key, db, logs } = createTestApp();
+    const { app, key, db, logs } = await createTestApp();
     const auth = { authorization: `Bearer ${key}` };
     const created = await request(app).post('/v1/responses').set(auth).send({ model: 'local:chat', input: 'hello' });
     expect(created.status).toBe(200);
@@ -254,7 +254,7 @@ describe('responses that break the contract', () => {
   });
 
   it('records the 500 in the usage records', async () => {
-    const { app, key, db } = createTestApp();
+    const { app, key, db } = await createTestApp();
     const auth = { authorization: `Bearer ${key}` };
     const created = await request(app).post('/v1/responses').set(auth).send({ model: 'local:chat', input: 'hello' });
     db.prepare(`UPDATE responses SET response = json_set(response, '$.status', 'exploded')`).run();
@@ -332,7 +332,7 @@ describe('error envelopes by API family', () => {
   });
 
   it('renders a validation error in the Anthropic envelope with request-id under /anthropic', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/anthropic/v1/messages')
       .set('x-api-key', key)
@@ -349,7 +349,7 @@ describe('error envelopes by API family', () => {
   });
 
   it('renders an unknown model as not_found_error in the Anthropic envelope', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/anthropic/v1/messages/count_tokens')
       .set('x-api-key', key)
@@ -364,7 +364,7 @@ describe('error envelopes by API family', () => {
   });
 
   it('answers initialize on /v1/mcp as an SSE stream of one JSON-RPC response (stateless 2025 leg)', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/v1/mcp')
       .set('authorization', `Bearer ${key}`)
@@ -390,7 +390,7 @@ describe('error envelopes by API family', () => {
   it.each(['get', 'delete'] as const)(
     'refuses %s /v1/mcp with 405 Allow: POST in a JSON-RPC error, since the endpoint keeps no sessions',
     async (method) => {
-      const { app, key } = createTestApp();
+      const { app, key } = await createTestApp();
       const res = await request(app)[method]('/v1/mcp').set('authorization', `Bearer ${key}`);
       expect(res.status).toBe(405);
       expect(res.headers.allow).toBe('POST');
@@ -409,7 +409,7 @@ describe('error envelopes by API family', () => {
   it.each(['post', 'get', 'delete'] as const)(
     'answers a missing or wrong key on %s /v1/mcp with a 401 JSON-RPC error, keeping the challenge and request id',
     async (method) => {
-      const { app } = createTestApp();
+      const { app } = await createTestApp();
       for (const authorization of [undefined, 'Bearer og-not-a-key']) {
         const req = request(app)[method]('/v1/mcp');
         const res = await (authorization ? req.set('authorization', authorization) : req).send({

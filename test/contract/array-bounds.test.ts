@@ -13,8 +13,8 @@ import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 
 let t: TestApp;
 
-beforeAll(() => {
-  t = createTestApp({ maxBodyBytes: 25 * 1024 * 1024 });
+beforeAll(async () => {
+  t = await createTestApp({ maxBodyBytes: 25 * 1024 * 1024 });
 });
 
 const MESSAGES_LIMIT = 100_000;

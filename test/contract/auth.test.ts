@@ -30,7 +30,7 @@ const COUNT_TOKENS = 3 + 3 + (await countTextTokens('user')) + (await countTextT
 
 describe('rejected keys on /v1', () => {
   it('answers 401 missing_api_key with WWW-Authenticate when no key is sent', async () => {
-    const { app, db } = createTestApp();
+    const { app, db } = await createTestApp();
     const res = await request(app).get('/v1/models');
     expect(res.status).toBe(401);
     expectRequestId(res);
@@ -46,7 +46,7 @@ describe('rejected keys on /v1', () => {
     ['Bearer without a key', () => 'Bearer'],
     ['the bare key', (key: string) => key],
   ])('answers 401 missing_api_key for an Authorization header with %s', async (_name, header) => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app).get('/v1/models').set('authorization', header(key));
     expect(res.status).toBe(401);
     expectRequestId(res);
@@ -55,7 +55,7 @@ describe('rejected keys on /v1', () => {
   });
 
   it('accepts the Bearer scheme case-insensitively', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app).get('/v1/models').set('authorization', `bearer ${key}`);
     expect(res.status).toBe(200);
     expectRequestId(res);
@@ -63,7 +63,7 @@ describe('rejected keys on /v1', () => {
   });
 
   it('answers 401 invalid_api_key for a key it does not know', async () => {
-    const { app } = createTestApp();
+    const { app } = await createTestApp();
     const res = await request(app).get('/v1/models').set('authorization', 'Bearer og-not-a-real-key');
     expect(res.status).toBe(401);
     expectRequestId(res);
@@ -72,9 +72,9 @@ describe('rejected keys on /v1', () => {
   });
 
   it('answers 401 invalid_api_key for a revoked key that worked before', async () => {
-    const { app, key, keys } = createTestApp();
+    const { app, key, keys } = await createTestApp();
     expect((await request(app).get('/v1/models').set('authorization', `Bearer ${key}`)).status).toBe(200);
-    expect(keys.revoke(keys.list()[0].id)).toBe(true);
+    expect(await keys.revoke((await keys.list())[0].id)).toBe(true);
     const res = await request(app).get('/v1/models').set('authorization', `Bearer ${key}`);
     expect(res.status).toBe(401);
     expectRequestId(res);
@@ -83,7 +83,7 @@ describe('rejected keys on /v1', () => {
   });
 
   it('does not accept x-api-key on /v1', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app).get('/v1/models').set('x-api-key', key);
     expect(res.status).toBe(401);
     expectRequestId(res);
@@ -99,7 +99,7 @@ describe('keys on /anthropic', () => {
   it.each([['2023-06-01'], ['2099-12-31'], [undefined]])(
     'accepts x-api-key with anthropic-version %s',
     async (version) => {
-      const { app, key } = createTestApp();
+      const { app, key } = await createTestApp();
       const req = request(app).post('/anthropic/v1/messages/count_tokens').set('x-api-key', key);
       if (version) {
         req.set('anthropic-version', version);
@@ -112,7 +112,7 @@ describe('keys on /anthropic', () => {
   );
 
   it('accepts Authorization: Bearer on /anthropic too', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/anthropic/v1/messages/count_tokens')
       .set('authorization', `Bearer ${key}`)
@@ -123,7 +123,7 @@ describe('keys on /anthropic', () => {
   });
 
   it('answers a missing key with 401 in the Anthropic envelope naming both headers', async () => {
-    const { app } = createTestApp();
+    const { app } = await createTestApp();
     const res = await request(app).post('/anthropic/v1/messages/count_tokens').send(COUNT_BODY);
     expect(res.status).toBe(401);
     const id = expectRequestId(res, 'anthropic');
@@ -136,7 +136,7 @@ describe('keys on /anthropic', () => {
   });
 
   it('answers an unknown x-api-key with 401 invalid in the Anthropic envelope', async () => {
-    const { app } = createTestApp();
+    const { app } = await createTestApp();
     const res = await request(app)
       .post('/anthropic/v1/messages/count_tokens')
       .set('x-api-key', 'sk-ant-unknown')
@@ -151,7 +151,7 @@ describe('keys on /anthropic', () => {
 describe('public paths', () => {
   it('serves /health without a key', async () => {
     const clock = 1_767_225_600_000;
-    const { app } = createTestApp({ now: () => clock });
+    const { app } = await createTestApp({ now: () => clock });
     const res = await request(app).get('/health');
     expect(res.status).toBe(200);
     expectRequestId(res);
@@ -160,7 +160,7 @@ describe('public paths', () => {
 
   it('reports uptime in whole seconds from the app clock', async () => {
     let clock = 1_767_225_600_000;
-    const { app } = createTestApp({ now: () => clock });
+    const { app } = await createTestApp({ now: () => clock });
     clock += 90_500;
     const res = await request(app).get('/health');
     expect(res.status).toBe(200);
@@ -171,7 +171,7 @@ describe('public paths', () => {
   it.each(['draining', 'shutdown'] as const)(
     'answers /health with 503 shutting_down once %s has begun',
     async (phase) => {
-      const testApp = createTestApp();
+      const testApp = await createTestApp();
       testApp[phase].abort();
       const res = await request(testApp.app).get('/health');
       expect(res.status).toBe(503);
@@ -186,7 +186,7 @@ describe('public paths', () => {
   );
 
   it('serves /openapi.json without a key: the contract itself', async () => {
-    const { app } = createTestApp();
+    const { app } = await createTestApp();
     const res = await request(app).get('/openapi.json');
     expect(res.status).toBe(200);
     expectRequestId(res);
@@ -197,7 +197,7 @@ describe('public paths', () => {
   });
 
   it('serves /openapi.yaml without a key, byte for byte the spec file', async () => {
-    const { app } = createTestApp();
+    const { app } = await createTestApp();
     const res = await request(app).get('/openapi.yaml');
     expect(res.status).toBe(200);
     expectRequestId(res);
@@ -206,7 +206,7 @@ describe('public paths', () => {
   });
 
   it('answers /docs without a key with 404 docs_not_built when the docs were not built', async () => {
-    const { app } = createTestApp();
+    const { app } = await createTestApp();
     const res = await request(app).get('/docs');
     expect(res.status).toBe(404);
     expectRequestId(res);
@@ -219,7 +219,7 @@ describe('public paths', () => {
   });
 
   it('writes no usage record for public paths, even when a key is sent', async () => {
-    const { app, key, db } = createTestApp();
+    const { app, key, db } = await createTestApp();
     for (const path of ['/health', '/openapi.json', '/openapi.yaml', '/docs']) {
       const res = await request(app).get(path).set('authorization', `Bearer ${key}`);
       expectRequestId(res);
@@ -234,8 +234,8 @@ describe('public paths', () => {
 
 describe('key storage', () => {
   it('stores only a keyed hash of each key and a 7-character display prefix: no column holds the secret', async () => {
-    const { app, key, keys, db } = createTestApp();
-    const limited = keys.create({ name: 'limited', allowedModels: ['local-chat'] });
+    const { app, key, keys, db } = await createTestApp();
+    const limited = await keys.create({ name: 'limited', allowedModels: ['local-chat'] });
     for (const secret of [key, limited.key]) {
       expect((await request(app).get('/v1/models').set('authorization', `Bearer ${secret}`)).status).toBe(200);
     }
@@ -268,7 +268,7 @@ describe('keys limited to some models', () => {
   it('lets a key use its allowed model under any of its names and answers 403 model_not_allowed for others', async () => {
     const upstream = await startFakeUpstream();
     try {
-      const { app, keys } = createTestApp({
+      const { app, keys } = await createTestApp({
         providers: [
           {
             id: 'fake',
@@ -282,7 +282,7 @@ describe('keys limited to some models', () => {
         ],
         models: [{ provider: 'fake', model: 'big-model', type: 'chat', aliases: ['big'] }],
       });
-      const { key } = keys.create({ name: 'local only', allowedModels: ['local-chat'] });
+      const { key } = await keys.create({ name: 'local only', allowedModels: ['local-chat'] });
       const auth = { authorization: `Bearer ${key}` };
       const messages = [{ role: 'user', content: 'hi' }];
 
@@ -312,7 +312,7 @@ describe('keys limited to some models', () => {
   it('answers 403 in the Anthropic envelope under /anthropic', async () => {
     const upstream = await startFakeUpstream();
     try {
-      const { app, keys } = createTestApp({
+      const { app, keys } = await createTestApp({
         providers: [
           {
             id: 'fake',
@@ -326,7 +326,7 @@ describe('keys limited to some models', () => {
         ],
         models: [{ provider: 'fake', model: 'big-model', type: 'chat', aliases: [] }],
       });
-      const { key } = keys.create({ name: 'local only', allowedModels: ['local:chat'] });
+      const { key } = await keys.create({ name: 'local only', allowedModels: ['local:chat'] });
       const res = await request(app)
         .post('/anthropic/v1/messages/count_tokens')
         .set('x-api-key', key)

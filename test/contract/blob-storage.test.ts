@@ -40,26 +40,26 @@ interface Backend {
   lose(id: string): Promise<void>;
 }
 
-const backends: Record<string, (files?: { maxFileBytes?: number }) => Backend> = {
-  'the data directory': (files) => {
-    const made = createTestApp({ files });
+const backends: Record<string, (files?: { maxFileBytes?: number }) => Promise<Backend>> = {
+  'the data directory': async (files) => {
+    const made = await createTestApp({ files });
     return {
       made,
       held: async () => readdirSync(made.blobDirectory).sort(),
       lose: (id) => rm(path.join(made.blobDirectory, id)),
     };
   },
-  'a shared directory (file://)': (files) => {
+  'a shared directory (file://)': async (files) => {
     const directory = mkdtempSync(path.join(tmpdir(), 'omnigate-shared-blobs-'));
     temporaries.push(directory);
-    const made = createTestApp({ files, blobs: { kind: 'directory', directory } });
+    const made = await createTestApp({ files, blobs: { kind: 'directory', directory } });
     return { made, held: async () => readdirSync(directory).sort(), lose: (id) => rm(path.join(directory, id)) };
   },
-  's3 (s3rver)': (files) => {
+  's3 (s3rver)': async (files) => {
     const prefix = `app${temporaries.length}`;
     temporaries.push(mkdtempSync(path.join(tmpdir(), 'omnigate-unused-')));
     const location: BlobLocation = s3.location(`${prefix}/blobs`);
-    const made = createTestApp({ files, blobs: location });
+    const made = await createTestApp({ files, blobs: location });
     return {
       made,
       held: async () => (await s3.keys(`${prefix}/`)).map((key) => key.slice(`${prefix}/blobs/`.length)),
@@ -82,7 +82,7 @@ function blobIdOf(made: TestApp, fileId: string): string {
 
 describe.each(Object.keys(backends))('blobs in %s', (name) => {
   it('uploads a file into the backend, downloads it whole and by range, and deletes it from the backend', async () => {
-    const { made, held } = backends[name]!();
+    const { made, held } = await backends[name]!();
     const bytes = Buffer.from('The quick brown fox jumps over the lazy dog.\n');
     const created = await upload(made, bytes, 'fox.txt');
     expect(created.status).toBe(200);
@@ -122,7 +122,7 @@ describe.each(Object.keys(backends))('blobs in %s', (name) => {
   });
 
   it('keeps a generated image in the backend and serves it through its signed link, whole and by range', async () => {
-    const { made, held } = backends[name]!();
+    const { made, held } = await backends[name]!();
     const res = await request(made.app)
       .post('/v1/images/generations')
       .set(auth(made.key))
@@ -136,7 +136,7 @@ describe.each(Object.keys(backends))('blobs in %s', (name) => {
     expect(image.headers['content-type']).toBe('image/png');
     const png = image.body as Buffer;
     expect(png.subarray(1, 4).toString()).toBe('PNG');
-    expect(png.length).toBe(made.blobs.get(mediaId)?.size);
+    expect(png.length).toBe((await made.blobs.get(mediaId))?.size);
     const tail = await binary(
       request(made.app)
         .get(url.pathname + url.search)
@@ -148,7 +148,7 @@ describe.each(Object.keys(backends))('blobs in %s', (name) => {
   });
 
   it('answers 404, not 500, for a file or a medium whose bytes were lost from the backend', async () => {
-    const { made, held, lose } = backends[name]!();
+    const { made, held, lose } = await backends[name]!();
     const created = await upload(made, Buffer.from('soon gone'), 'gone.txt');
     const image = await request(made.app)
       .post('/v1/images/generations')
@@ -171,7 +171,7 @@ describe.each(Object.keys(backends))('blobs in %s', (name) => {
   });
 
   it('leaves nothing in the backend or the staging directory when an upload is refused for its size', async () => {
-    const { made, held } = backends[name]!({ maxFileBytes: 1000 });
+    const { made, held } = await backends[name]!({ maxFileBytes: 1000 });
     const refused = await upload(made, Buffer.alloc(5000, 'x'), 'big.txt');
     expect(refused.status).toBe(413);
     expectRequestId(refused);
@@ -184,7 +184,7 @@ describe.each(Object.keys(backends))('blobs in %s', (name) => {
 describe('blobs in S3 when the S3 server goes away', () => {
   it('answers 503 storage_unavailable in the envelope for downloads, media links, uploads and generations, and keeps no staged file', async () => {
     const doomed = await startS3Server('doomed');
-    const made = createTestApp({ blobs: doomed.location('blobs') });
+    const made = await createTestApp({ blobs: doomed.location('blobs') });
     const created = await upload(made, Buffer.from('kept before the outage'), 'before.txt');
     expect(created.status).toBe(200);
     const image = await request(made.app)

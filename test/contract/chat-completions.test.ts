@@ -98,7 +98,7 @@ function streamedText(chunks: Chunk[]): string {
 }
 
 async function post(body: Record<string, unknown>, options: { now?: () => number } = {}) {
-  const { app, key, logs } = createTestApp(options);
+  const { app, key, logs } = await createTestApp(options);
   const res = await request(app).post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(body);
   return { res, logs };
 }
@@ -303,7 +303,7 @@ describe('tools', () => {
   });
 
   it('completes the tool loop: the tool result comes back as "Tool <name> returned: <output>"', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const auth = { authorization: `Bearer ${key}` };
     const question = { role: 'user', content: 'call get_weather {"city":"Paris"}' };
     const first = await request(app)

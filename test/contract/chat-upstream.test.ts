@@ -74,7 +74,7 @@ function post(body: Record<string, unknown>) {
 
 beforeEach(async () => {
   upstream = await startFakeUpstream();
-  gateway = createTestApp({
+  gateway = await createTestApp({
     providers: [provider()],
     models: [{ provider: 'fake', model: 'gpt-4.1-mini', type: 'chat', aliases: ['mini'] }],
   });
@@ -354,7 +354,7 @@ describe('upstream failures before the answer started', () => {
     const port = new URL(upstream.origin).port;
     await upstream.close();
     upstream = await startFakeUpstream();
-    const closed = createTestApp({
+    const closed = await createTestApp({
       providers: [{ ...provider(), base_url: `http://127.0.0.1:${port}/v1` }],
       models: [{ provider: 'fake', model: 'gpt-4.1-mini', type: 'chat', aliases: ['mini'] }],
     });
@@ -384,7 +384,7 @@ describe('a model configured with reasoning: false', () => {
       res.end(fixture('text.json'));
     });
     try {
-      const testApp = createTestApp({
+      const testApp = await createTestApp({
         providers: [
           {
             id: 'fake',

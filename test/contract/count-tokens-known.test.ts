@@ -17,8 +17,8 @@ const PER_MESSAGE = 3;
 const REPLY_PRIMER = 3;
 const ROLE_TOKENS = { user: 1, system: 1 }; // "user" is [1428], "system" is [17360]
 
-describe('count_tokens and prompt_tokens against independently known counts', () => {
-  const { app, key } = createTestApp();
+describe('count_tokens and prompt_tokens against independently known counts', async () => {
+  const { app, key } = await createTestApp();
   const countOf = async (messages: Array<{ role: 'user'; content: string }>, system?: string) => {
     const res = await request(app)
       .post('/anthropic/v1/messages/count_tokens')

@@ -58,8 +58,8 @@ describe('the anchor script', () => {
   });
 });
 
-describe('/docs/… paths', () => {
-  const { app } = createTestApp();
+describe('/docs/… paths', async () => {
+  const { app } = await createTestApp();
 
   it.each([
     ['/docs/', '/docs'],

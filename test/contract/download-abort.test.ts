@@ -13,7 +13,7 @@ let t: TestApp;
 let server: ReturnType<TestApp['app']['listen']>;
 
 beforeAll(async () => {
-  t = createTestApp();
+  t = await createTestApp();
   server = t.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
 });
@@ -59,7 +59,7 @@ it('a download closed by the client after its first bytes is a 499 at info, not 
     JSON.stringify(lines),
   ).toEqual([]);
   expect(lines.find((line) => line.status === 499)).toMatchObject({ level: 30, code: 'client_closed_request' });
-  t.usage.flush();
+  await t.usage.flush();
   const usage = await request(t.app).get(`/v1/usage?request_id=${requestId}`).set('authorization', `Bearer ${t.key}`);
   expect(usage.body.data).toEqual([expect.objectContaining({ request_id: requestId, status: 499 })]);
 });

@@ -49,9 +49,9 @@ async function settled(made: TestApp, key: string, id: string): Promise<Record<s
 
 describe('indexing after the upload has answered', () => {
   it('answers a PDF bomb at once, refuses it on the decompressed cap with bounded memory, and indexes another key meanwhile', async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     apps.push(made);
-    const other = made.keys.create({ name: 'other' }).key;
+    const other = (await made.keys.create({ name: 'other' })).key;
     const bomb = await pdfBomb(400 * MIB);
     expect(bomb.length).toBeLessThan(2 * MIB);
 
@@ -108,7 +108,7 @@ describe('indexing after the upload has answered', () => {
   }, 120_000);
 
   it('answers a PDF of 20,000 pages at once and refuses it on the page cap', async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     apps.push(made);
     const uploaded = await upload(made, made.key, manyPagesPdf(20_000), 'long.pdf');
     expect(uploaded.status).toBe(200);
@@ -121,7 +121,7 @@ describe('indexing after the upload has answered', () => {
   }, 60_000);
 
   it('says a file that is not text is not indexed, in the upload answer itself', async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     apps.push(made);
     const png = Buffer.from(
       '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0d7e1c70000000049454e44ae426082',
@@ -137,7 +137,7 @@ describe('indexing after the upload has answered', () => {
   it('says how many files are still being indexed when a search or an answer runs before them', async () => {
     const pool = createMediaPool({ workers: 1, queueLimit: 10, jobTimeoutMs: 60_000 });
     pools.push(pool);
-    const made = createTestApp({ searchIndexPool: pool });
+    const made = await createTestApp({ searchIndexPool: pool });
     apps.push(made);
     // Hold the index's only worker, so the upload's extraction waits.
     let release!: () => void;
@@ -171,7 +171,7 @@ describe('indexing after the upload has answered', () => {
     const citationsEvent = JSON.parse(/event: answer\.citations\ndata: (.*)\n/.exec(streamed.text)![1]);
     expect(citationsEvent).toMatchObject({ type: 'answer.citations', files_indexing: 1 });
     // Another key has nothing being indexed: its search says nothing of it.
-    const stranger = made.keys.create({ name: 'stranger' }).key;
+    const stranger = (await made.keys.create({ name: 'stranger' })).key;
     const theirs = await request(made.app)
       .post('/v1/web/search')
       .set(auth(stranger))

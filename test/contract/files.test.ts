@@ -93,7 +93,7 @@ async function settle(check: () => boolean, ms = 3000): Promise<void> {
 
 describe('POST /v1/files', () => {
   it('stores the upload and answers its record: bytes, sha256, the filename, a type sniffed from the bytes', async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const png = await sampleImage('png', 16, 8);
     const res = await upload(made, png, 'picture.txt', { contentType: 'text/plain', purpose: 'vision' });
     expect(res.status).toBe(200);
@@ -141,14 +141,14 @@ describe('POST /v1/files', () => {
       'application/octet-stream',
     ],
   ])('sniffs %s, whatever the client claims', async (_name, bytes, filename, expected) => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const res = await upload(made, bytes, filename, { contentType: 'text/html' });
     expect(res.status).toBe(200);
     expect(res.body.content_type).toBe(expected);
   });
 
   it('judges UTF-8 across chunk boundaries: a long text with multi-byte characters stays text', async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const text = Buffer.from('é日本語✓🙂'.repeat(40_000)); // ~ 600 KB: many chunks, characters split between them
     const res = await upload(made, text, 'long.txt');
     expect(res.body.content_type).toBe('text/plain');
@@ -156,7 +156,7 @@ describe('POST /v1/files', () => {
   });
 
   it('keeps the expiry the SDKs send as two form fields; refuses one out of range with its param', async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const ok = await upload(made, Buffer.from('hello'), 'a.txt', {
       fields: { 'expires_after[anchor]': 'created_at', 'expires_after[seconds]': '3600' },
     });
@@ -171,7 +171,7 @@ describe('POST /v1/files', () => {
   });
 
   it('refuses a form without purpose (400), without a file part (400), an empty file (422) and a JSON body (415)', async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const noPurpose = await request(made.app)
       .post('/v1/files')
       .set(auth(made.key))
@@ -198,7 +198,7 @@ describe('POST /v1/files', () => {
   });
 
   it('answers 413 past OMNIGATE_MAX_FILE_BYTES, naming the limit, and keeps nothing', async () => {
-    const made = createTestApp({ files: { maxFileBytes: 1000 } });
+    const made = await createTestApp({ files: { maxFileBytes: 1000 } });
     const res = await upload(made, Buffer.alloc(1001, 0x61), 'big.txt');
     expect(res.status).toBe(413);
     expectRequestId(res);
@@ -212,14 +212,14 @@ describe('POST /v1/files', () => {
   });
 
   it('takes files larger than the JSON body limit (a separate limit)', async () => {
-    const made = createTestApp({ maxBodyBytes: 2048 });
+    const made = await createTestApp({ maxBodyBytes: 2048 });
     const res = await upload(made, Buffer.alloc(100_000, 0x62), 'b.txt');
     expect(res.status).toBe(200);
     expect(res.body.bytes).toBe(100_000);
   });
 
   it('holds each key to its quotas: bytes past the quota are 413, one file past the count is 429 without retry', async () => {
-    const made = createTestApp({ files: { quotaBytes: 1500, quotaCount: 2 } });
+    const made = await createTestApp({ files: { quotaBytes: 1500, quotaCount: 2 } });
     expect((await upload(made, Buffer.alloc(1000, 1), 'a.bin')).status).toBe(200);
     const tooMuch = await upload(made, Buffer.alloc(600, 1), 'b.bin');
     expect(tooMuch.status).toBe(413);
@@ -231,14 +231,14 @@ describe('POST /v1/files', () => {
     expect(tooMany.headers['x-should-retry']).toBe('false');
     expect(tooMany.body.error.code).toBe('file_quota_count_exceeded');
     // Another key has its own quota.
-    const other = made.keys.create({ name: 'other' }).key;
+    const other = (await made.keys.create({ name: 'other' })).key;
     expect((await upload(made, Buffer.alloc(1000, 1), 'e.bin', { key: other })).status).toBe(200);
     await settle(() => blobFiles(made).length === 3);
     expect(blobFiles(made)).toHaveLength(3);
   });
 
   it("records the bytes uploaded on the call's usage record", async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const res = await upload(made, Buffer.alloc(4321, 0x61), 'u.txt');
     const id = expectRequestId(res);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -262,11 +262,11 @@ describe('POST /v1/files', () => {
         }
         return { status: 'indexed' };
       },
-      remove(fileId) {
+      async remove(fileId) {
         removed.push(fileId);
       },
     };
-    const made = createTestApp({ files: { index } });
+    const made = await createTestApp({ files: { index } });
     const res = await upload(made, Buffer.from('searchable words'), 'notes.txt');
     await settle(() => added.length === 1);
     expect(added[0].file).toMatchObject({ id: res.body.id, filename: 'notes.txt', mediaType: 'text/plain', bytes: 16 });
@@ -293,7 +293,7 @@ describe('POST /v1/files', () => {
   });
 
   it('leaves nothing behind when the client cuts the upload off mid-body', async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const server = made.app.listen(0, '127.0.0.1');
     servers.push(server);
     await new Promise((resolve) => server.once('listening', resolve));
@@ -321,7 +321,7 @@ describe('POST /v1/files', () => {
 
 describe('GET /v1/files', () => {
   it("pages the caller's files with after, limit, order and purpose; another key's files are never listed", async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) {
       ids.push(
@@ -329,7 +329,7 @@ describe('GET /v1/files', () => {
           .body.id as string,
       );
     }
-    const other = made.keys.create({ name: 'other' }).key;
+    const other = (await made.keys.create({ name: 'other' })).key;
     await upload(made, Buffer.from('theirs'), 'theirs.txt', { key: other });
 
     const first = await request(made.app).get('/v1/files').query({ limit: 2 }).set(auth(made.key));
@@ -365,7 +365,7 @@ describe('GET /v1/files', () => {
 
   it('does not list or serve an expired file', async () => {
     let clock = Date.UTC(2025, 0, 1);
-    const made = createTestApp({ now: () => clock });
+    const made = await createTestApp({ now: () => clock });
     const res = await upload(made, Buffer.from('short-lived'), 'a.txt', {
       fields: { 'expires_after[anchor]': 'created_at', 'expires_after[seconds]': '3600' },
     });
@@ -379,9 +379,9 @@ describe('GET /v1/files', () => {
 
 describe('one file: retrieve, content, delete', () => {
   it("answers another key's file exactly like an unknown id, on every route", async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const mine = (await upload(made, Buffer.from('secret'), 'secret.txt')).body.id as string;
-    const other = made.keys.create({ name: 'other' }).key;
+    const other = (await made.keys.create({ name: 'other' })).key;
     const unknown = `file-${'0'.repeat(32)}`;
     for (const [method, suffix] of [
       ['get', ''],
@@ -402,7 +402,7 @@ describe('one file: retrieve, content, delete', () => {
   });
 
   it('retrieves the record, then delete removes record, bytes and row', async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const created = (await upload(made, Buffer.from('bye'), 'bye.txt')).body;
     const got = await request(made.app).get(`/v1/files/${created.id}`).set(auth(made.key));
     expect(got.status).toBe(200);
@@ -419,7 +419,7 @@ describe('one file: retrieve, content, delete', () => {
   });
 
   it('serves byte ranges: 206 with Content-Range, 416 outside the file', async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const bytes = Buffer.from('0123456789abcdef');
     const id = (await upload(made, bytes, 'digits.txt')).body.id as string;
     const part = await binary(
@@ -442,7 +442,7 @@ describe('one file: retrieve, content, delete', () => {
   });
 
   it('names the file in Content-Disposition safely: ASCII fallback, RFC 5987 UTF-8, no header injection', async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const unicode = await upload(made, Buffer.from('x'), 'résumé "final" 100%.txt');
     const res = await request(made.app).get(`/v1/files/${unicode.body.id}/content`).set(auth(made.key));
     expect(res.headers['content-disposition']).toBe(
@@ -465,7 +465,7 @@ describe('one file: retrieve, content, delete', () => {
   });
 
   it('never lets an id or a filename address anything outside the store', async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     // Raw forms: form-data (under supertest) would strip the path itself, and this is about what the server does.
     for (const [sent, kept] of [
       ['../../../../tmp/evil.txt', 'evil.txt'],
@@ -501,12 +501,12 @@ describe('one file: retrieve, content, delete', () => {
 
 describe('a stored image as a video input (input_reference.file_id)', () => {
   it("reads the caller's own image; another key's id is unknown; a stored non-image is 422", async () => {
-    const made = createTestApp();
+    const made = await createTestApp();
     const png = await sampleImage('png', 8, 8);
     const id = (await upload(made, png, 'start.png')).body.id as string;
     const text = (await upload(made, Buffer.from('not an image'), 'a.txt')).body.id as string;
-    const ownerId = made.keys.list().find((record) => record.name === 'test')!.id;
-    const other = made.keys.create({ name: 'other' });
+    const ownerId = (await made.keys.list()).find((record) => record.name === 'test')!.id;
+    const other = await made.keys.create({ name: 'other' });
     const storedFile = (keyId: string) => (fileId: string) =>
       findStoredFile({ store: made.files, blobs: made.blobs }, keyId, fileId, {
         maxBytes: 1_000_000,

@@ -9,8 +9,8 @@ import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 
 let t: TestApp;
 
-beforeAll(() => {
-  t = createTestApp();
+beforeAll(async () => {
+  t = await createTestApp();
 });
 
 describe('a browser', () => {
@@ -63,7 +63,7 @@ describe('model ids in the query', () => {
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${t.key}`)
       .send({ model: 'local:chat', messages: [{ role: 'user', content: 'hi' }] });
-    t.usage.flush();
+    await t.usage.flush();
     const res = await request(t.app).get('/v1/usage?limit=20&model=local:chat').set('authorization', `Bearer ${t.key}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   });

@@ -24,7 +24,7 @@ const REQUEST_ID = /^req_[0-9a-f]{32}$/;
 
 const document = loadSpec().document;
 const operations = specOperations(document);
-const { app, key } = createTestApp();
+const { app, key } = await createTestApp();
 let server: Server;
 let port: number;
 

@@ -10,8 +10,8 @@ import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 
 let t: TestApp;
 
-beforeAll(() => {
-  t = createTestApp();
+beforeAll(async () => {
+  t = await createTestApp();
 });
 
 const chatBody = { model: 'local:chat', messages: [{ role: 'user', content: 'hi' }] };
@@ -129,7 +129,7 @@ describe('multipart bodies (finding 7)', () => {
 
   it('a file over the size limit is a 413 request_too_large', async () => {
     // Uploads have their own limit (OMNIGATE_MAX_FILE_BYTES), separate from the JSON body limit.
-    const small = createTestApp({ files: { maxFileBytes: 2048 } });
+    const small = await createTestApp({ files: { maxFileBytes: 2048 } });
     const res = await request(small.app)
       .post('/v1/files')
       .set('authorization', `Bearer ${small.key}`)
@@ -142,7 +142,7 @@ describe('multipart bodies (finding 7)', () => {
 
 describe('amplification (finding 9)', () => {
   it('50,000 unknown fields give one summarised warning, not 50,000 log lines', async () => {
-    const big = createTestApp({ maxBodyBytes: 8 * 1024 * 1024 });
+    const big = await createTestApp({ maxBodyBytes: 8 * 1024 * 1024 });
     const body: Record<string, unknown> = { ...chatBody };
     for (let index = 0; index < 50_000; index++) {
       body[`unknown_field_${index}`] = 1;
@@ -159,7 +159,7 @@ describe('amplification (finding 9)', () => {
   });
 
   it('a 5 MiB unknown field name is not logged whole', async () => {
-    const big = createTestApp({ maxBodyBytes: 8 * 1024 * 1024 });
+    const big = await createTestApp({ maxBodyBytes: 8 * 1024 * 1024 });
     const name = 'n'.repeat(5 * 1024 * 1024);
     const res = await request(big.app)
       .post('/v1/chat/completions')

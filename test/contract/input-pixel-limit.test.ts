@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectRequestId } from '../helpers/contract-assertions.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 
-const made: TestApp = createTestApp({ maxBodyBytes: 8 * 1024 * 1024 });
+const made: TestApp = await createTestApp({ maxBodyBytes: 8 * 1024 * 1024 });
 const auth = { authorization: `Bearer ${made.key}` };
 let huge: Buffer;
 
@@ -53,7 +53,9 @@ describe('the input pixel limit', () => {
       param: 'input_reference',
     });
     expect(res.body.error.message).toMatch(/7000×6000 .*40 Mpx/);
-    expect(made.videoTasks.list({ keyId: made.keys.verify(made.key)!.id, limit: 10, order: 'asc' }).tasks).toEqual([]);
+    expect(
+      (await made.videoTasks.list({ keyId: (await made.keys.verify(made.key))!.id, limit: 10, order: 'asc' })).tasks,
+    ).toEqual([]);
   });
 
   it('takes the same image as a video input_reference.file_id with a 202, then fails the task with image_too_large', async () => {
@@ -64,8 +66,8 @@ describe('the input pixel limit', () => {
       .set(auth)
       .send({ prompt: 'a huge stored still', size: '320x240', input_reference: { file_id: upload.body.id } });
     expect(res.status).toBe(202);
-    const keyId = made.keys.verify(made.key)!.id;
-    await vi.waitFor(() => expect(made.videoTasks.get(res.body.id, keyId)?.status).toBe('failed'));
+    const keyId = (await made.keys.verify(made.key))!.id;
+    await vi.waitFor(async () => expect((await made.videoTasks.get(res.body.id, keyId))?.status).toBe('failed'));
     const shown = await request(made.app).get(`/v1/videos/${res.body.id}`).set(auth);
     expect(shown.body).toMatchObject({ status: 'failed', error: { code: 'image_too_large' } });
     expect(shown.body.error.message).toMatch(/7000×6000 .*40 Mpx/);

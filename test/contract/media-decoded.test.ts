@@ -13,7 +13,7 @@ import { finishedVideo } from '../helpers/finished-video.js';
 
 const RETENTION_SECONDS = 600;
 const clock = { ms: Date.UTC(2026, 0, 1) };
-const made = createTestApp({ now: () => clock.ms, videos: { retentionSeconds: RETENTION_SECONDS } });
+const made = await createTestApp({ now: () => clock.ms, videos: { retentionSeconds: RETENTION_SECONDS } });
 const auth = { authorization: `Bearer ${made.key}` };
 afterAll(async () => {
   await made.videoRunner.stop(0);

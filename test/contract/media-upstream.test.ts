@@ -34,7 +34,7 @@ beforeAll(async () => {
     headers: {},
     responses: 'translate',
   };
-  made = createTestApp({
+  made = await createTestApp({
     providers: [provider],
     models: [
       { provider: 'fake', model: 'gpt-image-1', type: 'image', aliases: ['painter'] },

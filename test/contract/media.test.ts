@@ -22,8 +22,8 @@ const T0 = 1_767_225_600_000;
 let clock = T0;
 const apps: TestApp[] = [];
 
-function app(config: Parameters<typeof createTestApp>[0] = {}): TestApp {
-  const made = createTestApp({ now: () => clock, ...config });
+async function app(config: Parameters<typeof createTestApp>[0] = {}): Promise<TestApp> {
+  const made = await createTestApp({ now: () => clock, ...config });
   apps.push(made);
   return made;
 }
@@ -54,7 +54,7 @@ async function usageOf(made: TestApp, requestId: string) {
 
 describe('built-in media models', () => {
   it('lists local:image, local:speech (alias local:tts) and local:music with their types', async () => {
-    const made = app();
+    const made = await app();
     const res = await request(made.app).get('/v1/models').set('authorization', `Bearer ${made.key}`);
     const byId = new Map(res.body.data.map((model: { id: string }) => [model.id, model]));
     expect(byId.get('local:image')).toMatchObject({ type: 'image', provider: 'local' });
@@ -65,7 +65,7 @@ describe('built-in media models', () => {
 
 describe('POST /v1/images/generations', () => {
   it('answers a signed URL under our own base URL that loads without a key, as a PNG of the asked shape', async () => {
-    const made = app();
+    const made = await app();
     const res = await request(made.app)
       .post('/v1/images/generations')
       .set('authorization', `Bearer ${made.key}`)
@@ -93,7 +93,7 @@ describe('POST /v1/images/generations', () => {
 
   it('refuses a tampered link with 403 and an expired one with 410, whose bytes are then purged', async () => {
     clock = T0;
-    const made = app({ mediaLinkTtlSeconds: 60 });
+    const made = await app({ mediaLinkTtlSeconds: 60 });
     const res = await request(made.app)
       .post('/v1/images/generations')
       .set('authorization', `Bearer ${made.key}`)
@@ -110,12 +110,12 @@ describe('POST /v1/images/generations', () => {
     const expired = await request(made.app).get(url.pathname + url.search);
     refused(expired, 410, 'link_expired');
     expect(await made.blobs.purge(clock / 1000)).toBe(1);
-    expect(made.blobs.get(url.pathname.split('/').pop()!)).toBeUndefined();
+    expect(await made.blobs.get(url.pathname.split('/').pop()!)).toBeUndefined();
     clock = T0;
   });
 
   it('answers base64, deterministic for prompt and seed, distinct for n > 1, in png, jpeg and webp', async () => {
-    const made = app();
+    const made = await app();
     const ask = (body: Record<string, unknown>) =>
       request(made.app)
         .post('/v1/images/generations')
@@ -143,7 +143,7 @@ describe('POST /v1/images/generations', () => {
   });
 
   it('refuses size with aspect_ratio, transparent JPEG, streaming and oversized images, naming the parameter', async () => {
-    const made = app();
+    const made = await app();
     const ask = (body: Record<string, unknown>) =>
       request(made.app)
         .post('/v1/images/generations')
@@ -176,7 +176,7 @@ describe('POST /v1/audio/speech', () => {
   it.each(Object.keys(types) as Array<keyof typeof types>)(
     'speaks %s with its exact Content-Type, decodable',
     async (format) => {
-      const made = app();
+      const made = await app();
       const res = await binary(
         request(made.app)
           .post('/v1/audio/speech')
@@ -199,7 +199,7 @@ describe('POST /v1/audio/speech', () => {
   );
 
   it('records characters and seconds, and refuses an unknown voice with 400', async () => {
-    const made = app();
+    const made = await app();
     const input = 'Twenty-nine characters long.';
     const res = await binary(
       request(made.app)
@@ -227,7 +227,7 @@ describe('POST /v1/audio/speech', () => {
 
 describe('POST /v1/music/generations', () => {
   it('answers the audio file for wav, mp3 and flac, of the asked duration', async () => {
-    const made = app();
+    const made = await app();
     for (const [format, type, codec] of [
       ['wav', 'audio/wav', 'pcm_s16le'],
       ['mp3', 'audio/mpeg', 'mp3'],
@@ -249,7 +249,7 @@ describe('POST /v1/music/generations', () => {
   });
 
   it('answers JSON with base64 MP3 or a signed link, and records seconds', async () => {
-    const made = app();
+    const made = await app();
     const b64 = await request(made.app)
       .post('/v1/music/generations')
       .set('authorization', `Bearer ${made.key}`)
@@ -272,7 +272,7 @@ describe('POST /v1/music/generations', () => {
 
 describe('the media pool, seen from outside', () => {
   it('keeps chat fast while images render', async () => {
-    const made = app({ media: { workers: 1, queueLimit: 8, jobTimeoutMs: 60_000 } });
+    const made = await app({ media: { workers: 1, queueLimit: 8, jobTimeoutMs: 60_000 } });
     const auth = { authorization: `Bearer ${made.key}` };
     const chat = () =>
       request(made.app)
@@ -312,7 +312,7 @@ describe('the media pool, seen from outside', () => {
   }, 120_000);
 
   it('answers 429 with Retry-After when the queue is full', async () => {
-    const made = app({ media: { workers: 1, queueLimit: 0, jobTimeoutMs: 60_000 } });
+    const made = await app({ media: { workers: 1, queueLimit: 0, jobTimeoutMs: 60_000 } });
     const ask = () =>
       request(made.app)
         .post('/v1/images/generations')
@@ -326,8 +326,8 @@ describe('the media pool, seen from outside', () => {
   });
 
   it('answers a key past its own cap 429 key_jobs_limit with Retry-After, while another key’s call still renders', async () => {
-    const made = app({ media: { workers: 1, queueLimit: 16, perKeyLimit: 2, jobTimeoutMs: 60_000 } });
-    const other = made.keys.create({ name: 'other' }).key;
+    const made = await app({ media: { workers: 1, queueLimit: 16, perKeyLimit: 2, jobTimeoutMs: 60_000 } });
+    const other = (await made.keys.create({ name: 'other' })).key;
     const ask = (key: string, prompt: string) =>
       request(made.app)
         .post('/v1/images/generations')
@@ -386,7 +386,7 @@ describe('the media pool, seen from outside', () => {
 
 describe('blob directory', () => {
   it('keeps nothing for base64 answers', async () => {
-    const made = app();
+    const made = await app();
     await request(made.app)
       .post('/v1/images/generations')
       .set('authorization', `Bearer ${made.key}`)

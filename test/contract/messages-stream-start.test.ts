@@ -42,7 +42,7 @@ it('asks the upstream before the input count is ready, and still puts the count 
     );
   });
   closers.push(() => upstream.close());
-  const testApp = createTestApp({
+  const testApp = await createTestApp({
     providers: [
       {
         id: 'fake',

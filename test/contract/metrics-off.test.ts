@@ -9,7 +9,7 @@ import { createTestApp } from '../helpers/create-test-app.js';
 
 describe('GET /metrics with metrics off', () => {
   it('answers 404 metrics_disabled to the admin key and 401 to anyone else', async () => {
-    const { app, key, keys, usage } = createTestApp({ adminKey: 'og-admin-off-test-cccccccccccccccccc' });
+    const { app, key, keys, usage } = await createTestApp({ adminKey: 'og-admin-off-test-cccccccccccccccccc' });
     const off = await request(app).get('/metrics').set('authorization', 'Bearer og-admin-off-test-cccccccccccccccccc');
     expect(off.status).toBe(404);
     expect(off.body.error.code).toBe('metrics_disabled');
@@ -17,7 +17,7 @@ describe('GET /metrics with metrics off', () => {
     const refused = await request(app).get('/metrics').set('authorization', `Bearer ${key}`);
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe('admin_key_required');
-    const own = usage.list({ keyId: keys.list()[0]!.id, limit: 10, order: 'desc' }).records;
+    const own = (await usage.list({ keyId: (await keys.list())[0]!.id, limit: 10, order: 'desc' })).records;
     expect(own).toEqual([]);
   });
 });

@@ -106,7 +106,7 @@ async function withUpstream(run: (upstream: FakeUpstream) => Promise<void>): Pro
 
 describe('GET /v1/models', () => {
   it('lists the built-in reference model local:chat and the built-in media models with their aliases', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app).get('/v1/models').set('authorization', `Bearer ${key}`);
     expect(res.status).toBe(200);
     expectRequestId(res);
@@ -124,7 +124,7 @@ describe('GET /v1/models', () => {
         { pattern: 'gpt-*', provider: 'fake' },
         { pattern: 'mini-*', model: 'fake:gpt-4o-mini' },
       ];
-      const { app, key } = createTestApp({
+      const { app, key } = await createTestApp({
         providers: [fakeProvider(upstream)],
         models,
         aliases: { mini: 'fast' },
@@ -175,7 +175,7 @@ describe('model resolution', () => {
   it.each([['local:chat'], ['local-chat'], ['reference']])(
     'answers %s as the resolved model local:chat',
     async (model) => {
-      const { app, key } = createTestApp();
+      const { app, key } = await createTestApp();
       const res = await request(app)
         .post('/v1/chat/completions')
         .set('authorization', `Bearer ${key}`)
@@ -188,7 +188,7 @@ describe('model resolution', () => {
   );
 
   it('names the resolved model in every streamed chunk', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
@@ -205,7 +205,7 @@ describe('model resolution', () => {
   });
 
   it('answers an unknown model with 404 model_not_found pointing at GET /v1/models', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
@@ -221,7 +221,7 @@ describe('model resolution', () => {
   });
 
   it('answers an unknown provider prefix with 404 model_not_found', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
@@ -233,7 +233,7 @@ describe('model resolution', () => {
 
   it('sends a configured alias, a provider:model name and a routed name to the upstream with its own model name', async () => {
     await withUpstream(async (upstream) => {
-      const { app, key } = createTestApp({
+      const { app, key } = await createTestApp({
         providers: [fakeProvider(upstream)],
         models: [{ provider: 'fake', model: 'gpt-4o-mini', type: 'chat', aliases: ['fast'] }],
         routes: [{ pattern: 'gpt-*', provider: 'fake' }],
@@ -265,7 +265,7 @@ describe('model resolution', () => {
   });
 
   it("routes agents' model names that no rule of the user matches to the reference model, with a warning", async () => {
-    const { app, key, logs } = createTestApp();
+    const { app, key, logs } = await createTestApp();
     const res = await request(app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
@@ -290,7 +290,7 @@ describe('model resolution', () => {
     ['/v1/responses', { model: 'o4-mini', input: 'hi' }],
     ['/anthropic/v1/messages', { model: 'codex-mini', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }],
   ])('warns on %s when an OpenAI name is answered by the echo model, and only then', async (path, body) => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const standIn = await request(app).post(path).set('authorization', `Bearer ${key}`).send(body);
     expect(standIn.status).toBe(200);
     expect(standIn.headers['x-omnigate-warning']).toMatch(
@@ -306,7 +306,7 @@ describe('model resolution', () => {
 
   it('sends gpt-*, o4* and codex-* names (typos too) to the one configured OpenAI-compatible upstream under their own names', async () => {
     await withUpstream(async (upstream) => {
-      const { app, key } = createTestApp({ providers: [fakeProvider(upstream)] });
+      const { app, key } = await createTestApp({ providers: [fakeProvider(upstream)] });
       for (const model of ['gpt-4o', 'gpt-4oo', 'o4-mini', 'codex-mini-latest']) {
         const res = await request(app)
           .post('/v1/chat/completions')
@@ -325,7 +325,7 @@ describe('model resolution', () => {
   it("with two OpenAI-compatible upstreams, leaves the choice to the user's routes: the stand-in answers, with its warning", async () => {
     await withUpstream(async (upstream) => {
       const providers = [fakeProvider(upstream), { ...fakeProvider(upstream), id: 'fake2' }];
-      const { app, key } = createTestApp({ providers });
+      const { app, key } = await createTestApp({ providers });
       const res = await request(app)
         .post('/v1/chat/completions')
         .set('authorization', `Bearer ${key}`)
@@ -340,7 +340,7 @@ describe('model resolution', () => {
 
 describe('model types', () => {
   it('answers 400 wrong_model_type when a chat operation names a model of another type', async () => {
-    const testApp = createTestApp({
+    const testApp = await createTestApp({
       models: [{ provider: 'local', model: 'picture', id: 'local:picture', type: 'image', aliases: ['pic'] }],
     });
     const res = await request(testApp.app)

@@ -49,7 +49,7 @@ describe('passthrough usage when the upstream reports none', () => {
       );
     });
     fakes.push(upstream);
-    const testApp = createTestApp({ providers: [openAIProvider(upstream.origin)] });
+    const testApp = await createTestApp({ providers: [openAIProvider(upstream.origin)] });
     const response = await request(testApp.app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${testApp.key}`)
@@ -77,7 +77,7 @@ describe('passthrough usage when the upstream reports none', () => {
       );
     });
     fakes.push(upstream);
-    const testApp = createTestApp({ providers: [openAIProvider(upstream.origin)] });
+    const testApp = await createTestApp({ providers: [openAIProvider(upstream.origin)] });
     const response = await request(testApp.app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${testApp.key}`)
@@ -95,7 +95,7 @@ describe('Anthropic count_tokens on an Anthropic upstream', () => {
     const upstream = await startFakeUpstream();
     fakes.push(upstream);
     upstream.handle((_request, res) => sendAnthropicJson(res, 200, JSON.stringify({ input_tokens: 2095 })));
-    const testApp = createTestApp({
+    const testApp = await createTestApp({
       providers: [
         {
           id: 'claude',

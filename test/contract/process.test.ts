@@ -546,7 +546,7 @@ describe('keys and data at rest', () => {
         ['resp_expired', 31 * day],
         ['resp_recent', day],
       ] as const) {
-        store.save({
+        await store.save({
           id,
           keyId: 'key_x',
           createdAt: Math.floor(Date.now() / 1000) - age,

@@ -35,7 +35,7 @@ const TOOLS = [
 
 describe('Responses: calls of namespaced tools', () => {
   it('JSON: the call carries the namespace, the stored response keeps it, and the replayed call is accepted', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const auth = { authorization: `Bearer ${key}` };
     const created = await request(app)
       .post('/v1/responses')
@@ -80,7 +80,7 @@ describe('Responses: calls of namespaced tools', () => {
   });
 
   it('JSON: a plain function tool call has no namespace key', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const created = await request(app)
       .post('/v1/responses')
       .set({ authorization: `Bearer ${key}` })
@@ -92,7 +92,7 @@ describe('Responses: calls of namespaced tools', () => {
   });
 
   it('stream: output_item.added and .done and the completed response carry the namespace; every event matches the contract', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/v1/responses')
       .set({ authorization: `Bearer ${key}` })

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/create-test-app.js';
 import { ROOT } from '../helpers/spawn-server.js';
 
-const t = createTestApp();
+const t = await createTestApp();
 const auth = { authorization: `Bearer ${t.key}` };
 const MARKDOWN =
   '# Keeping the light\n\nThe keeper trims the wick each morning.\n\nThe keeper logs every passing ship in the daybook.\n';

@@ -38,7 +38,7 @@ function indexable(id: string, filename: string, mediaType: string, bytes: Uint8
     filename,
     mediaType,
     bytes: bytes.length,
-    open: () => Readable.from([Buffer.from(bytes)]),
+    open: async () => Readable.from([Buffer.from(bytes)]),
   };
 }
 
@@ -81,7 +81,7 @@ function streamedCompletion(pieces: string[]) {
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  t = createTestApp({
+  t = await createTestApp({
     providers: [
       {
         id: 'up',
@@ -95,7 +95,7 @@ beforeAll(async () => {
     ],
     models: [{ provider: 'up', model: 'writer', type: 'chat', aliases: [] }],
   });
-  keyId = t.keys.verify(t.key)!.id;
+  keyId = (await t.keys.verify(t.key))!.id;
   await Promise.all([
     t.searchIndex.add(indexable('file_md1', 'keeping.md', 'text/plain', new TextEncoder().encode(MARKDOWN))),
     t.searchIndex.add(indexable('file_pdf1', 'lens-history.pdf', 'application/pdf', minimalPdf(PDF_LINES))),
@@ -141,7 +141,7 @@ describe('POST /v1/web/search on local:search', () => {
   });
 
   it("never shows one key another key's files", async () => {
-    const other = t.keys.create({ name: 'other' });
+    const other = await t.keys.create({ name: 'other' });
     await t.searchIndex.add(
       indexable(
         'file_other',
@@ -171,7 +171,7 @@ describe('POST /v1/web/search on local:search', () => {
   );
 
   it('drops a deleted file from the results', async () => {
-    const other = t.keys.create({ name: 'deleter' });
+    const other = await t.keys.create({ name: 'deleter' });
     await t.searchIndex.add(
       indexable(
         'file_gone',
@@ -182,7 +182,7 @@ describe('POST /v1/web/search on local:search', () => {
       ),
     );
     expect((await post('/v1/web/search', { query: 'walrus' }, other.key)).body.results).toHaveLength(1);
-    t.searchIndex.remove('file_gone');
+    await t.searchIndex.remove('file_gone');
     expect((await post('/v1/web/search', { query: 'walrus' }, other.key)).body.results).toHaveLength(0);
   });
 

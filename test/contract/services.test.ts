@@ -62,12 +62,12 @@ describe('services', () => {
     const dataDir = freshDirectory();
     const databasePath = path.join(dataDir, 'omnigate.sqlite');
     // A flush interval no test waits for: only close() can write the record.
-    const services = openServices(config, {
+    const services = await openServices(config, {
       logger,
       stores: { kind: 'data-dir', dataDir, databasePath },
       usageFlushIntervalMs: 3_600_000,
     });
-    const { key, record } = services.stores.keys.create({ name: 'owner' });
+    const { key, record } = await services.stores.keys.create({ name: 'owner' });
     const keyId = record.id;
     services.usage.record({ ...entry, keyId });
     expect(existsSync(`${databasePath}-wal`)).toBe(true);
@@ -79,32 +79,32 @@ describe('services', () => {
     expect(existsSync(`${databasePath}-wal`)).toBe(false);
     await services.close(); // a second close is the first one's
 
-    const reopened = openStores({ kind: 'data-dir', dataDir, databasePath });
+    const reopened = await openStores({ kind: 'data-dir', dataDir, databasePath });
     try {
-      expect(reopened.keys.verify(key)?.id).toBe(keyId); // the same pepper, read back from the file
-      const { records } = reopened.usage.list({ keyId, limit: 10, order: 'asc' });
+      expect((await reopened.keys.verify(key))?.id).toBe(keyId); // the same pepper, read back from the file
+      const { records } = await reopened.usage.list({ keyId, limit: 10, order: 'asc' });
       expect(records.map((record) => [record.requestId, record.outputTokens])).toEqual([['req_last_before_close', 5]]);
     } finally {
-      reopened.close();
+      await reopened.close();
     }
   });
 
-  it('a configuration the registry refuses throws its ConfigError after closing the database it opened', () => {
+  it('a configuration the registry refuses throws its ConfigError after closing the database it opened', async () => {
     const dataDir = freshDirectory();
     const databasePath = path.join(dataDir, 'omnigate.sqlite');
-    expect(() =>
+    await expect(
       openServices(
         { ...config, aliases: { fast: 'local:chatt' } },
         { logger, stores: { kind: 'data-dir', dataDir, databasePath } },
       ),
-    ).toThrow(ConfigError);
+    ).rejects.toThrow(ConfigError);
     expect(existsSync(databasePath)).toBe(true);
     expect(existsSync(`${databasePath}-wal`)).toBe(false);
   });
 
   it('in memory, writes nothing but blobs in a temporary directory that close() removes', async () => {
     const before = new Set(readdirSync(tmpdir()));
-    const services = openServices(config, { logger, stores: { kind: 'memory' } });
+    const services = await openServices(config, { logger, stores: { kind: 'memory' } });
     const { blobDirectory } = services.stores;
     expect(before.has(path.basename(blobDirectory))).toBe(false);
     expect(existsSync(blobDirectory)).toBe(true);

@@ -12,33 +12,33 @@ import { checkConfigCommand } from '../../server/cli/config-check.js';
 import { openStores, type Stores } from '../../server/services.js';
 
 const opened: Stores[] = [];
-afterEach(() => {
+afterEach(async () => {
   for (const stores of opened.splice(0)) {
-    stores.close();
+    await stores.close();
   }
 });
 
-function instance(databasePath: string, pepperFile?: string): Stores {
+async function instance(databasePath: string, pepperFile?: string): Promise<Stores> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'omnigate-instance-'));
-  const stores = openStores({ kind: 'data-dir', dataDir, databasePath, pepperFile });
+  const stores = await openStores({ kind: 'data-dir', dataDir, databasePath, pepperFile });
   opened.push(stores);
   return stores;
 }
 
 describe('a pepper file shared by two instances', () => {
-  it('verifies keys made by either on both, and each accepts the media links the other signs', () => {
+  it('verifies keys made by either on both, and each accepts the media links the other signs', async () => {
     const shared = mkdtempSync(path.join(tmpdir(), 'omnigate-shared-'));
     const pepperFile = path.join(shared, 'pepper');
     writeFileSync(pepperFile, `${'5f'.repeat(32)}\n`);
     chmodSync(pepperFile, 0o400);
     const databasePath = path.join(shared, 'omnigate.sqlite');
-    const a = instance(databasePath, pepperFile);
-    const b = instance(databasePath, pepperFile);
-    const made = a.keys.create({ name: 'made on a' });
-    expect(b.keys.verify(made.key)?.id).toBe(made.record.id);
-    const other = b.keys.create({ name: 'made on b' });
-    expect(a.keys.verify(other.key)?.id).toBe(other.record.id);
-    expect(b.keys.verify(`${made.key}x`)).toBeUndefined();
+    const a = await instance(databasePath, pepperFile);
+    const b = await instance(databasePath, pepperFile);
+    const made = await a.keys.create({ name: 'made on a' });
+    expect((await b.keys.verify(made.key))?.id).toBe(made.record.id);
+    const other = await b.keys.create({ name: 'made on b' });
+    expect((await a.keys.verify(other.key))?.id).toBe(other.record.id);
+    expect(await b.keys.verify(`${made.key}x`)).toBeUndefined();
 
     const expiresAt = 2_000_000_000;
     const link = new URL(a.links.pathFor('media_AAAAAAAAAAAAAAAAAAAAAAAAAA', expiresAt), 'http://a.example');
@@ -50,16 +50,16 @@ describe('a pepper file shared by two instances', () => {
     ).toBe('ok');
   });
 
-  it('is what makes it work: without it the second instance is refused, and links of another pepper are refused', () => {
+  it('is what makes it work: without it the second instance is refused, and links of another pepper are refused', async () => {
     const shared = mkdtempSync(path.join(tmpdir(), 'omnigate-shared-'));
     const pepperFile = path.join(shared, 'pepper');
     writeFileSync(pepperFile, 'c0'.repeat(32));
     chmodSync(pepperFile, 0o600);
     const databasePath = path.join(shared, 'omnigate.sqlite');
-    const a = instance(databasePath, pepperFile);
-    a.keys.create({ name: 'made on a' });
-    expect(() => instance(databasePath)).toThrow(/pepper .* does not match this database/);
-    const stranger = instance(path.join(shared, 'other.sqlite'));
+    const a = await instance(databasePath, pepperFile);
+    await a.keys.create({ name: 'made on a' });
+    await expect(instance(databasePath)).rejects.toThrow(/pepper .* does not match this database/);
+    const stranger = await instance(path.join(shared, 'other.sqlite'));
     const expiresAt = 2_000_000_000;
     const link = new URL(stranger.links.pathFor('media_CCCCCCCCCCCCCCCCCCCCCCCCCC', expiresAt), 'http://x.example');
     expect(

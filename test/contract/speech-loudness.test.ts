@@ -14,7 +14,7 @@ import { SPEECH_LOUDNESS_LUFS } from '../../server/engines/audio/loudness.js';
 import { OPENAI_VOICES } from '../../server/engines/speech/voices.js';
 import { createTestApp } from '../helpers/create-test-app.js';
 
-const made = createTestApp();
+const made = await createTestApp();
 afterAll(() => made.registry.close());
 
 const SENTENCE = 'The harbour master checked the tide tables twice before the boats went out this morning.';

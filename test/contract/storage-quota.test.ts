@@ -16,15 +16,15 @@ const TTL = 3600;
 let clock = Date.now();
 // One worker and no queue: a generation that reached the engines while a test holds the worker is a 429, so a
 // 413 then shows the refusal came before the model ran.
-const made: TestApp = createTestApp({
+const made: TestApp = await createTestApp({
   files: { quotaBytes: QUOTA },
   mediaLinkTtlSeconds: TTL,
   now: () => clock,
   media: { workers: 1, queueLimit: 0, jobTimeoutMs: 120_000 },
 });
 const auth = { authorization: `Bearer ${made.key}` };
-const keyId = made.keys.verify(made.key)!.id;
-const held = () => made.files.holdings(keyId, Math.floor(clock / 1000)).bytes;
+const keyId = (await made.keys.verify(made.key))!.id;
+const held = async () => (await made.files.holdings(keyId, Math.floor(clock / 1000))).bytes;
 
 afterAll(async () => {
   await made.videoRunner.stop(0);
@@ -48,7 +48,7 @@ describe('the storage quota counts generated media', () => {
   it('keeps images by URL until the next would pass the quota, then answers 413 storage_quota_exceeded', async () => {
     let res = await image(0);
     expect(res.status).toBe(200);
-    expect(held()).toBeGreaterThan(0);
+    expect(await held()).toBeGreaterThan(0);
     for (let n = 1; n < 100 && res.status === 200; n++) {
       res = await image(n);
       refusedAfter = n;
@@ -56,13 +56,13 @@ describe('the storage quota counts generated media', () => {
     expect(res.status).toBe(413);
     expectRequestId(res);
     expect(res.body.error).toMatchObject({ code: 'storage_quota_exceeded' });
-    expect(held()).toBeLessThanOrEqual(QUOTA);
-    expect(held()).toBe(made.blobs.heldBytes(keyId, Math.floor(clock / 1000)));
+    expect(await held()).toBeLessThanOrEqual(QUOTA);
+    expect(await held()).toBe(await made.blobs.heldBytes(keyId, Math.floor(clock / 1000)));
     expect((await image(999, 'b64_json')).status).toBe(200);
   });
 
   it('leaves an upload only the room the images left', async () => {
-    const room = QUOTA - held();
+    const room = QUOTA - (await held());
     const res = await request(made.app)
       .post('/v1/files')
       .set(auth)
@@ -77,7 +77,7 @@ describe('the storage quota counts generated media', () => {
       .post('/v1/files')
       .set(auth)
       .field('purpose', 'user_data')
-      .attach('file', Buffer.alloc(QUOTA - held(), 'a'), 'fill.txt');
+      .attach('file', Buffer.alloc(QUOTA - (await held()), 'a'), 'fill.txt');
     expect(fill.status).toBe(200);
     const refused = await request(made.app)
       .post('/v1/videos')
@@ -103,10 +103,10 @@ describe('the storage quota counts generated media', () => {
     release();
     await holding;
     await request(made.app).delete(`/v1/files/${fill.body.id}`).set(auth).expect(200);
-    const before = held();
+    const before = await held();
     clock += (TTL + 1) * 1000;
-    expect(held()).toBeLessThan(before);
-    expect(held()).toBe(0);
+    expect(await held()).toBeLessThan(before);
+    expect(await held()).toBe(0);
     expect((await image(1000)).status).toBe(200);
     expect(refusedAfter).toBeGreaterThan(0);
   });
@@ -116,9 +116,9 @@ describe('the storage quota counts generated media', () => {
       .post('/v1/files')
       .set(auth)
       .field('purpose', 'user_data')
-      .attach('file', Buffer.alloc(QUOTA - held() - 100, 'a'), 'fill.txt');
+      .attach('file', Buffer.alloc(QUOTA - (await held()) - 100, 'a'), 'fill.txt');
     expect(fill.status).toBe(200);
-    const heldBefore = held();
+    const heldBefore = await held();
     const created = await request(made.app)
       .post('/v1/videos')
       .set(auth)
@@ -126,6 +126,6 @@ describe('the storage quota counts generated media', () => {
     expect(created.status).toBe(202);
     const done = await finishedVideo(made.app, made.key, created.body.id);
     expect(done).toMatchObject({ status: 'failed', error: { code: 'storage_quota_exceeded' } });
-    expect(held()).toBe(heldBefore);
+    expect(await held()).toBe(heldBefore);
   });
 });

@@ -115,7 +115,7 @@ describe('counting adversarial prompts', () => {
   }, 120_000);
 
   it('local:chat answers a 5 MB single-character prompt quickly, echoing at most MAX_ECHO_CHARS chars', async () => {
-    const testApp = createTestApp({ maxBodyBytes: BODY_LIMIT });
+    const testApp = await createTestApp({ maxBodyBytes: BODY_LIMIT });
     const origin = await listen(testApp);
     const { result: answer, cpuMs } = await measureLoopHold(() =>
       post(
@@ -155,7 +155,7 @@ describe('passthrough answers without usage', () => {
       write();
     });
     closers.push(() => upstream.close());
-    const testApp = createTestApp({
+    const testApp = await createTestApp({
       providers: [
         {
           id: 'fake',

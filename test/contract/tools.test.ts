@@ -32,8 +32,8 @@ beforeAll(async () => {
   pngDataUrl = `data:image/png;base64,${png.toString('base64')}`;
 });
 
-describe('POST /v1/tools/image_understanding (built-in analysis)', () => {
-  const t = createTestApp();
+describe('POST /v1/tools/image_understanding (built-in analysis)', async () => {
+  const t = await createTestApp();
   const post = (body: unknown) =>
     request(t.app)
       .post('/v1/tools/image_understanding')
@@ -96,7 +96,7 @@ describe('POST /v1/tools/image_understanding (built-in analysis)', () => {
   });
 
   it('a key limited to local:chat gets 403 for the built-in analysis', async () => {
-    const { key } = t.keys.create({ name: 'chat only', allowedModels: ['local:chat'] });
+    const { key } = await t.keys.create({ name: 'chat only', allowedModels: ['local:chat'] });
     const res = await request(t.app)
       .post('/v1/tools/image_understanding')
       .set('authorization', `Bearer ${key}`)
@@ -119,7 +119,7 @@ describe('image_understanding in the media pool', () => {
   }
 
   it('is refused with 429 engine_busy and Retry-After when the pool and its queue are full', async () => {
-    const t = createTestApp({ media: { workers: 1, queueLimit: 0, jobTimeoutMs: 60_000 } });
+    const t = await createTestApp({ media: { workers: 1, queueLimit: 0, jobTimeoutMs: 60_000 } });
     const held = holdSlot(t);
     const res = await request(t.app)
       .post('/v1/tools/image_understanding')
@@ -133,8 +133,8 @@ describe('image_understanding in the media pool', () => {
   });
 
   it("counts against its key's cap: 429 key_jobs_limit when the key already holds its share of the pool", async () => {
-    const t = createTestApp({ media: { workers: 2, queueLimit: 4, perKeyLimit: 1, jobTimeoutMs: 60_000 } });
-    const held = holdSlot(t, t.keys.verify(t.key)!.id);
+    const t = await createTestApp({ media: { workers: 2, queueLimit: 4, perKeyLimit: 1, jobTimeoutMs: 60_000 } });
+    const held = holdSlot(t, (await t.keys.verify(t.key))!.id);
     const res = await request(t.app)
       .post('/v1/tools/image_understanding')
       .set('authorization', `Bearer ${t.key}`)
@@ -148,7 +148,7 @@ describe('image_understanding in the media pool', () => {
 
   it("is stopped with 504 generation_timeout past the pool's time limit", async () => {
     // Starting a worker alone takes longer than 1 ms.
-    const t = createTestApp({ media: { workers: 1, queueLimit: 4, jobTimeoutMs: 1 } });
+    const t = await createTestApp({ media: { workers: 1, queueLimit: 4, jobTimeoutMs: 1 } });
     const res = await request(t.app)
       .post('/v1/tools/image_understanding')
       .set('authorization', `Bearer ${t.key}`)
@@ -158,7 +158,7 @@ describe('image_understanding in the media pool', () => {
   });
 
   it('leaves the queue when its caller goes away', async () => {
-    const t = createTestApp({ media: { workers: 1, queueLimit: 4, jobTimeoutMs: 60_000 } });
+    const t = await createTestApp({ media: { workers: 1, queueLimit: 4, jobTimeoutMs: 60_000 } });
     const held = holdSlot(t);
     const server = t.app.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -198,13 +198,13 @@ async function upload(t: TestApp, key: string, name: string, text: string): Prom
   return res.body.id as string;
 }
 
-describe('POST /v1/tools/web_search (local:search over uploaded files)', () => {
-  const t = createTestApp();
+describe('POST /v1/tools/web_search (local:search over uploaded files)', async () => {
+  const t = await createTestApp();
   let fileId: string;
   let otherKey: string;
   beforeAll(async () => {
     fileId = await upload(t, t.key, 'keeping.md', KEEPING);
-    otherKey = t.keys.create({ name: 'other' }).key;
+    otherKey = (await t.keys.create({ name: 'other' })).key;
     await upload(t, otherKey, 'fog.md', '# Fog\n\nThe lighthouse fog horn sounds every thirty seconds.\n');
   });
   const post = (body: unknown, key = t.key) =>
@@ -266,7 +266,7 @@ describe('POST /v1/tools/web_search (local:search over uploaded files)', () => {
   });
 
   it('a key limited to local:chat gets 403 model_not_allowed', async () => {
-    const { key } = t.keys.create({ name: 'chat only', allowedModels: ['local:chat'] });
+    const { key } = await t.keys.create({ name: 'chat only', allowedModels: ['local:chat'] });
     const res = await post({ query: 'keeper' }, key);
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('model_not_allowed');

@@ -8,8 +8,8 @@ import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 
 let t: TestApp;
 
-beforeAll(() => {
-  t = createTestApp();
+beforeAll(async () => {
+  t = await createTestApp();
 });
 
 /** A hand-written form, so the part's filename reaches the server exactly as given. */

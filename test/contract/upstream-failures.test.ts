@@ -187,7 +187,7 @@ beforeAll(async () => {
       ...common,
     },
   ];
-  testApp = createTestApp({ providers });
+  testApp = await createTestApp({ providers });
 });
 
 afterAll(async () => {

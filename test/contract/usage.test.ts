@@ -29,7 +29,7 @@ function sortedKeys(value: object): string[] {
 
 describe('request ids', () => {
   it('gives every response its own id, equal in x-svc-request-id and x-request-id: 200, 401, 404 and 500', async () => {
-    const { app, key, db } = createTestApp();
+    const { app, key, db } = await createTestApp();
     const auth = { authorization: `Bearer ${key}` };
     const ok = await request(app).get('/v1/models').set(auth);
     const unauthorised = await request(app).get('/v1/models');
@@ -43,7 +43,7 @@ describe('request ids', () => {
   });
 
   it('ignores a request id sent by the client', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .get('/v1/models')
       .set('authorization', `Bearer ${key}`)
@@ -53,7 +53,7 @@ describe('request ids', () => {
   });
 
   it('puts the id on streamed chat completions', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
@@ -66,7 +66,7 @@ describe('request ids', () => {
   });
 
   it('puts the id on streamed Responses', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app)
       .post('/v1/responses')
       .set('authorization', `Bearer ${key}`)
@@ -80,7 +80,7 @@ describe('request ids', () => {
 
 describe('usage records', () => {
   it('writes one record per call with operation, requested and resolved model, provider, tokens, status and latency', async () => {
-    const { app, key, keys } = createTestApp({ now: () => T0 });
+    const { app, key, keys } = await createTestApp({ now: () => T0 });
     const text = 'Count my tokens, please.';
     const res = await request(app)
       .post('/v1/chat/completions')
@@ -100,7 +100,7 @@ describe('usage records', () => {
           id: 'usage_1',
           object: 'usage.record',
           request_id: id,
-          key_id: keys.list()[0].id,
+          key_id: (await keys.list())[0].id,
           operation: 'createChatCompletion',
           model_requested: 'reference',
           model: 'local:chat',
@@ -130,7 +130,7 @@ describe('usage records', () => {
   });
 
   it('measures latency with the real clock', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const before = Date.now();
     const res = await request(app)
       .post('/v1/chat/completions')
@@ -145,7 +145,7 @@ describe('usage records', () => {
   });
 
   it('records failed calls too: an unknown model with its requested name and no resolved model', async () => {
-    const { app, key } = createTestApp({ now: () => T0 });
+    const { app, key } = await createTestApp({ now: () => T0 });
     const res = await request(app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
@@ -168,7 +168,7 @@ describe('usage records', () => {
   });
 
   it('records calls of every operation under its operationId', async () => {
-    const { app, key } = createTestApp({ now: () => T0 });
+    const { app, key } = await createTestApp({ now: () => T0 });
     const auth = { authorization: `Bearer ${key}` };
     const models = await request(app).get('/v1/models').set(auth);
     const unknownPath = await request(app).get('/v1/nowhere').set(auth);
@@ -191,7 +191,7 @@ describe('usage records', () => {
   });
 
   it('records a streamed call once, with the final usage of the stream', async () => {
-    const { app, key } = createTestApp({ now: () => T0 });
+    const { app, key } = await createTestApp({ now: () => T0 });
     const text = 'Stream this back to me.';
     const res = await request(app)
       .post('/v1/chat/completions')
@@ -215,7 +215,7 @@ describe('usage records', () => {
   });
 
   it('records a stream whose client disconnected after the first chunk, with status 499 and what was produced', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const server: Server = await new Promise((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
     });
@@ -275,7 +275,7 @@ describe('usage records', () => {
 
 describe('streams cut by a server shutdown', () => {
   it('ends the stream with a shutting_down error frame and records it with status 503', async () => {
-    const { app, key, shutdown } = createTestApp();
+    const { app, key, shutdown } = await createTestApp();
     const server: Server = await new Promise((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
     });
@@ -340,8 +340,8 @@ describe('streams cut by a server shutdown', () => {
 
 describe('GET /v1/usage', () => {
   it('shows each key only its own records', async () => {
-    const { app, key, keys } = createTestApp({ now: () => T0 });
-    const other = keys.create({ name: 'other' });
+    const { app, key, keys } = await createTestApp({ now: () => T0 });
+    const other = await keys.create({ name: 'other' });
     const mine = await request(app)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
@@ -356,7 +356,7 @@ describe('GET /v1/usage', () => {
     const myList = await request(app).get('/v1/usage').set('authorization', `Bearer ${key}`);
     expect(myList.status).toBe(200);
     expect(myList.body.data.map((record: { request_id: string }) => record.request_id)).toEqual([mineId]);
-    expect(myList.body.data[0].key_id).toBe(keys.list().find((record) => record.name === 'test')?.id);
+    expect(myList.body.data[0].key_id).toBe((await keys.list()).find((record) => record.name === 'test')?.id);
 
     const theirList = await request(app)
       .get('/v1/usage')
@@ -375,7 +375,7 @@ describe('GET /v1/usage', () => {
   });
 
   it('filters by model, matching the requested or the resolved name', async () => {
-    const { app, key } = createTestApp({ now: () => T0 });
+    const { app, key } = await createTestApp({ now: () => T0 });
     const auth = { authorization: `Bearer ${key}` };
     const viaAlias = expectRequestId(
       await request(app).post('/v1/chat/completions').set(auth).send(chat('reference', 'a')),
@@ -395,7 +395,7 @@ describe('GET /v1/usage', () => {
 
   it('filters by time: since is inclusive, until exclusive', async () => {
     let clock = 1_000_000;
-    const { app, key } = createTestApp({ now: () => clock });
+    const { app, key } = await createTestApp({ now: () => clock });
     const auth = { authorization: `Bearer ${key}` };
     const ids: string[] = [];
     for (const at of [1_000_000, 2_000_000, 3_000_000]) {
@@ -431,7 +431,7 @@ describe('GET /v1/usage', () => {
   });
 
   it('pages with limit and after, newest first by default, oldest first with order=asc', async () => {
-    const { app, key } = createTestApp({ now: () => T0 });
+    const { app, key } = await createTestApp({ now: () => T0 });
     const auth = { authorization: `Bearer ${key}` };
     const calls: string[] = [];
     for (let index = 0; index < 5; index += 1) {
@@ -480,7 +480,7 @@ describe('GET /v1/usage', () => {
   });
 
   it('answers an empty page with null ids', async () => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app).get('/v1/usage').set('authorization', `Bearer ${key}`);
     expect(res.status).toBe(200);
     expectRequestId(res);
@@ -495,7 +495,7 @@ describe('GET /v1/usage', () => {
     [{ since: 'yesterday' }, 'since', '/query/since must be integer'],
     [{ colour: 'blue' }, 'colour', "/query/colour Unknown query parameter 'colour'"],
   ])('answers 400 naming the query parameter for %o', async (query, param, message) => {
-    const { app, key } = createTestApp();
+    const { app, key } = await createTestApp();
     const res = await request(app).get('/v1/usage').query(query).set('authorization', `Bearer ${key}`);
     expect(res.status).toBe(400);
     expectRequestId(res);

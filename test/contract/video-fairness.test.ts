@@ -10,12 +10,13 @@ import { expectRequestId } from '../helpers/contract-assertions.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { mcpToolCall } from '../helpers/mcp-tool-call.js';
 import type { ApiKeyRecord } from '../../server/storage/key-store.js';
+import type { VideoTask } from '../../server/storage/video-task-store.js';
 
 const CAP = 4;
-const made: TestApp = createTestApp({ videos: { maxActivePerKey: CAP } });
+const made: TestApp = await createTestApp({ videos: { maxActivePerKey: CAP } });
 await made.videoRunner.stop(0);
-const other = made.keys.create({ name: 'other' }).key;
-const keyIdOf = (secret: string): string => (made.keys.verify(secret) as ApiKeyRecord).id;
+const other = (await made.keys.create({ name: 'other' })).key;
+const keyIdOf = async (secret: string): Promise<string> => ((await made.keys.verify(secret)) as ApiKeyRecord).id;
 
 afterAll(async () => {
   await made.registry.close();
@@ -43,7 +44,7 @@ describe('the per-key cap on video tasks', () => {
     expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
     expect(last!.body.error).toMatchObject({ type: 'rate_limit_error', code: 'video_task_limit_exceeded' });
     expect(last!.body.error.message).toContain(`${CAP} video tasks`);
-    expect(made.videoTasks.activeCount(keyIdOf(made.key))).toBe(CAP);
+    expect(await made.videoTasks.activeCount(await keyIdOf(made.key))).toBe(CAP);
     expect((await create(other, 'the other key')).status).toBe(202);
   });
 
@@ -51,11 +52,14 @@ describe('the per-key cap on video tasks', () => {
     const result = await mcpToolCall(made.app, made.key, 'create_video', { prompt: 'through MCP', size: '320x240' });
     expect(result.isError).toBe(true);
     expect(result.content[0]?.text).toMatch(/429 video_task_limit_exceeded/);
-    expect(made.videoTasks.activeCount(keyIdOf(made.key))).toBe(CAP);
+    expect(await made.videoTasks.activeCount(await keyIdOf(made.key))).toBe(CAP);
   });
 
-  it('claims round-robin: the other key’s one task comes right after the first of the flooding key’s', () => {
-    const claimed = [0, 1, 2].map(() => made.videoTasks.claim('runner-test', Date.now(), 60_000)!);
+  it('claims round-robin: the other key’s one task comes right after the first of the flooding key’s', async () => {
+    const claimed: VideoTask[] = [];
+    for (let n = 0; n < 3; n++) {
+      claimed.push((await made.videoTasks.claim('runner-test', Date.now(), 60_000))!);
+    }
     expect(claimed.map((task) => task.prompt)).toEqual(['flood 0', 'the other key', 'flood 1']);
   });
 });
@@ -63,7 +67,7 @@ describe('the per-key cap on video tasks', () => {
 describe('unknown MCP tool arguments', () => {
   it('are refused with the field named, for every tool, before the tool runs', async () => {
     const { TOOLS } = await import('../../server/tools/tool-list.js');
-    const before = made.videoTasks.activeCount(keyIdOf(other));
+    const before = await made.videoTasks.activeCount(await keyIdOf(other));
     for (const tool of TOOLS) {
       const result = await mcpToolCall(made.app, other, tool.name, { no_such_argument: 1 });
       expect(result.isError, tool.name).toBe(true);
@@ -77,6 +81,6 @@ describe('unknown MCP tool arguments', () => {
     });
     expect(video.isError).toBe(true);
     expect(video.content[0]?.text).toMatch(/Unrecognized key.*duration/);
-    expect(made.videoTasks.activeCount(keyIdOf(other))).toBe(before);
+    expect(await made.videoTasks.activeCount(await keyIdOf(other))).toBe(before);
   });
 });

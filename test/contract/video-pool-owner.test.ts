@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp } from '../helpers/create-test-app.js';
 import { finishedVideo } from '../helpers/finished-video.js';
 
-const made = createTestApp({ media: { workers: 2, queueLimit: 4, perKeyLimit: 1, jobTimeoutMs: 60_000 } });
+const made = await createTestApp({ media: { workers: 2, queueLimit: 4, perKeyLimit: 1, jobTimeoutMs: 60_000 } });
 
 afterAll(async () => {
   await made.videoRunner.stop(0);
@@ -22,7 +22,7 @@ describe('a video task in the media pool', () => {
       new AbortController().signal,
       () => new Promise<void>((resolve) => (release = resolve)),
       {
-        owner: made.keys.verify(made.key)!.id,
+        owner: (await made.keys.verify(made.key))!.id,
       },
     );
     const res = await request(made.app)

@@ -30,7 +30,7 @@ beforeAll(async () => {
     headers: {},
     responses: 'translate',
   };
-  made = createTestApp({
+  made = await createTestApp({
     providers: [provider],
     models: [{ provider: 'fake', model: 'sora-2', type: 'video', aliases: ['movie'] }],
     videos: { pollMs: 100 },

@@ -28,7 +28,7 @@ import { mp4Summary } from '../helpers/mp4-boxes.js';
 import { pngSize } from '../helpers/probe-media.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 
-const made: TestApp = createTestApp();
+const made: TestApp = await createTestApp();
 const auth = { authorization: `Bearer ${made.key}` };
 
 afterAll(async () => {
@@ -98,7 +98,7 @@ describe('POST /v1/videos', () => {
     expect(thumbnail.headers['content-type']).toBe('image/png');
     expect(pngSize(thumbnail.body)).toEqual({ width: 320, height: 240 });
 
-    made.usage.flush();
+    await made.usage.flush();
     const usage = await request(made.app).get(`/v1/usage?request_id=${createRequestId}`).set(auth);
     expect(usage.body.data[0]).toMatchObject({
       operation: 'createVideo',
@@ -155,9 +155,9 @@ describe('POST /v1/videos', () => {
     const unknownFile = await ask({ input_reference: { file_id: 'file_unknown' } });
     expect([unknownFile.status, unknownFile.body.error.code]).toEqual([404, 'file_not_found']);
     expect(
-      made.videoTasks
-        .list({ keyId: made.keys.list()[0].id, limit: 100, order: 'asc' })
-        .tasks.every((task) => task.prompt !== 'x'),
+      (await made.videoTasks.list({ keyId: (await made.keys.list())[0].id, limit: 100, order: 'asc' })).tasks.every(
+        (task) => task.prompt !== 'x',
+      ),
     ).toBe(true);
   });
 });
@@ -188,10 +188,10 @@ describe('an input image by URL or stored file fails the task, after the 202, wi
       image_url: 'http://localhost:9/a.png',
     });
     expect(result.isError).not.toBe(true);
-    const keyId = made.keys.verify(made.key)!.id;
-    const task = made.videoTasks
-      .list({ keyId, limit: 100, order: 'desc' })
-      .tasks.find((row) => row.prompt === 'through MCP from a private host');
+    const keyId = (await made.keys.verify(made.key))!.id;
+    const task = (await made.videoTasks.list({ keyId, limit: 100, order: 'desc' })).tasks.find(
+      (row) => row.prompt === 'through MCP from a private host',
+    );
     expect(task).toBeDefined();
     expect(await finished(task!.id)).toMatchObject({ status: 'failed', error: { code: 'image_url_refused' } });
   });
@@ -258,7 +258,7 @@ describe('GET /v1/videos and /v1/videos/{id}', () => {
     expect(first.body.has_more).toBe(true);
     const next = await request(made.app).get(`/v1/videos?limit=2&after=${first.body.last_id}`).set(auth);
     expect(next.body.data[0].prompt).toBe('page 1');
-    const { key: other } = made.keys.create({ name: 'other' });
+    const { key: other } = await made.keys.create({ name: 'other' });
     const theirs = await request(made.app)
       .get(`/v1/videos/${first.body.data[0].id}`)
       .set('authorization', `Bearer ${other}`);
@@ -309,7 +309,7 @@ describe('POST /v1/videos answers before anything slow runs', () => {
       .attach('input_reference', image, { filename: 'start.png', contentType: 'image/png' });
 
   it('answers 202 with an input image while the media pool and the libuv pool are both held busy', async () => {
-    const t = createTestApp({ media: { ...DEFAULT_MEDIA_SETTINGS, workers: 1 } });
+    const t = await createTestApp({ media: { ...DEFAULT_MEDIA_SETTINGS, workers: 1 } });
     const png = Buffer.from(await sampleImage('png', 640, 480));
     const tAuth = { authorization: `Bearer ${t.key}` };
     const stored = await request(t.app)
@@ -352,8 +352,8 @@ describe('POST /v1/videos answers before anything slow runs', () => {
     for (const { id } of created) {
       const done = await finishedVideo(t.app, t.key, id);
       expect(done.status).toBe('completed');
-      const task = t.videoTasks.get(id, t.keys.verify(t.key)!.id)!;
-      expect(t.blobs.get(task.inputBlob ?? '')?.mediaType).toBe('image/png');
+      const task = (await t.videoTasks.get(id, (await t.keys.verify(t.key))!.id))!;
+      expect((await t.blobs.get(task.inputBlob ?? ''))?.mediaType).toBe('image/png');
     }
     await t.videoRunner.stop(0);
     await t.registry.close();
@@ -371,7 +371,7 @@ describe('POST /v1/videos answers before anything slow runs', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    const t = createTestApp({
+    const t = await createTestApp({
       tools: {
         // A public-looking name for the loopback server, and a guard that lets this test reach it.
         resolveHost: async (hostname) =>
@@ -379,7 +379,7 @@ describe('POST /v1/videos answers before anything slow runs', () => {
         blockedReason: () => undefined,
       },
     });
-    const keyId = t.keys.verify(t.key)!.id;
+    const keyId = (await t.keys.verify(t.key))!.id;
     try {
       const res = await request(t.app)
         .post('/v1/videos')
@@ -393,11 +393,14 @@ describe('POST /v1/videos answers before anything slow runs', () => {
       expect(res.body).toMatchObject({ status: 'queued', error: null });
       // The fetch starts after the answer and is still held: the task waits for its image.
       await requested;
-      expect(t.videoTasks.get(res.body.id, keyId)).toMatchObject({ status: 'queued', inputBlob: PENDING_INPUT_BLOB });
+      expect(await t.videoTasks.get(res.body.id, keyId)).toMatchObject({
+        status: 'queued',
+        inputBlob: PENDING_INPUT_BLOB,
+      });
       answer();
       const done = await finishedVideo(t.app, t.key, res.body.id);
       expect(done.status).toBe('completed');
-      const task = t.videoTasks.get(res.body.id, keyId)!;
+      const task = (await t.videoTasks.get(res.body.id, keyId))!;
       expect(Buffer.compare(Buffer.from((await readBlob(t.blobs, task.inputBlob!))!.data), png)).toBe(0);
     } finally {
       answer();
@@ -408,7 +411,7 @@ describe('POST /v1/videos answers before anything slow runs', () => {
   });
 
   it('fails the task, keeping nothing, when its input image stored after the answer does not fit the quota', async () => {
-    const t = createTestApp({ files: { quotaBytes: 20_000 } });
+    const t = await createTestApp({ files: { quotaBytes: 20_000 } });
     const noise = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } })
       .png()
       .toBuffer();
@@ -417,7 +420,7 @@ describe('POST /v1/videos answers before anything slow runs', () => {
     expect(res.status).toBe(202);
     const done = await finishedVideo(t.app, t.key, res.body.id);
     expect(done).toMatchObject({ status: 'failed', error: { code: 'storage_quota_exceeded' } });
-    expect(t.blobs.heldBytes(t.keys.verify(t.key)!.id, Math.floor(Date.now() / 1000))).toBe(0);
+    expect(await t.blobs.heldBytes((await t.keys.verify(t.key))!.id, Math.floor(Date.now() / 1000))).toBe(0);
     await t.videoRunner.stop(0);
     await t.registry.close();
   });

@@ -45,6 +45,8 @@ export interface TestApp {
   app: Express;
   /** A valid API key (bearer secret). */
   key: string;
+  /** Its id (usage records, stored rows). */
+  keyId: string;
   keys: KeyStore;
   usage: UsageRecorder;
   registry: ModelRegistry;
@@ -69,7 +71,7 @@ export interface TestApp {
   services: Services;
 }
 
-export function createTestApp(
+export async function createTestApp(
   config: Partial<
     Pick<
       Config,
@@ -102,7 +104,7 @@ export function createTestApp(
     /** A pepper file (`OMNIGATE_PEPPER_FILE`); a random pepper by default. */
     pepperFile?: string;
   } = {},
-): TestApp {
+): Promise<TestApp> {
   cachedSpec ??= loadSpec();
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
@@ -117,7 +119,7 @@ export function createTestApp(
   });
   const logger = createLogger('debug', sink);
   const { index: fileIndex, ...fileSettings } = config.files ?? {};
-  const services = openServices(
+  const services = await openServices(
     {
       providers: config.providers ?? [],
       models: config.models ?? [],
@@ -146,7 +148,7 @@ export function createTestApp(
       searchIndexPool: config.searchIndexPool,
     },
   );
-  const { key } = services.stores.keys.create({ name: 'test' });
+  const { key, record } = await services.stores.keys.create({ name: 'test' });
   const shutdown = new AbortController();
   const draining = new AbortController();
   const app = createApp({
@@ -164,6 +166,7 @@ export function createTestApp(
   return {
     app,
     key,
+    keyId: record.id,
     keys: stores.keys,
     usage: services.usage,
     registry: services.registry,

@@ -207,7 +207,7 @@ beforeAll(async () => {
       ...common,
     },
   ];
-  testApp = createTestApp({ providers });
+  testApp = await createTestApp({ providers });
   server = testApp.app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -221,7 +221,7 @@ afterAll(async () => {
   server?.closeAllConnections();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   await testApp?.registry.close();
-  testApp?.usage.close();
+  await testApp?.usage.close();
   testApp?.db.close();
   await Promise.all(Object.values(fakes).map((fake) => fake.close()));
 });

@@ -23,11 +23,12 @@ export async function sendGenerated(
   res: Response,
   chat: ResolvedChat,
   options: ChatCallOptions,
+  /** The answer's body; a promise when something is kept first (a stored response, before its id is answered). */
   encode: (result: ChatResult) => unknown,
 ): Promise<void> {
   const result = await chat.model.generate(options, chat.context);
   chat.call.usage = result.usage;
-  res.json(encode(result));
+  res.json(await encode(result));
 }
 
 export interface StreamEncoding {

@@ -43,7 +43,7 @@ export function expiryOf(body: Record<string, unknown>, created: number): number
 /** Deletes a file's bytes and index entry (its row is already gone). */
 export async function removeFile(file: StoredFile, blobs: BlobStore, index: FileIndex | undefined): Promise<void> {
   await blobs.delete(file.blobId);
-  index?.remove(file.id);
+  await index?.remove(file.id);
 }
 
 /** A sweep of expired files, scheduled off the current response each time it is called. */
@@ -55,8 +55,14 @@ export function expiredFileSweep(deps: {
   now: () => number;
 }): () => void {
   return () => {
-    setImmediate(() => {
-      const expired = deps.store.takeExpired(Math.floor(deps.now() / 1000), EXPIRED_SWEEP);
+    setImmediate(async () => {
+      let expired: StoredFile[];
+      try {
+        expired = await deps.store.takeExpired(Math.floor(deps.now() / 1000), EXPIRED_SWEEP);
+      } catch (error) {
+        deps.logger.error({ err: error }, 'finding expired files failed');
+        return;
+      }
       for (const file of expired) {
         removeFile(file, deps.blobs, deps.index).catch((error: unknown) =>
           deps.logger.error({ err: error, file: file.id }, 'deleting an expired file failed'),

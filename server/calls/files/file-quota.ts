@@ -51,15 +51,15 @@ export function quotaCountError(quota: number): ApiError {
 export function fileUploadLimit(deps: {
   files: FileSettings;
   now?: () => number;
-}): (req: Request, res: Response) => StreamedLimit {
+}): (req: Request, res: Response) => Promise<StreamedLimit> {
   const now = deps.now ?? Date.now;
-  return (_req, res) => {
+  return async (_req, res) => {
     const { maxFileBytes, quotaBytes, quotaCount } = deps.files;
     const key = res.locals.apiKey;
     if (!key) {
       throw new Error('an upload limit is asked only behind the key check');
     }
-    const held = deps.files.store.holdings(key.id, Math.floor(now() / 1000));
+    const held = await deps.files.store.holdings(key.id, Math.floor(now() / 1000));
     if (held.count >= quotaCount) {
       throw quotaCountError(quotaCount);
     }

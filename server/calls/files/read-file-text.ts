@@ -80,7 +80,7 @@ export async function readFileText(
   id: string,
   options: { maxChars: number; nowSeconds: number; signal: AbortSignal },
 ): Promise<FileTextOutcome> {
-  const file = deps.store.get(id, keyId, options.nowSeconds);
+  const file = await deps.store.get(id, keyId, options.nowSeconds);
   if (!file) {
     throw new ApiError(404, `No file '${id.slice(0, 128)}'. List yours with list_files (GET /v1/files).`, {
       param: 'file_id',

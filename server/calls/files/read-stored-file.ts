@@ -1,7 +1,7 @@
 /**
  * The bytes of a key's own stored file, for a call that takes a `file_id` as input (a video's reference image).
  * Input files are read whole, so they are capped: a file past `maxBytes` is refused rather than loaded.
- * `findStoredFile` checks the row only (no disk I/O), so a caller can refuse at once and read later.
+ * `findStoredFile` checks the row only (no read of the bytes), so a caller can refuse at once and read later.
  */
 import { buffer } from 'node:stream/consumers';
 import { ApiError } from '../../core/api-error.js';
@@ -15,13 +15,13 @@ export interface FoundFile {
   read(): Promise<Uint8Array | undefined>;
 }
 
-export function findStoredFile(
+export async function findStoredFile(
   deps: { store: FileStore; blobs: BlobStore },
   keyId: string,
   id: string,
   options: { maxBytes: number; param: string; nowSeconds: number },
-): FoundFile | undefined {
-  const file = deps.store.get(id, keyId, options.nowSeconds);
+): Promise<FoundFile | undefined> {
+  const file = await deps.store.get(id, keyId, options.nowSeconds);
   if (!file) {
     return undefined;
   }

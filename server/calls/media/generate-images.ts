@@ -27,7 +27,7 @@ export async function generateImages(
   const keyId = scope.key.id;
   const asUrl = (body.response_format ?? 'url') === 'url';
   if (asUrl) {
-    checkStorageRoom(deps.media.storage, keyId, (deps.now ?? Date.now)()); // a full key is refused before the model runs
+    await checkStorageRoom(deps.media.storage, keyId, (deps.now ?? Date.now)()); // a full key is refused before the model runs
   }
   const result = await call.model.generate(options, call.context);
   const record = call.call;

@@ -95,7 +95,7 @@ export function storedImageFiles(
   deps: { store: FileStore; blobs: BlobStore },
   keyId: string,
   options: { param: string; nowSeconds: number },
-): (id: string) => FoundFile | undefined {
+): (id: string) => Promise<FoundFile | undefined> {
   return (id) => findStoredFile(deps, keyId, id, { maxBytes: MAX_INPUT_FILE_BYTES, ...options });
 }
 
@@ -103,16 +103,16 @@ export interface InputImageInput {
   upload?: UploadedFile;
   reference?: { image_url?: string; file_id?: string };
   /** The caller's own stored file by its row, undefined when the key has no such file. */
-  storedFile?: (id: string) => FoundFile | undefined;
+  storedFile?: (id: string) => Promise<FoundFile | undefined>;
 }
 
 /** The input image as checked at once: in hand, or to be loaded (fetched or read) and checked then. */
 export type PlannedInputImage = { image: GeneratedMedia } | { load: (signal: AbortSignal) => Promise<GeneratedMedia> };
 
-export function planInputImage(
+export async function planInputImage(
   input: InputImageInput,
   settings: InputImageSettings = {},
-): PlannedInputImage | undefined {
+): Promise<PlannedInputImage | undefined> {
   const urlParam = settings.urlParam ?? 'input_reference.image_url';
   if (input.upload) {
     return { image: asImage(new Uint8Array(input.upload.buffer), settings) };
@@ -147,7 +147,7 @@ export function planInputImage(
         param: settings.fileParam ?? 'input_reference.file_id',
         code: 'file_not_found',
       });
-    const file = input.storedFile?.(fileId);
+    const file = await input.storedFile?.(fileId);
     if (!file) {
       throw missing();
     }
@@ -196,6 +196,6 @@ export async function readInputImage(
   input: InputImageInput & { signal: AbortSignal },
   settings: InputImageSettings = {},
 ): Promise<GeneratedMedia | undefined> {
-  const planned = planInputImage(input, settings);
+  const planned = await planInputImage(input, settings);
   return planned && ('image' in planned ? planned.image : await planned.load(input.signal));
 }

@@ -73,7 +73,7 @@ function runnerOn(file: string, blobDirectory: string, clock: { ms: number }) {
   const runner: VideoRunner = startVideoRunner({
     tasks: counted,
     blobs: createBlobStore(db, blobDirectory),
-    storage: { maxBytes: Number.MAX_SAFE_INTEGER, held: () => 0 },
+    storage: { maxBytes: Number.MAX_SAFE_INTEGER, held: async () => 0 },
     registry,
     usage,
     logger: createLogger('silent'),
@@ -110,7 +110,7 @@ describe('video runner leases, two runners on one database', () => {
     const { file, blobs } = sharedDatabase();
     const clock = { ms: 1_000_000 };
     const a = runnerOn(file, blobs, clock);
-    const created = a.store.create(NEW_TASK, clock.ms);
+    const created = await a.store.create(NEW_TASK, clock.ms);
     a.runner.wake();
     expect(await eventually(() => a.calls.length === 1)).toBe(true);
     const b = runnerOn(file, blobs, clock);
@@ -122,13 +122,15 @@ describe('video runner leases, two runners on one database', () => {
       b.runner.wake();
       await new Promise((resolve) => setImmediate(resolve));
       await new Promise((resolve) => setImmediate(resolve));
-      expect(b.store.get(created.id, 'key_a')?.claimedBy).toBe(a.store.get(created.id, 'key_a')?.claimedBy);
+      expect((await b.store.get(created.id, 'key_a'))?.claimedBy).toBe(
+        (await a.store.get(created.id, 'key_a'))?.claimedBy,
+      );
     }
     expect(b.calls).toHaveLength(0);
     expect(a.calls[0].context.signal.aborted).toBe(false);
     a.calls[0].finish();
-    expect(await eventually(() => a.store.get(created.id, 'key_a')?.status === 'completed')).toBe(true);
-    expect(a.store.get(created.id, 'key_a')).toMatchObject({ attempts: 1, progress: 100 });
+    expect(await eventually(async () => (await a.store.get(created.id, 'key_a'))?.status === 'completed')).toBe(true);
+    expect(await a.store.get(created.id, 'key_a')).toMatchObject({ attempts: 1, progress: 100 });
   });
 
   it("notices a takeover: the runner whose lease ran out stops its work, and the new runner's result stands", async () => {
@@ -137,14 +139,14 @@ describe('video runner leases, two runners on one database', () => {
     const clockA = { ms: 1_000_000 };
     const clockB = { ms: 1_000_000 };
     const a = runnerOn(file, blobs, clockA);
-    const created = a.store.create(NEW_TASK, clockA.ms);
+    const created = await a.store.create(NEW_TASK, clockA.ms);
     a.runner.wake();
     expect(await eventually(() => a.calls.length === 1)).toBe(true);
     // B starts with its clock past A's lease and claims the task at once.
     clockB.ms += 2 * LEASE_MS;
     const b = runnerOn(file, blobs, clockB);
     expect(await eventually(() => b.calls.length === 1)).toBe(true);
-    expect(b.store.get(created.id, 'key_a')).toMatchObject({ status: 'processing', attempts: 2 });
+    expect(await b.store.get(created.id, 'key_a')).toMatchObject({ status: 'processing', attempts: 2 });
 
     // A's next renewal finds the task no longer its own and aborts its generation.
     const signalA = a.calls[0].context.signal;
@@ -152,9 +154,9 @@ describe('video runner leases, two runners on one database', () => {
     expect((signalA.reason as Error).message).toBe('the task is no longer ours');
 
     b.calls[0].finish();
-    expect(await eventually(() => b.store.get(created.id, 'key_a')?.status === 'completed')).toBe(true);
+    expect(await eventually(async () => (await b.store.get(created.id, 'key_a'))?.status === 'completed')).toBe(true);
     // A's stopped attempt neither failed the task nor put it back in the queue.
-    expect(a.store.get(created.id, 'key_a')).toMatchObject({ status: 'completed', errorCode: null, attempts: 2 });
+    expect(await a.store.get(created.id, 'key_a')).toMatchObject({ status: 'completed', errorCode: null, attempts: 2 });
     expect(a.calls).toHaveLength(1);
   });
 });
@@ -164,18 +166,18 @@ describe('a task whose input image is stored after the create was answered', () 
     const { file, blobs } = sharedDatabase();
     const clock = { ms: 1_000_000 };
     const a = runnerOn(file, blobs, clock);
-    const outcome = a.store.createWithin({ ...NEW_TASK, inputBlob: PENDING_INPUT_BLOB }, clock.ms, 10, {
+    const outcome = await a.store.createWithin({ ...NEW_TASK, inputBlob: PENDING_INPUT_BLOB }, clock.ms, 10, {
       runAfter: clock.ms + 60_000,
     });
     const task = 'task' in outcome ? outcome.task : expect.unreachable();
     a.runner.wake();
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
-    expect(a.store.get(task.id, 'key_a')).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(await a.store.get(task.id, 'key_a')).toMatchObject({ status: 'queued', attempts: 0 });
     clock.ms += 60_000;
     a.runner.wake();
-    expect(await eventually(() => a.store.get(task.id, 'key_a')?.status === 'failed')).toBe(true);
-    expect(a.store.get(task.id, 'key_a')).toMatchObject({ errorCode: 'input_image_lost', attempts: 1 });
+    expect(await eventually(async () => (await a.store.get(task.id, 'key_a'))?.status === 'failed')).toBe(true);
+    expect(await a.store.get(task.id, 'key_a')).toMatchObject({ errorCode: 'input_image_lost', attempts: 1 });
     expect(a.calls).toHaveLength(0);
   });
 
@@ -183,14 +185,17 @@ describe('a task whose input image is stored after the create was answered', () 
     const { file, blobs } = sharedDatabase();
     const clock = { ms: 1_000_000 };
     const a = runnerOn(file, blobs, clock);
-    const first = a.store.createWithin({ ...NEW_TASK, inputBlob: PENDING_INPUT_BLOB }, clock.ms, 10, {
+    const first = await a.store.createWithin({ ...NEW_TASK, inputBlob: PENDING_INPUT_BLOB }, clock.ms, 10, {
       runAfter: clock.ms + 60_000,
     });
     const task = 'task' in first ? first.task : expect.unreachable();
-    expect(a.store.attachInput(task.id, 'vref_0123456789abcdef', clock.ms)).toBe(true);
-    expect(a.store.attachInput(task.id, 'vref_again0123456789', clock.ms)).toBe(false);
-    expect(a.store.get(task.id, 'key_a')).toMatchObject({ inputBlob: 'vref_0123456789abcdef', runAfter: clock.ms });
-    a.store.delete(task.id, 'key_a');
-    expect(a.store.attachInput(task.id, 'vref_0123456789abcdef', clock.ms)).toBe(false);
+    expect(await a.store.attachInput(task.id, 'vref_0123456789abcdef', clock.ms)).toBe(true);
+    expect(await a.store.attachInput(task.id, 'vref_again0123456789', clock.ms)).toBe(false);
+    expect(await a.store.get(task.id, 'key_a')).toMatchObject({
+      inputBlob: 'vref_0123456789abcdef',
+      runAfter: clock.ms,
+    });
+    await a.store.delete(task.id, 'key_a');
+    expect(await a.store.attachInput(task.id, 'vref_0123456789abcdef', clock.ms)).toBe(false);
   });
 });

@@ -84,9 +84,15 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
     const log = logger.child({ videoId: task.id, requestId: task.requestId, attempt: task.attempts });
     const lease = setInterval(
       () => {
-        if (!tasks.renew(task.id, runnerId, now(), settings.leaseMs)) {
-          controller.abort(new Error('the task is no longer ours'));
-        }
+        tasks.renew(task.id, runnerId, now(), settings.leaseMs).then(
+          (ours) => {
+            if (!ours) {
+              controller.abort(new Error('the task is no longer ours'));
+            }
+          },
+          // The database did not answer: the lease may still run out, in which case the next renewal says so.
+          (error: unknown) => log.warn({ err: error }, 'renewing the video lease failed'),
+        );
       },
       Math.max(100, Math.floor(settings.leaseMs / 3)),
     );
@@ -110,14 +116,18 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
         // Pollers want movement, not every frame: a write at most every 250 ms.
         if (now() - lastProgressAt >= 250) {
           lastProgressAt = now();
-          tasks.setProgress(task.id, runnerId, percent);
+          tasks
+            .setProgress(task.id, runnerId, percent)
+            .catch((error: unknown) => log.warn({ err: error }, 'writing video progress failed'));
         }
       },
       checkpoint: {
         get: () => checkpoint,
         set(value) {
           checkpoint = value;
-          tasks.setCheckpoint(task.id, runnerId, value);
+          tasks
+            .setCheckpoint(task.id, runnerId, value)
+            .catch((error: unknown) => log.warn({ err: error }, 'writing the video checkpoint failed'));
         },
       },
     };
@@ -146,7 +156,13 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
         await blobs.delete(videoBlob); // the quota refused the thumbnail: keep neither
         throw error;
       }
-      if (!tasks.complete(task.id, runnerId, { videoBlob, thumbnailBlob, now: Math.floor(now() / 1000), expiresAt })) {
+      const completed = await tasks.complete(task.id, runnerId, {
+        videoBlob,
+        thumbnailBlob,
+        now: Math.floor(now() / 1000),
+        expiresAt,
+      });
+      if (!completed) {
         // Taken over meanwhile: the other runner's result wins; ours is not referenced by anything.
         await blobs.delete(videoBlob);
         if (thumbnailBlob) {
@@ -154,7 +170,10 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
         }
         return;
       }
-      deps.usage.amend(task.requestId, { units: result.usage.seconds, media: { seconds: result.usage.seconds } });
+      await deps.usage.amend(task.requestId, {
+        units: result.usage.seconds,
+        media: { seconds: result.usage.seconds },
+      });
       log.info({ seconds: result.usage.seconds }, 'video completed');
     } catch (thrown) {
       // A stopped attempt reports whatever its model threw on abort; why it was stopped is the signal's reason.
@@ -164,18 +183,18 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
         return;
       }
       if (stopping && controller.signal.aborted) {
-        tasks.release(task.id, runnerId, now(), { refundAttempt: true });
+        await tasks.release(task.id, runnerId, now(), { refundAttempt: true });
         log.info('video handed back to the queue at shutdown');
         return;
       }
       if (isTransient(error) && task.attempts < settings.maxAttempts) {
         const delay = Math.min(60_000, 1_000 * 2 ** (task.attempts - 1));
-        tasks.release(task.id, runnerId, now() + delay);
+        await tasks.release(task.id, runnerId, now() + delay);
         log.warn({ err: error, retryInMs: delay }, 'video attempt failed; retrying');
         return;
       }
       const apiError = error instanceof ApiError ? error : undefined;
-      tasks.fail(task.id, runnerId, {
+      await tasks.fail(task.id, runnerId, {
         code: apiError?.code ?? 'render_failed',
         message: (error instanceof Error ? error.message : String(error)).slice(0, 1000),
         now: Math.floor(now() / 1000),
@@ -187,11 +206,12 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
     }
   }
 
-  function fill(): void {
+  /** Claims tasks until the runner is full or none is due; never rejects. */
+  async function claimAll(): Promise<void> {
     while (!stopping && running.size < settings.concurrency) {
       let task: VideoTask | undefined;
       try {
-        task = tasks.claim(runnerId, now(), settings.leaseMs);
+        task = await tasks.claim(runnerId, now(), settings.leaseMs);
       } catch (error) {
         logger.error({ err: error }, 'claiming a video task failed');
         return;
@@ -199,14 +219,38 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
       if (!task) {
         return;
       }
+      if (stopping) {
+        // Claimed while the stop began: handed straight back.
+        await tasks.release(task.id, runnerId, now(), { refundAttempt: true }).catch(() => {});
+        return;
+      }
       const controller = new AbortController();
       const claimed = task;
-      const done = run(claimed, controller).finally(() => {
-        running.delete(claimed.id);
-        setImmediate(fill);
-      });
+      const done = run(claimed, controller)
+        .catch((error: unknown) => logger.error({ err: error, videoId: claimed.id }, 'video task ended badly'))
+        .finally(() => {
+          running.delete(claimed.id);
+          setImmediate(fill);
+        });
       running.set(claimed.id, { controller, done });
     }
+  }
+
+  /** One claiming pass at a time (claims are awaited); a wake during a pass runs another after it. */
+  let filling: Promise<void> | undefined;
+  let fillAgain = false;
+  function fill(): void {
+    if (filling !== undefined) {
+      fillAgain = true;
+      return;
+    }
+    filling = (async () => {
+      do {
+        fillAgain = false;
+        await claimAll();
+      } while (fillAgain && !stopping);
+      filling = undefined;
+    })();
   }
 
   const schedule = () => {
@@ -229,6 +273,7 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
     async stop(graceMs) {
       stopping = true;
       clearTimeout(timer);
+      await filling;
       const all = Promise.all([...running.values()].map((entry) => entry.done));
       const graceTimer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
       await Promise.race([all, graceTimer]);
@@ -242,8 +287,8 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
 
 /** A stored blob's bytes whole (an input image); undefined when it is gone. */
 export async function readBlob(blobs: BlobStore, id: string): Promise<GeneratedMedia | undefined> {
-  const meta = blobs.get(id);
-  const stream = meta ? await blobs.open(id) : undefined;
+  const meta = await blobs.get(id);
+  const stream = meta && (await blobs.open(id));
   if (!meta || !stream) {
     return undefined;
   }

@@ -91,24 +91,24 @@ export async function createVideoTask(deps: VideoDeps, scope: CallScope, request
   const keyId = scope.key.id;
   const { maxActivePerKey } = deps.videos;
   // Refused before any work (fetching or storing the input image); checked again atomically at the insert.
-  if (deps.videos.tasks.activeCount(keyId) >= maxActivePerKey) {
+  if ((await deps.videos.tasks.activeCount(keyId)) >= maxActivePerKey) {
     throw queueFullError(maxActivePerKey);
   }
-  checkStorageRoom(deps.media.storage, keyId, now()); // its video would count against a quota already full
+  await checkStorageRoom(deps.media.storage, keyId, now()); // its video would count against a quota already full
   const storedFile = storedImageFiles({ store: deps.files.store, blobs: deps.media.blobs }, keyId, {
     param: 'input_reference.file_id',
     nowSeconds: Math.floor(now() / 1000),
   });
   const inputImage =
     request.inputImage ??
-    planInputImage(
+    (await planInputImage(
       { upload: request.upload, reference: request.reference, storedFile },
       { resolve: deps.tools?.resolveHost, blockedReason: deps.tools?.blockedReason },
-    );
+    ));
   const inHand = inputImage && 'image' in inputImage ? inputImage.image : undefined;
   call.model.check?.({ prompt: request.prompt, seconds, width, height, inputImage: inHand });
   const created = now();
-  const outcome = deps.videos.tasks.createWithin(
+  const outcome = await deps.videos.tasks.createWithin(
     {
       keyId,
       requestId: call.context.requestId,
@@ -156,18 +156,22 @@ async function storeInputImage(
       now: created,
       owner: chargedTo(deps.media.storage, task.keyId, created),
     });
-    if (!deps.videos.tasks.attachInput(task.id, blob.id, now())) {
+    if (!(await deps.videos.tasks.attachInput(task.id, blob.id, now()))) {
       await deps.media.blobs.delete(blob.id);
       return;
     }
     deps.videos.runner.wake();
   } catch (error) {
     const apiError = error instanceof ApiError ? error : undefined;
-    deps.videos.tasks.failQueued(task.id, {
-      code: apiError?.code ?? 'input_image_not_stored',
-      message: apiError?.message ?? 'The input image could not be stored.',
-      now: Math.floor(now() / 1000),
-    });
+    await deps.videos.tasks
+      .failQueued(task.id, {
+        code: apiError?.code ?? 'input_image_not_stored',
+        message: apiError?.message ?? 'The input image could not be stored.',
+        now: Math.floor(now() / 1000),
+      })
+      .catch((failError: unknown) =>
+        deps.logger.error({ err: failError, videoId: task.id }, 'failing the video task failed'),
+      );
     deps.logger[apiError && apiError.status < 500 ? 'info' : 'error'](
       { err: error, videoId: task.id, requestId: task.requestId },
       'video input image not stored',
@@ -184,8 +188,12 @@ function videoNotFound(id: string): ApiError {
   });
 }
 
-export function ownVideoTask(tasks: VideoTaskStore, scope: Pick<CallScope, 'key'>, id: string): VideoTask {
-  const task = tasks.get(id, scope.key.id);
+export async function ownVideoTask(
+  tasks: VideoTaskStore,
+  scope: Pick<CallScope, 'key'>,
+  id: string,
+): Promise<VideoTask> {
+  const task = await tasks.get(id, scope.key.id);
   if (!task) {
     throw videoNotFound(id);
   }
@@ -202,7 +210,7 @@ export async function remixVideoTask(
   originalId: string,
   prompt: string,
 ): Promise<VideoTask> {
-  const original = ownVideoTask(deps.videos.tasks, scope, originalId);
+  const original = await ownVideoTask(deps.videos.tasks, scope, originalId);
   if (original.status !== 'completed') {
     throw new ApiError(409, `The video task is ${original.status}; only a completed video can be remixed.`, {
       code: 'video_not_ready',
@@ -230,7 +238,7 @@ export async function remixVideoTask(
     size: `${original.width}x${original.height}`,
     inputImage,
   });
-  deps.videos.tasks.setRemixedFrom(task.id, original.id);
+  await deps.videos.tasks.setRemixedFrom(task.id, original.id);
   return task;
 }
 
@@ -240,7 +248,7 @@ export async function remixVideoTask(
  * deleted by it (video-runner.ts).
  */
 export async function deleteVideoTask(deps: VideoDeps, scope: Pick<CallScope, 'key'>, id: string): Promise<VideoTask> {
-  const task = deps.videos.tasks.delete(id, scope.key.id);
+  const task = await deps.videos.tasks.delete(id, scope.key.id);
   if (!task) {
     throw videoNotFound(id);
   }

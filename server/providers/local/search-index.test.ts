@@ -17,7 +17,7 @@ const file = (id: string, filename: string, mediaType: string, bytes: Uint8Array
   filename,
   mediaType,
   bytes: bytes.length,
-  open: () => Readable.from([Buffer.from(bytes)]),
+  open: async () => Readable.from([Buffer.from(bytes)]),
 });
 const never = () => new AbortController().signal;
 
@@ -28,12 +28,12 @@ describe('local search index', () => {
     const long = Array.from({ length: 60 }, (_, n) => `Paragraph ${n} mentions the albatross once.`).join('\n\n');
     await index.add(file('f_pdf', 'birds.pdf', 'application/pdf', minimalPdf(['Petrels follow the ships south.'])));
     await index.add(file('f_txt', 'long.txt', 'text/plain', new TextEncoder().encode(long)));
-    expect(index.search({ keyId: 'key_1', query: 'petrels', maxResults: 5 }).map((hit) => hit.fileId)).toEqual([
+    expect((await index.search({ keyId: 'key_1', query: 'petrels', maxResults: 5 })).map((hit) => hit.fileId)).toEqual([
       'f_pdf',
     ]);
-    expect(passages.count('key_1')).toBeGreaterThan(2);
+    expect(await passages.count('key_1')).toBeGreaterThan(2);
     // One result per file, however many of its passages match.
-    expect(index.search({ keyId: 'key_1', query: 'albatross', maxResults: 5 })).toHaveLength(1);
+    expect(await index.search({ keyId: 'key_1', query: 'albatross', maxResults: 5 })).toHaveLength(1);
   });
 
   it('leaves a file removed while it was being indexed out of the index, and never throws for bad content', async () => {
@@ -42,11 +42,11 @@ describe('local search index', () => {
     const adding = index.add(
       file('f_1', 'a.md', 'text/markdown', new TextEncoder().encode('Ephemeral notes on krill.')),
     );
-    index.remove('f_1');
+    await index.remove('f_1');
     await adding;
     await index.add(file('f_bad', 'bad.pdf', 'application/pdf', new TextEncoder().encode('%PDF-1.7 garbage')));
-    expect(index.search({ keyId: 'key_1', query: 'krill', maxResults: 5 })).toEqual([]);
-    expect(passages.count('key_1')).toBe(0);
+    expect(await index.search({ keyId: 'key_1', query: 'krill', maxResults: 5 })).toEqual([]);
+    expect(await passages.count('key_1')).toBe(0);
   });
 
   it('queues extraction under the file’s key: past the key’s cap a key is refused with 429, another key’s file is still read', async () => {

@@ -30,7 +30,7 @@ import type { ProviderLogger } from '../provider-logger.js';
 export interface LocalSearchIndex extends FileIndex {
   text(file: IndexableFile, signal: AbortSignal): Promise<FileText>;
   /** The key's passages best matching the query, at most one per file, best first. */
-  search(query: { keyId: string; query: string; maxResults: number; indexedAfter?: number }): PassageHit[];
+  search(query: { keyId: string; query: string; maxResults: number; indexedAfter?: number }): Promise<PassageHit[]>;
   /** The key's files whose `add` has not finished: their text is not searched yet. */
   pending(keyId: string): number;
   /** Resolves when every `add` started so far has finished (tests, shutdown). */
@@ -207,11 +207,16 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       };
     }
     if (generations.get(file.id) === mine) {
-      passages.replace(
+      await passages.replace(
         { fileId: file.id, keyId: file.keyId, title: file.filename },
         splitIntoPassages(extracted.text),
         now(),
       );
+      if (generations.get(file.id) !== mine) {
+        // Removed (or added again) while the passages were written: a backend whose writes may overtake each
+        // other must not keep this stale text, so it is removed once more; a newer add writes its own.
+        await passages.remove(file.id);
+      }
     }
     return { status: 'indexed' };
   }
@@ -248,16 +253,16 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     text(file, signal) {
       return extract(file, AbortSignal.any([closing.signal, signal]));
     },
-    remove(fileId) {
+    async remove(fileId) {
       generations.set(fileId, ++generation);
-      passages.remove(fileId);
+      await passages.remove(fileId);
     },
-    search({ keyId, query, maxResults, indexedAfter }) {
+    async search({ keyId, query, maxResults, indexedAfter }) {
       const match = safeMatchExpression(query);
       if (!match) {
         return [];
       }
-      const hits = passages.search({ keyId, match, limit: maxResults * CANDIDATES_PER_RESULT });
+      const hits = await passages.search({ keyId, match, limit: maxResults * CANDIDATES_PER_RESULT });
       const best = new Map<string, PassageHit>();
       for (const hit of hits) {
         if (!best.has(hit.fileId) && (indexedAfter === undefined || hit.indexedAt >= indexedAfter)) {

@@ -26,7 +26,7 @@ export function createLocalSearchModel(index: LocalSearchIndex, now: () => numbe
       if (options.excludeDomains?.length) {
         context.warn({ field: 'exclude_domains', reason: 'local:search searches stored files, which have no domain' });
       }
-      const hits = index.search({
+      const hits = await index.search({
         keyId: options.keyId,
         query: options.query,
         maxResults: options.maxResults,

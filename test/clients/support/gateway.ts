@@ -36,7 +36,7 @@ export interface UsageRecord {
 export type GatewayConfig = Parameters<typeof createTestApp>[0];
 
 export async function startGateway(config: GatewayConfig = {}): Promise<Gateway> {
-  const test = createTestApp(config);
+  const test = await createTestApp(config);
   const server: Server = await new Promise((resolve) => {
     const listening = test.app.listen(0, '127.0.0.1', () => resolve(listening));
   });
@@ -71,7 +71,7 @@ export async function startGateway(config: GatewayConfig = {}): Promise<Gateway>
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await test.registry.close();
-      test.usage.close();
+      await test.usage.close();
       test.db.close();
     },
   };
