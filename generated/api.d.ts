@@ -4273,7 +4273,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description Omnigate is shutting down (`shutting_down`), the provider is unavailable, this build does not serve the capability yet (`capability_unavailable`), or the shared database cannot be reached (`database_unavailable`). */
+        /** @description Omnigate is shutting down (`shutting_down`), the provider is unavailable, the shared database cannot be reached (`database_unavailable`), the blob storage (S3, a shared volume) does not answer (`storage_unavailable`), or this build does not serve the capability yet (`capability_unavailable`). */
         ServiceUnavailable: {
             headers: {
                 "x-svc-request-id": components["headers"]["RequestId"];
@@ -6035,6 +6035,7 @@ export interface operations {
             410: components["responses"]["Gone"];
             416: components["responses"]["RangeNotSatisfiable"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listVideos: {

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { MODEL_TYPES } from './core/models.js';
@@ -261,7 +262,29 @@ export interface Config {
   /** The operator's key (`OMNIGATE_ADMIN_KEY`) for admin operations such as `GET /metrics`; none by default. */
   adminKey?: string;
   observability: ObservabilitySettings;
+  /** Where blob bytes live (`OMNIGATE_BLOB_URL`); `<dataDir>/blobs` when absent. */
+  blobLocation?: BlobLocation;
+  /** The pepper shared by every instance (`OMNIGATE_PEPPER_FILE`); `<dataDir>/omnigate.pepper` when absent. */
+  pepperFile?: string;
 }
+
+/** A blob byte store other than the data directory's own (README "Blob storage and the pepper"). */
+export type BlobLocation =
+  | { kind: 'directory'; directory: string }
+  | {
+      kind: 's3';
+      bucket: string;
+      /** Key prefix without leading or trailing slash; '' for the bucket's root. */
+      prefix: string;
+      /** `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`; AWS's own endpoint when absent. */
+      endpoint?: string;
+      /** `AWS_REGION` or `AWS_DEFAULT_REGION`; us-east-1 when neither is set. */
+      region: string;
+      /** Path-style addressing: on with a custom endpoint, which often has no per-bucket host names. */
+      forcePathStyle: boolean;
+      /** Only tests pass credentials; the server leaves them to the AWS SDK's default chain (AWS_ACCESS_KEY_ID…). */
+      credentials?: { accessKeyId: string; secretAccessKey: string };
+    };
 
 /** Metrics and traces (README "Observability"). */
 export interface ObservabilitySettings {
@@ -403,6 +426,66 @@ function publicUrlVariable(env: NodeJS.ProcessEnv): string | undefined {
     throw new ConfigError(`OMNIGATE_PUBLIC_URL must be an absolute http(s) URL, got '${raw}'`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** `OMNIGATE_BLOB_URL`: `file:///path` or `s3://bucket/prefix`, with the S3 endpoint and region from AWS_*. */
+export function blobLocationVariable(env: NodeJS.ProcessEnv): BlobLocation | undefined {
+  const raw = env.OMNIGATE_BLOB_URL?.trim();
+  if (!raw) {
+    return undefined;
+  }
+  // A user and password in the URL are not repeated: the message goes to logs.
+  const shown = raw.replace(/\/\/[^/@]*@/, '//…@');
+  const refuse = (why: string) =>
+    new ConfigError(`OMNIGATE_BLOB_URL must be file:///absolute/path or s3://bucket/prefix (${why}), got '${shown}'`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw refuse('not a URL');
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    // Credentials go in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, never in a URL that gets logged.
+    throw refuse('no user, password, query or fragment');
+  }
+  if (url.protocol === 'file:') {
+    if (url.hostname && url.hostname !== 'localhost') {
+      throw refuse('a file URL names a local path');
+    }
+    return { kind: 'directory', directory: fileURLToPath(url) };
+  }
+  if (url.protocol !== 's3:') {
+    throw refuse(`unknown scheme ${url.protocol}`);
+  }
+  if (!BUCKET_NAME.test(url.hostname)) {
+    throw refuse('a bucket name is 3 to 63 lowercase letters, digits, dots and hyphens');
+  }
+  let prefix: string;
+  try {
+    prefix = decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, '');
+  } catch {
+    throw refuse('a bad %-escape in the prefix');
+  }
+  const endpointRaw = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+  if (endpointRaw) {
+    let endpoint: URL | undefined;
+    try {
+      endpoint = new URL(endpointRaw);
+    } catch {}
+    if (!endpoint || (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:')) {
+      throw new ConfigError(`AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL must be an http(s) URL, got '${endpointRaw}'`);
+    }
+  }
+  return {
+    kind: 's3',
+    bucket: url.hostname,
+    prefix,
+    endpoint: endpointRaw,
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    forcePathStyle: endpointRaw !== undefined,
+  };
 }
 
 /**
@@ -565,5 +648,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     agentRoutes: file.agent_routes,
     adminKey,
     observability: observabilitySettings(env, adminKey),
+    blobLocation: blobLocationVariable(env),
+    pepperFile: env.OMNIGATE_PEPPER_FILE ? path.resolve(env.OMNIGATE_PEPPER_FILE) : undefined,
   });
 }

@@ -54,8 +54,14 @@ async function main(): Promise<void> {
     services = await openServices(config, {
       logger,
       stores: config.databaseUrl
-        ? { kind: 'postgres', url: config.databaseUrl, dataDir: config.dataDir, logger }
-        : { kind: 'data-dir', dataDir: config.dataDir, databasePath: config.databasePath },
+        ? { kind: 'postgres', url: config.databaseUrl, dataDir: config.dataDir, logger, pepperFile: config.pepperFile }
+        : {
+            kind: 'data-dir',
+            dataDir: config.dataDir,
+            databasePath: config.databasePath,
+            blobs: config.blobLocation,
+            pepperFile: config.pepperFile,
+          },
       purge: true,
     });
   } catch (error) {
@@ -141,7 +147,13 @@ async function main(): Promise<void> {
       welcomeMessage({ url: `http://${host}:${port}`, dataDir: config.dataDir, version: VERSION, generatedKey }),
     );
     logger.info(
-      { host: config.host, port, dataDir: config.dataDir, models: registry.list().map((m) => m.id) },
+      {
+        host: config.host,
+        port,
+        dataDir: config.dataDir,
+        blobs: services.stores.blobLocation,
+        models: registry.list().map((m) => m.id),
+      },
       'omnigate listening',
     );
   });

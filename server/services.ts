@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { startVideoRunner, type VideoRunner } from './calls/video/video-runner.js';
-import type { Config } from './config.js';
+import type { BlobLocation, Config } from './config.js';
 import { createMediaPool, type MediaPool } from './engines/media-pool.js';
 import { buildRegistry } from './providers/build-registry.js';
 import { createLocalSearchIndex, type LocalSearchIndex } from './providers/local/search-index.js';
@@ -19,6 +19,8 @@ import type { ModelRegistry } from './providers/registry.js';
 import type { AppDeps } from './routes/app-deps.js';
 import { startBlobPurge } from './storage/blob-expiry.js';
 import { type BlobStore, createBlobStore } from './storage/blob-store.js';
+import type { ByteStore } from './storage/bytes/byte-store.js';
+import { openByteStore } from './storage/bytes/open-byte-store.js';
 import { openDatabase, type SqliteDatabase } from './storage/database.js';
 import { databaseProblem } from './storage/database-health.js';
 import { openPostgresStores } from './storage/postgres/open-postgres-stores.js';
@@ -71,12 +73,17 @@ export type ServiceConfig = Pick<
  * `<dataDir>/blobs`. `memory` is an in-memory database and a random pepper, with the blobs in `blobDirectory` or,
  * when none is given, in a temporary directory removed when the stores close (tests, and `omnigate config
  * check`, which must not create a data directory).
+ *
+ * Either may name a `blobs` location instead (`OMNIGATE_BLOB_URL`: a shared directory or S3), whose bytes this
+ * instance shares with others; uploads are then staged in `<dataDir>/staging` (or in `blobDirectory` or the
+ * temporary directory). Either may name a `pepperFile` (`OMNIGATE_PEPPER_FILE`) all instances share.
  */
-export type StoreLocation =
+export type StoreLocation = (
   | { kind: 'data-dir'; dataDir: string; databasePath: string }
   | { kind: 'memory'; blobDirectory?: string }
-  /** A PostgreSQL database (`OMNIGATE_DATABASE_URL`); the pepper and the blobs stay in the data directory. */
-  | { kind: 'postgres'; url: string; dataDir: string; logger?: Logger };
+  /** A PostgreSQL database (`OMNIGATE_DATABASE_URL`); its blobs stay in the data directory for now. */
+  | { kind: 'postgres'; url: string; dataDir: string; logger?: Logger }
+) & { blobs?: BlobLocation; pepperFile?: string };
 
 /** Every store, by aggregate, over one database. */
 export interface Stores {
@@ -97,9 +104,13 @@ export interface Stores {
   blobs: BlobStore;
   /** Signed media links, keyed from the pepper. */
   links: MediaLinks;
-  /** The directory the blobs are kept in. */
+  /** The directory the blobs are kept in or, with a `blobs` location, the one uploads are staged in. */
   blobDirectory: string;
-  /** Stops the key change feed and closes the database; called last. */
+  /** Where the blob bytes are (a path or `s3://bucket/prefix`), for the start log. */
+  blobLocation: string;
+  /** What opening found worth an operator's attention (a pepper file others can read); logged by the caller. */
+  warnings: string[];
+  /** Stops the key change feed, releases the byte store's connections and closes the database; called last. */
   close(): Promise<void>;
 }
 
@@ -109,7 +120,11 @@ export interface Stores {
  */
 export async function openStores(location: StoreLocation): Promise<Stores> {
   if (location.kind === 'postgres') {
-    const pepper = loadPepper(location.dataDir);
+    const warnings: string[] = [];
+    const pepper = loadPepper(location.dataDir, {
+      file: location.pepperFile,
+      warn: (message: string) => warnings.push(message),
+    });
     const blobDirectory = path.join(location.dataDir, 'blobs');
     const postgres = await openPostgresStores({ url: location.url, pepper, blobDirectory, logger: location.logger });
     return {
@@ -125,17 +140,30 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       blobDirectory,
       usageRetention: postgres.usageRetention,
       problem: () => postgresProblem(postgres.pool),
+      blobLocation: blobDirectory,
+      warnings,
       close: () => postgres.close(),
     };
   }
   const memory = location.kind === 'memory';
   const db = openDatabase(memory ? ':memory:' : location.databasePath);
+  let bytes: ByteStore | undefined;
   try {
-    const pepper = memory ? randomBytes(32) : loadPepper(location.dataDir);
+    const warnings: string[] = [];
+    const warn = (message: string) => warnings.push(message);
+    const pepper =
+      memory && !location.pepperFile
+        ? randomBytes(32)
+        : loadPepper(memory ? '' : location.dataDir, { file: location.pepperFile, warn });
     const temporary =
       memory && !location.blobDirectory ? mkdtempSync(path.join(tmpdir(), 'omnigate-blobs-')) : undefined;
-    const blobDirectory = memory ? (location.blobDirectory ?? temporary!) : path.join(location.dataDir, 'blobs');
-    const blobs = createBlobStore(db, blobDirectory);
+    const shared = location.blobs !== undefined;
+    const blobDirectory = memory
+      ? (location.blobDirectory ?? temporary!)
+      : path.join(location.dataDir, shared ? 'staging' : 'blobs');
+    bytes = location.blobs ? openByteStore(location.blobs) : undefined;
+    const blobs = createBlobStore(db, bytes ? { bytes, stagingDirectory: blobDirectory } : blobDirectory);
+    const openedBytes = bytes;
     const keyChanges = createSqliteKeyChangeFeed(db);
     return {
       db,
@@ -153,8 +181,11 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       blobDirectory,
       usageRetention: createSqliteUsageRetention(db),
       problem: async () => databaseProblem(db, memory ? ':memory:' : location.databasePath),
+      blobLocation: openedBytes?.location ?? blobDirectory,
+      warnings,
       async close() {
         await keyChanges.close();
+        openedBytes?.close();
         db.close();
         if (temporary) {
           rmSync(temporary, { recursive: true, force: true });
@@ -162,6 +193,7 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       },
     };
   } catch (error) {
+    bytes?.close();
     db.close();
     throw error;
   }
@@ -229,6 +261,9 @@ export interface Services {
 export async function openServices(config: Readonly<ServiceConfig>, options: ServiceOptions): Promise<Services> {
   const { logger } = options;
   const stores = await openStores(options.stores);
+  for (const warning of stores.warnings) {
+    logger.warn(warning);
+  }
   // A row left `indexing` by a process that stopped mid-extraction would say so forever: it was never finished.
   await stores.files.abandonIndexing({
     status: 'failed',

@@ -54,7 +54,11 @@ export async function checkConfigCommand(
     const config = loadConfig({ ...env, OMNIGATE_CONFIG: file });
     // In memory: a check neither creates nor touches the data directory (it may run elsewhere, as another user),
     // and it listens on nothing. The services log nothing here; what they would refuse, they throw.
-    const services = await openServices(config, { logger: createLogger('silent'), stores: { kind: 'memory' } });
+    // The pepper file is read, as the server would read it: a missing or short one is this check's error too.
+    const services = await openServices(config, {
+      logger: createLogger('silent'),
+      stores: { kind: 'memory', pepperFile: config.pepperFile },
+    });
     try {
       out(`${file}: valid`);
       out(stringify(effectiveConfig(config, services.registry)).trimEnd());

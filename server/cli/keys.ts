@@ -18,7 +18,15 @@ import { openStores } from '../services.js';
 
 export type KeysCommandConfig = Pick<
   Config,
-  'dataDir' | 'databasePath' | 'providers' | 'models' | 'aliases' | 'routes' | 'defaultChatModel' | 'agentRoutes'
+  | 'dataDir'
+  | 'databasePath'
+  | 'pepperFile'
+  | 'providers'
+  | 'models'
+  | 'aliases'
+  | 'routes'
+  | 'defaultChatModel'
+  | 'agentRoutes'
 > &
   Partial<Pick<Config, 'databaseUrl'>>;
 
@@ -86,7 +94,12 @@ export async function runKeysCommand(
   let opened: { keys: KeyStore; close(): Promise<void> | void };
   if (config.databaseUrl) {
     out('database: PostgreSQL (OMNIGATE_DATABASE_URL)');
-    opened = await openStores({ kind: 'postgres', url: config.databaseUrl, dataDir: config.dataDir });
+    opened = await openStores({
+      kind: 'postgres',
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      pepperFile: config.pepperFile,
+    });
   } else {
     const sqlite = openSqliteKeys(config, out);
     if (!sqlite) {
@@ -160,7 +173,11 @@ function openSqliteKeys(
   out(`database: ${config.databasePath}`);
   const db = openDatabase(config.databasePath);
   try {
-    return { keys: createKeyStore(db, { pepper: loadPepper(config.dataDir) }), close: () => db.close() };
+    const pepper = loadPepper(config.dataDir, {
+      file: config.pepperFile,
+      warn: (message) => process.stderr.write(`omnigate: ${message}\n`),
+    });
+    return { keys: createKeyStore(db, { pepper }), close: () => db.close() };
   } catch (error) {
     db.close();
     throw error;

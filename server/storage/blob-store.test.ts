@@ -45,7 +45,10 @@ describe('blob store', () => {
     expect(readdirSync(dir).sort()).toEqual([forever.id, live.id].sort());
     const counts: number[] = [];
     const stop = startBlobPurge(store, { now: () => 10_000, onPurge: (count) => counts.push(count) });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Waits for the first purge however loaded the machine is (a fixed 50 ms failed under load).
+    for (let waited = 0; counts.length === 0 && waited < 10_000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     stop();
     expect(counts).toEqual([1]);
     expect(readdirSync(dir)).toEqual([forever.id]);

@@ -1,12 +1,20 @@
 /**
  * Stored bytes that outlive one answer (generated images and music behind signed links, uploaded files):
- * each blob is one file in a directory under the data directory, its metadata one SQLite row. A blob is written
- * to a temporary name and renamed into place before its row is inserted, so a reader never sees a half-written
- * file; files left without a row by a crash are swept at start. Blobs with an expiry are deleted by `purge()`.
+ * each blob's bytes are kept by a byte store (bytes/byte-store.ts: a directory under the data directory by
+ * default, a shared directory or S3-compatible object storage), its metadata one SQLite row. The bytes are
+ * complete under their key before the row is inserted, so a reader never sees a half-written blob. In the
+ * default directory, private to this instance, files left without a row by a crash are swept at start; a
+ * shared store is never swept (another instance's blob may be between its bytes and its row), and a crash
+ * there can leave an orphan object, which costs space but is never served. Blobs with an expiry are deleted
+ * by `purge()`.
  *
- * Large bytes arriving over time (an upload) are `stage`d instead: streamed to the temporary name while their
- * SHA-256 and size are taken, and only `commit`ted (renamed, row inserted) once the caller has checked what it
- * must; `discard` removes a staged file that was not committed, so a refused or cut-off upload leaves nothing.
+ * Large bytes arriving over time (an upload) are `stage`d instead: streamed to a local temporary file while
+ * their SHA-256 and size are taken, and only `commit`ted (moved to the byte store, row inserted) once the caller
+ * has checked what it must; `discard` removes a staged file that was not committed, so a refused or cut-off
+ * upload leaves nothing. Staging stays local whatever the byte store: the size limit and the sniffing act on
+ * the bytes as they come, a refused upload never reaches shared storage, and a slow client holds a local file
+ * rather than an open multipart upload. In the default directory the staged file is renamed into place; for
+ * another store it is copied there (streamed) and removed.
  *
  * Bytes kept for a key (generated media, a video and its input image) are `put` with an `owner`: the row names
  * the key, `heldBytes` sums the key's live ones for its storage quota, and `admit` is asked right before the
@@ -19,11 +27,13 @@
  * the bytes stay on disk here either way.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, readdirSync, type ReadStream } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { createWriteStream, mkdirSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ByteStore } from './bytes/byte-store.js';
+import { createDirectoryByteStore } from './bytes/directory-byte-store.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface BlobMeta {
@@ -74,7 +84,7 @@ export interface BlobStore {
   heldBytes(keyId: string, nowSeconds: number): Promise<number>;
   get(id: string): Promise<BlobMeta | undefined>;
   /** The blob's bytes (or the inclusive byte range) as a stream; undefined when it does not exist. */
-  open(id: string, range?: { start: number; end: number }): Promise<ReadStream | undefined>;
+  open(id: string, range?: { start: number; end: number }): Promise<Readable | undefined>;
   delete(id: string): Promise<boolean>;
   /** Deletes every blob expired at `now` (unix seconds); returns how many. */
   purge(now: number): Promise<number>;
@@ -111,12 +121,25 @@ function toMeta(row: BlobRow): BlobMeta {
   };
 }
 
+/** Bytes kept by a store other instances may share, with uploads staged in a local directory of this instance's. */
+export interface SharedBlobBytes {
+  bytes: ByteStore;
+  stagingDirectory: string;
+}
+
 /** The SQLite blob store, which also answers `heldBytes` synchronously (for the file store's quota transaction). */
 export interface SqliteBlobStore extends BlobStore {
   heldBytesNow(keyId: string, nowSeconds: number): number;
 }
 
-export function createBlobStore(db: SqliteDatabase, directory: string): SqliteBlobStore {
+/**
+ * A string is this instance's own directory (the default): the bytes are files in it, uploads are staged in it,
+ * and it is swept of files without a row at start.
+ */
+export function createBlobStore(db: SqliteDatabase, storage: string | SharedBlobBytes): SqliteBlobStore {
+  const shared = typeof storage !== 'string';
+  const bytes = shared ? storage.bytes : createDirectoryByteStore(storage);
+  const directory = shared ? storage.stagingDirectory : storage;
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   db.exec(`CREATE TABLE IF NOT EXISTS blobs (
     id TEXT PRIMARY KEY,
@@ -147,7 +170,6 @@ export function createBlobStore(db: SqliteDatabase, directory: string): SqliteBl
   const expired = db.prepare<[number], { id: string }>(
     'SELECT id FROM blobs WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000',
   );
-  const fileOf = (id: string) => path.join(directory, id);
   const heldBytesNow = (keyId: string, nowSeconds: number) => held.get({ keyId, now: nowSeconds })?.bytes ?? 0;
   const metaOf = (id: string): BlobMeta | undefined => {
     if (!ID_PATTERN.test(id)) {
@@ -180,8 +202,11 @@ export function createBlobStore(db: SqliteDatabase, directory: string): SqliteBl
     }
   }
 
-  // Files without a row: a crash between the rename and the insert, or rows removed by hand.
-  const known = new Set((db.prepare('SELECT id FROM blobs').all() as Array<{ id: string }>).map((row) => row.id));
+  // Files without a row: a crash between the rename and the insert, or rows removed by hand. The staging
+  // directory of a shared store holds only this instance's unfinished uploads: all of it goes.
+  const known = shared
+    ? new Set<string>()
+    : new Set((db.prepare('SELECT id FROM blobs').all() as Array<{ id: string }>).map((row) => row.id));
   for (const name of readdirSync(directory)) {
     if (!known.has(name)) {
       void rm(path.join(directory, name), { force: true });
@@ -190,8 +215,8 @@ export function createBlobStore(db: SqliteDatabase, directory: string): SqliteBl
 
   async function deleteIds(ids: string[]): Promise<void> {
     for (const id of ids) {
-      remove.run(id); // the row first: once it is gone nobody is handed the file
-      await rm(fileOf(id), { force: true });
+      remove.run(id); // the row first: once it is gone nobody is handed the bytes
+      await bytes.delete(id);
     }
   }
 
@@ -236,7 +261,7 @@ export function createBlobStore(db: SqliteDatabase, directory: string): SqliteBl
             createdAt: Math.floor((commitOptions.now ?? Date.now()) / 1000),
             expiresAt: commitOptions.expiresAt,
           };
-          await rename(temporary, fileOf(id));
+          await bytes.putFile(id, temporary);
           state = 'committed';
           insert.run({ ...meta, keyId: null });
           return meta;
@@ -249,21 +274,19 @@ export function createBlobStore(db: SqliteDatabase, directory: string): SqliteBl
         },
       };
     },
-    async put(bytes, options) {
+    async put(data, options) {
       const meta: BlobMeta = {
         id: newId(options.prefix),
         mediaType: options.mediaType,
-        size: bytes.byteLength,
+        size: data.byteLength,
         createdAt: Math.floor((options.now ?? Date.now()) / 1000),
         expiresAt: options.expiresAt,
       };
-      const temporary = path.join(directory, `.${meta.id}.partial`);
-      await writeFile(temporary, bytes, { mode: 0o600, flag: 'wx' });
-      await rename(temporary, fileOf(meta.id));
+      await bytes.put(meta.id, data);
       try {
         await admitAndInsert(meta, options.owner);
       } catch (error) {
-        await rm(fileOf(meta.id), { force: true });
+        await bytes.delete(meta.id);
         throw error;
       }
       return meta;
@@ -276,9 +299,7 @@ export function createBlobStore(db: SqliteDatabase, directory: string): SqliteBl
       return metaOf(id);
     },
     async open(id, range) {
-      return metaOf(id)
-        ? createReadStream(fileOf(id), range ? { start: range.start, end: range.end } : undefined)
-        : undefined;
+      return metaOf(id) ? bytes.open(id, range) : undefined;
     },
     async delete(id) {
       if (!metaOf(id)) {

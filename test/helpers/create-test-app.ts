@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { Express } from 'express';
 import { createApp } from '../../server/app.js';
-import type { Config } from '../../server/config.js';
+import type { BlobLocation, Config } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { DEFAULT_MEDIA_SETTINGS, type MediaPool } from '../../server/engines/media-pool.js';
 import type { ModelRegistry } from '../../server/providers/registry.js';
@@ -55,7 +55,7 @@ export interface TestApp {
   db: SqliteDatabase;
   /** Where media answered by URL is kept (a fresh temporary directory). */
   blobs: BlobStore;
-  /** The directory behind `blobs`. */
+  /** The directory behind `blobs` (with a `blobs` location: where uploads are staged). */
   blobDirectory: string;
   videoTasks: VideoTaskStore;
   videoRunner: VideoRunner;
@@ -99,6 +99,10 @@ export async function createTestApp(
     adminKey?: string;
     /** The search index's extraction pool (its own one-worker pool by default): tests hold its slot to keep files `indexing`. */
     searchIndexPool?: MediaPool;
+    /** Where blob bytes go (a shared directory, S3); a fresh temporary directory of the app's own by default. */
+    blobs?: BlobLocation;
+    /** A pepper file (`OMNIGATE_PEPPER_FILE`); a random pepper by default. */
+    pepperFile?: string;
   } = {},
 ): Promise<TestApp> {
   cachedSpec ??= loadSpec();
@@ -133,7 +137,12 @@ export async function createTestApp(
     },
     {
       logger,
-      stores: { kind: 'memory', blobDirectory: mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-')) },
+      stores: {
+        kind: 'memory',
+        blobDirectory: mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-')),
+        blobs: config.blobs,
+        pepperFile: config.pepperFile,
+      },
       usageFlushIntervalMs: 10,
       now: config.now,
       searchIndexPool: config.searchIndexPool,
