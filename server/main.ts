@@ -2,7 +2,14 @@
  * The process entry point (`npm start`): reads the environment, checks the contract, opens the services on the
  * data directory (services.ts), registers keys, listens, and shuts down gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight
  * work, flush usage, exit 0). The only module besides config.ts that touches process.env.
+ *
+ * With `OMNIGATE_WORKERS` (`omnigate start --workers N`) above 1 this process becomes the cluster's primary
+ * (cluster/primary.ts): it opens the stores once before forking — so the schema, its migrations and the pepper
+ * are made by one process, never raced by N — registers the keys of OMNIGATE_API_KEYS, forks the workers
+ * (which run this same module and take the single-server path, minus those steps), and prints the welcome
+ * once all listen.
  */
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +19,9 @@ import { keyWeaknesses } from './auth/key-strength.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, stdoutLog } from './logger.js';
 import type { ModelRegistry } from './providers/registry.js';
-import { openServices, type Services } from './services.js';
+import { openServices, openStores, type Services } from './services.js';
+import type { KeyStore } from './storage/key-store.js';
+import { runPrimary, WORKER_INDEX_VARIABLE } from './cluster/primary.js';
 import { checkSpec, loadSpec } from './spec/load-spec.js';
 import { sendEncoderWarningsTo } from './tokens/encoder-client.js';
 import { welcomeMessage } from './welcome-message.js';
@@ -42,20 +51,27 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel, stdoutLog());
+  const rootLogger = createLogger(config.logLevel, stdoutLog());
+  // Everything this process writes (database, -wal/-shm, pepper, blobs) is readable by its owner only.
+  process.umask(0o077);
+  if (cluster.isPrimary && config.workers > 1) {
+    process.exit(await runCluster(config, rootLogger));
+  }
+  // A worker's lines (access lines included) name it, so an operator can tell the processes apart.
+  const workerIndex = cluster.isWorker ? Number(process.env[WORKER_INDEX_VARIABLE] ?? cluster.worker?.id) : undefined;
+  const logger = workerIndex === undefined ? rootLogger : rootLogger.child({ worker: workerIndex, pid: process.pid });
   // Token counts that fall back to a rough estimate (the tokenizer thread died or lagged) are logged here.
   sendEncoderWarningsTo(logger);
   const spec = loadSpec();
   await checkSpec(spec.document);
 
-  // Everything this process writes (database, -wal/-shm, pepper, blobs) is readable by its owner only.
-  process.umask(0o077);
   let services: Services;
   try {
     services = openServices(config, {
       logger,
       stores: { kind: 'data-dir', dataDir: config.dataDir, databasePath: config.databasePath },
-      purge: true,
+      // One worker of a cluster purges expired responses and media for all (they share the database).
+      purge: workerIndex === undefined || workerIndex === 0,
     });
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -68,18 +84,10 @@ async function main(): Promise<void> {
     throw error;
   }
   const { keys, registry } = services.appDeps;
-  config.apiKeys.forEach((secret, index) => {
-    const name = `env-${index + 1}`;
-    const weaknesses = keyWeaknesses(secret);
-    if (weaknesses.length > 0) {
-      // Named by position, never shown: the log must not hold the key.
-      logger.warn(
-        { key: name, weaknesses },
-        'weak API key in OMNIGATE_API_KEYS: use a long random key (npm run keys -- create)',
-      );
-    }
-    keys.ensure(secret, name);
-  });
+  if (workerIndex === undefined) {
+    // A cluster's primary registered them before forking.
+    registerEnvironmentKeys(config, keys, logger);
+  }
   const draining = new AbortController();
   const shutdown = new AbortController();
   const observability = await startObservability(config, logger, registry, {
@@ -94,7 +102,7 @@ async function main(): Promise<void> {
   if (upstream) {
     readinessChecks.push({ name: `upstream:${upstream.id}`, run: () => tcpProblem(upstream.base_url) });
   }
-  if (config.adminKey && keyWeaknesses(config.adminKey).length > 0) {
+  if (config.adminKey && workerIndex === undefined && keyWeaknesses(config.adminKey).length > 0) {
     logger.warn({ weaknesses: keyWeaknesses(config.adminKey) }, 'weak OMNIGATE_ADMIN_KEY: use a long random key');
   }
   const app = createApp({
@@ -128,6 +136,11 @@ async function main(): Promise<void> {
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
+    if (workerIndex !== undefined) {
+      // The primary greets (and makes the first key) once every worker listens.
+      logger.info({ port, models: registry.list().map((m) => m.id) }, 'worker listening');
+      return;
+    }
     // The first key is made only once the server listens: if it could not, a key printed before would be lost
     // with the failed start, and never shown again.
     const generatedKey = keys.count() === 0 ? keys.create({ name: 'generated-at-first-start' }).key : undefined;
@@ -174,6 +187,69 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** Registers the keys of OMNIGATE_API_KEYS (idempotent), warning of weak ones by position, never by value. */
+function registerEnvironmentKeys(config: Readonly<Config>, keys: KeyStore, logger: ReturnType<typeof createLogger>) {
+  config.apiKeys.forEach((secret, index) => {
+    const name = `env-${index + 1}`;
+    const weaknesses = keyWeaknesses(secret);
+    if (weaknesses.length > 0) {
+      // Named by position, never shown: the log must not hold the key.
+      logger.warn(
+        { key: name, weaknesses },
+        'weak API key in OMNIGATE_API_KEYS: use a long random key (npm run keys -- create)',
+      );
+    }
+    keys.ensure(secret, name);
+  });
+}
+
+/**
+ * The primary of `--workers N`: opens the stores once (schema, migrations, pepper: made here, before any worker
+ * opens the file), registers the environment's keys, then runs the workers (cluster/primary.ts). Once all
+ * listen it makes the first-start key if none exists and prints the welcome, as a single server does.
+ */
+async function runCluster(config: Readonly<Config>, logger: ReturnType<typeof createLogger>): Promise<number> {
+  const stores = openStores({ kind: 'data-dir', dataDir: config.dataDir, databasePath: config.databasePath });
+  try {
+    registerEnvironmentKeys(config, stores.keys, logger);
+    if (config.adminKey && keyWeaknesses(config.adminKey).length > 0) {
+      logger.warn({ weaknesses: keyWeaknesses(config.adminKey) }, 'weak OMNIGATE_ADMIN_KEY: use a long random key');
+    }
+  } catch (error) {
+    stores.close();
+    throw error;
+  }
+  let open = true;
+  const closeStores = () => {
+    if (open) {
+      open = false;
+      stores.close();
+    }
+  };
+  const code = await runPrimary({
+    workers: config.workers,
+    exec: fileURLToPath(import.meta.url),
+    logger,
+    shutdownGraceMs: config.shutdownGraceMs,
+    onListening: (port, pids) => {
+      const generatedKey =
+        stores.keys.count() === 0 ? stores.keys.create({ name: 'generated-at-first-start' }).key : undefined;
+      closeStores();
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      process.stdout.write(
+        welcomeMessage({ url: `http://${host}:${port}`, dataDir: config.dataDir, version: VERSION, generatedKey }),
+      );
+      logger.info(
+        { host: config.host, port, dataDir: config.dataDir, workers: config.workers, pids },
+        'omnigate listening',
+      );
+    },
+  });
+  closeStores();
+  logger.info({ code }, 'stopped');
+  return code;
 }
 
 /** The provider behind the default chat model, when it is an upstream (readiness checks it can be reached). */
