@@ -12,6 +12,7 @@
 import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { createAppServer } from './http/app-server.js';
@@ -22,6 +23,7 @@ import type { ModelRegistry } from './providers/registry.js';
 import { openServices, openStores, type Services } from './services.js';
 import type { KeyStore } from './storage/key-store.js';
 import { runPrimary, WORKER_INDEX_VARIABLE } from './cluster/primary.js';
+import { START_USAGE, startWorkers } from './cli/start-args.js';
 import { checkSpec, loadSpec } from './spec/load-spec.js';
 import { sendEncoderWarningsTo } from './tokens/encoder-client.js';
 import { welcomeMessage } from './welcome-message.js';
@@ -41,6 +43,17 @@ const CONNECTIONS_CHECK_MS = 1_000;
 const FORCE_CLOSE_MS = 2_000;
 
 async function main(): Promise<void> {
+  // `npm start -- --workers 2` passes its flag here (`omnigate start --workers 2` sets OMNIGATE_WORKERS itself).
+  if (cluster.isPrimary && process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+    const workers = startWorkers(process.argv.slice(2));
+    if (workers === null) {
+      process.stderr.write(`omnigate: unknown arguments '${process.argv.slice(2).join(' ')}'; usage: ${START_USAGE}\n`);
+      process.exit(2);
+    }
+    if (workers !== undefined) {
+      process.env.OMNIGATE_WORKERS = workers;
+    }
+  }
   let config: Readonly<Config>;
   try {
     config = loadConfig(process.env);

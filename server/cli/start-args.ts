@@ -3,6 +3,8 @@
  * handed on as OMNIGATE_WORKERS, where config.ts checks it like every other setting.
  */
 
+export const START_USAGE = 'omnigate start [--workers N|auto]';
+
 /** The value of `--workers`, undefined without arguments, null when the arguments are anything else. */
 export function startWorkers(args: string[]): string | undefined | null {
   if (args.length === 0) {
