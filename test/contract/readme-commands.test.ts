@@ -20,6 +20,7 @@ const NOT_RUN_HERE: Record<string, string> = {
   claude: 'Claude Code runs in the real-client suite (npm run test:clients)',
   codex: 'Codex CLI runs in the real-client suite (npm run test:clients)',
   M: 'a shell variable for the Claude Code settings above it',
+  openssl: "makes compose.scale.yaml's pepper file; test/contract/compose-scale.test.ts checks the file it names",
 };
 
 const KEY = 'og-readme-commands-test-key-0123456789abc';
