@@ -99,7 +99,8 @@ async function measure(gateway: Gateway, stream: boolean, seconds: number, conne
   return {
     reqPerS: result.requests.average,
     p99: result.latency.p99,
-    failed: result.non2xx + result.errors,
+    // autocannon counts a call unanswered after its 10 s timeout apart from the errors.
+    failed: result.non2xx + result.errors + result.timeouts,
     cpuMicros: (cpuSeconds * 1e6) / Math.max(1, result.requests.total),
     loadCores: (used.user + used.system) / 1e6 / seconds,
   };
