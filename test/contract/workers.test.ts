@@ -4,6 +4,7 @@
  * workers from the process tree (the primary's children) — no header outside the contract.
  */
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
@@ -149,7 +150,7 @@ describe('omnigate start --workers', () => {
   );
 
   it(
-    'exits 1 naming the port when the workers cannot listen, and 2 on a malformed --workers',
+    'stops the start when the workers cannot: 1 for a taken port, 78 for a refused configuration; 2 or 78 for a bad --workers',
     async () => {
       const taken: Server = createServer();
       await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
@@ -161,6 +162,15 @@ describe('omnigate start --workers', () => {
       } finally {
         taken.close();
       }
+      // A configuration only the registry refuses fails in the workers: the start stops with their code.
+      const dir = dataDir();
+      const file = path.join(dir, 'omnigate.yaml');
+      writeFileSync(file, 'aliases:\n  fast: local:chatt\n');
+      const refused = spawnServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_CONFIG: file, OMNIGATE_WORKERS: '2' });
+      expect(await refused.exited).toEqual({ code: 78, signal: null });
+      expect(refused.stderr()).toContain(
+        `omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt'`,
+      );
       const malformed = spawnServer({ OMNIGATE_DATA_DIR: dataDir() }, [], [...BIN, '--workers']);
       expect(await malformed.exited).toEqual({ code: 2, signal: null });
       expect(malformed.stderr()).toContain('omnigate start [--workers N|auto]');
