@@ -9,7 +9,8 @@
  * a multiple of it); chat JSON and SSE through the gateway (native passthrough); Anthropic Messages and Responses
  * streams translated to the chat upstream (CPU per event delivered, as a multiple of passthrough's); the
  * built-in local model; the built-in media engines (bench/media.ts; BENCH_MEDIA=0 skips them); and chat latency
- * beside a busy tokenizer thread (bench/tokenizer-contention.ts).
+ * beside a busy tokenizer thread (bench/tokenizer-contention.ts); and max chat req/s with 1 and 2 worker
+ * processes (bench/workers.ts; BENCH_WORKERS=0 skips it).
  */
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -19,6 +20,7 @@ import { benchMedia, benchVideo } from './media.js';
 import { benchSearch } from './search.js';
 import { benchTokenizerContention } from './tokenizer-contention.js';
 import { benchUsageInsert } from './usage-insert.js';
+import { benchWorkers, workersCaption } from './workers.js';
 import { freePort, KEY, LOAD_CORE, median, PIN, SERVER_CORE, startChild, startGateway } from './children.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -219,6 +221,16 @@ async function main(): Promise<void> {
   await gateway.stop();
   await floor.stop();
   await upstream.stop();
+  if (process.env.BENCH_WORKERS !== '0') {
+    // Last, with the other servers stopped: these gateways run unpinned, on every core.
+    const options = {
+      seconds: DURATION_S,
+      runs: RUNS,
+      connections: Number(process.env.BENCH_WORKERS_CONNECTIONS ?? 32),
+    };
+    console.log(`\n${workersCaption(options)}\n`);
+    console.table(await benchWorkers(options));
+  }
 }
 
 main().catch((error: unknown) => {

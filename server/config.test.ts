@@ -40,6 +40,7 @@ describe('loadConfig: environment', () => {
         budgetMs: 10_000,
       },
       shutdownGraceMs: 10_000,
+      workers: 1,
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 15_000,
       responseRetentionDays: 30,
@@ -163,6 +164,7 @@ describe('loadConfig: environment', () => {
       OMNIGATE_REQUEST_TIMEOUT_MS: '5000',
       OMNIGATE_HEADERS_TIMEOUT_MS: '2000',
       OMNIGATE_RESPONSE_RETENTION_DAYS: '1',
+      OMNIGATE_WORKERS: '3',
     });
     expect(config).toMatchObject({
       port: 0,
@@ -175,6 +177,7 @@ describe('loadConfig: environment', () => {
       requestTimeoutMs: 5000,
       headersTimeoutMs: 2000,
       responseRetentionDays: 1,
+      workers: 3,
     });
   });
 
@@ -194,6 +197,10 @@ describe('loadConfig: environment', () => {
     expect(configError(() => loadConfig({ OMNIGATE_USAGE_RETENTION_DAYS: '0' })).message).toBe(
       "OMNIGATE_USAGE_RETENTION_DAYS must be an integer from 1 to 36500, got '0'",
     );
+  });
+
+  it('runs one worker per core for OMNIGATE_WORKERS=auto', () => {
+    expect(loadConfig({ OMNIGATE_WORKERS: 'auto' }).workers).toBe(availableParallelism());
   });
 
   it('treats empty variables as unset', () => {
@@ -219,6 +226,8 @@ describe('loadConfig: environment', () => {
     ['PORT', '80.5', "PORT must be an integer from 0 to 65535, got '80.5'"],
     ['OMNIGATE_MAX_BODY_BYTES', '100', "OMNIGATE_MAX_BODY_BYTES must be an integer from 1024 to 1073741824, got '100'"],
     ['OMNIGATE_SHUTDOWN_GRACE_MS', '-1', "OMNIGATE_SHUTDOWN_GRACE_MS must be an integer from 0 to 600000, got '-1'"],
+    ['OMNIGATE_WORKERS', '0', "OMNIGATE_WORKERS must be 'auto' or an integer from 1 to 256, got '0'"],
+    ['OMNIGATE_WORKERS', 'all', "OMNIGATE_WORKERS must be 'auto' or an integer from 1 to 256, got 'all'"],
     [
       'OMNIGATE_RESPONSE_RETENTION_DAYS',
       '0',

@@ -4,6 +4,7 @@
  * a message that names the field. This module and `main.ts` are the only readers of `process.env`.
  */
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
@@ -223,6 +224,8 @@ export interface Config {
   indexLimits: ExtractionLimits;
   /** How long a graceful shutdown waits for in-flight requests before closing them. */
   shutdownGraceMs: number;
+  /** Server processes sharing the port (`OMNIGATE_WORKERS`, `omnigate start --workers`); 1 serves in this process. */
+  workers: number;
   /** How long a client may take to send a whole request (headers and body); the connection is closed after. */
   requestTimeoutMs: number;
   /** How long a client may take to send the request headers. */
@@ -339,6 +342,23 @@ function integerVariable(env: NodeJS.ProcessEnv, name: string, fallback: number,
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   }
   return value;
+}
+
+/** The most worker processes `OMNIGATE_WORKERS` accepts: far beyond any core count, a bound on a typo. */
+export const MAX_WORKERS = 256;
+
+/** `auto` is one process per core the OS gives this process; otherwise an integer from 1 to MAX_WORKERS. */
+export function workersVariable(env: NodeJS.ProcessEnv): number {
+  if (env.OMNIGATE_WORKERS?.trim() === 'auto') {
+    return availableParallelism();
+  }
+  try {
+    return integerVariable(env, 'OMNIGATE_WORKERS', 1, 1, MAX_WORKERS);
+  } catch {
+    throw new ConfigError(
+      `OMNIGATE_WORKERS must be 'auto' or an integer from 1 to ${MAX_WORKERS}, got '${env.OMNIGATE_WORKERS}'`,
+    );
+  }
 }
 
 /** A comma-separated list of origins; each must parse as an http(s) URL with nothing after the host. */
@@ -588,6 +608,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
       budgetMs: integerVariable(env, 'OMNIGATE_INDEX_TIME_BUDGET_MS', DEFAULT_EXTRACTION_LIMITS.budgetMs, 100, 20_000),
     },
     shutdownGraceMs: integerVariable(env, 'OMNIGATE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    workers: workersVariable(env),
     requestTimeoutMs: integerVariable(env, 'OMNIGATE_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     headersTimeoutMs: integerVariable(env, 'OMNIGATE_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),
     responseRetentionDays: integerVariable(env, 'OMNIGATE_RESPONSE_RETENTION_DAYS', 30, 1, 36_500),

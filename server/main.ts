@@ -2,9 +2,17 @@
  * The process entry point (`npm start`): reads the environment, checks the contract, opens the services on the
  * data directory (services.ts), registers keys, listens, and shuts down gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight
  * work, flush usage, exit 0). The only module besides config.ts that touches process.env.
+ *
+ * With `OMNIGATE_WORKERS` (`omnigate start --workers N`) above 1 this process becomes the cluster's primary
+ * (cluster/primary.ts): it opens the stores once before forking — so the schema, its migrations and the pepper
+ * are made by one process, never raced by N — registers the keys of OMNIGATE_API_KEYS, forks the workers
+ * (which run this same module and take the single-server path, minus those steps), and prints the welcome
+ * once all listen.
  */
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { createAppServer } from './http/app-server.js';
@@ -12,7 +20,10 @@ import { keyWeaknesses } from './auth/key-strength.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, stdoutLog } from './logger.js';
 import type { ModelRegistry } from './providers/registry.js';
-import { openServices, type Services } from './services.js';
+import { openServices, openStores, type Services } from './services.js';
+import type { KeyStore } from './storage/key-store.js';
+import { runPrimary, WORKER_INDEX_VARIABLE } from './cluster/primary.js';
+import { START_USAGE, startWorkers } from './cli/start-args.js';
 import { checkSpec, loadSpec } from './spec/load-spec.js';
 import { sendEncoderWarningsTo } from './tokens/encoder-client.js';
 import { welcomeMessage } from './welcome-message.js';
@@ -31,6 +42,17 @@ const CONNECTIONS_CHECK_MS = 1_000;
 const FORCE_CLOSE_MS = 2_000;
 
 async function main(): Promise<void> {
+  // `npm start -- --workers 2` passes its flag here (`omnigate start --workers 2` sets OMNIGATE_WORKERS itself).
+  if (cluster.isPrimary && process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+    const workers = startWorkers(process.argv.slice(2));
+    if (workers === null) {
+      process.stderr.write(`omnigate: unknown arguments '${process.argv.slice(2).join(' ')}'; usage: ${START_USAGE}\n`);
+      process.exit(2);
+    }
+    if (workers !== undefined) {
+      process.env.OMNIGATE_WORKERS = workers;
+    }
+  }
   let config: Readonly<Config>;
   try {
     config = loadConfig(process.env);
@@ -41,14 +63,20 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel, stdoutLog());
+  const rootLogger = createLogger(config.logLevel, stdoutLog());
+  // Everything this process writes (database, -wal/-shm, pepper, blobs) is readable by its owner only.
+  process.umask(0o077);
+  if (cluster.isPrimary && config.workers > 1) {
+    process.exit(await runCluster(config, rootLogger));
+  }
+  // A worker's lines (access lines included) name it, so an operator can tell the processes apart.
+  const workerIndex = cluster.isWorker ? Number(process.env[WORKER_INDEX_VARIABLE] ?? cluster.worker?.id) : undefined;
+  const logger = workerIndex === undefined ? rootLogger : rootLogger.child({ worker: workerIndex, pid: process.pid });
   // Token counts that fall back to a rough estimate (the tokenizer thread died or lagged) are logged here.
   sendEncoderWarningsTo(logger);
   const spec = loadSpec();
   await checkSpec(spec.document);
 
-  // Everything this process writes (database, -wal/-shm, pepper, blobs) is readable by its owner only.
-  process.umask(0o077);
   let services: Services;
   try {
     services = await openServices(config, {
@@ -62,7 +90,8 @@ async function main(): Promise<void> {
             blobs: config.blobLocation,
             pepperFile: config.pepperFile,
           },
-      purge: true,
+      // One worker of a cluster purges expired responses and media for all (they share the database).
+      purge: workerIndex === undefined || workerIndex === 0,
     });
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -75,17 +104,9 @@ async function main(): Promise<void> {
     throw error;
   }
   const { keys, registry } = services.appDeps;
-  for (const [index, secret] of config.apiKeys.entries()) {
-    const name = `env-${index + 1}`;
-    const weaknesses = keyWeaknesses(secret);
-    if (weaknesses.length > 0) {
-      // Named by position, never shown: the log must not hold the key.
-      logger.warn(
-        { key: name, weaknesses },
-        'weak API key in OMNIGATE_API_KEYS: use a long random key (npm run keys -- create)',
-      );
-    }
-    await keys.ensure(secret, name);
+  if (workerIndex === undefined) {
+    // A cluster's primary registered them before forking.
+    await registerEnvironmentKeys(config, keys, logger);
   }
   const draining = new AbortController();
   const shutdown = new AbortController();
@@ -99,7 +120,7 @@ async function main(): Promise<void> {
   if (upstream) {
     readinessChecks.push({ name: `upstream:${upstream.id}`, run: () => tcpProblem(upstream.base_url) });
   }
-  if (config.adminKey && keyWeaknesses(config.adminKey).length > 0) {
+  if (config.adminKey && workerIndex === undefined && keyWeaknesses(config.adminKey).length > 0) {
     logger.warn({ weaknesses: keyWeaknesses(config.adminKey) }, 'weak OMNIGATE_ADMIN_KEY: use a long random key');
   }
   const app = createApp({
@@ -133,6 +154,11 @@ async function main(): Promise<void> {
   server.listen(config.port, config.host, async () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
+    if (workerIndex !== undefined) {
+      // The primary greets (and makes the first key) once every worker listens.
+      logger.info({ port, models: registry.list().map((m) => m.id) }, 'worker listening');
+      return;
+    }
     // The first key is made only once the server listens: if it could not, a key printed before would be lost
     // with the failed start, and never shown again.
     let generatedKey: string | undefined;
@@ -191,6 +217,90 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** Registers the keys of OMNIGATE_API_KEYS (idempotent), warning of weak ones by position, never by value. */
+async function registerEnvironmentKeys(
+  config: Readonly<Config>,
+  keys: KeyStore,
+  logger: ReturnType<typeof createLogger>,
+): Promise<void> {
+  for (const [index, secret] of config.apiKeys.entries()) {
+    const name = `env-${index + 1}`;
+    const weaknesses = keyWeaknesses(secret);
+    if (weaknesses.length > 0) {
+      // Named by position, never shown: the log must not hold the key.
+      logger.warn(
+        { key: name, weaknesses },
+        'weak API key in OMNIGATE_API_KEYS: use a long random key (npm run keys -- create)',
+      );
+    }
+    await keys.ensure(secret, name);
+  }
+}
+
+/**
+ * The primary of `--workers N`: opens the stores once (schema, migrations, pepper: made here, before any worker
+ * opens the file), registers the environment's keys, then runs the workers (cluster/primary.ts). Once all
+ * listen it makes the first-start key if none exists and prints the welcome, as a single server does.
+ */
+async function runCluster(config: Readonly<Config>, logger: ReturnType<typeof createLogger>): Promise<number> {
+  const stores = await openStores(
+    config.databaseUrl
+      ? { kind: 'postgres', url: config.databaseUrl, dataDir: config.dataDir, logger, pepperFile: config.pepperFile }
+      : {
+          kind: 'data-dir',
+          dataDir: config.dataDir,
+          databasePath: config.databasePath,
+          blobs: config.blobLocation,
+          pepperFile: config.pepperFile,
+        },
+  );
+  try {
+    await registerEnvironmentKeys(config, stores.keys, logger);
+    if (config.adminKey && keyWeaknesses(config.adminKey).length > 0) {
+      logger.warn({ weaknesses: keyWeaknesses(config.adminKey) }, 'weak OMNIGATE_ADMIN_KEY: use a long random key');
+    }
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
+  let open = true;
+  const closeStores = async () => {
+    if (open) {
+      open = false;
+      await stores.close();
+    }
+  };
+  const code = await runPrimary({
+    workers: config.workers,
+    exec: fileURLToPath(import.meta.url),
+    logger,
+    shutdownGraceMs: config.shutdownGraceMs,
+    onListening: async (port, pids) => {
+      let generatedKey: string | undefined;
+      try {
+        generatedKey =
+          (await stores.keys.count()) === 0
+            ? (await stores.keys.create({ name: 'generated-at-first-start' })).key
+            : undefined;
+      } catch (error) {
+        logger.error({ err: error }, 'making the first API key failed');
+      }
+      await closeStores();
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      process.stdout.write(
+        welcomeMessage({ url: `http://${host}:${port}`, dataDir: config.dataDir, version: VERSION, generatedKey }),
+      );
+      logger.info(
+        { host: config.host, port, dataDir: config.dataDir, workers: config.workers, pids },
+        'omnigate listening',
+      );
+    },
+  });
+  await closeStores();
+  logger.info({ code }, 'stopped');
+  return code;
 }
 
 /** The provider behind the default chat model, when it is an upstream (readiness checks it can be reached). */

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { checkConfigCommand } from './config-check.js';
 import { keysMain } from './keys.js';
+import { startWorkers } from './start-args.js';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -13,7 +14,8 @@ const VERSION = (
 const USAGE = `omnigate ${VERSION}: one API for language models, media, search, files, tools and MCP
 
 usage:
-  omnigate start                      serve (PORT, HOST, OMNIGATE_DATA_DIR, OMNIGATE_CONFIG, … from the environment)
+  omnigate start [--workers N|auto]   serve (PORT, HOST, OMNIGATE_DATA_DIR, OMNIGATE_CONFIG, … from the environment);
+                                      --workers: N processes on one port (auto: one per core; OMNIGATE_WORKERS)
   omnigate keys create [--name NAME] [--models MODEL,MODEL]
   omnigate keys list
   omnigate keys revoke KEY_ID_OR_PREFIX
@@ -25,12 +27,22 @@ The README describes every variable; the API reference is served at /docs.`;
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
-    case 'start':
+    case 'start': {
+      const workers = startWorkers(rest);
+      if (workers === null) {
+        process.stderr.write(`${USAGE}\n`);
+        return 2;
+      }
+      if (workers !== undefined) {
+        // The server reads its settings from the environment; the flag wins over a value already there.
+        process.env.OMNIGATE_WORKERS = workers;
+      }
       // As `npm start` does: build the /docs page if it is missing or stale (its prestart step), then load
       // main.ts, which starts the server when it is loaded.
       await import('../../scripts/ensure-docs.mjs');
       await import('../main.js');
       return 0;
+    }
     case 'keys':
       return keysMain(rest);
     case 'config':

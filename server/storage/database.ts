@@ -23,11 +23,13 @@ export function openDatabase(file: string): SqliteDatabase {
     }
   }
   const db = new Database(file);
+  // First, so that every statement after it — the journal mode and the stores' schema included — waits for a
+  // lock held by another process on the file (the keys CLI, a worker of `--workers N`) instead of failing.
+  db.pragma('busy_timeout = 5000');
   // WAL lets readers (GET /v1/usage) run while the usage writer commits; NORMAL sync is durable across
   // process crashes in WAL mode, which is what a self-hosted gateway needs.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   // Deleted and overwritten content (a purged conversation, a replaced key hash or prefix) is zeroed instead of
   // lingering in free pages of the file.

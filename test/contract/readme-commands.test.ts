@@ -22,6 +22,7 @@ const NOT_RUN_HERE: Record<string, string> = {
   M: 'a shell variable for the Claude Code settings above it',
   OMNIGATE_DATABASE_URL:
     'a start on a PostgreSQL database named in the URL: test/contract/database-gone.test.ts starts the server so on its own PostgreSQL',
+  openssl: "makes compose.scale.yaml's pepper file; test/contract/compose-scale.test.ts checks the file it names",
 };
 
 const KEY = 'og-readme-commands-test-key-0123456789abc';

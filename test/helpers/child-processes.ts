@@ -1,13 +1,18 @@
-/** The live (not zombie) child processes this process started, read from /proc, and a wait for a condition. */
+/** The live (not zombie) child processes of this process (or another), read from /proc, and a wait for a condition. */
 import { readdir, readFile } from 'node:fs/promises';
 
 /** Pids of this process's live children whose command line contains `word` (`ffmpeg`, a module's file name). */
-export async function childProcesses(word: string): Promise<number[]> {
+export function childProcesses(word: string): Promise<number[]> {
+  return childrenOf(process.pid, word);
+}
+
+/** Pids of the live children of process `parent` whose command line contains `word` ('' for all). */
+export async function childrenOf(parent: number, word = ''): Promise<number[]> {
   const found: number[] = [];
   for (const entry of await readdir('/proc')) {
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
     const match = /^(\d+) \((.*)\) (\S) (\d+)/.exec(stat);
-    if (match && match[3] !== 'Z' && Number(match[4]) === process.pid) {
+    if (match && match[3] !== 'Z' && Number(match[4]) === parent) {
       const commandLine = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
       if (commandLine.includes(word)) {
         found.push(Number(match[1]));

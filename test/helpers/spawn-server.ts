@@ -59,14 +59,18 @@ export function environment(overrides: Record<string, string>): NodeJS.ProcessEn
   return { ...env, PORT: '0', LOG_LEVEL: 'info', ...overrides };
 }
 
-/** `preload`: modules for node's `--import` (a test's loader hooks). */
+/**
+ * `preload`: modules for node's `--import` (a test's loader hooks). `command`: what node runs, `npm start`'s
+ * `dist/main.js` by default (`['bin/omnigate.mjs', 'start', '--workers', '2']` runs the command a user types).
+ */
 export function spawnServer(
   overrides: Record<string, string>,
   preload: string[] = [],
+  command: string[] = ['dist/main.js'],
 ): Omit<Started, 'port'> & { listening: Promise<number> } {
   ensureBuild();
   const imports = preload.flatMap((module) => ['--import', module]);
-  const child = spawn(process.execPath, [...imports, 'dist/main.js'], { cwd: ROOT, env: environment(overrides) });
+  const child = spawn(process.execPath, [...imports, ...command], { cwd: ROOT, env: environment(overrides) });
   children.push(child);
   let out = '';
   let err = '';
@@ -103,8 +107,12 @@ export function spawnServer(
   return { child, stdout: () => out, stderr: () => err, logs, exited, listening };
 }
 
-export async function startServer(overrides: Record<string, string>, preload: string[] = []): Promise<Started> {
-  const spawned = spawnServer(overrides, preload);
+export async function startServer(
+  overrides: Record<string, string>,
+  preload: string[] = [],
+  command?: string[],
+): Promise<Started> {
+  const spawned = spawnServer(overrides, preload, command);
   const port = await spawned.listening;
   return { ...spawned, port };
 }
