@@ -1,6 +1,6 @@
 /**
  * createApp(deps): the Express application, wired in the order that gives every response an id and the
- * right envelope: request start (id, HEAD as GET, usage record, access line) → auth → body parser (size and
+ * right envelope: request start (id, HEAD as GET, usage record, access line) → the console's static files → auth → body parser (size and
  * nesting limits) → contract validation (requests AND JSON responses) → handlers mounted from the spec's own
  * paths → 404/405 for anything else → the one error handler.
  */
@@ -16,6 +16,7 @@ import { jsonBody } from './http/json-body.js';
 import { jsonDepthLimit } from './http/json-depth.js';
 import { multipartError } from './http/multipart-error.js';
 import { docsSubpaths, mcpBoundary, unknownPath } from './http/outside-the-contract.js';
+import { consoleStatic } from './http/console-static.js';
 import { requestStart } from './http/request-start.js';
 import { uploadOptions, uploadRefusal } from './http/upload-storage.js';
 import { cacheValidatorRouteRegexps } from './http/validator-route-cache.js';
@@ -32,6 +33,9 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestStart({ logger: deps.logger, usage: deps.usage, now: deps.now }));
   app.use(docsSubpaths());
+  // The web console's static files: no operation of the contract, so neither authenticated nor validated here;
+  // its page signs in with a key and calls the API like any other client.
+  app.use(consoleStatic(deps.consoleDir));
   // Authentication before the body is read: an unauthenticated client never gets its body parsed. The JSON
   // parser refuses a body over the token budget before parsing it (http/json-token-budget.ts).
   app.use(

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { createAppServer } from './http/app-server.js';
@@ -23,6 +24,7 @@ import { databaseProblem } from './storage/database-health.js';
 import { tcpProblem } from './providers/upstream/reachable.js';
 
 const DOCS_PATH = fileURLToPath(new URL('../docs/index.html', import.meta.url));
+const CONSOLE_DIR = fileURLToPath(new URL('../console/dist', import.meta.url));
 const VERSION = '1.0.0';
 /** During shutdown, how often connections that fell idle are closed. */
 const IDLE_SWEEP_MS = 100;
@@ -103,6 +105,7 @@ async function main(): Promise<void> {
     tools: { mcpAllowedOrigins: config.mcpAllowedOrigins },
     maxBodyBytes: config.maxBodyBytes,
     docsPath: existsSync(DOCS_PATH) ? DOCS_PATH : undefined,
+    consoleDir: existsSync(path.join(CONSOLE_DIR, 'index.html')) ? CONSOLE_DIR : undefined,
     version: VERSION,
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
