@@ -37,6 +37,10 @@ export function KeysPage() {
     } catch (failure) {
       if (failure instanceof ApiFailure && failure.status === 404) {
         setMissing(true);
+      } else if (failure instanceof ApiFailure && failure.status === 401) {
+        setError(
+          `The admin key was refused (${describe(failure)}). Check OMNIGATE_ADMIN_KEY; a gateway without the key administration API refuses it too.`,
+        );
       } else {
         setError(describe(failure));
       }
