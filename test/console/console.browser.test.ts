@@ -266,7 +266,7 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
           await page.waitForFunction(() => !document.querySelector('button[type=submit][disabled]'));
           return page.getByTestId('sources').getByRole('listitem').count();
         },
-        { timeout: 90_000, intervals: [500] },
+        { timeout: 90_000, interval: 500 },
       )
       .toBeGreaterThan(0);
     await page.getByRole('button', { name: 'Open source 1' }).first().click();
