@@ -19,6 +19,7 @@ const ADMIN_KEY = 'og-console-admin-0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d';
 const SCREENSHOTS = path.join(ROOT, 'test-results', 'console');
 /** A word no generated text contains: the uploaded file is found by it. */
 const MARKER = 'quokkaphilous';
+const AXE_SOURCE = readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 const chunk = (body: unknown) => `data: ${JSON.stringify(body)}\n\n`;
 
@@ -34,9 +35,29 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
   const consoleLines: string[] = [];
   let chatRequestId = '';
 
+  /** Saves the page's screenshot (not committed) and fails on any serious or critical axe-core violation. */
   async function shot(name: string) {
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    // Evaluated through the DevTools protocol: the page's CSP (no inline script) stays on.
+    await page.evaluate(AXE_SOURCE);
+    const violations = await page.evaluate(async () => {
+      const axe = (
+        window as unknown as {
+          axe: {
+            run(
+              context: Document,
+              options: object,
+            ): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
+          };
+        }
+      ).axe;
+      const result = await axe.run(document, { resultTypes: ['violations'] });
+      return result.violations
+        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+        .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+    });
+    expect(violations, name).toEqual([]);
   }
 
   async function go(name: string) {
@@ -134,6 +155,7 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
     await page.getByLabel('Admin key (optional)').fill(ADMIN_KEY);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Console' }).waitFor();
+    await shot('sign-in');
     expect(await page.evaluate(() => sessionStorage.getItem('omnigate.apiKey'))).toBe(API_KEY);
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
   });
@@ -271,6 +293,8 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
       .toBeGreaterThan(0);
     await page.getByRole('button', { name: 'Open source 1' }).first().click();
     await expect.poll(() => page.getByTestId('passage-text').textContent()).toContain(MARKER);
+    await page.getByRole('button', { name: 'Load the file' }).click();
+    expect(await page.getByRole('link', { name: 'Open the file' }).getAttribute('href')).toMatch(/^blob:/);
     await shot('search');
     await page.getByRole('button', { name: 'Close' }).click();
 
@@ -330,6 +354,14 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
         .toMatch(/admin/i);
     }
     await shot('keys');
+  });
+
+  it('fits a phone-width screen, the navigation behind a menu button', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await go('Chat');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot('phone-chat');
   });
 
   it('reached no host but the gateway, and put no key in any URL or log', () => {

@@ -82,13 +82,17 @@ export function SearchPage() {
 
   async function openFile(source: Source) {
     try {
-      setFileUrl(await callBlobUrl(source.url));
+      setFileUrl(await callBlobUrl(new URL(source.url, location.href).pathname));
     } catch (failure) {
       setError(describe(failure));
     }
   }
 
-  const local = (source: Source) => source.url.startsWith('/v1/files/');
+  // A passage from an uploaded file cites the file's content on this gateway (absolute or relative URL).
+  const local = (source: Source) => {
+    const url = new URL(source.url, location.href);
+    return url.origin === location.origin && url.pathname.startsWith('/v1/files/');
+  };
   return (
     <Page title="Search">
       <form onSubmit={run} class="row">

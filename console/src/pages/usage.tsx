@@ -138,7 +138,15 @@ export function UsagePage() {
     }
   }
 
-  const days = (summary?.byDay ?? []).map((group) => Date.parse(`${group.group}T00:00:00Z`) / 1000);
+  // Every day of the range, empty days as zero: one point alone gives the chart no time axis to speak of.
+  const first = Math.floor(Date.now() / 1000 / DAY) * DAY - (RANGE_DAYS - 1) * DAY;
+  const days = Array.from({ length: RANGE_DAYS }, (_, index) => first + index * DAY);
+  const byDay = new Map((summary?.byDay ?? []).map((group) => [group.group, group]));
+  const perDay = (value: (group: Group) => number) =>
+    days.map((day) => {
+      const group = byDay.get(dayOf(day));
+      return group ? value(group) : 0;
+    });
   const latencies = (records ?? []).map((record) => record.latency_ms).sort((a, b) => a - b);
   const costKnown = summary?.source === 'summary';
   return (
@@ -159,15 +167,15 @@ export function UsagePage() {
             title="Requests per day"
             testId="chart-requests"
             days={days}
-            series={[{ label: 'requests', values: summary.byDay.map((group) => group.requests), color: '#2f6fdf' }]}
+            series={[{ label: 'requests', values: perDay((group) => group.requests), color: '#2f6fdf' }]}
           />
           <DayChart
             title="Tokens per day"
             testId="chart-tokens"
             days={days}
             series={[
-              { label: 'input', values: summary.byDay.map((group) => group.input_tokens), color: '#1a8f5a' },
-              { label: 'output', values: summary.byDay.map((group) => group.output_tokens), color: '#c2571a' },
+              { label: 'input', values: perDay((group) => group.input_tokens), color: '#1a8f5a' },
+              { label: 'output', values: perDay((group) => group.output_tokens), color: '#c2571a' },
             ]}
           />
           {costKnown ? (
@@ -175,7 +183,7 @@ export function UsagePage() {
               title="Cost per day (USD)"
               testId="chart-cost"
               days={days}
-              series={[{ label: 'USD', values: summary.byDay.map((group) => group.cost_usd ?? 0), color: '#8a3fd1' }]}
+              series={[{ label: 'USD', values: perDay((group) => group.cost_usd ?? 0), color: '#8a3fd1' }]}
             />
           ) : null}
           <BarList
