@@ -37,17 +37,23 @@ export function buildConsole() {
   execFileSync(process.execPath, [vite, 'build', consoleRoot], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && consoleStale()) {
+/** Builds the console when stale; never fails the start (the console is not the API). */
+export function ensureConsole() {
+  if (!consoleStale()) {
+    return;
+  }
   if (!existsSync(vite)) {
     process.stderr.write('omnigate: the web console is not built and Vite is not installed; /console answers 404.\n');
-  } else {
-    try {
-      buildConsole();
-    } catch (error) {
-      process.stderr.write(`${error.stdout ?? ''}${error.stderr ?? ''}`);
-      process.stderr.write(
-        'omnigate: building the web console failed; /console answers 404 until `npm run build` succeeds.\n',
-      );
-    }
+    return;
   }
+  try {
+    buildConsole();
+  } catch (error) {
+    process.stderr.write(`${error.stdout ?? ''}${error.stderr ?? ''}`);
+    process.stderr.write('omnigate: building the web console failed; /console answers 404 until `npm run build` succeeds.\n');
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  ensureConsole();
 }

@@ -97,6 +97,8 @@ export function createTestApp(
     adminKey?: string;
     /** The search index's extraction pool (its own one-worker pool by default): tests hold its slot to keep files `indexing`. */
     searchIndexPool?: MediaPool;
+    /** A built web console to serve at `/console`; none by default. */
+    consoleDir?: string;
   } = {},
 ): TestApp {
   cachedSpec ??= loadSpec();
@@ -145,6 +147,7 @@ export function createTestApp(
     spec: cachedSpec,
     ...(fileIndex ? { files: { ...services.appDeps.files, index: fileIndex } } : {}),
     maxBodyBytes: config.maxBodyBytes ?? 1024 * 1024,
+    consoleDir: config.consoleDir,
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
     now: config.now,
