@@ -3,7 +3,7 @@
  * page, and the key never travels in a path or query.
  */
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { callJson, describe, forgetModels } from './api.ts';
 import { AudioPage } from './pages/audio.tsx';
 import { ChatPage } from './pages/chat.tsx';
@@ -113,11 +113,19 @@ function App() {
   const admin = useSignal(adminKey);
   const [page, setPage] = useState<PageName>(currentPage());
   const [menuOpen, setMenuOpen] = useState(false);
+  const moved = useRef(false);
+  // After a navigation (not the first load), focus goes to the new page's heading, as a screen reader expects.
+  useEffect(() => {
+    if (moved.current) {
+      moved.current = false;
+      document.getElementById('page-title')?.focus();
+    }
+  }, [page]);
   useEffect(() => {
     const follow = () => {
       setPage(currentPage());
       setMenuOpen(false);
-      document.getElementById('page-title')?.focus();
+      moved.current = true;
     };
     window.addEventListener('hashchange', follow);
     return () => window.removeEventListener('hashchange', follow);
