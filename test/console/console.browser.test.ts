@@ -268,6 +268,14 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
   it('uploads a dropped file with progress, finds it by a search answer whose citation opens the passage, deletes it', async () => {
     await go('Files');
     const text = `Field notes. The ${MARKER} lizard basks on warm granite every afternoon near the river bend.\n`;
+    await page.evaluate(() => {
+      // Whether the upload's progress bar was shown, recorded as the page changes.
+      new MutationObserver(() => {
+        if (document.getElementById('upload-progress')) {
+          (window as unknown as { uploadProgressShown: boolean }).uploadProgressShown = true;
+        }
+      }).observe(document.body, { subtree: true, childList: true });
+    });
     await page.getByTestId('dropzone').evaluate((zone, content) => {
       const transfer = new DataTransfer();
       transfer.items.add(new File([content], 'field-notes.txt', { type: 'text/plain' }));
@@ -275,6 +283,9 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
     }, text);
     const row = page.getByTestId('file-list').getByRole('row').filter({ hasText: 'field-notes.txt' });
     await row.waitFor();
+    expect(
+      await page.evaluate(() => (window as unknown as { uploadProgressShown?: boolean }).uploadProgressShown),
+    ).toBe(true);
     await shot('files');
 
     await go('Search');
