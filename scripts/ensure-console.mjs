@@ -50,7 +50,9 @@ export function ensureConsole() {
     buildConsole();
   } catch (error) {
     process.stderr.write(`${error.stdout ?? ''}${error.stderr ?? ''}`);
-    process.stderr.write('omnigate: building the web console failed; /console answers 404 until `npm run build` succeeds.\n');
+    process.stderr.write(
+      'omnigate: building the web console failed; /console answers 404 until `npm run build` succeeds.\n',
+    );
   }
 }
 
