@@ -19,6 +19,16 @@ interface ApiKey {
   revoked_at: number | null;
 }
 
+/** Only the limits that are set: a key without any reads as "none". */
+function limitsInForce(limits: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(limits ?? {}).filter(([, value]) => value !== null && value !== undefined));
+}
+
+function describeLimits(limits: Record<string, unknown> | null | undefined): string {
+  const entries = Object.entries(limitsInForce(limits));
+  return entries.length > 0 ? entries.map(([name, value]) => `${name} ${value}`).join(', ') : 'none';
+}
+
 export function KeysPage() {
   const admin = useSignal(adminKey);
   const [keys, setKeys] = useState<ApiKey[]>([]);
@@ -77,6 +87,23 @@ export function KeysPage() {
     }
   }
 
+  async function editLimits(key: ApiKey) {
+    const current = JSON.stringify(limitsInForce(key.limits));
+    const answer = window.prompt(`Limits of ${key.name || key.id} as JSON (null clears one):`, current);
+    if (answer === null) {
+      return;
+    }
+    try {
+      await callJson(`/admin/v1/keys/${encodeURIComponent(key.id)}`, {
+        admin: true,
+        body: { limits: JSON.parse(answer) },
+      });
+      await refresh();
+    } catch (failure) {
+      setError(describe(failure));
+    }
+  }
+
   async function revoke(key: ApiKey) {
     if (!window.confirm(`Revoke ${key.name || key.id}? Calls with it will fail at once.`)) {
       return;
@@ -123,7 +150,7 @@ export function KeysPage() {
               <input
                 id={id}
                 value={limits}
-                placeholder='{"requests_per_minute": 60}'
+                placeholder='{"rpm": 60, "budget_usd": 5}'
                 onInput={(event) => setLimits(event.currentTarget.value)}
               />
             )}
@@ -180,13 +207,22 @@ export function KeysPage() {
                   <code>{key.prefix}</code>
                 </td>
                 <td>{key.allowed_models?.length ? key.allowed_models.join(', ') : 'all'}</td>
-                <td>{key.limits ? JSON.stringify(key.limits) : '—'}</td>
+                <td>{describeLimits(key.limits)}</td>
                 <td>{key.revoked_at ? `revoked ${new Date(key.revoked_at * 1000).toLocaleDateString()}` : 'active'}</td>
                 <td>
                   {key.revoked_at ? null : (
-                    <button type="button" onClick={() => revoke(key)} aria-label={`Revoke ${key.name || key.id}`}>
-                      Revoke
-                    </button>
+                    <span class="actions">
+                      <button
+                        type="button"
+                        onClick={() => editLimits(key)}
+                        aria-label={`Set limits of ${key.name || key.id}`}
+                      >
+                        Limits
+                      </button>
+                      <button type="button" onClick={() => revoke(key)} aria-label={`Revoke ${key.name || key.id}`}>
+                        Revoke
+                      </button>
+                    </span>
                   )}
                 </td>
               </tr>

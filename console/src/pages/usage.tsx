@@ -189,7 +189,7 @@ export function UsagePage() {
           <BarList
             title="Requests per model"
             rows={summary.byModel.map((group) => ({
-              label: group.group,
+              label: group.group || '(no model)',
               value: group.requests,
               detail: `${group.requests} · ${group.input_tokens + group.output_tokens} tok${costKnown ? ` · $${(group.cost_usd ?? 0).toFixed(4)}` : ''}`,
             }))}
@@ -197,7 +197,7 @@ export function UsagePage() {
           <BarList
             title="Requests per key"
             rows={summary.byKey.map((group) => ({
-              label: group.group,
+              label: group.group || '(no key)',
               value: group.requests,
               detail: `${group.requests} · ${group.input_tokens + group.output_tokens} tok${costKnown ? ` · $${(group.cost_usd ?? 0).toFixed(4)}` : ''}`,
             }))}
