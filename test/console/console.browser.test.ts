@@ -356,6 +356,9 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
       const secret = await page.getByTestId('new-secret').textContent();
       expect(secret?.length).toBeGreaterThan(20);
       const row = page.getByTestId('key-list').getByRole('row').filter({ hasText: 'console-e2e' });
+      page.once('dialog', (dialog) => dialog.accept('{"rpm": 60}'));
+      await row.getByRole('button', { name: 'Set limits of console-e2e' }).click();
+      await expect.poll(() => row.textContent()).toContain('rpm 60');
       page.once('dialog', (dialog) => dialog.accept());
       await row.getByRole('button', { name: 'Revoke console-e2e' }).click();
       await expect.poll(() => row.textContent()).toContain('revoked');
