@@ -11,8 +11,10 @@ COPY openapi ./openapi
 COPY generated ./generated
 COPY server ./server
 COPY scripts ./scripts
+COPY console ./console
 COPY bin ./bin
-# `npm run build` compiles server/ into dist/ and saves the tokenizer's ranks; the start checks that build is
+# `npm run build` compiles server/ into dist/, saves the tokenizer's ranks and builds the console (Vite, a dev
+# dependency, into console/dist); the start checks that build is
 # current and would otherwise compile again, which it cannot do in the read-only /app of the final stage.
 RUN npm run build \
  && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npm run docs \

@@ -1,6 +1,6 @@
 /**
  * createApp(deps): the Express application, wired in the order that gives every response an id and the
- * right envelope: request start (id, HEAD as GET, usage record, access line) → auth → body parser (size and
+ * right envelope: request start (id, HEAD as GET, usage record, access line) → the console's static files → auth → body parser (size and
  * nesting limits) → contract validation (requests AND JSON responses) → handlers mounted from the spec's own
  * paths → 404/405 for anything else → the one error handler.
  */
@@ -16,6 +16,7 @@ import { jsonBody } from './http/json-body.js';
 import { jsonDepthLimit } from './http/json-depth.js';
 import { multipartError } from './http/multipart-error.js';
 import { docsSubpaths, mcpBoundary, unknownPath } from './http/outside-the-contract.js';
+import { CONSOLE_PATH, consoleStatic } from './http/console-static.js';
 import { requestStart } from './http/request-start.js';
 import { uploadOptions, uploadRefusal } from './http/upload-storage.js';
 import { cacheValidatorRouteRegexps } from './http/validator-route-cache.js';
@@ -31,7 +32,14 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'extended');
 
   app.use(requestStart({ logger: deps.logger, usage: deps.usage, now: deps.now }));
-  app.use(docsSubpaths());
+  // The docs redirects and the web console's static files: no operations of the contract, so neither
+  // authenticated nor validated; the console's page signs in with a key and calls the API like any client.
+  // One layer for both: each Express layer is a router step on every API request.
+  const docsRedirects = docsSubpaths();
+  const consoleFiles = consoleStatic(deps.consoleDir);
+  app.use((req, res, next) =>
+    req.path.startsWith(CONSOLE_PATH) ? consoleFiles(req, res, next) : docsRedirects(req, res, next),
+  );
   // Authentication before the body is read: an unauthenticated client never gets its body parsed. The JSON
   // parser refuses a body over the token budget before parsing it (http/json-token-budget.ts).
   app.use(

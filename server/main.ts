@@ -33,6 +33,7 @@ import { createReadiness, type ReadinessCheck } from './observability/readiness.
 import { tcpProblem } from './providers/upstream/reachable.js';
 
 const DOCS_PATH = fileURLToPath(new URL('../docs/index.html', import.meta.url));
+const CONSOLE_DIR = fileURLToPath(new URL('../console/dist', import.meta.url));
 const VERSION = '1.0.0';
 /** During shutdown, how often connections that fell idle are closed. */
 const IDLE_SWEEP_MS = 100;
@@ -129,6 +130,7 @@ async function main(): Promise<void> {
     tools: { mcpAllowedOrigins: config.mcpAllowedOrigins },
     maxBodyBytes: config.maxBodyBytes,
     docsPath: existsSync(DOCS_PATH) ? DOCS_PATH : undefined,
+    consoleDir: existsSync(path.join(CONSOLE_DIR, 'index.html')) ? CONSOLE_DIR : undefined,
     version: VERSION,
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,

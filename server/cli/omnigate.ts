@@ -37,9 +37,10 @@ async function run(argv: string[]): Promise<number> {
         // The server reads its settings from the environment; the flag wins over a value already there.
         process.env.OMNIGATE_WORKERS = workers;
       }
-      // As `npm start` does: build the /docs page if it is missing or stale (its prestart step), then load
+      // As `npm start` does: build the /docs page and the /console files if missing or stale (its prestart step), then load
       // main.ts, which starts the server when it is loaded.
       await import('../../scripts/ensure-docs.mjs');
+      (await import('../../scripts/ensure-console.mjs')).ensureConsole();
       await import('../main.js');
       return 0;
     }

@@ -45,6 +45,8 @@ export interface AppDeps {
   maxBodyBytes: number;
   /** The built Redoc page, if `npm run docs` has produced it. */
   docsPath?: string;
+  /** The built web console (`console/dist`), served at `/console`; undefined when it was not built. */
+  consoleDir?: string;
   version?: string;
   /** Fires when shutdown begins: health answers 503 so load balancers stop sending work. */
   drainingSignal?: AbortSignal;

@@ -103,6 +103,8 @@ export async function createTestApp(
     blobs?: BlobLocation;
     /** A pepper file (`OMNIGATE_PEPPER_FILE`); a random pepper by default. */
     pepperFile?: string;
+    /** A built web console to serve at `/console`; none by default. */
+    consoleDir?: string;
   } = {},
 ): Promise<TestApp> {
   cachedSpec ??= loadSpec();
@@ -156,6 +158,7 @@ export async function createTestApp(
     spec: cachedSpec,
     ...(fileIndex ? { files: { ...services.appDeps.files, index: fileIndex } } : {}),
     maxBodyBytes: config.maxBodyBytes ?? 1024 * 1024,
+    consoleDir: config.consoleDir,
     drainingSignal: draining.signal,
     shutdownSignal: shutdown.signal,
     now: config.now,
