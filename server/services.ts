@@ -48,7 +48,14 @@ export type ServiceConfig = Pick<
   Partial<
     Pick<
       Config,
-      'extractionPerKey' | 'indexLimits' | 'defaultChatModel' | 'defaultSearchModel' | 'agentRoutes' | 'publicUrl'
+      | 'extractionPerKey'
+      | 'indexLimits'
+      | 'defaultChatModel'
+      | 'defaultSearchModel'
+      | 'agentRoutes'
+      | 'publicUrl'
+      | 'circuitBreaker'
+      | 'redisUrl'
     >
   >;
 

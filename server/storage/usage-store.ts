@@ -25,6 +25,10 @@ export interface UsageEntry {
   latencyMs: number;
   /** Unix seconds. */
   createdAt: number;
+  /** The deployment that served the call (models with deployments, retries or fallbacks); null otherwise. */
+  deployment?: string | null;
+  /** Upstream attempts the retry layer made; null when it was not involved. */
+  attempts?: number | null;
 }
 
 export interface UsageRecord extends UsageEntry {
@@ -68,6 +72,8 @@ interface UsageRow {
   status: number;
   latency_ms: number;
   created_at: number;
+  deployment: string | null;
+  attempts: number | null;
 }
 
 const ID_PREFIX = 'usage_';
@@ -91,6 +97,8 @@ function toRecord(row: UsageRow): UsageRecord {
     status: row.status,
     latencyMs: row.latency_ms,
     createdAt: row.created_at,
+    deployment: row.deployment,
+    attempts: row.attempts,
   };
 }
 
@@ -125,14 +133,25 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
   if (!columns.some((column) => column.name === 'media')) {
     db.exec('ALTER TABLE usage_records ADD COLUMN media TEXT');
   }
+  // The retry layer's columns (providers/resilience/): null on rows of calls it did not run.
+  if (!columns.some((column) => column.name === 'deployment')) {
+    db.exec('ALTER TABLE usage_records ADD COLUMN deployment TEXT');
+    db.exec('ALTER TABLE usage_records ADD COLUMN attempts INTEGER');
+  }
 
   const insert = db.prepare(`INSERT INTO usage_records (request_id, key_id, operation, model_requested, model, provider,
-    input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at)
+    input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at, deployment, attempts)
     VALUES (@requestId, @keyId, @operation, @modelRequested, @model, @provider, @inputTokens, @outputTokens,
-    @cachedInputTokens, @cacheWriteTokens, @reasoningTokens, @units, @media, @status, @latencyMs, @createdAt)`);
+    @cachedInputTokens, @cacheWriteTokens, @reasoningTokens, @units, @media, @status, @latencyMs, @createdAt,
+    @deployment, @attempts)`);
   const insertAll = db.transaction((entries: UsageEntry[]) => {
     for (const entry of entries) {
-      insert.run({ ...entry, media: entry.media ? JSON.stringify(entry.media) : null });
+      insert.run({
+        ...entry,
+        media: entry.media ? JSON.stringify(entry.media) : null,
+        deployment: entry.deployment ?? null,
+        attempts: entry.attempts ?? null,
+      });
     }
   });
 

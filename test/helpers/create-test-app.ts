@@ -83,6 +83,7 @@ export function createTestApp(
       | 'publicUrl'
       | 'defaultSearchModel'
       | 'defaultChatModel'
+      | 'circuitBreaker'
     >
   > & {
     /** The app's clock (ms since the epoch), for usage timestamps and latencies; defaults to Date.now. */
@@ -128,6 +129,7 @@ export function createTestApp(
       publicUrl: config.publicUrl,
       defaultSearchModel: config.defaultSearchModel,
       defaultChatModel: config.defaultChatModel,
+      circuitBreaker: config.circuitBreaker,
     },
     {
       logger,
