@@ -518,7 +518,10 @@ function normalizeModel(
     seen.add(deployment.id);
   });
   const resilient =
-    given !== undefined || retries !== undefined || rest.fallbacks.length > 0 || rest.context_window_fallbacks.length > 0;
+    given !== undefined ||
+    retries !== undefined ||
+    rest.fallbacks.length > 0 ||
+    rest.context_window_fallbacks.length > 0;
   return {
     ...rest,
     provider: deployments[0]!.provider,

@@ -139,7 +139,13 @@ export function createModelRegistry(input: {
     : undefined;
 
   /** The provider's own model of `type` (no retry layer). */
-  function providerModel<T extends ModelType>(entryId: string, providerId: string, upstreamModel: string, type: T, reasoning?: boolean): ModelByType[T] {
+  function providerModel<T extends ModelType>(
+    entryId: string,
+    providerId: string,
+    upstreamModel: string,
+    type: T,
+    reasoning?: boolean,
+  ): ModelByType[T] {
     const factory = providers.get(providerId)?.models[type];
     if (!factory) {
       throw new ApiError(500, `Provider '${providerId}' serves no ${type} model '${entryId}'.`);
@@ -154,7 +160,12 @@ export function createModelRegistry(input: {
   /** Where an entry's calls may go: its deployments, each its provider's model made once. */
   function targetsOf<T extends ModelType>(entry: ModelEntry, type: T): Array<Target<ModelByType[T]>> {
     const deployments = entry.resilience?.deployments ?? [
-      { id: `${entry.provider}:${entry.upstreamModel}`, provider: entry.provider, model: entry.upstreamModel, weight: 1 },
+      {
+        id: `${entry.provider}:${entry.upstreamModel}`,
+        provider: entry.provider,
+        model: entry.upstreamModel,
+        weight: 1,
+      },
     ];
     return deployments.map((deployment) => {
       let made: ModelByType[T] | undefined;
@@ -171,13 +182,20 @@ export function createModelRegistry(input: {
   }
 
   /** Fallback names resolve on first use, to the named model's deployments (without its own retry layer). */
-  function fallbackTargets<T extends ModelType>(names: string[], type: T, of: string): () => Array<Target<ModelByType[T]>> {
+  function fallbackTargets<T extends ModelType>(
+    names: string[],
+    type: T,
+    of: string,
+  ): () => Array<Target<ModelByType[T]>> {
     let resolved: Array<Target<ModelByType[T]>> | undefined;
     return () => {
       resolved ??= names.flatMap((name) => {
         const found = lookup(name, type);
         if (!found || found.entry.type !== type || !providers.get(found.entry.provider)?.models[type]) {
-          input.logger?.warn({ model: of, fallback: name }, `fallback '${name}' of '${of}' is no ${type} model; skipped`);
+          input.logger?.warn(
+            { model: of, fallback: name },
+            `fallback '${name}' of '${of}' is no ${type} model; skipped`,
+          );
           return [];
         }
         return targetsOf(found.entry, type);
@@ -186,7 +204,11 @@ export function createModelRegistry(input: {
     };
   }
 
-  function resilientModel<T extends ModelType>(entry: ModelEntry, resilience: ModelResilience, type: T): ModelByType[T] {
+  function resilientModel<T extends ModelType>(
+    entry: ModelEntry,
+    resilience: ModelResilience,
+    type: T,
+  ): ModelByType[T] {
     const plan: ResiliencePlan<ModelByType[T]> = {
       modelId: entry.id,
       deployments: targetsOf(entry, type),
@@ -329,17 +351,16 @@ export function createModelRegistry(input: {
       for (const entry of byId.values()) {
         for (const deployment of entry.resilience?.deployments ?? []) {
           rows.push(
-            runtime.breakers.state(deployment.id).then((circuit) => ({ model: entry.id, deployment: deployment.id, ...circuit })),
+            runtime.breakers
+              .state(deployment.id)
+              .then((circuit) => ({ model: entry.id, deployment: deployment.id, ...circuit })),
           );
         }
       }
       return Promise.all(rows);
     },
     async close() {
-      await Promise.all([
-        ...input.providers.map((provider) => provider.close?.()),
-        input.breakers?.close(),
-      ]);
+      await Promise.all([...input.providers.map((provider) => provider.close?.()), input.breakers?.close()]);
     },
   };
 }

@@ -72,10 +72,13 @@ const healthyStream: FakeHandler = async (_request, res) => {
   res.end();
 };
 
-/** Headers, then the first event, then nothing more: the idle timeout has to end it. */
+/**
+ * Headers, then the first events (the role, then "The": the first that makes a part), then nothing more: the
+ * idle timeout has to end it.
+ */
 const hangAfterFirstEvent: FakeHandler = (_request, res) => {
   sseHead(res);
-  res.write(fixture('text.sse').split('\n\n')[0] + '\n\n');
+  res.write(`${fixture('text.sse').split('\n\n').slice(0, 2).join('\n\n')}\n\n`);
 };
 
 function chat(body: Record<string, unknown> = {}) {
@@ -87,7 +90,7 @@ function chat(body: Record<string, unknown> = {}) {
 
 function messages(body: Record<string, unknown> = {}) {
   return request(gateway.app)
-    .post('/v1/messages')
+    .post('/anthropic/v1/messages')
     .set('authorization', `Bearer ${gateway.key}`)
     .send({ model: 'smart', max_tokens: 64, messages: [{ role: 'user', content: 'Capital of France?' }], ...body });
 }
@@ -135,7 +138,11 @@ describe('failures before the first byte are retried on the next deployment', ()
     ['a 503', json(503, '{"error":{"message":"overloaded"}}'), 'status_5xx'],
     ['a reset connection', (_request, _res, req) => void req.socket.destroy(), 'unreachable'],
     ['a hang before headers', () => undefined, 'timeout'],
-    ['a 429 whose Retry-After is longer than max_backoff_ms', json(429, '{}', { 'retry-after': '3600' }), 'rate_limited'],
+    [
+      'a 429 whose Retry-After is longer than max_backoff_ms',
+      json(429, '{}', { 'retry-after': '3600' }),
+      'rate_limited',
+    ],
   ];
   for (const [name, handler, cause] of cases) {
     it(`${name}: b serves, byte for byte, after 2 attempts, and the record and headers say so`, async () => {
@@ -222,9 +229,10 @@ describe('what is not retried', () => {
     start(yaml());
     a.handle(async (_request, res) => {
       sseHead(res);
-      for (const event of fixture('text.sse').split('\n\n').slice(0, 4)) {
+      for (const event of fixture('text.sse').split('\n\n').slice(0, 3)) {
         res.write(`${event}\n\n`);
-        await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 3));
+        // Well past the idle timeout: undici's timers tick about once a second, so a shorter gap may slip through.
+        await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 2_500));
         if (res.destroyed) {
           return;
         }
@@ -242,7 +250,7 @@ describe('what is not retried', () => {
 });
 
 describe('Retry-After and fallbacks', () => {
-  it("a 429 with a short Retry-After on the only deployment is waited for, then the same deployment answers", async () => {
+  it('a 429 with a short Retry-After on the only deployment is waited for, then the same deployment answers', async () => {
     start(`${yaml()}
   - id: single
     provider: a
@@ -297,7 +305,7 @@ describe('the circuit breaker', () => {
     retries: 0
     fallbacks: [b:model-b]
 `,
-      );
+    );
     // a fails slowly enough that concurrent calls overlap the probe.
     a.handle(async (request, res) => {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -315,7 +323,12 @@ describe('the circuit breaker', () => {
     }
     expect(a.requests).toHaveLength(2);
     const ready = await request(gateway.app).get('/health/ready');
-    expect(ready.body.deployments).toContainEqual({ model: 'smart', deployment: 'a:model-a', state: 'open', failures: 2 });
+    expect(ready.body.deployments).toContainEqual({
+      model: 'smart',
+      deployment: 'a:model-a',
+      state: 'open',
+      failures: 2,
+    });
 
     await new Promise((resolve) => setTimeout(resolve, cooldown + 50));
     // Half-open: of five calls at once, one probes a (and fails), the others go straight to b.

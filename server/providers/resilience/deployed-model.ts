@@ -40,7 +40,9 @@ async function once<M, R>(
   context: CallContext,
   call: (model: M, signal: AbortSignal, target: Target<M>) => Promise<R>,
 ): Promise<R> {
-  const committed = await runResilient(plan, runtime, context, (target, signal) => call(target.model(), signal, target));
+  const committed = await runResilient(plan, runtime, context, (target, signal) =>
+    call(target.model(), signal, target),
+  );
   committed.done();
   return committed.value;
 }
@@ -119,9 +121,7 @@ function chat(plan: ResiliencePlan<ChatModel>, runtime: ResilienceRuntime): Chat
     const native = first.passthrough![dialect]!;
     passthrough[dialect] = {
       forward: forwardWith((n) => n.forward.bind(n)),
-      ...(native.forwardCountTokens
-        ? { forwardCountTokens: forwardWith((n) => n.forwardCountTokens?.bind(n)) }
-        : {}),
+      ...(native.forwardCountTokens ? { forwardCountTokens: forwardWith((n) => n.forwardCountTokens?.bind(n)) } : {}),
     };
   }
   return {

@@ -17,9 +17,9 @@ import { circuitChanged, deploymentAttempted } from '../../observability/hooks.j
 import type { ProviderLogger } from '../provider-logger.js';
 import type { CircuitBreakers, Permit } from './circuit-breaker.js';
 import { judgeFailure } from './judge-failure.js';
-import { createDeploymentStats, orderDeployments } from './select-deployments.js';
+import { type createDeploymentStats, orderDeployments, type Strategy } from './select-deployments.js';
 
-export type Strategy = 'weighted' | 'least-busy' | 'lowest-latency';
+export type { Strategy };
 
 /** One place a call may go: a deployment, or a fallback model. */
 export interface Target<M> {
@@ -89,8 +89,7 @@ export async function runResilient<M, R>(
   }
   const startedAt = Date.now();
   const deadline = plan.budgetMs === undefined ? Number.POSITIVE_INFINITY : startedAt + plan.budgetMs;
-  const timer =
-    plan.budgetMs === undefined ? undefined : setTimeout(() => controller.abort(DEADLINE), plan.budgetMs);
+  const timer = plan.budgetMs === undefined ? undefined : setTimeout(() => controller.abort(DEADLINE), plan.budgetMs);
   const detach = () => {
     clearTimeout(timer);
     caller.removeEventListener('abort', onAbort);
@@ -108,8 +107,7 @@ export async function runResilient<M, R>(
       `No deployment of the model '${plan.modelId}' answered within ${plan.budgetMs} ms (${attempts} attempts).`,
       { code: 'upstream_timeout' },
     );
-  const report = (target: Target<M> | undefined) =>
-    context.attempted?.({ deployment: target?.id ?? null, attempts });
+  const report = (target: Target<M> | undefined) => context.attempted?.({ deployment: target?.id ?? null, attempts });
 
   /** One attempt on `target`; the committed result, or undefined to go on (`contextWindow` when that is why). */
   async function tryTarget(target: Target<M>): Promise<Committed<M, R> | 'skip' | 'failed' | 'context-window'> {
@@ -221,7 +219,10 @@ export async function runResilient<M, R>(
     return new ApiError(499, 'The client closed the request.', { code: 'client_closed_request' });
   }
 
-  async function tryList(targets: Array<Target<M>>, maxAttempts: number): Promise<Committed<M, R> | 'context-window' | undefined> {
+  async function tryList(
+    targets: Array<Target<M>>,
+    maxAttempts: number,
+  ): Promise<Committed<M, R> | 'context-window' | undefined> {
     let made = 0;
     let skippedInRow = 0;
     for (let cursor = 0; made < maxAttempts && skippedInRow < targets.length; cursor += 1) {

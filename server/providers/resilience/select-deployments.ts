@@ -4,7 +4,8 @@
  * `lowest-latency` the lowest recent time to first answer (a smoothed average), ties in weighted order.
  * A deployment not measured yet counts as fastest, so it gets measured.
  */
-import type { Strategy } from './resilience-plan.js';
+/** How a call picks among a model's deployments (config `strategy`). */
+export type Strategy = 'weighted' | 'least-busy' | 'lowest-latency';
 
 export interface DeploymentStats {
   inFlight: number;
@@ -63,7 +64,7 @@ export function createDeploymentStats(): {
   started(id: string): void;
   ended(id: string): void;
   answered(id: string, ms: number): void;
-  } {
+} {
   const byId = new Map<string, DeploymentStats>();
   const get = (id: string) => {
     let stats = byId.get(id);
