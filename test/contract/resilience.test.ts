@@ -9,7 +9,8 @@ import type { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../server/config.js';
-import { sseHead, writeInPieces } from '../fakes/answers.js';
+import { sendBytes, sendJson, sseHead, writeInPieces } from '../fakes/answers.js';
+import { sampleAudio, sampleImage } from '../fakes/media-samples.js';
 import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../fakes/fake-upstream.js';
 import { openAIFixture as fixture } from '../fakes/fixtures.js';
 import { expectRequestId } from '../helpers/contract-assertions.js';
@@ -345,5 +346,60 @@ describe('the circuit breaker', () => {
     const after = await chat({ model: 'guarded' });
     expect(after.headers['x-omnigate-deployment']).toBe('a:model-a');
     expect(a.requests).toHaveLength(5);
+  });
+});
+
+describe('other capabilities go through the same layer', () => {
+  const media = `
+  - id: painter
+    type: image
+    deployments:
+      - { provider: a, model: image-a, weight: 1000000 }
+      - { provider: b, model: image-b, weight: 0.000001 }
+  - id: voice
+    type: speech
+    deployments:
+      - { provider: a, model: tts-a, weight: 1000000 }
+      - { provider: b, model: tts-b, weight: 0.000001 }
+`;
+
+  it('an image call whose first deployment answers 503 is served by the second, bytes intact', async () => {
+    start(yaml(media));
+    const picture = await sampleImage('png', 32, 24);
+    a.handle(json(503, '{}'));
+    b.handle((_request, res) =>
+      sendJson(res, 200, JSON.stringify({ created: 1, data: [{ b64_json: Buffer.from(picture).toString('base64') }] })),
+    );
+    const res = await request(gateway.app)
+      .post('/v1/images/generations')
+      .set('authorization', `Bearer ${gateway.key}`)
+      .send({ model: 'painter', prompt: 'a cat', response_format: 'b64_json' });
+    expect(res.status).toBe(200);
+    expect(Buffer.from(res.body.data[0].b64_json, 'base64').equals(Buffer.from(picture))).toBe(true);
+    expect(res.headers['x-omnigate-deployment']).toBe('b:image-b');
+    expect(res.headers['x-omnigate-attempts']).toBe('2');
+    expect((b.requests[0]!.body as { model: string }).model).toBe('image-b');
+    expect(await usageRow(expectRequestId(res))).toMatchObject({ deployment: 'b:image-b', attempts: 2 });
+  });
+
+  it('a speech call whose first deployment resets the connection is served by the second', async () => {
+    start(yaml(media));
+    const audio = await sampleAudio('mp3', 1);
+    a.handle((_request, _res, req) => void req.socket.destroy());
+    b.handle((_request, res) => sendBytes(res, audio, 'audio/mpeg'));
+    const res = await request(gateway.app)
+      .post('/v1/audio/speech')
+      .set('authorization', `Bearer ${gateway.key}`)
+      .buffer(true)
+      .parse((response, done) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => done(null, Buffer.concat(chunks)));
+      })
+      .send({ model: 'voice', input: 'hello', voice: 'alloy' });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-omnigate-deployment']).toBe('b:tts-b');
+    expect(res.headers['x-omnigate-attempts']).toBe('2');
+    expect(a.requests).toHaveLength(1);
   });
 });
