@@ -176,6 +176,19 @@ describe('failures before the first byte are retried on the next deployment', ()
     expect(failedAttemptLogs(expectRequestId(res, 'anthropic'))[0]).toMatchObject({ cause: 'invalid_response' });
   });
 
+  it('a Responses call (translated for OpenAI-compatible upstreams) is retried on b after a 500', async () => {
+    start(yaml());
+    a.handle(json(500, '{}'));
+    const res = await request(gateway.app)
+      .post('/v1/responses')
+      .set('authorization', `Bearer ${gateway.key}`)
+      .send({ model: 'smart', input: 'Capital of France?' });
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(res.body.output)).toContain('Paris');
+    expect(res.headers['x-omnigate-deployment']).toBe('b:model-b');
+    expect(res.headers['x-omnigate-attempts']).toBe('2');
+  });
+
   it('a translated stream whose upstream hangs before headers is served by b from its first event', async () => {
     start(yaml());
     a.handle(() => undefined);
