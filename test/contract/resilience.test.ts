@@ -5,7 +5,6 @@
  * the usage record. No assertion compares wall-clock time with a limit: bounded time is shown by the attempts
  * made and by the test ending (each stall is cut by a configured timeout, never by the test).
  */
-import type { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../server/config.js';
