@@ -73,13 +73,17 @@ export async function startChild(
  * The gateway (`dist/main.js`) with a fresh data folder, routing `bench-model` (alias `bench`) to the fake upstream
  * on `upstreamPort` with as many connections as the perf kit's candidate; `env` adds to its environment.
  */
-export async function startGateway(upstreamPort: number, env: Record<string, string> = {}): Promise<ChildServer> {
+export async function startGateway(
+  upstreamPort: number,
+  env: Record<string, string> = {},
+  /** The `models:` entries (YAML, indented two spaces); providers `fake` and `fake2` both reach the upstream. */
+  models = '  - provider: fake\n    model: bench-model\n    aliases: [bench]\n',
+): Promise<ChildServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-bench-'));
   const configFile = path.join(dir, 'config.yaml');
-  writeFileSync(
-    configFile,
-    `providers:\n  fake:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\n    max_connections: 1024\nmodels:\n  - provider: fake\n    model: bench-model\n    aliases: [bench]\n`,
-  );
+  const provider = (id: string) =>
+    `  ${id}:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\n    max_connections: 1024\n`;
+  writeFileSync(configFile, `providers:\n${provider('fake')}${provider('fake2')}models:\n${models}`);
   return startChild('dist/main.js', await freePort(), {
     OMNIGATE_DATA_DIR: dir,
     OMNIGATE_API_KEYS: KEY,

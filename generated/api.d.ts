@@ -1664,6 +1664,26 @@ export interface components {
              */
             status: "ready" | "not_ready";
             checks: components["schemas"]["ReadinessCheck"][];
+            /**
+             * @description The circuit of each deployment of the models configured with `deployments` (absent when there are
+             *     none). Shown, not judged: an open circuit takes one deployment out while the model's others serve,
+             *     so it does not make the server `not_ready`.
+             */
+            deployments?: components["schemas"]["DeploymentCircuit"][];
+        };
+        /** @description One deployment's circuit breaker, as this instance sees it (shared through Redis when configured). */
+        DeploymentCircuit: {
+            /** @description The model id whose deployment this is. */
+            model: string;
+            /** @description The deployment's id (`provider:model` unless configured). */
+            deployment: string;
+            /**
+             * @description `open`: no calls until its cooldown ends; `half-open`: the cooldown ended and one probe call may go.
+             * @enum {string}
+             */
+            state: "closed" | "open" | "half-open";
+            /** @description Failures counted since it last answered. */
+            failures: number;
         };
         /** @description One dependency's state. */
         ReadinessCheck: {
@@ -4853,6 +4873,18 @@ export interface components {
          *     the route; the server logs the same warning.
          */
         OmnigateWarning: string;
+        /**
+         * @description Present when the model is configured with `deployments`, `retries` or `fallbacks`: the deployment
+         *     (`provider:model` unless the configuration names it) that served the call, or the last one tried when
+         *     none did. The usage record names it too.
+         */
+        OmnigateDeployment: string;
+        /**
+         * @description Present when the model is configured with `deployments`, `retries` or `fallbacks`: the upstream attempts
+         *     the call made (1 when the first deployment answered). Retries happen only before the first byte of the
+         *     answer. The usage record holds the same number.
+         */
+        OmnigateAttempts: string;
         /** @description The same value as `x-svc-request-id`, under the name the OpenAI SDK reads. */
         XRequestId: string;
         /** @description The same value as `x-svc-request-id`, under the name the Anthropic SDK reads. */
@@ -5025,6 +5057,8 @@ export interface operations {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-omnigate-warning": components["headers"]["OmnigateWarning"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5466,6 +5500,8 @@ export interface operations {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-omnigate-warning": components["headers"]["OmnigateWarning"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5681,6 +5717,8 @@ export interface operations {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-omnigate-warning": components["headers"]["OmnigateWarning"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
                     "request-id": components["headers"]["AnthropicRequestId"];
                     [name: string]: unknown;
                 };
@@ -5782,6 +5820,8 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
                     "request-id": components["headers"]["AnthropicRequestId"];
                     [name: string]: unknown;
                 };
@@ -5950,6 +5990,8 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6405,6 +6447,8 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6450,6 +6494,8 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6751,6 +6797,8 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6822,6 +6870,8 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6914,6 +6964,8 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6979,6 +7031,8 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7068,6 +7122,8 @@ export interface operations {
                 headers: {
                     "x-svc-request-id": components["headers"]["RequestId"];
                     "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -69,6 +69,8 @@ describe('loadConfig: environment', () => {
       routes: [],
       defaultChatModel: undefined,
       agentRoutes: true,
+      circuitBreaker: { failure_threshold: 5, cooldown_ms: 30_000 },
+      redisUrl: undefined,
       observability: {
         metrics: false,
         metricsPort: undefined,
@@ -313,8 +315,8 @@ default_chat_model: fast
         anthropic_version: '2023-06-01',
       },
     ]);
-    expect(config.models).toEqual([
-      { provider: 'openai', model: 'gpt-4o-mini', type: 'chat', aliases: ['fast'] },
+    expect(config.models).toMatchObject([
+      { provider: 'openai', model: 'gpt-4o-mini', type: 'chat', aliases: ['fast'], resilient: false },
       { provider: 'claude', model: 'claude-sonnet-4-5', id: 'sonnet-4.5', type: 'chat', aliases: [] },
       { provider: 'local', model: 'chat', id: 'echo', type: 'chat', aliases: [] },
     ]);
@@ -370,7 +372,7 @@ default_chat_model: fast
     [
       'a misspelt field',
       'models:\n  - provider: local\n    modle: chat\n',
-      'omnigate.yaml: models.0.model: Invalid input: expected string, received undefined; models.0: Unrecognized key: "modle"',
+      'omnigate.yaml: models.0: Unrecognized key: "modle"',
     ],
     [
       'a model type that does not exist',
@@ -472,5 +474,77 @@ describe('loadConfig: web search providers', () => {
     expect(() => parseConfigFile('providers:\n  searx:\n    type: searxng\n', {}, 'omnigate.yaml')).toThrow(
       /providers\.searx\.base_url/,
     );
+  });
+});
+
+describe('parseConfigFile: deployments, retries and fallbacks', () => {
+  const providers = `providers:
+  east: { type: openai-compatible, base_url: 'http://127.0.0.1:9001/v1', first_byte_timeout_ms: 2000, idle_timeout_ms: 5000 }
+  west: { type: openai-compatible, base_url: 'http://127.0.0.1:9002/v1' }
+`;
+
+  it('reads deployments with their defaults; a model given the old way is one deployment outside the retry layer', () => {
+    const file = parseConfigFile(
+      `${providers}circuit_breaker: { failure_threshold: 3, cooldown_ms: 10000 }
+models:
+  - id: smart
+    deployments:
+      - { provider: east, model: gpt-4o, weight: 3 }
+      - { provider: west, model: gpt-4o }
+    fallbacks: [west:gpt-4o-mini]
+    context_window_fallbacks: [west:gpt-4.1]
+  - provider: east
+    model: plain
+`,
+      {},
+    );
+    expect(file.providers.east).toMatchObject({
+      first_byte_timeout_ms: 2000,
+      idle_timeout_ms: 5000,
+      timeout_ms: 60_000,
+    });
+    expect(file.circuit_breaker).toEqual({ failure_threshold: 3, cooldown_ms: 10_000 });
+    expect(file.models[0]).toMatchObject({
+      id: 'smart',
+      provider: 'east',
+      model: 'gpt-4o',
+      strategy: 'weighted',
+      retries: 2,
+      resilient: true,
+      fallbacks: ['west:gpt-4o-mini'],
+      context_window_fallbacks: ['west:gpt-4.1'],
+      deployments: [
+        { id: 'east:gpt-4o', provider: 'east', model: 'gpt-4o', weight: 3 },
+        { id: 'west:gpt-4o', provider: 'west', model: 'gpt-4o', weight: 1 },
+      ],
+    });
+    expect(file.models[1]).toMatchObject({ provider: 'east', model: 'plain', retries: 0, resilient: false });
+  });
+
+  it('refuses a bad entry with a message naming the field', () => {
+    const refuse = (models: string) => () => parseConfigFile(`${providers}models:\n${models}`, {}, 'omnigate.yaml');
+    expect(refuse('  - deployments: [{ provider: east, model: a }]\n')).toThrow(
+      /omnigate\.yaml: models\.0\.id: a model with deployments needs an id/,
+    );
+    expect(refuse('  - id: x\n    deployments: [{ provider: north, model: a }]\n')).toThrow(
+      /models\.0\.deployments\.0\.provider: unknown provider 'north'/,
+    );
+    expect(
+      refuse('  - id: x\n    provider: east\n    model: a\n    deployments: [{ provider: east, model: a }]\n'),
+    ).toThrow(/models\.0: give either provider and model, or deployments/);
+    expect(
+      refuse('  - id: x\n    deployments: [{ provider: east, model: a }, { provider: east, model: a }]\n'),
+    ).toThrow(/models\.0\.deployments\.1\.id: the deployment 'east:a' is listed twice/);
+    expect(refuse('  - id: x\n    strategy: fastest\n    deployments: [{ provider: east, model: a }]\n')).toThrow(
+      /models\.0\.strategy/,
+    );
+    expect(refuse('  - id: x\n    retries: -1\n    deployments: [{ provider: east, model: a }]\n')).toThrow(
+      /models\.0\.retries/,
+    );
+    expect(refuse('  - id: x\n    deployments: [{ provider: east, model: a, weight: 0 }]\n')).toThrow(
+      /models\.0\.deployments\.0\.weight/,
+    );
+    expect(refuse('  - id: x\n    deployments: []\n')).toThrow(/models\.0\.deployments/);
+    expect(refuse('  - model: a\n')).toThrow(/models\.0: a model needs provider and model, or deployments/);
   });
 });

@@ -20,6 +20,12 @@ const providerBase = {
   base_url: z.string().url(),
   api_key: z.string().min(1).optional(),
   timeout_ms: z.number().int().positive().default(60_000),
+  /** Opening a connection; default `timeout_ms`. */
+  connect_timeout_ms: z.number().int().positive().optional(),
+  /** From the request sent to the answer's headers; default `timeout_ms`. */
+  first_byte_timeout_ms: z.number().int().positive().optional(),
+  /** Between two pieces of an answer's body (a stream's events); default `timeout_ms`. */
+  idle_timeout_ms: z.number().int().positive().optional(),
   max_connections: z.number().int().positive().max(1024).default(256),
   headers: z.record(z.string(), z.string()).default({}),
 };
@@ -113,17 +119,48 @@ const providerSchema = z.discriminatedUnion('type', [
     .strict(),
 ]);
 
-const modelSchema = z
+const deploymentSchema = z
   .object({
     provider: z.string().min(1),
-    /** The upstream's own name of the model. */
+    /** The upstream's own name of the model on this deployment. */
     model: z.string().min(1),
+    /** Relative share of calls under the `weighted` strategy. */
+    weight: z.number().positive().max(1_000_000).default(1),
+    /** The name headers, logs, metrics and the breaker use; default `provider:model`. */
+    id: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+
+/** `server/providers/resilience/`: how calls spread over a model's deployments and fall over. */
+export const STRATEGIES = ['weighted', 'least-busy', 'lowest-latency'] as const;
+
+const modelSchema = z
+  .object({
+    /** One upstream (as before deployments existed); or give `deployments`. */
+    provider: z.string().min(1).optional(),
+    /** The upstream's own name of the model. */
+    model: z.string().min(1).optional(),
     /** The public id; defaults to `provider:model`. */
     id: z.string().min(1).optional(),
     type: z.enum(MODEL_TYPES).default('chat'),
     aliases: z.array(z.string().min(1)).default([]),
     /** Whether the upstream model takes reasoning settings (default true); false drops them, with a warning, on translated calls. */
     reasoning: z.boolean().optional(),
+    /** Several upstreams serving this one model id. */
+    deployments: z.array(deploymentSchema).min(1).max(64).optional(),
+    strategy: z.enum(STRATEGIES).default('weighted'),
+    /** Attempts after the first, across deployments, before the fallbacks; default 2 (0 with one plain provider). */
+    retries: z.number().int().min(0).max(10).optional(),
+    /** Model names (ids, aliases or `provider:model`) tried in order when every deployment failed. */
+    fallbacks: z.array(z.string().min(1)).max(10).default([]),
+    /** Model names tried in order when the upstream says the input does not fit the model's context window. */
+    context_window_fallbacks: z.array(z.string().min(1)).max(10).default([]),
+    /** The whole call, all attempts and waits, before its first byte; default the largest first-byte timeout of its providers. */
+    timeout_ms: z.number().int().positive().optional(),
+    /** First wait of the jittered exponential backoff before a deployment is tried again. */
+    backoff_ms: z.number().int().min(0).max(60_000).default(100),
+    /** The longest wait between attempts; a `Retry-After` beyond it is not waited for (another deployment is tried). */
+    max_backoff_ms: z.number().int().min(0).max(600_000).default(5_000),
   })
   .strict();
 
@@ -155,13 +192,38 @@ const fileSchema = z
     default_chat_model: z.string().min(1).optional(),
     /** The search model of `POST /v1/web/search` and `POST /v1/search/answer` when the request names none; default `local:search`. */
     default_search_model: z.string().min(1).optional(),
+    /** Per deployment: consecutive failures that open its circuit, and how long it stays open before one probe. */
+    circuit_breaker: z
+      .object({
+        failure_threshold: z.number().int().min(1).max(1000).default(5),
+        cooldown_ms: z.number().int().min(1).max(3_600_000).default(30_000),
+      })
+      .strict()
+      .default({ failure_threshold: 5, cooldown_ms: 30_000 }),
     /** Built-in routes for the model names coding agents send (`claude-*`, `gpt-*`, …); see agent-routes.ts. */
     agent_routes: z.boolean().default(true),
   })
   .strict();
 
 export type ProviderConfig = z.infer<typeof providerSchema> & { id: string };
-export type ModelConfig = z.infer<typeof modelSchema>;
+export type DeploymentConfig = Required<Pick<z.infer<typeof deploymentSchema>, 'provider' | 'model' | 'weight' | 'id'>>;
+export type CircuitBreakerConfig = z.infer<typeof fileSchema>['circuit_breaker'];
+
+/**
+ * A configured model as the registry takes it: `provider` and `model` name its first deployment (a model given
+ * the old way has exactly one), and `resilient` says whether calls go through the retry layer (deployments,
+ * retries or fallbacks were configured).
+ */
+export type ModelConfig = Pick<z.infer<typeof modelSchema>, 'id' | 'type' | 'aliases' | 'reasoning'> & {
+  provider: string;
+  model: string;
+} & Partial<ResilienceConfig>;
+
+/** How calls of one model are spread and retried (absent on models made in code: one plain deployment). */
+export type ResilienceConfig = Pick<
+  z.infer<typeof modelSchema>,
+  'strategy' | 'fallbacks' | 'context_window_fallbacks' | 'timeout_ms' | 'backoff_ms' | 'max_backoff_ms'
+> & { deployments: DeploymentConfig[]; retries: number; resilient: boolean };
 export type RouteConfig = z.infer<typeof routeSchema>;
 
 /** How this process works the video task queue (calls/video/video-runner.ts). */
@@ -262,6 +324,10 @@ export interface Config {
   /** The search model used when a search request names none; default `local:search`. */
   defaultSearchModel?: string;
   agentRoutes: boolean;
+  /** Each deployment's circuit breaker (server/providers/resilience/). */
+  circuitBreaker: CircuitBreakerConfig;
+  /** Redis shared by all instances (`OMNIGATE_REDIS_URL`): breaker state lives there when set. */
+  redisUrl?: string;
   /** The operator's key (`OMNIGATE_ADMIN_KEY`) for admin operations such as `GET /metrics`; none by default. */
   adminKey?: string;
   observability: ObservabilitySettings;
@@ -522,7 +588,11 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /** Parses the YAML configuration text; exported for tests. */
-export function parseConfigFile(text: string, env: NodeJS.ProcessEnv, source = 'config'): z.infer<typeof fileSchema> {
+export function parseConfigFile(
+  text: string,
+  env: NodeJS.ProcessEnv,
+  source = 'config',
+): Omit<z.infer<typeof fileSchema>, 'models'> & { models: ModelConfig[] } {
   let raw: unknown;
   try {
     raw = parseYaml(text) ?? {};
@@ -540,22 +610,72 @@ export function parseConfigFile(text: string, env: NodeJS.ProcessEnv, source = '
     throw new ConfigError(`${source}: ${parsed.error.issues.map(describeIssue).join('; ')}`);
   }
   const file = parsed.data;
-  file.models.forEach((model, index) => {
-    if (!Object.hasOwn(file.providers, model.provider) && model.provider !== 'local') {
-      throw new ConfigError(`${source}: models.${index}.provider: unknown provider '${model.provider}'`);
-    }
-  });
+  const models = file.models.map((model, index) => normalizeModel(model, index, source, file.providers));
   file.routes.forEach((route, index) => {
     if (route.provider && !Object.hasOwn(file.providers, route.provider)) {
       throw new ConfigError(`${source}: routes.${index}.provider: unknown provider '${route.provider}'`);
     }
   });
-  return file;
+  return { ...file, models };
+}
+
+/** One `models:` entry with its deployments spelled out, checked against the providers; errors name the field. */
+function normalizeModel(
+  model: z.infer<typeof modelSchema>,
+  index: number,
+  source: string,
+  providers: Record<string, unknown>,
+): ModelConfig {
+  const where = `${source}: models.${index}`;
+  const { deployments: given, retries, provider, model: upstream, ...rest } = model;
+  if (given && (provider !== undefined || upstream !== undefined)) {
+    throw new ConfigError(`${where}: give either provider and model, or deployments, not both`);
+  }
+  if (!given && (provider === undefined || upstream === undefined)) {
+    throw new ConfigError(`${where}: a model needs provider and model, or deployments`);
+  }
+  if (given && rest.id === undefined) {
+    throw new ConfigError(`${where}.id: a model with deployments needs an id`);
+  }
+  const deployments: DeploymentConfig[] = (given ?? [{ provider: provider!, model: upstream!, weight: 1 }]).map(
+    (deployment) => ({ ...deployment, id: deployment.id ?? `${deployment.provider}:${deployment.model}` }),
+  );
+  const seen = new Set<string>();
+  deployments.forEach((deployment, at) => {
+    const field = given ? `${where}.deployments.${at}` : where;
+    if (!Object.hasOwn(providers, deployment.provider) && deployment.provider !== 'local') {
+      throw new ConfigError(`${field}.provider: unknown provider '${deployment.provider}'`);
+    }
+    if (seen.has(deployment.id)) {
+      throw new ConfigError(`${field}.id: the deployment '${deployment.id}' is listed twice (give each an id)`);
+    }
+    seen.add(deployment.id);
+  });
+  const resilient =
+    given !== undefined ||
+    retries !== undefined ||
+    rest.fallbacks.length > 0 ||
+    rest.context_window_fallbacks.length > 0;
+  return {
+    ...rest,
+    provider: deployments[0]!.provider,
+    model: deployments[0]!.model,
+    deployments,
+    retries: retries ?? (given ? 2 : 0),
+    resilient,
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
   const dataDir = path.resolve(env.OMNIGATE_DATA_DIR || './data');
-  let file: z.infer<typeof fileSchema> = { providers: {}, models: [], aliases: {}, routes: [], agent_routes: true };
+  let file: ReturnType<typeof parseConfigFile> = {
+    providers: {},
+    models: [],
+    aliases: {},
+    routes: [],
+    agent_routes: true,
+    circuit_breaker: { failure_threshold: 5, cooldown_ms: 30_000 },
+  };
   if (env.OMNIGATE_CONFIG) {
     let text: string;
     try {
@@ -667,6 +787,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     defaultChatModel: file.default_chat_model,
     defaultSearchModel: file.default_search_model,
     agentRoutes: file.agent_routes,
+    circuitBreaker: file.circuit_breaker,
+    redisUrl: env.OMNIGATE_REDIS_URL || undefined,
     adminKey,
     observability: observabilitySettings(env, adminKey),
     blobLocation: blobLocationVariable(env),

@@ -337,6 +337,12 @@ async function startObservability(
       models: registry.list().map((model) => model.id),
       providers: ['local', ...config.providers.map((provider) => provider.id)],
       perKey: settings.metricsPerKey,
+      // The configured deployments: a bounded label (a fallback outside them counts as `other`).
+      deployments: [
+        ...new Set(
+          registry.list().flatMap((model) => model.resilience?.deployments.map((deployment) => deployment.id) ?? []),
+        ),
+      ],
       sources: {
         mediaPool: () => sources.mediaPool.stats(),
         usage: () => sources.usage.stats(),

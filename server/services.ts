@@ -65,6 +65,8 @@ export type ServiceConfig = Pick<
       | 'publicUrl'
       | 'usageBufferMax'
       | 'usageRetentionDays'
+      | 'circuitBreaker'
+      | 'redisUrl'
     >
   >;
 

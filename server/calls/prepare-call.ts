@@ -41,6 +41,10 @@ function standInWarning(requested: string, model: string, pattern: string): stri
   return `model '${name}' is not configured; answered by '${model}' through the agent route '${pattern}' (configure the model or an upstream for it)`;
 }
 
+/** Said on every answer of a model with deployments: which one served it, after how many upstream attempts. */
+export const DEPLOYMENT_HEADER = 'x-omnigate-deployment';
+export const ATTEMPTS_HEADER = 'x-omnigate-attempts';
+
 export function prepareCall<T extends ModelType>(
   deps: CallDeps,
   scope: CallScope,
@@ -68,7 +72,21 @@ export function prepareCall<T extends ModelType>(
     resolved,
     model: deps.registry.model(resolved, type),
     call,
-    context: { signal: scope.signal, requestId, owner: scope.key.id, warn },
+    context: {
+      signal: scope.signal,
+      requestId,
+      owner: scope.key.id,
+      warn,
+      // Only models with deployments call it; set before the first byte (retries end there), so headers still go.
+      attempted({ deployment, attempts }) {
+        call.deployment = deployment;
+        call.attempts = attempts;
+        if (deployment !== null) {
+          scope.setHeader(DEPLOYMENT_HEADER, deployment.replace(/[^\x20-\x7e]/g, '?'));
+        }
+        scope.setHeader(ATTEMPTS_HEADER, String(attempts));
+      },
+    },
     logger: deps.logger,
     shutdown: deps.shutdownSignal,
   };

@@ -21,4 +21,15 @@ export interface CallContext {
   owner?: string;
   /** Collects fields the provider could not honour. */
   warn: (warning: CallWarning) => void;
+  /**
+   * Told, once per model call, which deployment served it (the last one tried when none did) and how many
+   * upstream attempts it took (providers/resilience/); only models with deployments, retries or fallbacks tell.
+   */
+  attempted?(outcome: AttemptOutcome): void;
+}
+
+/** What the retry layer says about one call: the deployment's id (`provider:model` unless named) and attempts made. */
+export interface AttemptOutcome {
+  deployment: string | null;
+  attempts: number;
 }

@@ -10,7 +10,9 @@
  *   carry (tracing finds a client span's parent through it, without an async context on every promise);
  * - `callEnded`: usage/call-record.ts, when the call record is finalised (after a stream's last token);
  * - `streamOpened`: http/sse.ts, when an SSE answer starts;
- * - `upstreamStarted`: providers/upstream/http-client.ts, for each upstream request.
+ * - `upstreamStarted`: providers/upstream/http-client.ts, for each upstream request;
+ * - `deploymentAttempted`, `circuitChanged`: providers/resilience/, per attempt of the retry layer and per
+ *   change of a deployment's circuit.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Usage } from '../core/chat.js';
@@ -61,6 +63,10 @@ export interface Observer {
   callEnded?(outcome: CallOutcome, res: ServerResponse): void;
   streamOpened?(res: ServerResponse): void;
   upstreamStarted?(provider: string, method: string, path: string, signal: AbortSignal): UpstreamAttempt;
+  /** One attempt of the retry layer on a deployment: `cause` null when it answered. */
+  deploymentAttempt?(deployment: string, cause: string | null): void;
+  /** A deployment's circuit changed state (0 closed, 1 half-open, 2 open). */
+  circuitChanged?(deployment: string, state: 'closed' | 'half-open' | 'open'): void;
 }
 
 /** The installed observers; undefined when off. Written by `installObserver` at start only. */
@@ -92,6 +98,16 @@ export function startUpstreamAttempt(
       second.end(error, cause);
     },
   };
+}
+
+/** providers/resilience/: one attempt on a deployment ended (`cause` null: it answered). */
+export function deploymentAttempted(deployment: string, cause: string | null): void {
+  observers.metrics?.deploymentAttempt?.(deployment, cause);
+}
+
+/** providers/resilience/: a deployment's circuit is now in `state`. */
+export function circuitChanged(deployment: string, state: 'closed' | 'half-open' | 'open'): void {
+  observers.metrics?.circuitChanged?.(deployment, state);
 }
 
 export function callEnded(outcome: CallOutcome, res: ServerResponse): void {

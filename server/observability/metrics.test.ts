@@ -24,6 +24,37 @@ function outcome(overrides: Partial<CallOutcome>): CallOutcome {
 }
 
 describe('createMetrics', () => {
+  it('counts attempts and failures per deployment by cause, and shows each circuit; unknown deployments are other', async () => {
+    const metrics = createMetrics({
+      models: [],
+      providers: [],
+      perKey: false,
+      sources: {},
+      deployments: ['east:gpt-4o', 'west:gpt-4o'],
+    });
+    const observer = metrics.observer;
+    observer.deploymentAttempt!('east:gpt-4o', 'timeout');
+    observer.deploymentAttempt!('east:gpt-4o', 'timeout');
+    observer.deploymentAttempt!('west:gpt-4o', null);
+    observer.deploymentAttempt!('someone:else', 'status_5xx');
+    observer.circuitChanged!('east:gpt-4o', 'open');
+    const text = parsePrometheusText(await metrics.render());
+    expect(
+      sampleValue(text, 'omnigate_deployment_attempts_total', { deployment: 'east:gpt-4o', outcome: 'timeout' }),
+    ).toBe(2);
+    expect(sampleValue(text, 'omnigate_deployment_attempts_total', { deployment: 'west:gpt-4o', outcome: 'ok' })).toBe(
+      1,
+    );
+    expect(
+      sampleValue(text, 'omnigate_deployment_failures_total', { deployment: 'east:gpt-4o', cause: 'timeout' }),
+    ).toBe(2);
+    expect(sampleValue(text, 'omnigate_deployment_failures_total', { deployment: 'other', cause: 'status_5xx' })).toBe(
+      1,
+    );
+    expect(sampleValue(text, 'omnigate_circuit_state', { deployment: 'east:gpt-4o' })).toBe(2);
+    expect(sampleValue(text, 'omnigate_circuit_state', { deployment: 'west:gpt-4o' })).toBe(0);
+  });
+
   it('counts media units and 429 reasons, and labels by key only when asked', async () => {
     const perKey = createMetrics({ models: ['local:image'], providers: ['local'], perKey: true, sources: {} });
     perKey.observer.callEnded!(outcome({ media: { images: 2, pixels: 2048 } }), response);

@@ -46,6 +46,8 @@ export interface MetricsOptions {
   providers: readonly string[];
   perKey: boolean;
   sources: MetricSources;
+  /** Deployment ids of models with deployments (providers/resilience/): the `deployment` label's values besides `other`. */
+  deployments?: readonly string[];
 }
 
 export interface Metrics {
@@ -282,13 +284,50 @@ export function createMetrics(options: MetricsOptions): Metrics {
     };
   }
 
+  const deployments = new Set(options.deployments ?? []);
+  const deploymentAttempts = new Counter({
+    name: 'omnigate_deployment_attempts_total',
+    help: 'Attempts of the retry layer on a deployment, by deployment and outcome (ok or the failure cause).',
+    labelNames: ['deployment', 'outcome'],
+    registers: [register],
+  });
+  const deploymentFailures = new Counter({
+    name: 'omnigate_deployment_failures_total',
+    help: 'Failed attempts on a deployment, by deployment and cause (timeout, rate_limited, status_5xx, unreachable, ...).',
+    labelNames: ['deployment', 'cause'],
+    registers: [register],
+  });
+  const circuitState = new Gauge({
+    name: 'omnigate_circuit_state',
+    help: "A deployment's circuit as this instance last saw it: 0 closed, 1 half-open (one probe), 2 open.",
+    labelNames: ['deployment'],
+    registers: [register],
+  });
+  const CIRCUIT_VALUES = { closed: 0, 'half-open': 1, open: 2 } as const;
+  for (const id of deployments) {
+    circuitState.set({ deployment: id }, 0);
+  }
+  const deploymentLabel = (id: string) => (deployments.has(id) ? id : 'other');
+
+  function deploymentAttempt(deployment: string, cause: string | null): void {
+    const label = deploymentLabel(deployment);
+    deploymentAttempts.inc({ deployment: label, outcome: cause ?? 'ok' });
+    if (cause !== null) {
+      deploymentFailures.inc({ deployment: label, cause });
+    }
+  }
+
+  function circuitChanged(deployment: string, state: 'closed' | 'half-open' | 'open'): void {
+    circuitState.set({ deployment: deploymentLabel(deployment) }, CIRCUIT_VALUES[state]);
+  }
+
   function streamOpened(res: ServerResponse): void {
     openStreams.inc();
     res.once('close', () => openStreams.dec());
   }
 
   return {
-    observer: { callEnded, upstreamStarted, streamOpened },
+    observer: { callEnded, upstreamStarted, streamOpened, deploymentAttempt, circuitChanged },
     render: () => register.metrics(),
     contentType: register.contentType,
   };

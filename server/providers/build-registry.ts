@@ -17,7 +17,53 @@ import { createOpenAICompatibleProvider } from './openai-compatible/index.js';
 import { createWebSearchProvider } from './web-search/index.js';
 import type { Provider } from '../core/models.js';
 import { createMediaPool, DEFAULT_MEDIA_SETTINGS, type MediaPool } from '../engines/media-pool.js';
-import { createModelRegistry, type ModelEntry, type ModelRegistry } from './registry.js';
+import { createModelRegistry, type ModelEntry, type ModelRegistry, type ModelResilience } from './registry.js';
+import type { ModelConfig, ProviderConfig } from '../config.js';
+import { createMemoryBreakers, type CircuitBreakers } from './resilience/circuit-breaker.js';
+import { createRedisBreakers } from './resilience/redis-breakers.js';
+
+/** The budget of a call when its model sets none: the longest `timeout_ms` of the providers it may use. */
+const LOCAL_TIMEOUT_MS = 60_000;
+
+function resilienceOf(model: ModelConfig, providers: ProviderConfig[]): ModelResilience | undefined {
+  if (!model.resilient || !model.deployments) {
+    return undefined;
+  }
+  const timeouts = model.deployments.map(
+    (deployment) => providers.find((provider) => provider.id === deployment.provider)?.timeout_ms ?? LOCAL_TIMEOUT_MS,
+  );
+  return {
+    deployments: model.deployments.map(({ id, provider, model: upstream, weight }) => ({
+      id,
+      provider,
+      model: upstream,
+      weight,
+    })),
+    strategy: model.strategy ?? 'weighted',
+    retries: model.retries ?? 0,
+    fallbacks: model.fallbacks ?? [],
+    contextWindowFallbacks: model.context_window_fallbacks ?? [],
+    // A video's attempt is bounded by the task queue (OMNIGATE_VIDEO_TIMEOUT_MS) unless the model sets its own.
+    budgetMs: model.timeout_ms ?? (model.type === 'video' ? undefined : Math.max(...timeouts)),
+    backoffMs: model.backoff_ms ?? 100,
+    maxBackoffMs: model.max_backoff_ms ?? 5_000,
+  };
+}
+
+/** The circuits: in Redis when `OMNIGATE_REDIS_URL` is set (shared by all instances), else in this process. */
+export function createBreakers(
+  config: Partial<Pick<Config, 'circuitBreaker' | 'redisUrl'>>,
+  logger?: Logger,
+  prefix = 'omnigate:',
+): CircuitBreakers {
+  const settings = {
+    failureThreshold: config.circuitBreaker?.failure_threshold ?? 5,
+    cooldownMs: config.circuitBreaker?.cooldown_ms ?? 30_000,
+  };
+  return config.redisUrl
+    ? createRedisBreakers({ ...settings, url: config.redisUrl, prefix, logger })
+    : createMemoryBreakers(settings);
+}
 
 /** The built-in models, always present. */
 export function builtInModels(): ModelEntry[] {
@@ -86,12 +132,14 @@ export function localProvider(pool: MediaPool, searchIndex?: LocalSearchIndex): 
 
 export function buildRegistry(
   config: Pick<Config, 'providers' | 'models' | 'aliases' | 'routes'> &
-    Partial<Pick<Config, 'defaultChatModel' | 'agentRoutes' | 'media'>>,
+    Partial<Pick<Config, 'defaultChatModel' | 'agentRoutes' | 'media' | 'circuitBreaker' | 'redisUrl'>>,
   logger?: Logger,
   /** The local search index `local:search` reads (the caller's stored files). */
   searchIndex?: LocalSearchIndex,
   /** The media pool the local models run in (the app's own, see localProvider); made from `config.media` when absent. */
   mediaPool?: MediaPool,
+  /** The deployments' circuits; made from `config` (Redis or memory) when absent and some model has deployments. */
+  breakers?: CircuitBreakers,
 ): ModelRegistry {
   const providers: Provider[] = [
     localProvider(mediaPool ?? createMediaPool(config.media ?? DEFAULT_MEDIA_SETTINGS), searchIndex),
@@ -115,6 +163,7 @@ export function buildRegistry(
       aliases: [...model.aliases],
       created: 0,
       reasoning: model.reasoning,
+      resilience: resilienceOf(model, config.providers),
     })),
   ];
   const routes = [
@@ -125,5 +174,13 @@ export function buildRegistry(
       agentRoutes: config.agentRoutes ?? true,
     }),
   ];
-  return createModelRegistry({ models, aliases: config.aliases, routes, providers });
+  const resilient = models.some((model) => model.resilience);
+  return createModelRegistry({
+    models,
+    aliases: config.aliases,
+    routes,
+    providers,
+    breakers: resilient ? (breakers ?? createBreakers(config, logger)) : undefined,
+    logger,
+  });
 }

@@ -11,6 +11,32 @@ import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { ChatModel } from '../core/chat.js';
 import { withoutReasoning } from './without-reasoning.js';
 import { quoteValue } from '../core/quote-value.js';
+import { createMemoryBreakers, type CircuitBreakers, type CircuitState } from './resilience/circuit-breaker.js';
+import { deployedModel } from './resilience/deployed-model.js';
+import type { ResiliencePlan, ResilienceRuntime, Strategy, Target } from './resilience/resilience-plan.js';
+import { createDeploymentStats } from './resilience/select-deployments.js';
+import type { ProviderLogger } from './provider-logger.js';
+
+/** A model's deployments and how its calls are retried (config `deployments`, `retries`, `fallbacks`, …). */
+export interface ModelResilience {
+  deployments: Array<{ id: string; provider: string; model: string; weight: number }>;
+  strategy: Strategy;
+  retries: number;
+  fallbacks: string[];
+  contextWindowFallbacks: string[];
+  /** The call's budget for all attempts; undefined: none of the layer's own. */
+  budgetMs: number | undefined;
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
+/** One deployment's circuit, as `GET /health/ready` shows it. */
+export interface DeploymentState {
+  model: string;
+  deployment: string;
+  state: CircuitState;
+  failures: number;
+}
 
 export interface ModelEntry {
   /** Public id, e.g. `local:chat` or `openai:gpt-4o-mini`. */
@@ -23,6 +49,8 @@ export interface ModelEntry {
   created: number;
   /** False when the model takes no reasoning settings (config `reasoning: false`); absent means it does. */
   reasoning?: boolean;
+  /** Set when calls go through the retry layer (providers/resilience/). */
+  resilience?: ModelResilience;
 }
 
 export interface ResolvedModel {
@@ -42,6 +70,8 @@ export interface ModelRegistry {
   find(name: string, key?: ApiKeyRecord): ModelEntry | undefined;
   /** The routing rules, only those `key` may use when it is limited to some. */
   routes(key?: ApiKeyRecord): Array<{ pattern: string; target: string }>;
+  /** The circuit of every deployment of the models with deployments. */
+  deploymentStates(): Promise<DeploymentState[]>;
   close(): Promise<void>;
 }
 
@@ -55,6 +85,9 @@ export function createModelRegistry(input: {
   aliases?: Record<string, string>;
   routes?: Array<RouteConfig & { standIn?: boolean }>;
   providers: Provider[];
+  /** Each deployment's circuit (in this process unless shared through Redis); made in memory when absent. */
+  breakers?: CircuitBreakers;
+  logger?: ProviderLogger;
 }): ModelRegistry {
   const byId = new Map<string, ModelEntry>();
   const byAlias = new Map<string, ModelEntry>();
@@ -97,6 +130,98 @@ export function createModelRegistry(input: {
     return { route, pattern: globToRegExp(route.pattern) };
   });
   const models = new Map<string, ModelByType[ModelType]>();
+  const runtime: ResilienceRuntime | undefined = input.models.some((model) => model.resilience)
+    ? {
+        breakers: input.breakers ?? createMemoryBreakers({ failureThreshold: 5, cooldownMs: 30_000 }),
+        stats: createDeploymentStats(),
+        logger: input.logger,
+      }
+    : undefined;
+
+  /** The provider's own model of `type` (no retry layer). */
+  function providerModel<T extends ModelType>(
+    entryId: string,
+    providerId: string,
+    upstreamModel: string,
+    type: T,
+    reasoning?: boolean,
+  ): ModelByType[T] {
+    const factory = providers.get(providerId)?.models[type];
+    if (!factory) {
+      throw new ApiError(500, `Provider '${providerId}' serves no ${type} model '${entryId}'.`);
+    }
+    let model = factory(upstreamModel);
+    if ((type === 'chat' || type === 'vision') && reasoning === false) {
+      model = withoutReasoning(model as ChatModel) as ModelByType[T];
+    }
+    return model;
+  }
+
+  /** Where an entry's calls may go: its deployments, each its provider's model made once. */
+  function targetsOf<T extends ModelType>(entry: ModelEntry, type: T): Array<Target<ModelByType[T]>> {
+    const deployments = entry.resilience?.deployments ?? [
+      {
+        id: `${entry.provider}:${entry.upstreamModel}`,
+        provider: entry.provider,
+        model: entry.upstreamModel,
+        weight: 1,
+      },
+    ];
+    return deployments.map((deployment) => {
+      let made: ModelByType[T] | undefined;
+      return {
+        id: deployment.id,
+        weight: deployment.weight,
+        upstreamModel: deployment.model,
+        model: () => {
+          made ??= providerModel(entry.id, deployment.provider, deployment.model, type, entry.reasoning);
+          return made;
+        },
+      };
+    });
+  }
+
+  /** Fallback names resolve on first use, to the named model's deployments (without its own retry layer). */
+  function fallbackTargets<T extends ModelType>(
+    names: string[],
+    type: T,
+    of: string,
+  ): () => Array<Target<ModelByType[T]>> {
+    let resolved: Array<Target<ModelByType[T]>> | undefined;
+    return () => {
+      resolved ??= names.flatMap((name) => {
+        const found = lookup(name, type);
+        if (!found || found.entry.type !== type || !providers.get(found.entry.provider)?.models[type]) {
+          input.logger?.warn(
+            { model: of, fallback: name },
+            `fallback '${name}' of '${of}' is no ${type} model; skipped`,
+          );
+          return [];
+        }
+        return targetsOf(found.entry, type);
+      });
+      return resolved;
+    };
+  }
+
+  function resilientModel<T extends ModelType>(
+    entry: ModelEntry,
+    resilience: ModelResilience,
+    type: T,
+  ): ModelByType[T] {
+    const plan: ResiliencePlan<ModelByType[T]> = {
+      modelId: entry.id,
+      deployments: targetsOf(entry, type),
+      strategy: resilience.strategy,
+      retries: resilience.retries,
+      fallbacks: fallbackTargets(resilience.fallbacks, type, entry.id),
+      contextWindowFallbacks: fallbackTargets(resilience.contextWindowFallbacks, type, entry.id),
+      budgetMs: resilience.budgetMs,
+      backoffMs: resilience.backoffMs,
+      maxBackoffMs: resilience.maxBackoffMs,
+    };
+    return deployedModel(type, plan, runtime!);
+  }
 
   /**
    * A model named through its provider (`openai:dall-e-3`) or a route is of the type the operation asks for
@@ -189,15 +314,13 @@ export function createModelRegistry(input: {
       if (cached) {
         return cached as ModelByType[T];
       }
-      const provider = providers.get(entry.provider);
-      const factory = provider?.models[type];
-      if (!provider || !factory || entry.type !== type) {
+      if (entry.type !== type) {
         throw new ApiError(500, `Provider '${entry.provider}' serves no ${type} model '${entry.id}'.`);
       }
-      let model = factory(entry.upstreamModel);
-      if (type === 'chat' && entry.reasoning === false) {
-        model = withoutReasoning(model as ChatModel) as ModelByType[T];
-      }
+      const model =
+        entry.resilience && runtime
+          ? resilientModel(entry, entry.resilience, type)
+          : providerModel(entry.id, entry.provider, entry.upstreamModel, type, entry.reasoning);
       // Only configured models are cached: names reaching a provider through a route are caller-chosen,
       // and caching them would let callers grow this map without bound.
       if (byId.get(entry.id) === entry) {
@@ -220,8 +343,24 @@ export function createModelRegistry(input: {
           target: route.provider ? `${route.provider}:*` : route.model!,
         }));
     },
+    async deploymentStates() {
+      if (!runtime) {
+        return [];
+      }
+      const rows: Array<Promise<DeploymentState>> = [];
+      for (const entry of byId.values()) {
+        for (const deployment of entry.resilience?.deployments ?? []) {
+          rows.push(
+            runtime.breakers
+              .state(deployment.id)
+              .then((circuit) => ({ model: entry.id, deployment: deployment.id, ...circuit })),
+          );
+        }
+      }
+      return Promise.all(rows);
+    },
     async close() {
-      await Promise.all(input.providers.map((provider) => provider.close?.()));
+      await Promise.all([...input.providers.map((provider) => provider.close?.()), input.breakers?.close()]);
     },
   };
 }

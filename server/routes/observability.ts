@@ -8,7 +8,8 @@ import { ApiError } from '../core/api-error.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 
 export function observabilityHandlers(
-  deps: Pick<AppDeps, 'metrics' | 'readiness' | 'drainingSignal' | 'shutdownSignal'>,
+  deps: Pick<AppDeps, 'metrics' | 'readiness' | 'drainingSignal' | 'shutdownSignal'> &
+    Partial<Pick<AppDeps, 'registry'>>,
 ): {
   getMetrics: OperationHandler<'getMetrics'>;
   getReadiness: OperationHandler<'getReadiness'>;
@@ -31,7 +32,13 @@ export function observabilityHandlers(
         checks.push({ name: 'server', status: 'failing', detail: 'shutting down' });
       }
       const ready = checks.every((check) => check.status === 'ok');
-      const body = { status: ready ? 'ready' : 'not_ready', checks } satisfies ResponseBody<'getReadiness', 200>;
+      // Circuits are shown, not judged: an open one is a deployment out, while the model's others serve.
+      const deployments = (await deps.registry?.deploymentStates()) ?? [];
+      const body = {
+        status: ready ? 'ready' : 'not_ready',
+        checks,
+        ...(deployments.length > 0 ? { deployments } : {}),
+      } satisfies ResponseBody<'getReadiness', 200>;
       res.status(ready ? 200 : 503).json(body);
     },
   };

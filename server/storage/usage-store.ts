@@ -26,6 +26,10 @@ export interface UsageEntry {
   latencyMs: number;
   /** Unix seconds. */
   createdAt: number;
+  /** The deployment that served the call (models with deployments, retries or fallbacks); null otherwise. */
+  deployment?: string | null;
+  /** Upstream attempts the retry layer made; null when it was not involved. */
+  attempts?: number | null;
 }
 
 export interface UsageRecord extends UsageEntry {
@@ -70,6 +74,8 @@ interface UsageRow {
   status: number;
   latency_ms: number;
   created_at: number;
+  deployment: string | null;
+  attempts: number | null;
 }
 
 const ID_PREFIX = 'usage_';
@@ -94,6 +100,8 @@ function toRecord(row: UsageRow): UsageRecord {
     status: row.status,
     latencyMs: row.latency_ms,
     createdAt: row.created_at,
+    deployment: row.deployment,
+    attempts: row.attempts,
   };
 }
 
@@ -128,12 +136,17 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
   if (!columns.some((column) => column.name === 'media')) {
     db.exec('ALTER TABLE usage_records ADD COLUMN media TEXT');
   }
+  // The retry layer's columns (providers/resilience/): null on rows of calls it did not run.
+  if (!columns.some((column) => column.name === 'deployment')) {
+    db.exec('ALTER TABLE usage_records ADD COLUMN deployment TEXT');
+    db.exec('ALTER TABLE usage_records ADD COLUMN attempts INTEGER');
+  }
 
-  // Rows go in as multi-row INSERTs of up to ROWS_PER_INSERT rows (16 parameters a row, well under SQLite's
+  // Rows go in as multi-row INSERTs of up to ROWS_PER_INSERT rows (18 parameters a row, well under SQLite's
   // 32,766), the statements of a batch in one transaction: one statement step per 100 rows, not per row.
   const COLUMNS = `request_id, key_id, operation, model_requested, model, provider, input_tokens, output_tokens,
-    cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at`;
-  const ROW = `(${Array(16).fill('?').join(', ')})`;
+    cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at, deployment, attempts`;
+  const ROW = `(${Array(18).fill('?').join(', ')})`;
   const statements = new Map<number, Statement>();
   const insertOf = (rows: number) => {
     let statement = statements.get(rows);
@@ -160,6 +173,8 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
     entry.status,
     entry.latencyMs,
     entry.createdAt,
+    entry.deployment ?? null,
+    entry.attempts ?? null,
   ];
   const insertAll = db.transaction((entries: UsageEntry[]) => {
     for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {

@@ -8,6 +8,9 @@ import { callEnded, observers, type CallFacts } from '../observability/hooks.js'
 import type { UsageRecorder } from './usage-recorder.js';
 
 export interface CallRecord extends CallFacts {
+  /** The deployment that served the call and the upstream attempts made (models with deployments only). */
+  deployment?: string | null;
+  attempts?: number | null;
   /** The route will call `complete` itself (streams). */
   defer(): void;
   /** Writes the usage record once; later calls do nothing. */
@@ -87,6 +90,8 @@ export function startCallRecord(
         status,
         latencyMs: Math.max(0, Math.round(now() - startedAt)),
         createdAt: Math.floor(startedAt / 1000),
+        deployment: record.deployment ?? null,
+        attempts: record.attempts ?? null,
       });
     },
   };

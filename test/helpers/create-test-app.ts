@@ -85,6 +85,7 @@ export async function createTestApp(
       | 'publicUrl'
       | 'defaultSearchModel'
       | 'defaultChatModel'
+      | 'circuitBreaker'
     >
   > & {
     /** The app's clock (ms since the epoch), for usage timestamps and latencies; defaults to Date.now. */
@@ -136,6 +137,7 @@ export async function createTestApp(
       publicUrl: config.publicUrl,
       defaultSearchModel: config.defaultSearchModel,
       defaultChatModel: config.defaultChatModel,
+      circuitBreaker: config.circuitBreaker,
     },
     {
       logger,

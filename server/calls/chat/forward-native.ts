@@ -91,11 +91,12 @@ export async function forwardNative(
     }
   }
   // Field by field rather than a spread of the context: see `post` in providers/upstream/http-client.ts.
-  const { signal, requestId, warn } = chat.context;
+  const { signal, requestId, warn, attempted } = chat.context;
   const upstream = await native.forward(body, {
     signal,
     requestId,
     warn,
+    attempted,
     query: options.query,
     headers: options.headers,
   });

@@ -112,6 +112,8 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
       requestId: task.requestId,
       owner: task.keyId,
       warn: ({ field, reason }) => log.warn({ field }, `accepted but not honoured: ${field} (${reason})`),
+      // A model with deployments says where this attempt ran (the next attempt may move to another one).
+      attempted: ({ deployment, attempts }) => log.info({ deployment, attempts }, 'video attempt placed'),
       progress(percent) {
         // Pollers want movement, not every frame: a write at most every 250 ms.
         if (now() - lastProgressAt >= 250) {

@@ -375,7 +375,7 @@ describe('anthropic provider: errors', () => {
     await expect(provider.chatModel('m').generate(HELLO, context())).rejects.toMatchObject({
       status: 504,
       code: 'upstream_timeout',
-      message: 'Upstream claude did not answer within 300 ms',
+      message: 'Upstream claude did not start answering within 300 ms',
     });
   });
 

@@ -7,8 +7,8 @@
  *
  * The base URL may carry a path prefix (`http://host:8000/v1`) and a query (Azure's `api-version`); request
  * paths are appended to the prefix. The key is sent only when one is configured, is never logged, and is
- * scrubbed from upstream messages before they can reach a caller. Timeouts (`headersTimeout`/`bodyTimeout`/
- * connect = `timeout_ms`) become 504, unreachable upstreams 502, and a call aborted because our client went
+ * scrubbed from upstream messages before they can reach a caller. Timeouts (connect, first byte = headers, idle
+ * between body pieces; each `timeout_ms` unless configured) become 504, unreachable upstreams 502, and a call aborted because our client went
  * away 499; aborting destroys the upstream connection, so the upstream stops generating (and billing).
  *
  * Connections: a body read to its end gives its connection back to the pool. A consumer that stops reading
@@ -26,7 +26,8 @@ import { readJsonBody } from './read-body.js';
 export type UpstreamConfig = Pick<
   ProviderConfig,
   'id' | 'base_url' | 'api_key' | 'timeout_ms' | 'max_connections' | 'headers'
->;
+> &
+  Partial<Pick<ProviderConfig, 'connect_timeout_ms' | 'first_byte_timeout_ms' | 'idle_timeout_ms'>>;
 
 /** What differs from one provider's HTTP API to another's. */
 export interface UpstreamProtocol {
@@ -169,11 +170,16 @@ export function errorBodyMessage(text: string, fields: readonly string[]): strin
 export function createUpstreamHttpClient(config: UpstreamConfig, protocol: UpstreamProtocol): UpstreamHttpClient {
   const base = new URL(config.base_url);
   const prefix = base.pathname.replace(/\/+$/, '');
+  const connectMs = config.connect_timeout_ms ?? config.timeout_ms;
+  const firstByteMs = config.first_byte_timeout_ms ?? config.timeout_ms;
+  const idleMs = config.idle_timeout_ms ?? config.timeout_ms;
   const pool = new Pool(base.origin, {
     connections: config.max_connections,
-    headersTimeout: config.timeout_ms,
-    bodyTimeout: config.timeout_ms,
-    connectTimeout: config.timeout_ms,
+    // Three clocks, each `timeout_ms` unless set: an upstream that accepts no connection, one that never
+    // starts answering, and one whose answer stalls between two pieces (a stream stuck mid-way).
+    headersTimeout: firstByteMs,
+    bodyTimeout: idleMs,
+    connectTimeout: connectMs,
   });
   const configuredHeaders: Record<string, string> = { ...protocol.defaultHeaders };
   for (const [name, value] of Object.entries(config.headers)) {
@@ -198,13 +204,13 @@ export function createUpstreamHttpClient(config: UpstreamConfig, protocol: Upstr
     }
     const code = (error as { code?: unknown })?.code;
     if (typeof code === 'string' && TIMEOUT_CODES.has(code)) {
-      return new UpstreamError(
-        config.id,
-        504,
-        null,
-        `Upstream ${config.id} did not answer within ${config.timeout_ms} ms`,
-        { cause: error },
-      );
+      const what =
+        code === 'UND_ERR_CONNECT_TIMEOUT'
+          ? `accepted no connection within ${connectMs} ms`
+          : code === 'UND_ERR_HEADERS_TIMEOUT'
+            ? `did not start answering within ${firstByteMs} ms`
+            : `sent nothing for ${idleMs} ms`;
+      return new UpstreamError(config.id, 504, null, `Upstream ${config.id} ${what}`, { cause: error });
     }
     const reason = typeof code === 'string' ? code : scrub((error as Error)?.message ?? 'unknown error');
     return new UpstreamError(config.id, 502, null, `Upstream ${config.id} could not be reached (${reason})`, {

@@ -184,6 +184,12 @@ CREATE INDEX blobs_by_expiry ON blobs (expires_at) WHERE expires_at IS NOT NULL;
 CREATE INDEX blobs_by_owner ON blobs (key_id) WHERE key_id IS NOT NULL;
 `,
   },
+  {
+    // The retry layer's columns (providers/resilience/): null on rows of calls it did not run.
+    version: 2,
+    name: 'usage-deployment-attempts',
+    sql: 'ALTER TABLE usage_records ADD COLUMN deployment TEXT, ADD COLUMN attempts INTEGER;',
+  },
 ];
 
 export class SchemaTooNewError extends Error {

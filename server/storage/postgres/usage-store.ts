@@ -27,6 +27,8 @@ interface UsageRow {
   status: number;
   latency_ms: number;
   created_at: number;
+  deployment: string | null;
+  attempts: number | null;
 }
 
 const ID_PREFIX = 'usage_';
@@ -47,8 +49,10 @@ const COLUMNS = [
   'status',
   'latency_ms',
   'created_at',
+  'deployment',
+  'attempts',
 ];
-/** Rows per INSERT: 16 parameters each, well under the 65,535 a statement may bind. */
+/** Rows per INSERT: 18 parameters each, well under the 65,535 a statement may bind. */
 const ROWS_PER_INSERT = 1_000;
 
 function toRecord(row: UsageRow): UsageRecord {
@@ -70,6 +74,8 @@ function toRecord(row: UsageRow): UsageRecord {
     status: row.status,
     latencyMs: row.latency_ms,
     createdAt: row.created_at,
+    deployment: row.deployment,
+    attempts: row.attempts,
   };
 }
 
@@ -97,6 +103,8 @@ function valuesOf(entry: UsageEntry): unknown[] {
     entry.status,
     entry.latencyMs,
     entry.createdAt,
+    entry.deployment ?? null,
+    entry.attempts ?? null,
   ];
 }
 

@@ -1,0 +1,71 @@
+/**
+ * The retry layer's own CPU per call, in process and without HTTP (so the machine's load matters less than in
+ * bench/resilience.ts): `generate` of a model that answers at once, called directly and through a two-deployment
+ * `deployedModel` (memory breakers, weighted strategy, 10 s budget), interleaved, CPU from process.cpuUsage().
+ *
+ *   npx tsx bench/resilience-layer.ts      # BENCH_CALLS (default 200000), BENCH_ROUNDS (default 5)
+ */
+import type { ChatModel, ChatResult } from '../server/core/chat.js';
+import { createMemoryBreakers } from '../server/providers/resilience/circuit-breaker.js';
+import { deployedModel } from '../server/providers/resilience/deployed-model.js';
+import { createDeploymentStats } from '../server/providers/resilience/select-deployments.js';
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 200_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const result: ChatResult = { content: [], finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } };
+const direct: ChatModel = {
+  provider: 'p',
+  modelId: 'm',
+  generate: async () => result,
+  stream: async function* () {},
+  countTokens: async () => 0,
+};
+const target = (id: string, weight: number) => ({ id, weight, upstreamModel: 'm', model: () => direct });
+const layered = deployedModel(
+  'chat',
+  {
+    modelId: 'bench',
+    deployments: [target('a', 3), target('b', 1)],
+    strategy: 'weighted',
+    retries: 2,
+    fallbacks: () => [],
+    contextWindowFallbacks: () => [],
+    budgetMs: 10_000,
+    backoffMs: 100,
+    maxBackoffMs: 5000,
+  },
+  { breakers: createMemoryBreakers({ failureThreshold: 5, cooldownMs: 30_000 }), stats: createDeploymentStats() },
+);
+const context = {
+  signal: new AbortController().signal,
+  requestId: 'r',
+  warn: () => undefined,
+  attempted: () => undefined,
+};
+
+async function run(model: ChatModel): Promise<number> {
+  const before = process.cpuUsage();
+  for (let call = 0; call < CALLS; call += 1) {
+    await model.generate({ messages: [] }, context);
+  }
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / CALLS;
+}
+
+async function main(): Promise<void> {
+  await run(direct);
+  await run(layered);
+  const rows: Array<[number, number]> = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const a = await run(direct);
+    const b = await run(layered);
+    rows.push([a, b]);
+    process.stdout.write(
+      `round ${round + 1}: direct ${a.toFixed(2)} µs/call, through the layer ${b.toFixed(2)} µs/call\n`,
+    );
+  }
+  const extra = rows.map(([a, b]) => b - a).sort((x, y) => x - y);
+  process.stdout.write(`median extra CPU of the layer: ${extra[Math.floor(extra.length / 2)]!.toFixed(2)} µs/call\n`);
+}
+
+void main();

@@ -1,0 +1,273 @@
+/**
+ * A model with deployments, as the interface of its capability: the registry hands callers this instead of one
+ * provider's model, so chat (translated and native passthrough, all three dialects), images, speech, music,
+ * video and search — and the tools and MCP, which call the same code — all pass through one retry layer
+ * (resilience-plan.ts). Each method runs the plan with an attempt that calls the chosen deployment's model
+ * with the attempt's signal; streams and passthrough answers are committed at their first part or bytes.
+ */
+import type { CallContext } from '../../core/call-context.js';
+import type {
+  ChatCallOptions,
+  ChatModel,
+  ChatStreamPart,
+  Dialect,
+  NativePassthrough,
+  PassthroughContext,
+  PassthroughResponse,
+} from '../../core/chat.js';
+import type {
+  ImageModel,
+  ModelByType,
+  ModelType,
+  MusicModel,
+  SearchModel,
+  SpeechModel,
+  VideoModel,
+  VideoTaskContext,
+} from '../../core/models.js';
+import { runResilient, type ResiliencePlan, type ResilienceRuntime, type Target } from './resilience-plan.js';
+
+const DIALECTS: readonly Dialect[] = ['openai-chat', 'openai-responses', 'anthropic-messages'];
+
+/** The context of one attempt: the caller's, with the attempt's signal (caller gone, or the budget spent). */
+function withSignal<C extends CallContext>(context: C, signal: AbortSignal): C {
+  return { ...context, signal };
+}
+
+async function once<M, R>(
+  plan: ResiliencePlan<M>,
+  runtime: ResilienceRuntime,
+  context: CallContext,
+  call: (model: M, signal: AbortSignal, target: Target<M>) => Promise<R>,
+): Promise<R> {
+  const committed = await runResilient(plan, runtime, context, (target, signal) =>
+    call(target.model(), signal, target),
+  );
+  committed.done();
+  return committed.value;
+}
+
+/** Iterates the rest of an iterator after its first result was taken; `done` runs at the end, however it ends. */
+function resumed<T>(iterator: AsyncIterator<T>, first: IteratorResult<T>, done: () => void): AsyncIterable<T> {
+  let pending: IteratorResult<T> | undefined = first;
+  let finished = false;
+  const finish = () => {
+    if (!finished) {
+      finished = true;
+      done();
+    }
+  };
+  return {
+    [Symbol.asyncIterator]: () => ({
+      async next() {
+        if (pending) {
+          const result = pending;
+          pending = undefined;
+          if (result.done) {
+            finish();
+          }
+          return result;
+        }
+        try {
+          const result = await iterator.next();
+          if (result.done) {
+            finish();
+          }
+          return result;
+        } catch (error) {
+          finish();
+          throw error;
+        }
+      },
+      async return(value?: unknown) {
+        finish();
+        await iterator.return?.(value);
+        return { done: true, value: undefined as T };
+      },
+    }),
+  };
+}
+
+function chat(plan: ResiliencePlan<ChatModel>, runtime: ResilienceRuntime): ChatModel {
+  const first = plan.deployments[0]!.model();
+  const passthrough: Partial<Record<Dialect, NativePassthrough>> = {};
+  for (const dialect of DIALECTS) {
+    // Passthrough only when every deployment speaks the dialect; a fallback that does not is skipped for it.
+    if (!plan.deployments.every((target) => target.model().passthrough?.[dialect])) {
+      continue;
+    }
+    const usable = (target: Target<ChatModel>) => target.model().passthrough?.[dialect] !== undefined;
+    const forwardWith =
+      (pick: (native: NativePassthrough) => NativePassthrough['forward'] | undefined) =>
+      async (body: Record<string, unknown>, context: PassthroughContext): Promise<PassthroughResponse> => {
+        const committed = await runResilient(
+          plan,
+          runtime,
+          context,
+          async (target, signal) => {
+            const forward = pick(target.model().passthrough![dialect]!)!;
+            // Each deployment has its own name for the model.
+            const response = await forward({ ...body, model: target.upstreamModel }, withSignal(context, signal));
+            // Committed only at the first bytes: an answer that stalls or breaks before them is still retried.
+            const iterator = response.body[Symbol.asyncIterator]();
+            const head = await iterator.next();
+            return { response, iterator, head };
+          },
+          { usable },
+        );
+        const { response, iterator, head } = committed.value;
+        return { status: response.status, headers: response.headers, body: resumed(iterator, head, committed.done) };
+      };
+    const native = first.passthrough![dialect]!;
+    passthrough[dialect] = {
+      forward: forwardWith((n) => n.forward.bind(n)),
+      ...(native.forwardCountTokens ? { forwardCountTokens: forwardWith((n) => n.forwardCountTokens?.bind(n)) } : {}),
+    };
+  }
+  return {
+    provider: first.provider,
+    modelId: first.modelId,
+    ...(Object.keys(passthrough).length > 0 ? { passthrough } : {}),
+    ...(first.writeFromSources ? { writeFromSources: first.writeFromSources.bind(first) } : {}),
+    generate: (options: ChatCallOptions, context: CallContext) =>
+      once(plan, runtime, context, (model, signal) => model.generate(options, withSignal(context, signal))),
+    countTokens: (options: ChatCallOptions, context: CallContext) =>
+      once(plan, runtime, context, (model, signal) => model.countTokens(options, withSignal(context, signal))),
+    stream(options: ChatCallOptions, context: CallContext): AsyncIterable<ChatStreamPart> {
+      return {
+        [Symbol.asyncIterator]: () => {
+          let inner: AsyncIterator<ChatStreamPart> | undefined;
+          const start = async () => {
+            const committed = await runResilient(plan, runtime, context, async (target, signal) => {
+              const iterator = target.model().stream(options, withSignal(context, signal))[Symbol.asyncIterator]();
+              // The first part decides: a failure before it is retried, one after it reaches the caller.
+              const head = await iterator.next();
+              return { iterator, head };
+            });
+            return resumed(committed.value.iterator, committed.value.head, committed.done)[Symbol.asyncIterator]();
+          };
+          return {
+            async next() {
+              inner ??= await start();
+              return inner.next();
+            },
+            async return(value?: unknown) {
+              await inner?.return?.(value);
+              return { done: true, value: undefined as unknown as ChatStreamPart };
+            },
+          };
+        },
+      };
+    },
+  };
+}
+
+/** A video job's checkpoint belongs to the deployment that made the job: stored as `{ d, v }`, seen only there. */
+function scopedCheckpoint(context: VideoTaskContext, deployment: string): VideoTaskContext['checkpoint'] {
+  return {
+    get() {
+      const owner = checkpointOwner(context.checkpoint.get());
+      return owner?.d === deployment ? owner.v : undefined;
+    },
+    set(value) {
+      context.checkpoint.set(JSON.stringify({ d: deployment, v: value }));
+    },
+  };
+}
+
+function checkpointOwner(raw: string | undefined): { d: string; v: string } | undefined {
+  if (raw === undefined) {
+    return undefined;
+  }
+  try {
+    const parsed = JSON.parse(raw) as { d?: unknown; v?: unknown };
+    return typeof parsed.d === 'string' && typeof parsed.v === 'string' ? { d: parsed.d, v: parsed.v } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function video(plan: ResiliencePlan<VideoModel>, runtime: ResilienceRuntime): VideoModel {
+  const first = plan.deployments[0]!.model();
+  return {
+    provider: first.provider,
+    modelId: first.modelId,
+    ...(first.check ? { check: first.check.bind(first) } : {}),
+    async generate(options, context) {
+      // A task taken up again resumes on the deployment whose job its checkpoint names, if that one is up;
+      // otherwise its attempt moves to another deployment and starts a job there.
+      const prefer = checkpointOwner(context.checkpoint.get())?.d;
+      const committed = await runResilient(
+        plan,
+        runtime,
+        context,
+        (target, signal) =>
+          target.model().generate(options, {
+            ...withSignal(context, signal),
+            checkpoint: scopedCheckpoint(context, target.id),
+          }),
+        { prefer },
+      );
+      committed.done();
+      return committed.value;
+    },
+  };
+}
+
+/** The model of `type` whose calls go through `plan`. */
+export function deployedModel<T extends ModelType>(
+  type: T,
+  plan: ResiliencePlan<ModelByType[T]>,
+  runtime: ResilienceRuntime,
+): ModelByType[T] {
+  const first = () => plan.deployments[0]!.model();
+  switch (type) {
+    case 'chat':
+    case 'vision':
+      return chat(plan as ResiliencePlan<ChatModel>, runtime) as ModelByType[T];
+    case 'video':
+      return video(plan as ResiliencePlan<VideoModel>, runtime) as ModelByType[T];
+    case 'image': {
+      const p = plan as ResiliencePlan<ImageModel>;
+      const model: ImageModel = {
+        provider: first().provider,
+        modelId: first().modelId,
+        generate: (options, context) =>
+          once(p, runtime, context, (m, signal) => m.generate(options, withSignal(context, signal))),
+      };
+      return model as ModelByType[T];
+    }
+    case 'speech': {
+      const p = plan as ResiliencePlan<SpeechModel>;
+      const model: SpeechModel = {
+        provider: first().provider,
+        modelId: first().modelId,
+        synthesize: (options, context) =>
+          once(p, runtime, context, (m, signal) => m.synthesize(options, withSignal(context, signal))),
+      };
+      return model as ModelByType[T];
+    }
+    case 'music': {
+      const p = plan as ResiliencePlan<MusicModel>;
+      const model: MusicModel = {
+        provider: first().provider,
+        modelId: first().modelId,
+        compose: (options, context) =>
+          once(p, runtime, context, (m, signal) => m.compose(options, withSignal(context, signal))),
+      };
+      return model as ModelByType[T];
+    }
+    case 'search': {
+      const p = plan as ResiliencePlan<SearchModel>;
+      const model: SearchModel = {
+        provider: first().provider,
+        modelId: first().modelId,
+        search: (options, context) =>
+          once(p, runtime, context, (m, signal) => m.search(options, withSignal(context, signal))),
+      };
+      return model as ModelByType[T];
+    }
+    default:
+      throw new Error(`no retry layer for models of type ${type satisfies never}`);
+  }
+}
