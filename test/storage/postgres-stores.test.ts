@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { KeyChange } from '../../server/storage/key-change-feed.js';
 import { createKeyCache } from '../../server/storage/key-cache.js';
-import { migrate, SchemaTooNewError } from '../../server/storage/postgres/migrations.js';
+import { MIGRATIONS, migrate, SchemaTooNewError } from '../../server/storage/postgres/migrations.js';
 import { openPostgresStores } from '../../server/storage/postgres/open-postgres-stores.js';
 import { createPostgresPassageStore } from '../../server/storage/postgres/passage-store.js';
 import { createPostgresPool, type PgPool } from '../../server/storage/postgres/pool.js';
@@ -53,9 +53,11 @@ describe('PostgreSQL backend', () => {
     const { url } = await database(context);
     const pools = Array.from({ length: 5 }, () => pool(url));
     const applied = await Promise.all(pools.map((each) => migrate(each)));
-    expect(applied.flat()).toEqual([1]);
-    const { rows } = await pools[0].query('SELECT version FROM schema_migrations');
-    expect(rows).toEqual([{ version: 1 }]);
+    const versions = MIGRATIONS.map((migration) => migration.version);
+    // Each version applied by exactly one of the five.
+    expect(applied.flat().sort((a, b) => a - b)).toEqual(versions);
+    const { rows } = await pools[0].query('SELECT version FROM schema_migrations ORDER BY version');
+    expect(rows).toEqual(versions.map((version) => ({ version })));
     expect(await migrate(pools[0])).toEqual([]);
   });
 
@@ -66,7 +68,8 @@ describe('PostgreSQL backend', () => {
     await db.query("INSERT INTO schema_migrations (version, name) VALUES (999, 'from the future')");
     const refusal = await migrate(db).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(SchemaTooNewError);
-    expect((refusal as Error).message).toMatch(/schema version 999, newer than this Omnigate knows \(1\)/);
+    const known = Math.max(...MIGRATIONS.map((migration) => migration.version));
+    expect((refusal as Error).message).toContain(`schema version 999, newer than this Omnigate knows (${known})`);
   });
 
   it('hands each video task to exactly one of two instances claiming at once', async (context) => {
