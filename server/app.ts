@@ -30,7 +30,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'extended');
 
-  app.use(requestStart({ logger: deps.logger, usage: deps.usage, now: deps.now }));
+  app.use(requestStart({ logger: deps.logger, usage: deps.usage, now: deps.now, costOf: deps.costOf }));
   app.use(docsSubpaths());
   // Authentication before the body is read: an unauthenticated client never gets its body parsed. The JSON
   // parser refuses a body over the token budget before parsing it (http/json-token-budget.ts).
@@ -83,6 +83,7 @@ export function createApp(deps: AppDeps): Express {
   mountOperations(router, deps.spec.document, createHandlers(deps), {
     shutdownSignal: deps.shutdownSignal,
     publicUrl: deps.media.publicUrl,
+    limiter: deps.limiter,
   });
   app.use(router);
   app.use(unknownPath());

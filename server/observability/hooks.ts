@@ -10,7 +10,8 @@
  *   carry (tracing finds a client span's parent through it, without an async context on every promise);
  * - `callEnded`: usage/call-record.ts, when the call record is finalised (after a stream's last token);
  * - `streamOpened`: http/sse.ts, when an SSE answer starts;
- * - `upstreamStarted`: providers/upstream/http-client.ts, for each upstream request.
+ * - `upstreamStarted`: providers/upstream/http-client.ts, for each upstream request;
+ * - `limitsStoreFailed`: limits/call-limiter.ts, when the limit counters cannot be reached.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Usage } from '../core/chat.js';
@@ -61,6 +62,8 @@ export interface Observer {
   callEnded?(outcome: CallOutcome, res: ServerResponse): void;
   streamOpened?(res: ServerResponse): void;
   upstreamStarted?(provider: string, method: string, path: string, signal: AbortSignal): UpstreamAttempt;
+  /** limits/call-limiter.ts: the limit counters (Redis) could not be reached. */
+  limitsStoreFailed?(): void;
 }
 
 /** The installed observers; undefined when off. Written by `installObserver` at start only. */

@@ -21,6 +21,8 @@ export interface UsageEntry {
   units: number | null;
   /** What a media call produced, per modality; null for text operations. */
   media: MediaUsage | null;
+  /** What the call cost in USD, by the price table (limits/prices.ts); 0 for a model without a price. */
+  costUsd?: number;
   status: number;
   latencyMs: number;
   /** Unix seconds. */
@@ -65,6 +67,7 @@ interface UsageRow {
   reasoning_tokens: number;
   units: number | null;
   media: string | null;
+  cost_usd: number | null;
   status: number;
   latency_ms: number;
   created_at: number;
@@ -88,6 +91,7 @@ function toRecord(row: UsageRow): UsageRecord {
     reasoningTokens: row.reasoning_tokens,
     units: row.units,
     media: row.media === null ? null : (JSON.parse(row.media) as MediaUsage),
+    costUsd: row.cost_usd ?? 0,
     status: row.status,
     latencyMs: row.latency_ms,
     createdAt: row.created_at,
@@ -125,14 +129,18 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
   if (!columns.some((column) => column.name === 'media')) {
     db.exec('ALTER TABLE usage_records ADD COLUMN media TEXT');
   }
+  // Likewise the cost: rows written before prices existed read as 0.
+  if (!columns.some((column) => column.name === 'cost_usd')) {
+    db.exec('ALTER TABLE usage_records ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0');
+  }
 
   const insert = db.prepare(`INSERT INTO usage_records (request_id, key_id, operation, model_requested, model, provider,
-    input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at)
+    input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, cost_usd, status, latency_ms, created_at)
     VALUES (@requestId, @keyId, @operation, @modelRequested, @model, @provider, @inputTokens, @outputTokens,
-    @cachedInputTokens, @cacheWriteTokens, @reasoningTokens, @units, @media, @status, @latencyMs, @createdAt)`);
+    @cachedInputTokens, @cacheWriteTokens, @reasoningTokens, @units, @media, @costUsd, @status, @latencyMs, @createdAt)`);
   const insertAll = db.transaction((entries: UsageEntry[]) => {
     for (const entry of entries) {
-      insert.run({ ...entry, media: entry.media ? JSON.stringify(entry.media) : null });
+      insert.run({ ...entry, costUsd: entry.costUsd ?? 0, media: entry.media ? JSON.stringify(entry.media) : null });
     }
   });
 

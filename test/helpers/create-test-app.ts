@@ -27,6 +27,7 @@ import { DEFAULT_VIDEO_RUNNER_SETTINGS, type VideoRunnerSettings } from '../../s
 import type { UsageRecorder } from '../../server/usage/usage-recorder.js';
 import type { ToolSettings } from '../../server/tools/tool-definition.js';
 import { openServices, type Services } from '../../server/services.js';
+import type { LimitsSource } from '../../server/limits/call-limiter.js';
 
 let cachedSpec: LoadedSpec | undefined;
 
@@ -83,8 +84,14 @@ export function createTestApp(
       | 'publicUrl'
       | 'defaultSearchModel'
       | 'defaultChatModel'
+      | 'limits'
+      | 'prices'
     >
   > & {
+    /** Per-key limits for the test (the config's defaults over each key's own otherwise). */
+    limitsSource?: LimitsSource;
+    /** The limit counters' Redis key prefix (with `limits.redisUrl`). */
+    redisPrefix?: string;
     /** The app's clock (ms since the epoch), for usage timestamps and latencies; defaults to Date.now. */
     now?: () => number;
     /** The video queue's settings (a create wakes the runner at once; the poll finds retries and lost leases). */
@@ -128,8 +135,12 @@ export function createTestApp(
       publicUrl: config.publicUrl,
       defaultSearchModel: config.defaultSearchModel,
       defaultChatModel: config.defaultChatModel,
+      limits: config.limits,
+      prices: config.prices,
     },
     {
+      limitsSource: config.limitsSource,
+      redisPrefix: config.redisPrefix,
       logger,
       stores: { kind: 'memory', blobDirectory: mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-')) },
       usageFlushIntervalMs: 10,
