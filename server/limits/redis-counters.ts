@@ -60,6 +60,32 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
   client.defineCommand('omnigateRenew', { numberOfKeys: 0, lua: RENEW_SCRIPT });
 
   const baseOf = (scope: string) => `${prefix}{${scope}}`;
+  const connectWaitMs = options.commandTimeoutMs ?? 1000;
+
+  /**
+   * Without an offline queue a command fails while the client is not ready: the first calls after start wait for
+   * the connection (as long as a command may take); later, a lost connection fails calls at once.
+   */
+  let everReady = false;
+  client.once('ready', () => {
+    everReady = true;
+  });
+  async function ready(): Promise<void> {
+    if (client.status === 'ready' || everReady) {
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        client.off('ready', onReady);
+        reject(new Error(`Redis not ready after ${connectWaitMs} ms`));
+      }, connectWaitMs);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      client.once('ready', onReady);
+    });
+  }
 
   return {
     async admit(request: Admit): Promise<Admission> {
@@ -88,6 +114,7 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
           dayEndsIn(now),
         );
       }
+      await ready();
       const reply = await client.omnigateAdmit(...args);
       const [admitted, kind, index, retryAfterMs, reqL, reqR, reqT, tokL, tokR, tokT] = reply.map((value, at) =>
         at === 1 ? value : Number(value),
@@ -126,14 +153,17 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
           dayEndsIn(now) + DAY_MS,
         );
       }
+      await ready();
       await client.omnigateSettle(...args);
     },
 
     async renew(scopes: ScopeLimits[], lease, now, leaseMs) {
+      await ready();
       await client.omnigateRenew(now, lease, leaseMs, ...scopes.map(({ scope }) => baseOf(scope)));
     },
 
     async spent(scope, now) {
+      await ready();
       return Number((await client.get(`${baseOf(scope.scope)}:spend:${periodOf(scope.limits, now)}`)) ?? 0);
     },
 
