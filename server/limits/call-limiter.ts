@@ -206,6 +206,7 @@ export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
         tokens,
         costUsd,
         mediaUnits,
+        spends: estimate.type !== undefined || tokens > 0,
       });
     } catch (error) {
       storeFailed(error, 'admit');

@@ -37,6 +37,11 @@ export interface Admit {
   tokens: number;
   costUsd: number;
   mediaUnits: number;
+  /**
+   * False for calls that cannot spend (lists, lookups, files, count_tokens): a used-up budget does not refuse
+   * them, so a key whose budget is spent can still read its usage. Absent means true.
+   */
+  spends?: boolean;
 }
 
 /** The OpenAI-style figures of one rate (the stricter scope's), for the `x-ratelimit-*` headers. */

@@ -152,7 +152,7 @@ export function createMemoryCounters(): CounterStore {
             return refuse('media', dayEndsIn(now));
           }
         }
-        if (limits.budgetUsd !== undefined) {
+        if (limits.budgetUsd !== undefined && request.spends !== false) {
           const spent = settledAt(state, `spend:${periodOf(limits, now)}`) + state.reservedCost;
           if (spent >= limits.budgetUsd) {
             return refuse('budget', periodEndsIn(limits, now));

@@ -60,7 +60,8 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
   client.defineCommand('omnigateRenew', { numberOfKeys: 0, lua: RENEW_SCRIPT });
 
   const baseOf = (scope: string) => `${prefix}{${scope}}`;
-  const connectWaitMs = options.commandTimeoutMs ?? 1000;
+  // The first connection may take longer than a command on a busy host; the first calls wait up to 5 s for it.
+  const connectWaitMs = Math.max(options.commandTimeoutMs ?? 1000, 5000);
 
   /**
    * Without an offline queue a command fails while the client is not ready: the first calls after start wait for
@@ -98,6 +99,7 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
         request.costUsd,
         request.mediaUnits,
         request.scopes.length,
+        request.spends === false ? 0 : 1,
       ];
       for (const { scope, limits } of request.scopes) {
         const total = (limits.budgetPeriod ?? 'month') === 'total';

@@ -45,7 +45,7 @@ end
 `;
 
 /**
- * ARGV: now, leaseMs, lease, tokens, costUsd, mediaUnits, scopeCount, then per scope 10 fields: base, rpm, tpm,
+ * ARGV: now, leaseMs, lease, tokens, costUsd, mediaUnits, scopeCount, spends (1/0), then per scope 10 fields: base, rpm, tpm,
  * maxParallel, mediaPerDay, budgetUsd, period id, day id, ms to the period's end (-1: never), ms to the day's end.
  * Returns {admitted, kind, scope index, retryAfterMs, req limit, remaining, reset, tok limit, remaining, reset}
  * (-1 where a rate is not limited).
@@ -58,12 +58,13 @@ local tokens = tonumber(ARGV[4])
 local cost = tonumber(ARGV[5])
 local media = tonumber(ARGV[6])
 local n = tonumber(ARGV[7])
+local spends = ARGV[8] == '1'
 local reqL, reqR, reqT, tokL, tokR, tokT = -1, -1, -1, -1, -1, -1
 local function keepReq(l, r, t) if reqL < 0 or r < reqR then reqL, reqR, reqT = l, r, t end end
 local function keepTok(l, r, t) if tokL < 0 or r < tokR then tokL, tokR, tokT = l, r, t end end
 local levels = {}
 for i = 0, n - 1 do
-  local o = 8 + i * 10
+  local o = 9 + i * 10
   local base = ARGV[o]
   local rpm, tpm, par, mpd, budget = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3]), num(ARGV[o+4]), num(ARGV[o+5])
   local period, day, periodEnds, dayEnds = ARGV[o+6], ARGV[o+7], tonumber(ARGV[o+8]), tonumber(ARGV[o+9])
@@ -106,7 +107,7 @@ for i = 0, n - 1 do
       + tonumber(redis.call('HGET', base .. ':reserved', 'media') or '0')
     if used + media > mpd then return refuse('media', dayEnds) end
   end
-  if budget then
+  if budget and spends then
     local spent = tonumber(redis.call('GET', base .. ':spend:' .. period) or '0')
       + tonumber(redis.call('HGET', base .. ':reserved', 'cost') or '0')
     if spent >= budget then
@@ -116,7 +117,7 @@ for i = 0, n - 1 do
   end
 end
 for i = 0, n - 1 do
-  local o = 8 + i * 10
+  local o = 9 + i * 10
   local base = ARGV[o]
   local rpm, tpm, par = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3])
   if rpm then
