@@ -4,7 +4,8 @@
  * Commands fail at once while Redis is unreachable (no offline queue, a short command timeout): the call limiter
  * then applies `limits.on_store_down` instead of letting requests wait for a reconnection.
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis as RedisClient } from 'ioredis';
 import {
   type Admission,
   type Admit,
@@ -30,7 +31,7 @@ export interface RedisCountersOptions {
 
 const DAY_MS = 86_400_000;
 
-type ScriptClient = Redis & {
+type ScriptClient = RedisClient & {
   omnigateAdmit(...args: Array<string | number>): Promise<Array<number | string>>;
   omnigateSettle(...args: Array<string | number>): Promise<number>;
   omnigateRenew(...args: Array<string | number>): Promise<number>;
@@ -46,6 +47,8 @@ function rate(limit: number, remaining: number, resetMs: number): RateState | un
 
 export function createRedisCounters(options: RedisCountersOptions): CounterStore {
   const prefix = options.prefix ?? 'omnigate:limits:';
+  // Loaded only when Redis is configured: a gateway with in-process counters never holds the client library.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   const client = new Redis(options.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
