@@ -47,7 +47,8 @@ export async function startChild(
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let attempt = 0; attempt < 200; attempt++) {
+  // Up to a minute: on a loaded machine a gateway may take 20 s to listen.
+  for (let attempt = 0; attempt < 600; attempt++) {
     try {
       const response = await fetch(`http://127.0.0.1:${port}/health`);
       if (response.ok) {
@@ -73,12 +74,17 @@ export async function startChild(
  * The gateway (`dist/main.js`) with a fresh data folder, routing `bench-model` (alias `bench`) to the fake upstream
  * on `upstreamPort` with as many connections as the perf kit's candidate; `env` adds to its environment.
  */
-export async function startGateway(upstreamPort: number, env: Record<string, string> = {}): Promise<ChildServer> {
+/** `extraConfig`: YAML appended to the gateway's configuration file (limits, prices). */
+export async function startGateway(
+  upstreamPort: number,
+  env: Record<string, string> = {},
+  extraConfig = '',
+): Promise<ChildServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-bench-'));
   const configFile = path.join(dir, 'config.yaml');
   writeFileSync(
     configFile,
-    `providers:\n  fake:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\n    max_connections: 1024\nmodels:\n  - provider: fake\n    model: bench-model\n    aliases: [bench]\n`,
+    `providers:\n  fake:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\n    max_connections: 1024\nmodels:\n  - provider: fake\n    model: bench-model\n    aliases: [bench]\n${extraConfig}`,
   );
   return startChild('dist/main.js', await freePort(), {
     OMNIGATE_DATA_DIR: dir,
