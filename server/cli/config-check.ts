@@ -54,7 +54,11 @@ export async function checkConfigCommand(
     const config = loadConfig({ ...env, OMNIGATE_CONFIG: file });
     // In memory: a check neither creates nor touches the data directory (it may run elsewhere, as another user),
     // and it listens on nothing. The services log nothing here; what they would refuse, they throw.
-    const services = openServices(config, { logger: createLogger('silent'), stores: { kind: 'memory' } });
+    // Nor does it connect to the limits' Redis: the counters are a running server's.
+    const services = openServices(
+      { ...config, limits: { ...config.limits, redisUrl: undefined } },
+      { logger: createLogger('silent'), stores: { kind: 'memory' } },
+    );
     try {
       out(`${file}: valid`);
       out(stringify(effectiveConfig(config, services.registry)).trimEnd());
