@@ -223,6 +223,17 @@ export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
     if (!admission.admitted) {
       throw refusal(admission);
     }
+    // Only rates limited: nothing is held while the call runs, and nothing to settle when it ends.
+    const holds = scopes.some(
+      ({ limits }) =>
+        limits.tpm !== undefined ||
+        limits.maxParallel !== undefined ||
+        limits.budgetUsd !== undefined ||
+        limits.mediaUnitsPerDay !== undefined,
+    );
+    if (!holds) {
+      return;
+    }
     // Long calls (streams) keep their slot and reservation: renewed at half the lease.
     const renewal = setInterval(() => {
       options.counters.renew(scopes, lease, now(), options.leaseMs).catch((error) => storeFailed(error, 'renew'));
