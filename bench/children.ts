@@ -47,7 +47,8 @@ export async function startChild(
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let attempt = 0; attempt < 200; attempt++) {
+  // Up to a minute: on a loaded machine a gateway may take 20 s to listen.
+  for (let attempt = 0; attempt < 600; attempt++) {
     try {
       const response = await fetch(`http://127.0.0.1:${port}/health`);
       if (response.ok) {
@@ -78,12 +79,14 @@ export async function startGateway(
   env: Record<string, string> = {},
   /** The `models:` entries (YAML, indented two spaces); providers `fake` and `fake2` both reach the upstream. */
   models = '  - provider: fake\n    model: bench-model\n    aliases: [bench]\n',
+  /** YAML appended to the configuration file (limits, prices). */
+  extraConfig = '',
 ): Promise<ChildServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-bench-'));
   const configFile = path.join(dir, 'config.yaml');
   const provider = (id: string) =>
     `  ${id}:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\n    max_connections: 1024\n`;
-  writeFileSync(configFile, `providers:\n${provider('fake')}${provider('fake2')}models:\n${models}`);
+  writeFileSync(configFile, `providers:\n${provider('fake')}${provider('fake2')}models:\n${models}${extraConfig}`);
   return startChild('dist/main.js', await freePort(), {
     OMNIGATE_DATA_DIR: dir,
     OMNIGATE_API_KEYS: KEY,

@@ -1020,7 +1020,7 @@ export interface components {
              * @description The error class; see the status table in the introduction.
              * @enum {string}
              */
-            type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "request_too_large" | "rate_limit_error" | "server_error" | "upstream_error" | "service_unavailable_error" | "timeout_error";
+            type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "request_too_large" | "rate_limit_error" | "insufficient_quota" | "server_error" | "upstream_error" | "service_unavailable_error" | "timeout_error";
             /** @description The request field at fault, as a JSON pointer-like path (`messages.0.content`), or null. */
             param: string | null;
             /** @description A stable machine-readable code such as `model_not_found`, `invalid_api_key`, `upstream_error` or `upstream_invalid_response`. */
@@ -1632,6 +1632,11 @@ export interface components {
             units: number | null;
             /** @description What a media call produced, in each modality's own units; null for text operations. */
             media: null | components["schemas"]["MediaUsage"];
+            /**
+             * @description What the call cost in USD by the price table (README "Limits and prices"); 0 for a built-in model or one without a price.
+             * @example 0.000412
+             */
+            cost_usd: number;
             /** @description The HTTP status Omnigate answered. 499 (never sent) marks a stream the client abandoned before it ended. */
             status: number;
             /** @description Time from receiving the request to the last byte of the answer. */
@@ -4226,7 +4231,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description Rate limited, by Omnigate or by an upstream; retry after `Retry-After` seconds. */
+        /** @description Rate limited, by Omnigate (the key's or its project's limits: `rate_limit_exceeded`) or by an upstream; retry after `Retry-After` seconds. A used-up spend budget is `insufficient_quota` (type and code) with `x-should-retry: false`. */
         TooManyRequests: {
             headers: {
                 "x-svc-request-id": components["headers"]["RequestId"];
@@ -4235,6 +4240,10 @@ export interface components {
                 "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
                 "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
                 "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
+                "x-ratelimit-limit-tokens": components["headers"]["RateLimitLimitTokens"];
+                "x-ratelimit-remaining-tokens": components["headers"]["RateLimitRemainingTokens"];
+                "x-ratelimit-reset-tokens": components["headers"]["RateLimitResetTokens"];
+                "x-should-retry": components["headers"]["ShouldRetry"];
                 [name: string]: unknown;
             };
             content: {
@@ -4479,6 +4488,10 @@ export interface components {
                 "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
                 "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
                 "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
+                "x-ratelimit-limit-tokens": components["headers"]["RateLimitLimitTokens"];
+                "x-ratelimit-remaining-tokens": components["headers"]["RateLimitRemainingTokens"];
+                "x-ratelimit-reset-tokens": components["headers"]["RateLimitResetTokens"];
+                "x-should-retry": components["headers"]["ShouldRetry"];
                 [name: string]: unknown;
             };
             content: {
@@ -4656,6 +4669,10 @@ export interface components {
                 "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
                 "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
                 "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
+                "x-ratelimit-limit-tokens": components["headers"]["RateLimitLimitTokens"];
+                "x-ratelimit-remaining-tokens": components["headers"]["RateLimitRemainingTokens"];
+                "x-ratelimit-reset-tokens": components["headers"]["RateLimitResetTokens"];
+                "x-should-retry": components["headers"]["ShouldRetry"];
                 [name: string]: unknown;
             };
             content: {
@@ -4891,12 +4908,20 @@ export interface components {
         AnthropicRequestId: string;
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
-        /** @description Requests allowed in the current window. */
+        /** @description Requests allowed per minute for this key (the stricter of the key's and its project's limit). Sent on every answer of a key with a requests-per-minute limit. */
         RateLimitLimitRequests: number;
-        /** @description Requests left in the current window. */
+        /** @description Requests left in the last minute's window, this one counted. */
         RateLimitRemainingRequests: number;
-        /** @description Time until the window resets, as a duration such as `20s`. */
+        /** @description Time until the oldest request of the last minute leaves the window (one more request is allowed), as a duration such as `20s` or `350ms`. */
         RateLimitResetRequests: string;
+        /** @description Tokens (input + output) allowed per minute for this key (the stricter of the key's and its project's limit). Sent on every answer of a key with a tokens-per-minute limit. */
+        RateLimitLimitTokens: number;
+        /** @description Tokens left in the current minute, after this call's estimate was reserved. */
+        RateLimitRemainingTokens: number;
+        /** @description Time until the tokens-per-minute bucket is empty again, as a duration such as `1.2s`. */
+        RateLimitResetTokens: string;
+        /** @description `false` when repeating the call cannot help (a used-up budget: `insufficient_quota`); the official SDKs then do not retry. */
+        ShouldRetry: "true" | "false";
     };
     pathItems: never;
 }

@@ -16,7 +16,7 @@ const LAYERS = [
   ['formats'],
   ['storage'],
   ['providers'],
-  ['usage'],
+  ['usage', 'limits'],
   ['http', 'auth'],
   ['calls'],
   ['tools'],

@@ -31,7 +31,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'extended');
 
-  app.use(requestStart({ logger: deps.logger, usage: deps.usage, now: deps.now }));
+  app.use(requestStart({ logger: deps.logger, usage: deps.usage, now: deps.now, costOf: deps.costOf }));
   // The docs redirects and the web console's static files: no operations of the contract, so neither
   // authenticated nor validated; the console's page signs in with a key and calls the API like any client.
   // One layer for both: each Express layer is a router step on every API request.
@@ -91,6 +91,7 @@ export function createApp(deps: AppDeps): Express {
   mountOperations(router, deps.spec.document, createHandlers(deps), {
     shutdownSignal: deps.shutdownSignal,
     publicUrl: deps.media.publicUrl,
+    limiter: deps.limiter,
   });
   app.use(router);
   app.use(unknownPath());

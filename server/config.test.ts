@@ -78,6 +78,8 @@ describe('loadConfig: environment', () => {
         otlpEndpoint: undefined,
         traceContent: false,
       },
+      limits: { defaults: {}, onStoreDown: 'allow', leaseMs: 300_000, redisUrl: undefined },
+      prices: {},
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -474,6 +476,56 @@ describe('loadConfig: web search providers', () => {
     expect(() => parseConfigFile('providers:\n  searx:\n    type: searxng\n', {}, 'omnigate.yaml')).toThrow(
       /providers\.searx\.base_url/,
     );
+  });
+
+  describe('limits and prices', () => {
+    const read = (yaml: string) => parseConfigFile(yaml, {}, 'omnigate.yaml');
+
+    it.each([
+      ['negative', 'limits:\n  rpm: -1\n', /limits\.rpm/],
+      ['non-numeric', 'limits:\n  tpm: lots\n', /limits\.tpm/],
+      ['huge', 'limits:\n  max_parallel: 10000000000\n', /limits\.max_parallel/],
+      ['a fraction of a request', 'limits:\n  rpm: 1.5\n', /limits\.rpm/],
+      ['a negative budget', 'limits:\n  budget_usd: -5\n', /limits\.budget_usd/],
+      ['an unknown period', 'limits:\n  budget_period: week\n', /limits\.budget_period/],
+      ['an unknown store-down rule', 'limits:\n  on_store_down: maybe\n', /limits\.on_store_down/],
+      ['a negative price', 'prices:\n  "x:y":\n    input: -1\n', /prices\.x:y\.input/],
+      ['a price in words', 'prices:\n  "x:y":\n    output: cheap\n', /prices\.x:y\.output/],
+    ])('refuses %s, naming the field', (_name, yaml, field) => {
+      expect(() => read(yaml)).toThrow(field);
+    });
+
+    it("reads the defaults, the store-down rule and the prices (a model entry's own price under its id and aliases)", () => {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'omnigate-limits-')), 'omnigate.yaml');
+      writeFileSync(
+        file,
+        [
+          'providers:',
+          '  up: { type: openai-compatible, base_url: "http://127.0.0.1:9/v1" }',
+          'models:',
+          '  - { provider: up, model: m1, aliases: [cheap], price: { input: 1, output: 2 } }',
+          'prices:',
+          '  "local:image": { image: 0.5 }',
+          'limits: { rpm: 30, budget_usd: 0.01, budget_period: day, on_store_down: deny, lease_seconds: 60 }',
+        ].join('\n'),
+      );
+      const config = loadConfig({ OMNIGATE_CONFIG: file, OMNIGATE_REDIS_URL: 'redis://127.0.0.1:6379' });
+      expect(config.limits).toEqual({
+        defaults: { rpm: 30, budgetUsd: 0.01, budgetPeriod: 'day' },
+        onStoreDown: 'deny',
+        leaseMs: 60_000,
+        redisUrl: 'redis://127.0.0.1:6379',
+      });
+      expect(config.prices).toEqual({
+        'local:image': { image: 0.5 },
+        'up:m1': { input: 1, output: 2 },
+        cheap: { input: 1, output: 2 },
+      });
+    });
+
+    it('refuses a Redis URL of another scheme', () => {
+      expect(() => loadConfig({ OMNIGATE_REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(/OMNIGATE_REDIS_URL/);
+    });
   });
 });
 

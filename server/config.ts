@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import type { Limits } from './core/limits.js';
 import { MODEL_TYPES } from './core/models.js';
 import { DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from './engines/media-pool.js';
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './engines/text/extract-text.js';
@@ -119,6 +120,39 @@ const providerSchema = z.discriminatedUnion('type', [
     .strict(),
 ]);
 
+/** Limits and prices: a bad value is refused naming its field (negative, non-numeric or beyond these bounds). */
+const count = (max: number) => z.number().int().min(0).max(max);
+const dollars = z.number().min(0).max(1_000_000_000);
+
+const limitsSchema = z
+  .object({
+    rpm: count(100_000_000).optional(),
+    tpm: count(1_000_000_000_000).optional(),
+    max_parallel: count(1_000_000).optional(),
+    media_units_per_day: count(1_000_000_000_000).optional(),
+    budget_usd: dollars.optional(),
+    budget_period: z.enum(['day', 'month', 'total']).optional(),
+    /** What a call gets when the counters (Redis) cannot be reached. */
+    on_store_down: z.enum(['allow', 'deny']).default('allow'),
+    /** How long a call holds its concurrency slot and reservation without renewal (a crashed call's expire then). */
+    lease_seconds: z.number().int().min(5).max(86_400).default(300),
+  })
+  .strict();
+
+/** USD per unit (README "Limits and prices"). */
+const priceSchema = z
+  .object({
+    input: dollars.optional(),
+    output: dollars.optional(),
+    cached_input: dollars.optional(),
+    reasoning: dollars.optional(),
+    image: dollars.optional(),
+    megapixel: dollars.optional(),
+    speech_1k_characters: dollars.optional(),
+    second: dollars.optional(),
+  })
+  .strict();
+
 const deploymentSchema = z
   .object({
     provider: z.string().min(1),
@@ -161,6 +195,8 @@ const modelSchema = z
     backoff_ms: z.number().int().min(0).max(60_000).default(100),
     /** The longest wait between attempts; a `Retry-After` beyond it is not waited for (another deployment is tried). */
     max_backoff_ms: z.number().int().min(0).max(600_000).default(5_000),
+    /** What the model costs; overrides the shipped table. */
+    price: priceSchema.optional(),
   })
   .strict();
 
@@ -202,6 +238,10 @@ const fileSchema = z
       .default({ failure_threshold: 5, cooldown_ms: 30_000 }),
     /** Built-in routes for the model names coding agents send (`claude-*`, `gpt-*`, …); see agent-routes.ts. */
     agent_routes: z.boolean().default(true),
+    /** Defaults for every key (a key's own limits win), and what happens when the counters are unreachable. */
+    limits: limitsSchema.optional(),
+    /** Prices by model id or alias, USD per unit. */
+    prices: z.record(z.string().min(1), priceSchema).default({}),
   })
   .strict();
 
@@ -214,7 +254,7 @@ export type CircuitBreakerConfig = z.infer<typeof fileSchema>['circuit_breaker']
  * the old way has exactly one), and `resilient` says whether calls go through the retry layer (deployments,
  * retries or fallbacks were configured).
  */
-export type ModelConfig = Pick<z.infer<typeof modelSchema>, 'id' | 'type' | 'aliases' | 'reasoning'> & {
+export type ModelConfig = Pick<z.infer<typeof modelSchema>, 'id' | 'type' | 'aliases' | 'reasoning' | 'price'> & {
   provider: string;
   model: string;
 } & Partial<ResilienceConfig>;
@@ -224,6 +264,17 @@ export type ResilienceConfig = Pick<
   z.infer<typeof modelSchema>,
   'strategy' | 'fallbacks' | 'context_window_fallbacks' | 'timeout_ms' | 'backoff_ms' | 'max_backoff_ms'
 > & { deployments: DeploymentConfig[]; retries: number; resilient: boolean };
+export type PriceConfig = z.infer<typeof priceSchema>;
+
+/** Limits and where their counters live (README "Limits, budgets and spend"). */
+export interface LimitSettings {
+  /** Every key's defaults; a key's (or its project's) own limits are set through the admin API or the CLI. */
+  defaults: Limits;
+  onStoreDown: 'allow' | 'deny';
+  leaseMs: number;
+  /** `OMNIGATE_REDIS_URL`: counters shared by every instance; in process when absent. */
+  redisUrl?: string;
+}
 export type RouteConfig = z.infer<typeof routeSchema>;
 
 /** How this process works the video task queue (calls/video/video-runner.ts). */
@@ -335,6 +386,9 @@ export interface Config {
   blobLocation?: BlobLocation;
   /** The pepper shared by every instance (`OMNIGATE_PEPPER_FILE`); `<dataDir>/omnigate.pepper` when absent. */
   pepperFile?: string;
+  limits: LimitSettings;
+  /** Prices by model id or alias, from `prices:` and each model's `price:`. */
+  prices: Record<string, PriceConfig>;
 }
 
 /** A blob byte store other than the data directory's own (README "Blob storage and the pepper"). */
@@ -675,6 +729,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     routes: [],
     agent_routes: true,
     circuit_breaker: { failure_threshold: 5, cooldown_ms: 30_000 },
+    prices: {},
   };
   if (env.OMNIGATE_CONFIG) {
     let text: string;
@@ -793,5 +848,44 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     observability: observabilitySettings(env, adminKey),
     blobLocation: blobLocationVariable(env),
     pepperFile: env.OMNIGATE_PEPPER_FILE ? path.resolve(env.OMNIGATE_PEPPER_FILE) : undefined,
+    limits: limitSettings(file.limits, env),
+    prices: pricesOf(file),
   });
+}
+
+function limitSettings(limits: z.infer<typeof limitsSchema> | undefined, env: NodeJS.ProcessEnv): LimitSettings {
+  const redisUrl = env.OMNIGATE_REDIS_URL?.trim() || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('OMNIGATE_REDIS_URL: must start with redis:// or rediss://');
+  }
+  const defaults: Limits = {
+    rpm: limits?.rpm,
+    tpm: limits?.tpm,
+    maxParallel: limits?.max_parallel,
+    mediaUnitsPerDay: limits?.media_units_per_day,
+    budgetUsd: limits?.budget_usd,
+    budgetPeriod: limits?.budget_period,
+  };
+  return {
+    defaults: Object.fromEntries(Object.entries(defaults).filter(([, value]) => value !== undefined)) as Limits,
+    onStoreDown: limits?.on_store_down ?? 'allow',
+    leaseMs: (limits?.lease_seconds ?? 300) * 1000,
+    redisUrl,
+  };
+}
+
+/** `prices:` by model id or alias, and each model's own `price:` under its id and aliases (which win). */
+function pricesOf(file: {
+  prices?: Record<string, PriceConfig>;
+  models: Array<Pick<ModelConfig, 'id' | 'provider' | 'model' | 'aliases' | 'price'>>;
+}): Record<string, PriceConfig> {
+  const prices: Record<string, PriceConfig> = { ...file.prices };
+  for (const model of file.models) {
+    if (model.price) {
+      for (const name of [model.id ?? `${model.provider}:${model.model}`, ...model.aliases]) {
+        prices[name] = model.price;
+      }
+    }
+  }
+  return prices;
 }

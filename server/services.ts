@@ -40,6 +40,8 @@ import { createUsageStore, type UsageStore } from './storage/usage-store.js';
 import { createVideoTaskStore, type VideoTaskStore } from './storage/video-task-store.js';
 import { closeSharedEncoder } from './tokens/encoder-client.js';
 import { createUsageRecorder, type UsageRecorder } from './usage/usage-recorder.js';
+import type { LimitsSource } from './limits/call-limiter.js';
+import { type OpenedLimits, openLimits } from './limits/open-limits.js';
 
 /** The part of the configuration the services are made from (the rest is the process's: port, timeouts). */
 export type ServiceConfig = Pick<
@@ -67,6 +69,8 @@ export type ServiceConfig = Pick<
       | 'usageRetentionDays'
       | 'circuitBreaker'
       | 'redisUrl'
+      | 'limits'
+      | 'prices'
     >
   >;
 
@@ -212,6 +216,10 @@ export interface ServiceOptions {
   now?: () => number;
   /** The search index's extraction pool (tests hold its one worker); a one-worker pool of its own when absent. */
   searchIndexPool?: MediaPool;
+  /** Where each key's limits come from (tests inject per-key limits); the config's defaults over the key's own by default. */
+  limitsSource?: LimitsSource;
+  /** Prefix of the limit counters' Redis keys (tests give each run its own). */
+  redisPrefix?: string;
 }
 
 export interface Services {
@@ -226,6 +234,8 @@ export interface Services {
   mediaPool: MediaPool;
   registry: ModelRegistry;
   videoRunner: VideoRunner;
+  /** Prices, the limit counters and the call limiter. */
+  limits: OpenedLimits;
   /** What `createApp` needs of the services; the caller adds the contract, limits, tool settings and signals. */
   appDeps: Pick<
     AppDeps,
@@ -240,6 +250,8 @@ export interface Services {
     | 'files'
     | 'search'
     | 'logger'
+    | 'limiter'
+    | 'costOf'
   >;
   /**
    * Stops the video runner: no new claims, running tasks get `graceMs` and are then handed back to the queue.
@@ -299,6 +311,16 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
     await stores.close();
     throw error;
   }
+  const limits = openLimits({
+    settings: config.limits ?? { defaults: {}, onStoreDown: 'allow', leaseMs: 300_000 },
+    prices: config.prices ?? {},
+    registry,
+    providerUrls: Object.fromEntries(config.providers.map((provider) => [provider.id, provider.base_url])),
+    logger,
+    source: options.limitsSource,
+    redisPrefix: options.redisPrefix,
+    now: options.now,
+  });
   const stopPurges = options.purge ? startPurges(config, stores, logger) : () => {};
   const storage = {
     maxBytes: config.files.quotaBytes,
@@ -328,6 +350,7 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
     mediaPool,
     registry,
     videoRunner,
+    limits,
     appDeps: {
       keys: stores.keys,
       keyCache,
@@ -350,6 +373,8 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
         defaultAnswerModel: config.defaultChatModel,
       },
       logger,
+      limiter: limits.limiter,
+      costOf: limits.costOf,
     },
     stopVideos,
     close() {
@@ -358,6 +383,7 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
         await stopVideos(0);
         keyCache.close();
         await usage.close();
+        await limits.close();
         await registry.close();
         await searchIndex.close();
         // The tokenizer thread does not hold the process (unref'd), but ends here with the other workers; the

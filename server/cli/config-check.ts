@@ -55,10 +55,14 @@ export async function checkConfigCommand(
     // In memory: a check neither creates nor touches the data directory (it may run elsewhere, as another user),
     // and it listens on nothing. The services log nothing here; what they would refuse, they throw.
     // The pepper file is read, as the server would read it: a missing or short one is this check's error too.
-    const services = await openServices(config, {
-      logger: createLogger('silent'),
-      stores: { kind: 'memory', pepperFile: config.pepperFile },
-    });
+    // Nor does it connect to the limits' Redis: the counters are a running server's.
+    const services = await openServices(
+      { ...config, limits: { ...config.limits, redisUrl: undefined } },
+      {
+        logger: createLogger('silent'),
+        stores: { kind: 'memory', pepperFile: config.pepperFile },
+      },
+    );
     try {
       out(`${file}: valid`);
       out(stringify(effectiveConfig(config, services.registry)).trimEnd());

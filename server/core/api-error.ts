@@ -12,6 +12,8 @@ export type ErrorType =
   | 'conflict_error'
   | 'request_too_large'
   | 'rate_limit_error'
+  /** 429 when a spend budget is used up: OpenAI's type for it (its SDK does not retry it, with `x-should-retry: false`). */
+  | 'insufficient_quota'
   | 'server_error'
   | 'upstream_error'
   | 'service_unavailable_error'

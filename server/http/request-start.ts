@@ -10,7 +10,7 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { observers } from '../observability/hooks.js';
-import { startCallRecord } from '../usage/call-record.js';
+import { type CostOf, startCallRecord } from '../usage/call-record.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import { newRequestId, setRequestIdHeaders } from './request-id.js';
 
@@ -18,10 +18,12 @@ export interface RequestStartOptions {
   logger: Logger;
   usage: UsageRecorder;
   now?: () => number;
+  /** Each call's cost, written in its usage record (limits/prices.ts). */
+  costOf?: CostOf;
 }
 
 export function requestStart(options: RequestStartOptions): RequestHandler {
-  const { logger, usage, now } = options;
+  const { logger, usage, now, costOf } = options;
   return (req, res, next) => {
     const startedAt = performance.now();
     const method = req.method;
@@ -31,7 +33,7 @@ export function requestStart(options: RequestStartOptions): RequestHandler {
     if (method === 'HEAD') {
       req.method = 'GET';
     }
-    const call = startCallRecord(res, usage, now, startedAt);
+    const call = startCallRecord(res, usage, now, startedAt, costOf);
     res.locals.call = call;
     res.once('close', () => {
       logger.info(

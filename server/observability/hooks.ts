@@ -13,6 +13,7 @@
  * - `upstreamStarted`: providers/upstream/http-client.ts, for each upstream request;
  * - `deploymentAttempted`, `circuitChanged`: providers/resilience/, per attempt of the retry layer and per
  *   change of a deployment's circuit.
+ * - `limitsStoreFailed`: limits/call-limiter.ts, when the limit counters cannot be reached.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Usage } from '../core/chat.js';
@@ -67,6 +68,8 @@ export interface Observer {
   deploymentAttempt?(deployment: string, cause: string | null): void;
   /** A deployment's circuit changed state (0 closed, 1 half-open, 2 open). */
   circuitChanged?(deployment: string, state: 'closed' | 'half-open' | 'open'): void;
+  /** limits/call-limiter.ts: the limit counters (Redis) could not be reached. */
+  limitsStoreFailed?(): void;
 }
 
 /** The installed observers; undefined when off. Written by `installObserver` at start only. */

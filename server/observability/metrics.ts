@@ -118,6 +118,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
     labelNames: ['provider', 'cause'],
     registers: [register],
   });
+  const limitsStoreFailures = new Counter({
+    name: 'omnigate_limits_store_failures_total',
+    help: 'Times the limit counters (Redis) could not be reached; limits.on_store_down decided those calls.',
+    registers: [register],
+  });
   const refusals = new Counter({
     name: 'omnigate_refusals_total',
     help: 'Requests refused with 429, by reason (the error code: key_jobs_limit, engine_busy, rate_limit_exceeded, …).',
@@ -327,7 +332,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
   }
 
   return {
-    observer: { callEnded, upstreamStarted, streamOpened, deploymentAttempt, circuitChanged },
+    observer: {
+      callEnded,
+      upstreamStarted,
+      streamOpened,
+      deploymentAttempt,
+      circuitChanged,
+      limitsStoreFailed: () => limitsStoreFailures.inc(),
+    },
     render: () => register.metrics(),
     contentType: register.contentType,
   };

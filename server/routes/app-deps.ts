@@ -17,6 +17,8 @@ import type { UsageRecorder } from '../usage/usage-recorder.js';
 import type { ToolSettings } from '../tools/tool-definition.js';
 import type { AdminKeyCheck } from '../auth/admin-key.js';
 import type { Readiness } from '../observability/readiness.js';
+import type { CallLimiter } from '../limits/call-limiter.js';
+import type { CostOf } from '../usage/call-record.js';
 
 export interface AppDeps {
   spec: LoadedSpec;
@@ -59,4 +61,8 @@ export interface AppDeps {
   metrics?: { render(): Promise<string>; contentType: string };
   /** `GET /health/ready`: the dependency checks. */
   readiness?: Readiness;
+  /** Limits on every authenticated call and MCP tool call (limits/call-limiter.ts); none when absent. */
+  limiter?: CallLimiter;
+  /** Each call's cost in its usage record (limits/prices.ts); 0 when absent. */
+  costOf?: CostOf;
 }

@@ -55,6 +55,7 @@ export function extensionHandlers(
         reasoning_tokens: record.reasoningTokens,
         units: record.units,
         media: record.media,
+        cost_usd: record.costUsd ?? 0,
         status: record.status,
         latency_ms: record.latencyMs,
         created_at: record.createdAt,

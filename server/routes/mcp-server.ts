@@ -9,6 +9,7 @@ import { McpServer, type CallToolResult, type ServerContext } from '@modelcontex
 import type { Logger } from 'pino';
 import { ApiError } from '../core/api-error.js';
 import type { CallScope } from '../http/call-scope.js';
+import type { CallLimiter } from '../limits/call-limiter.js';
 import type { Tool, ToolDeps, ToolInvocation, ToolOutcome } from '../tools/tool-definition.js';
 import { TOOLS } from '../tools/tool-list.js';
 
@@ -58,7 +59,10 @@ function progressOf(context: ServerContext): ToolInvocation['progress'] {
   };
 }
 
-export function buildMcpServer(deps: ToolDeps & { version?: string }, { scope }: McpRequestScope): McpServer {
+export function buildMcpServer(
+  deps: ToolDeps & { version?: string; limiter?: CallLimiter },
+  { scope }: McpRequestScope,
+): McpServer {
   const server = new McpServer(
     { name: 'omnigate', version: deps.version ?? '0.0.0' },
     { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS },
@@ -80,6 +84,17 @@ export function buildMcpServer(deps: ToolDeps & { version?: string }, { scope }:
         // One record per HTTP request (stateless MCP: one tools/call per POST); the operation names the tool.
         record.operation = `mcpPost:${tool.name}`;
         try {
+          // Each tool call meets the key's limits (the HTTP request itself is not limited: initialize and
+          // tools/list spend nothing); a refusal is the tool's error result, its message saying when to retry.
+          await deps.limiter?.begin({
+            key: scope.key,
+            call: record,
+            operation: record.operation,
+            body: input,
+            bodyBytes: JSON.stringify(input ?? null).length,
+            requestId: scope.requestId,
+            setHeader: scope.setHeader,
+          });
           const outcome = await tool.run(input as never, { deps, scope, progress: progressOf(context) });
           return { content: contentOf(outcome), structuredContent: outcome.output as Record<string, unknown> };
         } catch (error) {

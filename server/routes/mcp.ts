@@ -33,6 +33,7 @@ type McpDeps = Pick<
   | 'search'
   | 'tools'
   | 'version'
+  | 'limiter'
 >;
 
 type NodeHandler = (req: Request, res: Response, body: unknown) => Promise<void>;

@@ -3,7 +3,8 @@
  * methods onto the handler of the same operationId. No route path is written by hand, so none can drift
  * from the spec, and `Handlers` makes a missing operation a compile error.
  */
-import type { Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
+import type { CallLimiter } from '../limits/call-limiter.js';
 import { buildCallScope, type ScopeSettings } from '../http/call-scope.js';
 import type { Handlers, OperationId } from '../http/operation-types.js';
 import type { OpenApiDocument } from '../spec/load-spec.js';
@@ -15,13 +16,30 @@ export function toExpressPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-/** `settings` make each authenticated operation's call scope (http/call-scope.ts), built here once per request. */
+/**
+ * The operations whose calls are limited elsewhere: `/v1/mcp` limits each tool call (routes/mcp-server.ts), so
+ * initialize and tools/list spend nothing.
+ */
+const LIMITED_INSIDE = new Set<string>(['mcpPost']);
+
+/** The request body's size, for the limiter's token estimate: its declared length (0 when chunked). */
+function bodyBytes(req: Request): number {
+  const length = Number(req.headers['content-length']);
+  return Number.isFinite(length) && length > 0 ? length : 0;
+}
+
+/**
+ * `settings` make each authenticated operation's call scope (http/call-scope.ts), built here once per request.
+ * Here, too, every authenticated call meets its key's limits before its handler runs (`settings.limiter`): no
+ * route can bypass them, and the call's usage record settles them when it ends.
+ */
 export function mountOperations(
   router: Router,
   document: OpenApiDocument,
   handlers: Handlers,
-  settings: ScopeSettings = {},
+  settings: ScopeSettings & { limiter?: CallLimiter } = {},
 ): void {
+  const { limiter } = settings;
   const mounted = new Set<string>();
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of METHODS) {
@@ -35,12 +53,30 @@ export function mountOperations(
         throw new Error(`${method.toUpperCase()} ${path}: no handler for operationId '${operationId}'`);
       }
       mounted.add(operationId);
+      const limited = limiter && !LIMITED_INSIDE.has(operationId);
+      const run = handler as (q: Request, s: Response, n: (error?: unknown) => void) => unknown;
       router[method](toExpressPath(path), (req, res: Response, next) => {
         res.locals.call.operation = operationId;
-        if (res.locals.apiKey) {
-          res.locals.scope = buildCallScope(req, res, settings);
+        const key = res.locals.apiKey;
+        if (key) {
+          const scope = buildCallScope(req, res, settings);
+          res.locals.scope = scope;
+          const admitted = limited
+            ? limiter.begin({
+                key,
+                call: scope.call,
+                operation: operationId,
+                body: req.body,
+                bodyBytes: bodyBytes(req),
+                requestId: scope.requestId,
+                setHeader: scope.setHeader,
+              })
+            : undefined;
+          if (admitted) {
+            return admitted.then(() => run(req, res, next)).catch(next);
+          }
         }
-        return (handler as (q: typeof req, s: typeof res, n: typeof next) => unknown)(req, res, next);
+        return run(req, res, next);
       });
     }
   }

@@ -22,6 +22,8 @@ export interface UsageEntry {
   units: number | null;
   /** What a media call produced, per modality; null for text operations. */
   media: MediaUsage | null;
+  /** What the call cost in USD, by the price table (limits/prices.ts); 0 for a model without a price. */
+  costUsd?: number;
   status: number;
   latencyMs: number;
   /** Unix seconds. */
@@ -71,6 +73,7 @@ interface UsageRow {
   reasoning_tokens: number;
   units: number | null;
   media: string | null;
+  cost_usd: number | null;
   status: number;
   latency_ms: number;
   created_at: number;
@@ -97,6 +100,7 @@ function toRecord(row: UsageRow): UsageRecord {
     reasoningTokens: row.reasoning_tokens,
     units: row.units,
     media: row.media === null ? null : (JSON.parse(row.media) as MediaUsage),
+    costUsd: row.cost_usd ?? 0,
     status: row.status,
     latencyMs: row.latency_ms,
     createdAt: row.created_at,
@@ -141,12 +145,16 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
     db.exec('ALTER TABLE usage_records ADD COLUMN deployment TEXT');
     db.exec('ALTER TABLE usage_records ADD COLUMN attempts INTEGER');
   }
+  // Likewise the cost: rows written before prices existed read as 0.
+  if (!columns.some((column) => column.name === 'cost_usd')) {
+    db.exec('ALTER TABLE usage_records ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0');
+  }
 
-  // Rows go in as multi-row INSERTs of up to ROWS_PER_INSERT rows (18 parameters a row, well under SQLite's
+  // Rows go in as multi-row INSERTs of up to ROWS_PER_INSERT rows (19 parameters a row, well under SQLite's
   // 32,766), the statements of a batch in one transaction: one statement step per 100 rows, not per row.
   const COLUMNS = `request_id, key_id, operation, model_requested, model, provider, input_tokens, output_tokens,
-    cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at, deployment, attempts`;
-  const ROW = `(${Array(18).fill('?').join(', ')})`;
+    cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at, deployment, attempts, cost_usd`;
+  const ROW = `(${Array(19).fill('?').join(', ')})`;
   const statements = new Map<number, Statement>();
   const insertOf = (rows: number) => {
     let statement = statements.get(rows);
@@ -175,6 +183,7 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
     entry.createdAt,
     entry.deployment ?? null,
     entry.attempts ?? null,
+    entry.costUsd ?? 0,
   ];
   const insertAll = db.transaction((entries: UsageEntry[]) => {
     for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {

@@ -15,7 +15,17 @@ export interface CallRecord extends CallFacts {
   defer(): void;
   /** Writes the usage record once; later calls do nothing. */
   complete(status?: number): void;
+  /**
+   * Runs `listener` when the record is written (at once if it was): the limits settle a call's real figures
+   * here. It gets the call's cost and may return the cost to record instead (a video's, known at creation).
+   */
+  whenEnded(listener: CallEndListener): void;
 }
+
+export type CallEndListener = (facts: CallFacts & { status: number }, costUsd: number) => number | undefined;
+
+/** What a call cost, from its facts (limits/prices.ts); 0 when no price table is given. */
+export type CostOf = (facts: CallFacts) => number;
 
 /** The operation of a call that no handler has taken (yet): refused by auth, the parser or the validator. */
 export const UNKNOWN_OPERATION = 'unknown';
@@ -29,10 +39,16 @@ export function startCallRecord(
   recorder: UsageRecorder,
   now: () => number = Date.now,
   perfStart = performance.now(),
+  costOf?: CostOf,
 ): CallRecord {
   const startedAt = now();
   let deferred = false;
   let done = false;
+  let listeners: CallEndListener[] | undefined;
+  let ended: { status: number; costUsd: number } | undefined;
+  function notify(listener: CallEndListener, facts: CallFacts & { status: number }, costUsd: number): number {
+    return listener(facts, costUsd) ?? costUsd;
+  }
   const record: CallRecord = {
     operation: UNKNOWN_OPERATION,
     modelRequested: null,
@@ -44,12 +60,27 @@ export function startCallRecord(
     defer() {
       deferred = true;
     },
+    whenEnded(listener) {
+      if (ended) {
+        notify(listener, { ...record, status: ended.status }, ended.costUsd);
+      } else {
+        (listeners ??= []).push(listener);
+      }
+    },
     complete(status = res.statusCode) {
       if (done) {
         return;
       }
       done = true;
       const key = res.locals.apiKey;
+      let costUsd = costOf && key ? costOf(record) : 0;
+      if (listeners) {
+        const facts = { ...record, status };
+        for (const listener of listeners) {
+          costUsd = notify(listener, facts, costUsd);
+        }
+      }
+      ended = { status, costUsd };
       if (observers.metrics || observers.tracing) {
         callEnded(
           {
@@ -87,6 +118,7 @@ export function startCallRecord(
         reasoningTokens: record.usage?.reasoningTokens ?? 0,
         units: record.units,
         media: record.media,
+        costUsd,
         status,
         latencyMs: Math.max(0, Math.round(now() - startedAt)),
         createdAt: Math.floor(startedAt / 1000),

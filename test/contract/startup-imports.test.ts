@@ -27,12 +27,14 @@ const WORKER_ONLY_PACKAGES = [
   'unpdf',
   'gpt-tokenizer',
 ];
-const FIRST_USE_PACKAGES = ['@modelcontextprotocol'];
+/** The price table's package loads on the first price lookup of an upstream model, none of which this server has. */
+const FIRST_USE_PACKAGES = ['@modelcontextprotocol', '@pydantic/genai-prices'];
 /**
  * Loaded only when configured (main.ts imports them dynamically): prom-client with metrics on (an admin key or a
- * metrics port), OpenTelemetry with OTEL_EXPORTER_OTLP_ENDPOINT. The server below has neither.
+ * metrics port), OpenTelemetry with OTEL_EXPORTER_OTLP_ENDPOINT, the Redis client with OMNIGATE_REDIS_URL. The server
+ * below has none of them.
  */
-const CONFIGURED_ONLY_PACKAGES = ['prom-client', '@opentelemetry'];
+const CONFIGURED_ONLY_PACKAGES = ['prom-client', '@opentelemetry', 'ioredis'];
 
 afterEach(() => killServers());
 

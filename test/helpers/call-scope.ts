@@ -15,6 +15,7 @@ export function scopeFor(allowedModels: string[] = []) {
     media: null,
     defer() {},
     complete() {},
+    whenEnded() {},
   };
   const key: ApiKeyRecord = {
     id: 'key_scope',

@@ -27,6 +27,7 @@ import { DEFAULT_VIDEO_RUNNER_SETTINGS, type VideoRunnerSettings } from '../../s
 import type { UsageRecorder } from '../../server/usage/usage-recorder.js';
 import type { ToolSettings } from '../../server/tools/tool-definition.js';
 import { openServices, type Services } from '../../server/services.js';
+import type { LimitsSource } from '../../server/limits/call-limiter.js';
 
 let cachedSpec: LoadedSpec | undefined;
 
@@ -86,8 +87,14 @@ export async function createTestApp(
       | 'defaultSearchModel'
       | 'defaultChatModel'
       | 'circuitBreaker'
+      | 'limits'
+      | 'prices'
     >
   > & {
+    /** Per-key limits for the test (the config's defaults over each key's own otherwise). */
+    limitsSource?: LimitsSource;
+    /** The limit counters' Redis key prefix (with `limits.redisUrl`). */
+    redisPrefix?: string;
     /** The app's clock (ms since the epoch), for usage timestamps and latencies; defaults to Date.now. */
     now?: () => number;
     /** The video queue's settings (a create wakes the runner at once; the poll finds retries and lost leases). */
@@ -138,8 +145,12 @@ export async function createTestApp(
       defaultSearchModel: config.defaultSearchModel,
       defaultChatModel: config.defaultChatModel,
       circuitBreaker: config.circuitBreaker,
+      limits: config.limits,
+      prices: config.prices,
     },
     {
+      limitsSource: config.limitsSource,
+      redisPrefix: config.redisPrefix,
       logger,
       stores: {
         kind: 'memory',

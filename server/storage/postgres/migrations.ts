@@ -190,6 +190,12 @@ CREATE INDEX blobs_by_owner ON blobs (key_id) WHERE key_id IS NOT NULL;
     name: 'usage-deployment-attempts',
     sql: 'ALTER TABLE usage_records ADD COLUMN deployment TEXT, ADD COLUMN attempts INTEGER;',
   },
+  {
+    // What each call cost (limits/prices.ts); rows written before prices existed read as 0.
+    version: 3,
+    name: 'usage-cost',
+    sql: 'ALTER TABLE usage_records ADD COLUMN cost_usd DOUBLE PRECISION NOT NULL DEFAULT 0;',
+  },
 ];
 
 export class SchemaTooNewError extends Error {

@@ -29,6 +29,7 @@ interface UsageRow {
   created_at: number;
   deployment: string | null;
   attempts: number | null;
+  cost_usd: number;
 }
 
 const ID_PREFIX = 'usage_';
@@ -51,8 +52,9 @@ const COLUMNS = [
   'created_at',
   'deployment',
   'attempts',
+  'cost_usd',
 ];
-/** Rows per INSERT: 18 parameters each, well under the 65,535 a statement may bind. */
+/** Rows per INSERT: 19 parameters each, well under the 65,535 a statement may bind. */
 const ROWS_PER_INSERT = 1_000;
 
 function toRecord(row: UsageRow): UsageRecord {
@@ -76,6 +78,7 @@ function toRecord(row: UsageRow): UsageRecord {
     createdAt: row.created_at,
     deployment: row.deployment,
     attempts: row.attempts,
+    costUsd: row.cost_usd,
   };
 }
 
@@ -105,6 +108,7 @@ function valuesOf(entry: UsageEntry): unknown[] {
     entry.createdAt,
     entry.deployment ?? null,
     entry.attempts ?? null,
+    entry.costUsd ?? 0,
   ];
 }
 

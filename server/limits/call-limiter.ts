@@ -1,0 +1,276 @@
+/**
+ * Limits on every authenticated call, in two steps. `begin` runs where a call starts (routes/mount-operations.ts
+ * for every operation, routes/mcp-server.ts for every MCP tool call): it reserves the call's request, its
+ * concurrency slot and its estimated tokens, media units and cost in the key's and the project's counters, or
+ * refuses it (429 `rate_limit_exceeded` with Retry-After, or `insufficient_quota` when the budget is spent). The
+ * call's usage record settles the real figures when it is written (usage/call-record.ts), a stream's after
+ * its last token. A limited key's answers carry OpenAI's `x-ratelimit-*` headers.
+ *
+ * When the counters cannot be reached (Redis down), `onStoreDown` decides: `allow` (the default) lets the call
+ * through unlimited, with an error log and a metric; `deny` refuses it with a 503.
+ */
+import type { Logger } from 'pino';
+import { ApiError } from '../core/api-error.js';
+import type { Limits } from '../core/limits.js';
+import type { ModelType } from '../core/models.js';
+import { observers } from '../observability/hooks.js';
+import type { ApiKeyRecord } from '../storage/key-store.js';
+import type { CallRecord } from '../usage/call-record.js';
+import type { Admission, CounterStore, RateHeaders, RateState, ScopeLimits } from './counter-store.js';
+import { type CallEstimate, estimateCall, estimatedMediaUnits } from './estimate.js';
+import { mediaCost, type PriceTable, tokenCost } from './prices.js';
+
+/** Where a key's limits come from: its own (merged over the config's defaults) and its project's. */
+export interface LimitsSource {
+  limitsFor(key: ApiKeyRecord): { key: Limits; project?: { name: string; limits: Limits } };
+}
+
+/** A key record as the admin API stores it: a project and limits of its own, both optional. */
+type KeyWithLimits = ApiKeyRecord & { project?: string | null; limits?: Limits };
+
+/**
+ * The config's defaults under each key's own limits (a field the key sets wins), and the project's limits
+ * by name. Reads `limits` and `project` off the key record when the key store keeps them.
+ */
+export function recordLimitsSource(
+  defaults: Limits,
+  projectLimits: (name: string) => Limits | undefined = () => undefined,
+): LimitsSource {
+  return {
+    limitsFor(key) {
+      const { limits, project } = key as KeyWithLimits;
+      const own = limits ? { ...defaults, ...definedFields(limits) } : defaults;
+      const group = project ? projectLimits(project) : undefined;
+      return { key: own, project: project && group ? { name: project, limits: group } : undefined };
+    },
+  };
+}
+
+function definedFields(limits: Limits): Limits {
+  return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined && value !== null));
+}
+
+function limitsSomething(limits: Limits): boolean {
+  return (
+    limits.rpm !== undefined ||
+    limits.tpm !== undefined ||
+    limits.maxParallel !== undefined ||
+    limits.mediaUnitsPerDay !== undefined ||
+    limits.budgetUsd !== undefined
+  );
+}
+
+export interface CallLimiterOptions {
+  counters: CounterStore;
+  source: LimitsSource;
+  prices: PriceTable;
+  /** Resolves a requested model name as the operation's type, for its price; undefined when it does not resolve. */
+  resolveModel(
+    requested: string | undefined,
+    type: ModelType,
+    key: ApiKeyRecord,
+  ): { id: string; provider: string } | undefined;
+  logger: Logger;
+  onStoreDown: 'allow' | 'deny';
+  /** How long a call's concurrency slot and reservation live without renewal (a crashed call's expire after it). */
+  leaseMs: number;
+  now?: () => number;
+}
+
+export interface BeginCall {
+  key: ApiKeyRecord;
+  call: CallRecord;
+  /** The operationId, or `mcpPost:<tool>`. */
+  operation: string;
+  body: unknown;
+  /** The request body's size in bytes (Content-Length), for the token estimate. */
+  bodyBytes: number;
+  requestId: string;
+  /** Sets a header on the answer while it has not started. */
+  setHeader(name: string, value: string): void;
+}
+
+export interface CallLimiter {
+  /**
+   * Undefined when no limit applies to the key (nothing to wait for); otherwise a promise that resolves once
+   * the call is admitted (its settlement tied to `call`'s end) and rejects with the refusal's ApiError.
+   */
+  begin(input: BeginCall): Promise<void> | undefined;
+}
+
+/** Operations whose usage record is completed later (a video's seconds): they settle at their estimate. */
+const SETTLED_AT_ESTIMATE = new Set(['createVideo', 'remixVideo', 'mcpPost:create_video']);
+
+/** OpenAI's duration form: `20ms`, `1.5s`, `6m0s`. */
+export function formatReset(ms: number): string {
+  const whole = Math.max(0, Math.ceil(ms));
+  if (whole < 1000) {
+    return `${whole}ms`;
+  }
+  if (whole < 60_000) {
+    return `${Number((whole / 1000).toFixed(3))}s`;
+  }
+  return `${Math.floor(whole / 60_000)}m${Math.ceil((whole % 60_000) / 1000)}s`;
+}
+
+function setRateHeaders(rates: RateHeaders, setHeader: BeginCall['setHeader']): void {
+  const write = (kind: 'requests' | 'tokens', state: RateState | undefined) => {
+    if (state) {
+      setHeader(`x-ratelimit-limit-${kind}`, String(state.limit));
+      setHeader(`x-ratelimit-remaining-${kind}`, String(state.remaining));
+      setHeader(`x-ratelimit-reset-${kind}`, formatReset(state.resetMs));
+    }
+  };
+  write('requests', rates.requests);
+  write('tokens', rates.tokens);
+}
+
+const REFUSAL_TEXT: Record<Exclude<Admission, { admitted: true }>['kind'], string> = {
+  rpm: 'requests per minute',
+  tpm: 'tokens per minute',
+  parallel: 'concurrent requests',
+  media: 'media units per day',
+  budget: 'spend budget',
+};
+
+function refusal(admission: Extract<Admission, { admitted: false }>): ApiError {
+  const owner = admission.scope.startsWith('project:') ? "this key's project" : 'this key';
+  const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
+  if (admission.kind === 'budget') {
+    return new ApiError(429, `The spend budget of ${owner} is used up; ask the operator to raise it.`, {
+      type: 'insufficient_quota',
+      code: 'insufficient_quota',
+      retryable: false,
+    });
+  }
+  return new ApiError(
+    429,
+    `Rate limit reached: the ${REFUSAL_TEXT[admission.kind]} of ${owner}; retry after ${seconds} seconds.`,
+    { code: 'rate_limit_exceeded', headers: { 'retry-after': String(seconds) } },
+  );
+}
+
+export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
+  const now = options.now ?? Date.now;
+  let sequence = 0;
+  let lastStoreLog = 0;
+  let unloggedFailures = 0;
+
+  function storeFailed(error: unknown, what: string): void {
+    observers.metrics?.limitsStoreFailed?.();
+    unloggedFailures++;
+    const at = Date.now();
+    // One line per 5 s at most: a Redis outage under load must not flood the log.
+    if (at - lastStoreLog >= 5000) {
+      options.logger.error(
+        { err: error, failures: unloggedFailures, onStoreDown: options.onStoreDown },
+        `limit counters unreachable (${what}); calls are ${options.onStoreDown === 'allow' ? 'allowed unlimited' : 'refused'}`,
+      );
+      lastStoreLog = at;
+      unloggedFailures = 0;
+    }
+  }
+
+  function estimatedCost(estimate: CallEstimate, key: ApiKeyRecord): number {
+    if (!estimate.type) {
+      return 0;
+    }
+    const model = options.resolveModel(estimate.model, estimate.type, key);
+    const price = model ? options.prices.priceOf(model.id, model.provider) : undefined;
+    if (!price) {
+      return 0;
+    }
+    return (
+      tokenCost(price, { inputTokens: estimate.inputTokens, outputTokens: estimate.outputTokens }) +
+      mediaCost(price, {
+        images: estimate.images,
+        characters: estimate.characters,
+        seconds: estimate.seconds,
+      })
+    );
+  }
+
+  async function admit(input: BeginCall, scopes: ScopeLimits[]): Promise<void> {
+    const estimate = estimateCall(input.operation, input.body, input.bodyBytes);
+    const tokens = estimate.inputTokens + estimate.outputTokens;
+    const costUsd = estimatedCost(estimate, input.key);
+    const mediaUnits = estimatedMediaUnits(estimate);
+    const lease = `${input.requestId}:${++sequence}`;
+    let admission: Admission;
+    try {
+      admission = await options.counters.admit({
+        scopes,
+        lease,
+        now: now(),
+        leaseMs: options.leaseMs,
+        tokens,
+        costUsd,
+        mediaUnits,
+        spends: estimate.type !== undefined || tokens > 0,
+      });
+    } catch (error) {
+      storeFailed(error, 'admit');
+      if (options.onStoreDown === 'deny') {
+        throw new ApiError(503, 'Limits cannot be checked right now (their store is unreachable); retry shortly.', {
+          code: 'limits_unavailable',
+          headers: { 'retry-after': '1' },
+          expected: true,
+        });
+      }
+      return;
+    }
+    setRateHeaders(admission.rates, input.setHeader);
+    if (!admission.admitted) {
+      throw refusal(admission);
+    }
+    // Only rates limited: nothing is held while the call runs, and nothing to settle when it ends.
+    const holds = scopes.some(
+      ({ limits }) =>
+        limits.tpm !== undefined ||
+        limits.maxParallel !== undefined ||
+        limits.budgetUsd !== undefined ||
+        limits.mediaUnitsPerDay !== undefined,
+    );
+    if (!holds) {
+      return;
+    }
+    // Long calls (streams) keep their slot and reservation: renewed at half the lease.
+    const renewal = setInterval(() => {
+      options.counters.renew(scopes, lease, now(), options.leaseMs).catch((error) => storeFailed(error, 'renew'));
+    }, options.leaseMs / 2);
+    renewal.unref();
+    input.call.whenEnded((facts, recordedCost) => {
+      clearInterval(renewal);
+      const settledCost = SETTLED_AT_ESTIMATE.has(input.operation) && facts.status < 400 ? costUsd : recordedCost;
+      const usage = facts.usage;
+      const actualTokens = usage && tokens > 0 ? usage.inputTokens + usage.outputTokens : 0;
+      const media = facts.media;
+      const actualMedia = media ? (media.images ?? 0) + (media.characters ?? 0) + (media.seconds ?? 0) : 0;
+      options.counters
+        .settle({
+          scopes,
+          lease,
+          now: now(),
+          tokensDelta: actualTokens - tokens,
+          costUsd: settledCost,
+          mediaUnits: SETTLED_AT_ESTIMATE.has(input.operation) && facts.status < 400 ? mediaUnits : actualMedia,
+        })
+        .catch((error) => storeFailed(error, 'settle'));
+      return settledCost;
+    });
+  }
+
+  return {
+    begin(input) {
+      const { key, project } = options.source.limitsFor(input.key);
+      const scopes: ScopeLimits[] = [];
+      if (limitsSomething(key)) {
+        scopes.push({ scope: `key:${input.key.id}`, limits: key });
+      }
+      if (project && limitsSomething(project.limits)) {
+        scopes.push({ scope: `project:${project.name}`, limits: project.limits });
+      }
+      return scopes.length === 0 ? undefined : admit(input, scopes);
+    },
+  };
+}

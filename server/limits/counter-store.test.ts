@@ -1,0 +1,183 @@
+/**
+ * One suite, both counter stores: the in-process one and the Redis one (the shared Redis on 6379, each run under a
+ * key prefix of its own). The clock is the tests' own number, so "a minute later" costs no waiting.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Limits } from '../core/limits.js';
+import type { Admit, CounterStore, ScopeLimits } from './counter-store.js';
+import { createMemoryCounters } from './memory-counters.js';
+import { createRedisCounters } from './redis-counters.js';
+
+const REDIS_URL = 'redis://127.0.0.1:6379';
+
+async function redisReachable(): Promise<boolean> {
+  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await probe.connect();
+    await probe.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+const hasRedis = await redisReachable();
+if (!hasRedis && process.env.CI === 'true') {
+  throw new Error('Redis is not reachable on 127.0.0.1:6379 (CI=true: the Redis counters must be tested)');
+}
+
+const T0 = Date.UTC(2026, 10, 27, 12, 0, 0);
+let leaseCounter = 0;
+
+function admitOf(scopes: ScopeLimits[], now: number, extra: Partial<Admit> = {}): Admit {
+  return {
+    scopes,
+    lease: `lease-${++leaseCounter}`,
+    now,
+    leaseMs: 30_000,
+    tokens: 0,
+    costUsd: 0,
+    mediaUnits: 0,
+    ...extra,
+  };
+}
+
+function scope(limits: Limits, name = `key:${randomUUID()}`): ScopeLimits {
+  return { scope: name, limits };
+}
+
+const stores: Array<[string, () => CounterStore]> = [['in process', () => createMemoryCounters()]];
+if (hasRedis) {
+  const prefix = `omnigate-test:${randomUUID()}:`;
+  stores.push(['Redis', () => createRedisCounters({ url: REDIS_URL, prefix })]);
+  afterAll(async () => {
+    const client = new Redis(REDIS_URL);
+    const keys = await client.keys(`${prefix}*`);
+    if (keys.length > 0) {
+      await client.del(...keys);
+    }
+    client.disconnect();
+  });
+}
+
+describe.each(stores)('%s counters', (_name, make) => {
+  let counters: CounterStore;
+  beforeAll(() => {
+    counters = make();
+    return () => counters.close();
+  });
+
+  it('admits exactly rpm requests in a minute, and again once the oldest leaves the window', async () => {
+    const key = scope({ rpm: 3 });
+    const results = [];
+    for (let i = 0; i < 5; i++) {
+      results.push(await counters.admit(admitOf([key], T0 + i)));
+    }
+    expect(results.map((r) => r.admitted)).toEqual([true, true, true, false, false]);
+    expect(results[2]!.rates.requests).toEqual({ limit: 3, remaining: 0, resetMs: 60_000 - 2 });
+    const refused = results[3]!;
+    expect(refused.admitted === false && refused.kind).toBe('rpm');
+    expect(refused.admitted === false && refused.retryAfterMs).toBe(60_000 - 3);
+    // The first request leaves the window at T0 + 60 s: one more is admitted, not two.
+    expect((await counters.admit(admitOf([key], T0 + 60_000))).admitted).toBe(true);
+    expect((await counters.admit(admitOf([key], T0 + 60_000))).admitted).toBe(false);
+  });
+
+  it('refuses tokens beyond the minute and settles the real count (never below empty)', async () => {
+    const key = scope({ tpm: 1000 });
+    expect((await counters.admit(admitOf([key], T0, { tokens: 600 }))).admitted).toBe(true);
+    const second = await counters.admit(admitOf([key], T0, { tokens: 600 }));
+    expect(second.admitted).toBe(false);
+    expect(second.admitted === false && second.kind).toBe('tpm');
+    // The first call used 100 tokens, not 600: settling frees the rest at once.
+    await counters.settle({ scopes: [key], lease: 'x', now: T0, tokensDelta: -500, costUsd: 0, mediaUnits: 0 });
+    const third = await counters.admit(admitOf([key], T0, { tokens: 600 }));
+    expect(third.admitted).toBe(true);
+    expect(third.rates.tokens?.remaining).toBe(300);
+    // A settlement far below the estimate leaves the bucket empty, not negative.
+    await counters.settle({ scopes: [key], lease: 'y', now: T0, tokensDelta: -1_000_000, costUsd: 0, mediaUnits: 0 });
+    expect((await counters.admit(admitOf([key], T0, { tokens: 1000 }))).rates.tokens?.remaining).toBe(0);
+    // Half a minute later half the bucket has drained.
+    expect((await counters.admit(admitOf([key], T0 + 30_000, { tokens: 500 }))).admitted).toBe(true);
+  });
+
+  it("holds a concurrency slot until the call settles, and frees a crashed call's slot when its lease expires", async () => {
+    const key = scope({ maxParallel: 2 });
+    const first = admitOf([key], T0);
+    expect((await counters.admit(first)).admitted).toBe(true);
+    expect((await counters.admit(admitOf([key], T0))).admitted).toBe(true); // never settled: "crashed"
+    const third = await counters.admit(admitOf([key], T0 + 1));
+    expect(third.admitted === false && third.kind).toBe('parallel');
+    await counters.settle({
+      scopes: [key],
+      lease: first.lease,
+      now: T0 + 2,
+      tokensDelta: 0,
+      costUsd: 0,
+      mediaUnits: 0,
+    });
+    expect((await counters.admit(admitOf([key], T0 + 3))).admitted).toBe(true);
+    expect((await counters.admit(admitOf([key], T0 + 4))).admitted).toBe(false);
+    // The crashed call's lease (30 s) runs out; renewing keeps a live one.
+    expect((await counters.admit(admitOf([key], T0 + 30_001))).admitted).toBe(true);
+  });
+
+  it('reserves estimated spend, refuses once settled plus reserved reach the budget, and expires a crashed reservation', async () => {
+    const key = scope({ budgetUsd: 0.01, budgetPeriod: 'day' });
+    const calls = [];
+    for (let i = 0; i < 5; i++) {
+      calls.push(await counters.admit(admitOf([key], T0, { costUsd: 0.004, lease: `budget-${i}` })));
+    }
+    // 0, 0.004, 0.008 reserved before each admission: three admitted, the fourth sees 0.012 >= 0.01.
+    expect(calls.map((c) => c.admitted)).toEqual([true, true, true, false, false]);
+    expect(calls[3]!.admitted === false && calls[3]!.kind).toBe('budget');
+    for (let i = 0; i < 2; i++) {
+      await counters.settle({
+        scopes: [key],
+        lease: `budget-${i}`,
+        now: T0,
+        tokensDelta: 0,
+        costUsd: 0.001,
+        mediaUnits: 0,
+      });
+    }
+    // Settled 0.002 + the third call's 0.004 in flight: room for one more.
+    expect((await counters.admit(admitOf([key], T0, { costUsd: 0.004 }))).admitted).toBe(true);
+    expect(await counters.spent(key, T0)).toBeCloseTo(0.002, 9);
+    // After the leases expire only the settled 0.002 counts.
+    expect((await counters.admit(admitOf([key], T0 + 31_000, { costUsd: 0.004 }))).admitted).toBe(true);
+    // The next UTC day starts from nothing.
+    const tomorrow = Date.UTC(2026, 10, 28, 0, 0, 1);
+    expect(await counters.spent(key, tomorrow)).toBe(0);
+  });
+
+  it('counts media units per UTC day', async () => {
+    const key = scope({ mediaUnitsPerDay: 10 });
+    const first = admitOf([key], T0, { mediaUnits: 6 });
+    expect((await counters.admit(first)).admitted).toBe(true);
+    expect((await counters.admit(admitOf([key], T0, { mediaUnits: 6 }))).admitted).toBe(false);
+    await counters.settle({ scopes: [key], lease: first.lease, now: T0, tokensDelta: 0, costUsd: 0, mediaUnits: 4 });
+    expect((await counters.admit(admitOf([key], T0, { mediaUnits: 6 }))).admitted).toBe(true);
+    const refused = await counters.admit(admitOf([key], T0, { mediaUnits: 1 }));
+    expect(refused.admitted === false && refused.retryAfterMs).toBe(12 * 3_600_000);
+  });
+
+  it('applies the stricter of key and project, and refuses without counting anything', async () => {
+    const project = scope({ rpm: 2 }, `project:${randomUUID()}`);
+    const a = scope({ rpm: 10 });
+    const b = scope({ rpm: 10 });
+    expect((await counters.admit(admitOf([a, project], T0))).admitted).toBe(true);
+    const second = await counters.admit(admitOf([b, project], T0));
+    expect(second.admitted).toBe(true);
+    expect(second.rates.requests?.remaining).toBe(0); // the project's, stricter than key b's 9
+    const third = await counters.admit(admitOf([a, project], T0));
+    expect(third.admitted === false && third.scope).toBe(project.scope);
+    // Key a's refused request was not counted against it.
+    const alone = await counters.admit(admitOf([a], T0));
+    expect(alone.rates.requests?.remaining).toBe(8);
+  });
+});

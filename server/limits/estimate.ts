@@ -1,0 +1,94 @@
+/**
+ * What a call is expected to take, before it runs: its tokens, media units and the model whose price turns them
+ * into dollars. The estimate is reserved while the call runs and replaced by the real figures when it settles,
+ * so it only has to be a fair upper bound, and cheap: the input's size is read from `Content-Length` (about 4
+ * bytes a token), never by serialising the body again.
+ */
+import type { ModelType } from '../core/models.js';
+
+/** Output tokens reserved when the request sets no cap of its own. */
+export const DEFAULT_OUTPUT_ESTIMATE = 1024;
+/** Seconds reserved for a music or video request that names no duration (the built-in defaults). */
+const DEFAULT_MUSIC_SECONDS = 30;
+const DEFAULT_VIDEO_SECONDS = 4;
+
+export interface CallEstimate {
+  /** The model type the operation resolves `model` as; undefined when the call has no priced model. */
+  type?: ModelType;
+  model?: string;
+  inputTokens: number;
+  outputTokens: number;
+  images: number;
+  characters: number;
+  seconds: number;
+}
+
+type Body = Record<string, unknown>;
+
+const CHAT_OPERATIONS = new Set(['createChatCompletion', 'createResponse', 'createMessage', 'mcpPost:chat']);
+const NOTHING: CallEstimate = { inputTokens: 0, outputTokens: 0, images: 0, characters: 0, seconds: 0 };
+
+function numberField(body: Body, ...names: string[]): number | undefined {
+  for (const name of names) {
+    const value = body[name];
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) {
+      return value;
+    }
+    if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value)) {
+      return Number(value);
+    }
+  }
+  return undefined;
+}
+
+function stringField(body: Body, name: string): string | undefined {
+  const value = body[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * `operation` is the operationId, or `mcpPost:<tool>` for an MCP tool call; `bodyBytes` the request's size.
+ * Operations that spend nothing (lists, lookups, files, count_tokens) estimate nothing: they count as requests.
+ */
+export function estimateCall(operation: string, body: unknown, bodyBytes: number): CallEstimate {
+  const fields = (typeof body === 'object' && body !== null ? body : {}) as Body;
+  const model = stringField(fields, 'model');
+  const tool = operation.startsWith('mcpPost:') || operation.startsWith('invoke');
+  if (CHAT_OPERATIONS.has(operation) || operation === 'createSearchAnswer' || operation === 'mcpPost:search_answer') {
+    const cap = numberField(fields, 'max_tokens', 'max_completion_tokens', 'max_output_tokens');
+    return {
+      ...NOTHING,
+      type: 'chat',
+      model,
+      inputTokens: Math.ceil(bodyBytes / 4),
+      outputTokens: Math.min(cap ?? DEFAULT_OUTPUT_ESTIMATE, 1_000_000),
+    };
+  }
+  if (operation === 'createImage' || operation === 'mcpPost:generate_image') {
+    return { ...NOTHING, type: 'image', model, images: Math.min(numberField(fields, 'n') ?? 1, 100) };
+  }
+  if (operation === 'createSpeech' || operation === 'mcpPost:text_to_speech') {
+    return {
+      ...NOTHING,
+      type: 'speech',
+      model,
+      characters: (stringField(fields, 'input') ?? stringField(fields, 'text') ?? '').length,
+    };
+  }
+  if (operation === 'createMusic' || operation === 'mcpPost:generate_music') {
+    return { ...NOTHING, type: 'music', model, seconds: numberField(fields, 'duration') ?? DEFAULT_MUSIC_SECONDS };
+  }
+  if (operation === 'createVideo' || operation === 'remixVideo' || operation === 'mcpPost:create_video') {
+    return { ...NOTHING, type: 'video', model, seconds: numberField(fields, 'seconds') ?? DEFAULT_VIDEO_SECONDS };
+  }
+  if (tool && !operation.endsWith('web_search') && !operation.endsWith('WebSearchTool')) {
+    // image understanding and the other tools: a model call of unknown size, counted by its input
+    return { ...NOTHING, inputTokens: Math.ceil(bodyBytes / 4) };
+  }
+  return NOTHING;
+}
+
+/** Media units of an estimate, as the daily media limit counts them (images, characters, seconds). */
+export function estimatedMediaUnits(estimate: CallEstimate): number {
+  return estimate.images + estimate.characters + estimate.seconds;
+}

@@ -1,0 +1,179 @@
+/**
+ * The counters in Redis (`OMNIGATE_REDIS_URL`): every instance pointed at the same Redis shares them, and each
+ * admission, settlement and renewal is one Lua script (redis-scripts.ts), so they are exact across instances.
+ * Commands fail at once while Redis is unreachable (no offline queue, a short command timeout): the call limiter
+ * then applies `limits.on_store_down` instead of letting requests wait for a reconnection.
+ */
+import { createRequire } from 'node:module';
+import type { Redis as RedisClient } from 'ioredis';
+import {
+  type Admission,
+  type Admit,
+  type CounterStore,
+  type LimitKind,
+  type RateState,
+  type ScopeLimits,
+  dayEndsIn,
+  dayOf,
+  periodEndsIn,
+  periodOf,
+} from './counter-store.js';
+import { ADMIT_SCRIPT, RENEW_SCRIPT, SETTLE_SCRIPT } from './redis-scripts.js';
+
+export interface RedisCountersOptions {
+  url: string;
+  /** Prefix of every key (tests give each run its own). */
+  prefix?: string;
+  /** A command not answered in this time fails (counts as the store being down). */
+  commandTimeoutMs?: number;
+  onConnectionError?(error: Error): void;
+}
+
+const DAY_MS = 86_400_000;
+
+type ScriptClient = RedisClient & {
+  omnigateAdmit(...args: Array<string | number>): Promise<Array<number | string>>;
+  omnigateSettle(...args: Array<string | number>): Promise<number>;
+  omnigateRenew(...args: Array<string | number>): Promise<number>;
+};
+
+function field(value: number | undefined): string {
+  return value === undefined ? '' : String(value);
+}
+
+function rate(limit: number, remaining: number, resetMs: number): RateState | undefined {
+  return limit < 0 ? undefined : { limit, remaining, resetMs };
+}
+
+export function createRedisCounters(options: RedisCountersOptions): CounterStore {
+  const prefix = options.prefix ?? 'omnigate:limits:';
+  // Loaded only when Redis is configured: a gateway with in-process counters never holds the client library.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  const client = new Redis(options.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs ?? 1000,
+    // Reconnect in the background for ever, at most every 2 s; calls meanwhile see the store as down.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+    lazyConnect: false,
+  }) as ScriptClient;
+  client.on('error', (error: Error) => options.onConnectionError?.(error));
+  client.defineCommand('omnigateAdmit', { numberOfKeys: 0, lua: ADMIT_SCRIPT });
+  client.defineCommand('omnigateSettle', { numberOfKeys: 0, lua: SETTLE_SCRIPT });
+  client.defineCommand('omnigateRenew', { numberOfKeys: 0, lua: RENEW_SCRIPT });
+
+  const baseOf = (scope: string) => `${prefix}{${scope}}`;
+  // The first connection may take longer than a command on a busy host; the first calls wait up to 5 s for it.
+  const connectWaitMs = Math.max(options.commandTimeoutMs ?? 1000, 5000);
+
+  /**
+   * Without an offline queue a command fails while the client is not ready: the first calls after start wait for
+   * the connection (as long as a command may take); later, a lost connection fails calls at once.
+   */
+  let everReady = false;
+  client.once('ready', () => {
+    everReady = true;
+  });
+  async function ready(): Promise<void> {
+    if (client.status === 'ready' || everReady) {
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        client.off('ready', onReady);
+        reject(new Error(`Redis not ready after ${connectWaitMs} ms`));
+      }, connectWaitMs);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      client.once('ready', onReady);
+    });
+  }
+
+  return {
+    async admit(request: Admit): Promise<Admission> {
+      const { now } = request;
+      const args: Array<string | number> = [
+        now,
+        request.leaseMs,
+        request.lease,
+        request.tokens,
+        request.costUsd,
+        request.mediaUnits,
+        request.scopes.length,
+        request.spends === false ? 0 : 1,
+      ];
+      for (const { scope, limits } of request.scopes) {
+        const total = (limits.budgetPeriod ?? 'month') === 'total';
+        args.push(
+          baseOf(scope),
+          field(limits.rpm),
+          field(limits.tpm),
+          field(limits.maxParallel),
+          field(limits.mediaUnitsPerDay),
+          field(limits.budgetUsd),
+          periodOf(limits, now),
+          dayOf(now),
+          total ? -1 : periodEndsIn(limits, now),
+          dayEndsIn(now),
+        );
+      }
+      await ready();
+      const reply = await client.omnigateAdmit(...args);
+      const [admitted, kind, index, retryAfterMs, reqL, reqR, reqT, tokL, tokR, tokT] = reply.map((value, at) =>
+        at === 1 ? value : Number(value),
+      ) as [number, string, number, number, number, number, number, number, number, number];
+      const rates = { requests: rate(reqL, reqR, reqT), tokens: rate(tokL, tokR, tokT) };
+      if (admitted === 1) {
+        return { admitted: true, rates };
+      }
+      return {
+        admitted: false,
+        kind: kind as LimitKind,
+        scope: request.scopes[index]!.scope,
+        retryAfterMs,
+        rates,
+      };
+    },
+
+    async settle(request) {
+      const { now } = request;
+      const args: Array<string | number> = [
+        now,
+        request.lease,
+        request.tokensDelta,
+        request.costUsd,
+        request.mediaUnits,
+        request.scopes.length,
+      ];
+      for (const { scope, limits } of request.scopes) {
+        const total = (limits.budgetPeriod ?? 'month') === 'total';
+        args.push(
+          baseOf(scope),
+          field(limits.tpm),
+          periodOf(limits, now),
+          dayOf(now),
+          total ? -1 : periodEndsIn(limits, now) + DAY_MS,
+          dayEndsIn(now) + DAY_MS,
+        );
+      }
+      await ready();
+      await client.omnigateSettle(...args);
+    },
+
+    async renew(scopes: ScopeLimits[], lease, now, leaseMs) {
+      await ready();
+      await client.omnigateRenew(now, lease, leaseMs, ...scopes.map(({ scope }) => baseOf(scope)));
+    },
+
+    async spent(scope, now) {
+      await ready();
+      return Number((await client.get(`${baseOf(scope.scope)}:spend:${periodOf(scope.limits, now)}`)) ?? 0);
+    },
+
+    async close() {
+      client.disconnect();
+    },
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * The Lua scripts of the Redis counters: each call is one script, so every instance sees one order of
+ * admissions and no two can both take the last unit. The rules are counter-store.ts's, written a second time
+ * (memory-counters.ts is the first); one suite checks both. Keys of a scope share the hash tag `{scope}`.
+ * Lua numbers returned to Redis become integers, so every figure returned is rounded up first.
+ */
+
+/** Shared by the scripts: release an expired or settled reservation, and sweep what expired. */
+const COMMON = `
+local W = 60000
+local function num(s) if s == nil or s == '' then return nil end return tonumber(s) end
+local function release(base, l)
+  local amount = redis.call('HGET', base .. ':resamt', l)
+  if amount then
+    local c, m = string.match(amount, '^([^|]*)|(.*)$')
+    local reserved = base .. ':reserved'
+    local rc = tonumber(redis.call('HGET', reserved, 'cost') or '0') - tonumber(c)
+    local rm = tonumber(redis.call('HGET', reserved, 'media') or '0') - tonumber(m)
+    if rc < 1e-12 then rc = 0 end
+    if rm < 1e-9 then rm = 0 end
+    redis.call('HSET', reserved, 'cost', rc, 'media', rm)
+    redis.call('HDEL', base .. ':resamt', l)
+  end
+  redis.call('ZREM', base .. ':res', l)
+end
+local function sweep(base, now)
+  local expired = redis.call('ZRANGEBYSCORE', base .. ':res', '-inf', now)
+  for _, l in ipairs(expired) do release(base, l) end
+  redis.call('ZREMRANGEBYSCORE', base .. ':par', '-inf', now)
+  redis.call('ZREMRANGEBYSCORE', base .. ':req', '-inf', now - W)
+end
+local function bucket(base, now, tpm)
+  local state = redis.call('HMGET', base .. ':tok', 'level', 'at')
+  local level = tonumber(state[1] or '0') or 0
+  local at = tonumber(state[2] or tostring(now)) or now
+  level = level - (now - at) * tpm / W
+  if level < 0 then level = 0 end
+  return level
+end
+local function setBucket(base, now, tpm, level)
+  if level < 0 then level = 0 end
+  redis.call('HSET', base .. ':tok', 'level', level, 'at', now)
+  redis.call('PEXPIRE', base .. ':tok', math.max(W, math.ceil(level * W / tpm)) + 1000)
+end
+`;
+
+/**
+ * ARGV: now, leaseMs, lease, tokens, costUsd, mediaUnits, scopeCount, spends (1/0), then per scope 10 fields: base, rpm, tpm,
+ * maxParallel, mediaPerDay, budgetUsd, period id, day id, ms to the period's end (-1: never), ms to the day's end.
+ * Returns {admitted, kind, scope index, retryAfterMs, req limit, remaining, reset, tok limit, remaining, reset}
+ * (-1 where a rate is not limited).
+ */
+export const ADMIT_SCRIPT = `${COMMON}
+local now = tonumber(ARGV[1])
+local leaseMs = tonumber(ARGV[2])
+local lease = ARGV[3]
+local tokens = tonumber(ARGV[4])
+local cost = tonumber(ARGV[5])
+local media = tonumber(ARGV[6])
+local n = tonumber(ARGV[7])
+local spends = ARGV[8] == '1'
+local reqL, reqR, reqT, tokL, tokR, tokT = -1, -1, -1, -1, -1, -1
+local function keepReq(l, r, t) if reqL < 0 or r < reqR then reqL, reqR, reqT = l, r, t end end
+local function keepTok(l, r, t) if tokL < 0 or r < tokR then tokL, tokR, tokT = l, r, t end end
+local levels = {}
+for i = 0, n - 1 do
+  local o = 9 + i * 10
+  local base = ARGV[o]
+  local rpm, tpm, par, mpd, budget = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3]), num(ARGV[o+4]), num(ARGV[o+5])
+  local period, day, periodEnds, dayEnds = ARGV[o+6], ARGV[o+7], tonumber(ARGV[o+8]), tonumber(ARGV[o+9])
+  sweep(base, now)
+  local function refuse(kind, after)
+    return {0, kind, i, math.max(1, math.ceil(after)), reqL, reqR, reqT, tokL, tokR, tokT}
+  end
+  if rpm then
+    local count = redis.call('ZCARD', base .. ':req')
+    local reset = W
+    if count > 0 then
+      local oldest = redis.call('ZRANGE', base .. ':req', 0, 0, 'WITHSCORES')
+      reset = tonumber(oldest[2]) + W - now
+    end
+    if count + 1 > rpm then
+      keepReq(rpm, 0, reset)
+      return refuse('rpm', reset)
+    end
+    keepReq(rpm, rpm - count - 1, reset)
+  end
+  if tpm then
+    local level = bucket(base, now, tpm)
+    levels[i] = level
+    local rate = tpm / W
+    if tokens > 0 and level > 0 and level + tokens > tpm then
+      keepTok(tpm, math.max(0, math.floor(tpm - level)), math.ceil(level / rate))
+      return refuse('tpm', (level + tokens - tpm) / rate)
+    end
+    keepTok(tpm, math.max(0, math.floor(tpm - level - tokens)), math.ceil((level + tokens) / rate))
+  end
+  if par then
+    local count = redis.call('ZCARD', base .. ':par')
+    if count >= par then
+      local first = redis.call('ZRANGE', base .. ':par', 0, 0, 'WITHSCORES')
+      return refuse('parallel', math.min(1000, tonumber(first[2]) - now))
+    end
+  end
+  if mpd and media > 0 then
+    local used = tonumber(redis.call('GET', base .. ':media:' .. day) or '0')
+      + tonumber(redis.call('HGET', base .. ':reserved', 'media') or '0')
+    if used + media > mpd then return refuse('media', dayEnds) end
+  end
+  if budget and spends then
+    local spent = tonumber(redis.call('GET', base .. ':spend:' .. period) or '0')
+      + tonumber(redis.call('HGET', base .. ':reserved', 'cost') or '0')
+    if spent >= budget then
+      if periodEnds < 0 then periodEnds = dayEnds end
+      return refuse('budget', periodEnds)
+    end
+  end
+end
+for i = 0, n - 1 do
+  local o = 9 + i * 10
+  local base = ARGV[o]
+  local rpm, tpm, par = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3])
+  if rpm then
+    redis.call('ZADD', base .. ':req', now, lease)
+    redis.call('PEXPIRE', base .. ':req', W)
+  end
+  if tpm then setBucket(base, now, tpm, levels[i] + tokens) end
+  if par then
+    redis.call('ZADD', base .. ':par', now + leaseMs, lease)
+    redis.call('PEXPIRE', base .. ':par', leaseMs * 2)
+  end
+  if cost > 0 or media > 0 then
+    redis.call('ZADD', base .. ':res', now + leaseMs, lease)
+    redis.call('HSET', base .. ':resamt', lease, tostring(cost) .. '|' .. tostring(media))
+    redis.call('HINCRBYFLOAT', base .. ':reserved', 'cost', cost)
+    redis.call('HINCRBYFLOAT', base .. ':reserved', 'media', media)
+    for _, suffix in ipairs({':res', ':resamt', ':reserved'}) do
+      redis.call('PEXPIRE', base .. suffix, leaseMs * 2)
+    end
+  end
+end
+return {1, '', -1, 0, reqL, reqR, reqT, tokL, tokR, tokT}
+`;
+
+/**
+ * ARGV: now, lease, tokensDelta, costUsd, mediaUnits, scopeCount, then per scope 6 fields: base, tpm, period id,
+ * day id, ms the period's key lives (-1: for ever), ms the day's key lives.
+ */
+export const SETTLE_SCRIPT = `${COMMON}
+local now = tonumber(ARGV[1])
+local lease = ARGV[2]
+local delta = tonumber(ARGV[3])
+local cost = tonumber(ARGV[4])
+local media = tonumber(ARGV[5])
+local n = tonumber(ARGV[6])
+for i = 0, n - 1 do
+  local o = 7 + i * 6
+  local base = ARGV[o]
+  local tpm = num(ARGV[o+1])
+  local period, day, periodTtl, dayTtl = ARGV[o+2], ARGV[o+3], tonumber(ARGV[o+4]), tonumber(ARGV[o+5])
+  sweep(base, now)
+  redis.call('ZREM', base .. ':par', lease)
+  release(base, lease)
+  if tpm and delta ~= 0 then setBucket(base, now, tpm, bucket(base, now, tpm) + delta) end
+  if media > 0 then
+    redis.call('INCRBYFLOAT', base .. ':media:' .. day, media)
+    redis.call('PEXPIRE', base .. ':media:' .. day, dayTtl)
+  end
+  if cost > 0 then
+    redis.call('INCRBYFLOAT', base .. ':spend:' .. period, cost)
+    if periodTtl > 0 then redis.call('PEXPIRE', base .. ':spend:' .. period, periodTtl) end
+  end
+end
+return 1
+`;
+
+/** ARGV: now, lease, leaseMs, then the scopes' bases. */
+export const RENEW_SCRIPT = `
+local now, lease, leaseMs = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+for i = 4, #ARGV do
+  redis.call('ZADD', ARGV[i] .. ':par', 'XX', now + leaseMs, lease)
+  redis.call('ZADD', ARGV[i] .. ':res', 'XX', now + leaseMs, lease)
+end
+return 1
+`;
