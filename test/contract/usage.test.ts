@@ -112,6 +112,8 @@ describe('usage records', () => {
           reasoning_tokens: 0,
           units: null,
           media: null,
+          // A built-in model costs nothing (limits/prices.ts).
+          cost_usd: 0,
           status: 200,
           latency_ms: 0,
           created_at: T0 / 1000,
