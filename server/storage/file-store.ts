@@ -69,7 +69,8 @@ export interface FileStore {
   abandonIndexing(state: FileIndexState): Promise<number>;
 }
 
-interface FileRow {
+/** A `files` row as both backends read it. */
+export interface FileRow {
   seq: number;
   id: string;
   key_id: string;
@@ -86,7 +87,7 @@ interface FileRow {
   index_code: string | null;
 }
 
-function toFile(row: FileRow): StoredFile {
+export function toFile(row: FileRow): StoredFile {
   return {
     id: row.id,
     keyId: row.key_id,

@@ -115,7 +115,8 @@ export interface VideoTaskStore {
   countByStatus(): Promise<Partial<Record<VideoStatus, number>>>;
 }
 
-interface TaskRow {
+/** A `video_tasks` row as both backends read it. */
+export interface TaskRow {
   id: string;
   key_id: string;
   request_id: string;
@@ -143,7 +144,7 @@ interface TaskRow {
   claim_order: number | null;
 }
 
-function toTask(row: TaskRow): VideoTask {
+export function toTask(row: TaskRow): VideoTask {
   return {
     id: row.id,
     keyId: row.key_id,

@@ -1,48 +1,6 @@
-/**
- * Uploaded files' rows on PostgreSQL: the same rows and quota rules as the SQLite store. The quota is checked
- * and the row inserted in one transaction holding a transaction-scoped advisory lock on the key, so two uploads
- * of one key finishing together (on one instance or two) cannot both slip under the limit.
- */
-import type { FileIndexState } from '../../core/file-index.js';
 import { randomId } from '../../core/random-id.js';
-import type { FileHoldings, FileStore, StoredFile } from '../file-store.js';
+import { type FileHoldings, type FileRow, type FileStore, toFile } from '../file-store.js';
 import { type PgPool, type Queryable, query, transaction } from './pool.js';
-
-interface FileRow {
-  seq: number;
-  id: string;
-  key_id: string;
-  blob_id: string;
-  filename: string;
-  purpose: string;
-  bytes: number;
-  sha256: string;
-  media_type: string;
-  created_at: number;
-  expires_at: number | null;
-  index_status: FileIndexState['status'] | null;
-  index_reason: string | null;
-  index_code: string | null;
-}
-
-function toFile(row: FileRow): StoredFile {
-  return {
-    id: row.id,
-    keyId: row.key_id,
-    blobId: row.blob_id,
-    filename: row.filename,
-    purpose: row.purpose,
-    bytes: row.bytes,
-    sha256: row.sha256,
-    mediaType: row.media_type,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    indexing:
-      row.index_status === null
-        ? undefined
-        : { status: row.index_status, reason: row.index_reason ?? undefined, code: row.index_code ?? undefined },
-  };
-}
 
 export interface PostgresFileStoreOptions {
   /** Bytes the key holds outside this store that count against the same byte quota (its generated media). */

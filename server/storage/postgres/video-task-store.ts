@@ -12,68 +12,11 @@ import {
   type NewVideoTask,
   PENDING_INPUT_BLOB,
   type VideoStatus,
-  type VideoTask,
+  type TaskRow,
+  toTask,
   type VideoTaskStore,
 } from '../video-task-store.js';
 import { type PgPool, query, transaction } from './pool.js';
-
-interface TaskRow {
-  id: string;
-  key_id: string;
-  request_id: string;
-  model: string;
-  prompt: string;
-  seconds: number;
-  width: number;
-  height: number;
-  input_blob: string | null;
-  status: VideoStatus;
-  progress: number;
-  attempts: number;
-  run_after: number;
-  claimed_by: string | null;
-  lease_until: number | null;
-  checkpoint: string | null;
-  video_blob: string | null;
-  thumbnail_blob: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: number;
-  completed_at: number | null;
-  expires_at: number | null;
-  seq: number;
-  claim_order: number | null;
-}
-
-function toTask(row: TaskRow): VideoTask {
-  return {
-    id: row.id,
-    keyId: row.key_id,
-    requestId: row.request_id,
-    model: row.model,
-    prompt: row.prompt,
-    seconds: row.seconds,
-    width: row.width,
-    height: row.height,
-    inputBlob: row.input_blob,
-    status: row.status,
-    progress: row.progress,
-    attempts: row.attempts,
-    runAfter: row.run_after,
-    claimedBy: row.claimed_by,
-    leaseUntil: row.lease_until,
-    checkpoint: row.checkpoint,
-    videoBlob: row.video_blob,
-    thumbnailBlob: row.thumbnail_blob,
-    errorCode: row.error_code,
-    errorMessage: row.error_message,
-    createdAt: row.created_at,
-    completedAt: row.completed_at,
-    expiresAt: row.expires_at,
-    seq: row.seq,
-    claimOrder: row.claim_order,
-  };
-}
 
 const INSERT = `INSERT INTO video_tasks (id, key_id, request_id, model, prompt, seconds, width, height, input_blob, status, run_after, created_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'queued', $10, $11) RETURNING *`;
