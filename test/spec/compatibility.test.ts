@@ -2,7 +2,8 @@
  * The breaking-change gate (`npm run contract:diff`, scripts/contract-diff.mjs) really gates: against the 1.0.0
  * snapshot, a copy of the spec with a breaking change fails, an additive change passes, and so does the spec as
  * it is — whose only breaking changes are those listed in openapi/allowed-breaking-changes.yaml (`maxItems` bounds,
- * the MCP endpoint's 401/429 bodies) — and a listed change made otherwise (a bound lowered further, another error
+ * the MCP endpoint's 401/429 bodies, the `insufficient_quota` error type) — and a listed change made otherwise (a
+ * bound lowered further, another error
  * body) fails again.
  */
 import { execFile } from 'node:child_process';
@@ -104,6 +105,16 @@ const BREAKING: Change[] = [
       stops.maxItems = 255;
     },
     reports: "`maxItems` of `stop_sequences` was set to '255'.",
+  },
+  {
+    name: 'adding an unlisted value to a listed enum (ErrorObject.type gains `billing_error`)',
+    // `insufficient_quota` is listed for this enum; any other value added beside it is not.
+    apply: (document) => {
+      const type = document.components.schemas.ErrorObject.properties.type;
+      expect(type.enum).toContain('insufficient_quota');
+      type.enum.push('billing_error');
+    },
+    reports: "Enum of `type` gained values: 'insufficient_quota', 'billing_error'.",
   },
   {
     name: 'changing a listed response body otherwise (the MCP 401 error without its message)',
