@@ -3,8 +3,7 @@
  * snapshot, a copy of the spec with a breaking change fails, an additive change passes, and so does the spec as
  * it is — whose only breaking changes are those listed in openapi/allowed-breaking-changes.yaml (`maxItems` bounds,
  * the MCP endpoint's 401/429 bodies, the `insufficient_quota` error type) — and a listed change made otherwise (a
- * bound lowered further, another error
- * body) fails again.
+ * bound lowered further, another error body, another enum value) fails again.
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
