@@ -146,10 +146,12 @@ export interface paths {
          * Readiness check
          * @description Readiness probe; needs no API key and writes no usage record. Runs each dependency check and answers
          *     200 when every check passes, 503 when any fails, with the same body either way: `checks` names each
-         *     dependency, its status and, when failing, why. Checks today: `database` (the SQLite file is still
-         *     there, readable and writable, and answers a query) and, when the default chat model
-         *     (`default_chat_model`) is served by an upstream provider, `upstream:<provider id>` (a TCP connection
-         *     to its base URL opens within 2 s). Results are reused for 2 s, so frequent probes cost one check. Once a
+         *     dependency, its status and, when failing, why. Checks: `database` (the SQLite file is still there,
+         *     readable and writable, and answers a query; or PostgreSQL answers `SELECT 1`), `redis` when
+         *     `OMNIGATE_REDIS_URL` is set (a PING), and, when the default chat model (`default_chat_model`) is served
+         *     by an upstream provider, `upstream:<provider id>` (a TCP connection to its base URL opens within 2 s)
+         *     or, for a model with deployments on several providers, `deployments:<model id>` (failing only when
+         *     none of them can be reached). Results are reused for 2 s, so frequent probes cost one check. Once a
          *     graceful shutdown has begun it answers 503 with a failing `server` check. `GET /health` stays the
          *     liveness probe: a process whose database is gone is alive but not ready.
          */

@@ -23,7 +23,7 @@ const LAYERS = [
   ['routes'],
   ['app.ts'],
   ['services.ts'],
-  ['main.ts', 'welcome-message.ts', 'cli', 'cluster'],
+  ['main.ts', 'readiness-checks.ts', 'welcome-message.ts', 'cli', 'cluster'],
 ];
 const rank = new Map(LAYERS.flatMap((names, index) => names.map((name) => [name, index])));
 

@@ -29,8 +29,8 @@ import { sendEncoderWarningsTo } from './tokens/encoder-client.js';
 import { welcomeMessage } from './welcome-message.js';
 import { adminKeyCheck } from './auth/admin-key.js';
 import { installObserver } from './observability/hooks.js';
-import { createReadiness, type ReadinessCheck } from './observability/readiness.js';
-import { tcpProblem } from './providers/upstream/reachable.js';
+import { createReadiness } from './observability/readiness.js';
+import { readinessChecks } from './readiness-checks.js';
 
 const DOCS_PATH = fileURLToPath(new URL('../docs/index.html', import.meta.url));
 const CONSOLE_DIR = fileURLToPath(new URL('../console/dist', import.meta.url));
@@ -116,11 +116,7 @@ async function main(): Promise<void> {
     usage: services.usage,
     videoTasks: services.stores.videoTasks,
   });
-  const readinessChecks: ReadinessCheck[] = [{ name: 'database', run: () => services.stores.problem() }];
-  const upstream = defaultChatUpstream(config, registry);
-  if (upstream) {
-    readinessChecks.push({ name: `upstream:${upstream.id}`, run: () => tcpProblem(upstream.base_url) });
-  }
+  const readiness = readinessChecks(config, registry, () => services.stores.problem());
   if (config.adminKey && workerIndex === undefined && keyWeaknesses(config.adminKey).length > 0) {
     logger.warn({ weaknesses: keyWeaknesses(config.adminKey) }, 'weak OMNIGATE_ADMIN_KEY: use a long random key');
   }
@@ -136,7 +132,7 @@ async function main(): Promise<void> {
     shutdownSignal: shutdown.signal,
     adminKey: adminKeyCheck(config.adminKey),
     metrics: observability.metrics,
-    readiness: createReadiness(readinessChecks),
+    readiness: createReadiness(readiness.checks),
   });
 
   const server: Server = createAppServer(app, {
@@ -199,6 +195,7 @@ async function main(): Promise<void> {
     // Once the listener has closed: the services close in their order (services.ts), after the video tasks.
     server.close(async () => {
       await services.close();
+      await readiness.close();
       observability.metricsServer?.close();
       // Spans still batched are exported before the process ends.
       await observability.tracing?.shutdown().catch(() => undefined);
@@ -303,19 +300,6 @@ async function runCluster(config: Readonly<Config>, logger: ReturnType<typeof cr
   await closeStores();
   logger.info({ code }, 'stopped');
   return code;
-}
-
-/** The provider behind the default chat model, when it is an upstream (readiness checks it can be reached). */
-function defaultChatUpstream(
-  config: Readonly<Config>,
-  registry: ModelRegistry,
-): Config['providers'][number] | undefined {
-  try {
-    const entry = registry.resolve(config.defaultChatModel ?? 'local:chat', 'chat').entry;
-    return config.providers.find((provider) => provider.id === entry.provider);
-  } catch {
-    return undefined; // no such chat model: the registry says so to callers
-  }
 }
 
 /**
