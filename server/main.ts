@@ -271,8 +271,12 @@ async function runCluster(config: Readonly<Config>, logger: ReturnType<typeof cr
       await stores.close();
     }
   };
+  if (config.observability.metrics) {
+    (await import('./observability/cluster-metrics.js')).serveClusterMetrics();
+  }
   const code = await runPrimary({
     workers: config.workers,
+    metricsPort: config.observability.metrics ? config.observability.metricsPort : undefined,
     exec: fileURLToPath(import.meta.url),
     logger,
     shutdownGraceMs: config.shutdownGraceMs,
@@ -317,7 +321,12 @@ async function startObservability(
   let metricsServer: Server | undefined;
   if (settings.metrics) {
     const { createMetrics } = await import('./observability/metrics.js');
+    // A worker of --workers N answers a scrape with every worker's metrics, which the primary gathers.
+    const clusterRender = cluster.isWorker
+      ? (await import('./observability/cluster-metrics.js')).clusterRender
+      : undefined;
     metrics = createMetrics({
+      clusterRender,
       models: registry.list().map((model) => model.id),
       providers: ['local', ...config.providers.map((provider) => provider.id)],
       perKey: settings.metricsPerKey,

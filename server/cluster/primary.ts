@@ -24,6 +24,8 @@ export interface PrimaryOptions {
   logger: Logger;
   /** The workers' shutdown grace period; the primary waits that long and a margin before it kills one. */
   shutdownGraceMs: number;
+  /** The port of OMNIGATE_METRICS_PORT, which the workers listen on too: its listening events are not the API's. */
+  metricsPort?: number;
   /** Called once, when every worker of the first generation listens, with the port they share. */
   onListening(port: number, pids: number[]): void | Promise<void>;
 }
@@ -62,6 +64,9 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     const worker = cluster.fork({ [WORKER_INDEX_VARIABLE]: String(slot.index) });
     slot.worker = worker;
     worker.on('listening', (address) => {
+      if (options.metricsPort !== undefined && address.port === options.metricsPort) {
+        return;
+      }
       slot.listened = true;
       if (!serving && slots.every((each) => each.listened)) {
         serving = true;

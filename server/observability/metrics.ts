@@ -48,6 +48,8 @@ export interface MetricsOptions {
   sources: MetricSources;
   /** Deployment ids of models with deployments (providers/resilience/): the `deployment` label's values besides `other`. */
   deployments?: readonly string[];
+  /** A worker of `--workers N`: a scrape answers the whole cluster's metrics, gathered by the primary. */
+  clusterRender?: (register: Registry) => () => Promise<string>;
 }
 
 export interface Metrics {
@@ -340,7 +342,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
       circuitChanged,
       limitsStoreFailed: () => limitsStoreFailures.inc(),
     },
-    render: () => register.metrics(),
+    render: options.clusterRender ? options.clusterRender(register) : () => register.metrics(),
     contentType: register.contentType,
   };
 }

@@ -1,0 +1,100 @@
+/**
+ * `/metrics` under `--workers 2` answers for the whole cluster: calls spread over both workers (each on a fresh
+ * connection), and every scrape — whichever worker takes it, on the main port with the admin key or on
+ * OMNIGATE_METRICS_PORT — counts all of them, not the answering worker's share.
+ */
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parsePrometheusText } from '../helpers/prometheus-text.js';
+import { dataDir, killServers, startServer } from '../helpers/spawn-server.js';
+
+const KEY = 'og-workers-metrics-Qz8Lm3Vt6Rc1Nx4Pb7Hd2Kw';
+const ADMIN = 'og-admin-workers-metrics-Xp5Tn9Wq2Lc7Mv3Jr8Bd';
+
+afterEach(() => killServers());
+
+/** One GET on a fresh connection (no keep-alive), so the primary hands each to a worker afresh. */
+function get(port: number, path: string, key: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${key}` }, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The sum of `omnigate_requests_total` for one operation in a scrape. */
+function requestsOf(text: string, operation: string): number {
+  return parsePrometheusText(text)
+    .samples.filter((sample) => sample.name === 'omnigate_requests_total' && sample.labels.operation === operation)
+    .reduce((sum, sample) => sum + sample.value, 0);
+}
+
+describe('metrics of omnigate start --workers 2', () => {
+  it("count every worker's calls in every scrape, on the main port and the metrics port", {
+    timeout: 240_000,
+  }, async () => {
+    const metricsPort = await freePort();
+    const server = await startServer({
+      OMNIGATE_DATA_DIR: dataDir(),
+      OMNIGATE_WORKERS: '2',
+      OMNIGATE_API_KEYS: KEY,
+      OMNIGATE_ADMIN_KEY: ADMIN,
+      OMNIGATE_METRICS_PORT: String(metricsPort),
+    });
+    const calls = 16;
+    const answers = await Promise.all(Array.from({ length: calls }, () => get(server.port, '/v1/models', KEY)));
+    expect(
+      answers.map((answer) => answer.status),
+      answers[0]?.body,
+    ).toEqual(Array(calls).fill(200));
+    // Both workers served some of them (their access lines carry their pids).
+    const servedBy = new Set(
+      server
+        .logs()
+        .filter((line) => line.msg === 'request' && line.path === '/v1/models')
+        .map((line) => line.pid),
+    );
+    expect(servedBy.size).toBe(2);
+
+    const scrapes = [
+      ...(await Promise.all(Array.from({ length: 6 }, () => get(server.port, '/metrics', ADMIN)))),
+      ...(await Promise.all(Array.from({ length: 4 }, () => get(metricsPort, '/metrics', '')))),
+    ];
+    for (const scrape of scrapes) {
+      expect(scrape.status, scrape.body).toBe(200);
+      expect(requestsOf(scrape.body, 'listModels')).toBe(calls);
+    }
+    // The scrapes themselves were answered by both workers too.
+    const scrapedBy = new Set(
+      server
+        .logs()
+        .filter((line) => line.msg === 'request' && line.path === '/metrics')
+        .map((line) => line.pid),
+    );
+    expect(scrapedBy.size).toBe(2);
+    // An API key is still refused.
+    expect((await get(server.port, '/metrics', KEY)).status).toBe(401);
+  });
+});
