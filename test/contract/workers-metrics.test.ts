@@ -4,10 +4,10 @@
  * OMNIGATE_METRICS_PORT — counts all of them, not the answering worker's share.
  */
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePrometheusText } from '../helpers/prometheus-text.js';
 import { dataDir, killServers, startServer } from '../helpers/spawn-server.js';
+import { freePort } from '../helpers/free-port.js';
 
 const KEY = 'og-workers-metrics-Qz8Lm3Vt6Rc1Nx4Pb7Hd2Kw';
 const ADMIN = 'og-admin-workers-metrics-Xp5Tn9Wq2Lc7Mv3Jr8Bd';
@@ -34,16 +34,6 @@ function get(port: number, path: string, key: string): Promise<{ status: number;
   });
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** The sum of `omnigate_requests_total` for one operation in a scrape. */
 function requestsOf(text: string, operation: string): number {
   return parsePrometheusText(text)
@@ -63,6 +53,14 @@ describe('metrics of omnigate start --workers 2', () => {
       OMNIGATE_ADMIN_KEY: ADMIN,
       OMNIGATE_METRICS_PORT: String(metricsPort),
     });
+    /** The pids of the workers whose access lines show `path`. */
+    const servedBy = (path: string) =>
+      new Set(
+        server
+          .logs()
+          .filter((line) => line.msg === 'request' && line.path === path)
+          .map((line) => line.pid),
+      );
     const calls = 16;
     const answers = await Promise.all(Array.from({ length: calls }, () => get(server.port, '/v1/models', KEY)));
     expect(
@@ -70,13 +68,7 @@ describe('metrics of omnigate start --workers 2', () => {
       answers[0]?.body,
     ).toEqual(Array(calls).fill(200));
     // Both workers served some of them (their access lines carry their pids).
-    const servedBy = new Set(
-      server
-        .logs()
-        .filter((line) => line.msg === 'request' && line.path === '/v1/models')
-        .map((line) => line.pid),
-    );
-    expect(servedBy.size).toBe(2);
+    expect(servedBy('/v1/models').size).toBe(2);
 
     const scrapes = [
       ...(await Promise.all(Array.from({ length: 6 }, () => get(server.port, '/metrics', ADMIN)))),
@@ -87,13 +79,7 @@ describe('metrics of omnigate start --workers 2', () => {
       expect(requestsOf(scrape.body, 'listModels')).toBe(calls);
     }
     // The scrapes themselves were answered by both workers too.
-    const scrapedBy = new Set(
-      server
-        .logs()
-        .filter((line) => line.msg === 'request' && line.path === '/metrics')
-        .map((line) => line.pid),
-    );
-    expect(scrapedBy.size).toBe(2);
+    expect(servedBy('/metrics').size).toBe(2);
     // An API key is still refused.
     expect((await get(server.port, '/metrics', KEY)).status).toBe(401);
   });

@@ -6,10 +6,10 @@
  */
 import { execFile } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
 const BIN = process.env.OMNIGATE_TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -23,17 +23,6 @@ export interface OwnPostgres {
   stop(): Promise<void>;
   /** Stops the server and removes its directory. */
   destroy(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 async function asPostgres(binary: string, args: string[]): Promise<void> {

@@ -3,7 +3,8 @@
  * the machine's shared one): nothing on disk, stopped with SIGTERM, started again on the same port.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
+import { freePort } from './free-port.js';
 
 export interface OwnRedis {
   url: string;
@@ -14,17 +15,6 @@ export interface OwnRedis {
 
 /** Whether this machine has a redis-server binary to start. */
 export const redisServerInstalled = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 /** Whether something accepts TCP connections on the port. */
 function listening(port: number): Promise<boolean> {
