@@ -28,6 +28,7 @@ function outcome(i: number): CallOutcome {
     headAt: start - 0.4,
     errorCode: undefined,
     keyId: 'key_1',
+    costUsd: 0.0001,
   };
 }
 

@@ -1639,6 +1639,13 @@ export interface components {
              * @example 0.000412
              */
             cost_usd: number;
+            /**
+             * @description The deployment that served the call (`<provider>:<upstream model>`), for a model with deployments, retries or fallbacks (README "Deployments, retries, fallbacks and circuit breaking"); null otherwise.
+             * @example east:gpt-4o-mini
+             */
+            deployment: string | null;
+            /** @description Upstream attempts the retry layer made for the call, the answered one included; null when the layer was not involved. */
+            attempts: number | null;
             /** @description The HTTP status Omnigate answered. 499 (never sent) marks a stream the client abandoned before it ended. */
             status: number;
             /** @description Time from receiving the request to the last byte of the answer. */

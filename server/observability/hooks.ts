@@ -43,6 +43,8 @@ export interface CallOutcome extends CallFacts {
   /** The error code answered (`key_jobs_limit`, …), when the call failed. */
   errorCode: string | undefined;
   keyId: string | undefined;
+  /** What the call cost in USD by the price table (0 for a built-in model or one without a price). */
+  costUsd: number;
 }
 
 /** One upstream request in flight. */

@@ -19,6 +19,7 @@ function outcome(overrides: Partial<CallOutcome>): CallOutcome {
     headAt: undefined,
     errorCode: undefined,
     keyId: 'key_a',
+    costUsd: 0,
     ...overrides,
   };
 }
@@ -106,5 +107,17 @@ describe('createMetrics', () => {
       sampleValue(plain, 'omnigate_requests_total', { operation: 'createImage', status_class: '2xx', model: 'other' }),
     ).toBe(1);
     expect(plain.samples.some((sample) => 'key_id' in sample.labels)).toBe(false);
+  });
+
+  it("adds each call's cost to omnigate_cost_usd_total by model; an unknown model counts as other", async () => {
+    const metrics = createMetrics({ models: ['up:gpt'], providers: ['up'], perKey: false, sources: {} });
+    const observer = metrics.observer;
+    observer.callEnded!(outcome({ model: 'up:gpt', costUsd: 0.25 }), response);
+    observer.callEnded!(outcome({ model: 'up:gpt', costUsd: 0.5 }), response);
+    observer.callEnded!(outcome({ model: 'elsewhere', costUsd: 0.125 }), response);
+    observer.callEnded!(outcome({ model: 'local:image', costUsd: 0 }), response);
+    const text = parsePrometheusText(await metrics.render());
+    expect(sampleValue(text, 'omnigate_cost_usd_total', { model: 'up:gpt' })).toBe(0.75);
+    expect(sampleValue(text, 'omnigate_cost_usd_total', { model: 'other' })).toBe(0.125);
   });
 });

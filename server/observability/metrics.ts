@@ -97,9 +97,10 @@ export function createMetrics(options: MetricsOptions): Metrics {
     labelNames: ['model', 'type', ...keyLabel],
     registers: [register],
   });
-  new Counter({
+  const cost = new Counter({
     name: 'omnigate_cost_usd_total',
-    help: 'Cost of answered calls in US dollars. Always 0: Omnigate has no prices yet.',
+    help: 'Cost of answered calls in US dollars by the price table, by model (the usage records\' cost_usd).',
+    labelNames: ['model'],
     registers: [register],
   });
   const mediaUnits = new Counter({
@@ -262,6 +263,9 @@ export function createMetrics(options: MetricsOptions): Metrics {
           mediaUnits.inc({ model, unit }, amount);
         }
       }
+    }
+    if (outcome.costUsd > 0) {
+      cost.inc({ model }, outcome.costUsd);
     }
     if (status === 429) {
       refusals.inc({ reason: outcome.errorCode && ERROR_CODE.test(outcome.errorCode) ? outcome.errorCode : 'other' });

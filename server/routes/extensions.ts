@@ -56,6 +56,8 @@ export function extensionHandlers(
         units: record.units,
         media: record.media,
         cost_usd: record.costUsd ?? 0,
+        deployment: record.deployment ?? null,
+        attempts: record.attempts ?? null,
         status: record.status,
         latency_ms: record.latencyMs,
         created_at: record.createdAt,

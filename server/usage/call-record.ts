@@ -96,6 +96,7 @@ export function startCallRecord(
             headAt: (res as { headAt?: number }).headAt,
             errorCode: res.locals.errorCode as string | undefined,
             keyId: key?.id,
+            costUsd,
           },
           res,
         );

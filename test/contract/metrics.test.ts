@@ -76,7 +76,7 @@ describe('GET /metrics', () => {
     const config = path.join(dir, 'omnigate.yaml');
     writeFileSync(
       config,
-      `providers:\n  up:\n    type: openai-compatible\n    base_url: ${upstream.origin}/v1\nmodels:\n  - { provider: up, model: good }\n  - { provider: up, model: limited }\n  - { provider: up, model: broken }\n  - { provider: up, model: slow }\n`,
+      `providers:\n  up:\n    type: openai-compatible\n    base_url: ${upstream.origin}/v1\nmodels:\n  - { provider: up, model: good }\n  - { provider: up, model: limited }\n  - { provider: up, model: broken }\n  - { provider: up, model: slow }\nprices:\n  "up:good": { input: 1000, output: 2000 }\n`,
     );
     const server = await startServer({
       OMNIGATE_DATA_DIR: dir,
@@ -165,7 +165,14 @@ describe('GET /metrics', () => {
     expect(tokens('up:good', 'reasoning')).toBe(6);
     expect(tokens('up:slow', 'input')).toBe(5);
     expect(tokens('up:slow', 'output')).toBe(4);
-    expect(sampleValue(metrics, 'omnigate_cost_usd_total')).toBe(0);
+    // Cost: the priced model's calls, the same sum as their usage records' cost_usd; the unpriced model has none.
+    const records = await eventuallyRecords(base, 3 + 1 + 1 + 1 + 1);
+    const recordedCost = records
+      .filter((record) => record.model === 'up:good')
+      .reduce((sum, record) => sum + record.cost_usd, 0);
+    expect(recordedCost).toBeGreaterThan(0);
+    expect(sampleValue(metrics, 'omnigate_cost_usd_total', { model: 'up:good' })).toBeCloseTo(recordedCost, 12);
+    expect(sampleValue(metrics, 'omnigate_cost_usd_total', { model: 'up:slow' })).toBeUndefined();
 
     expect(sampleValue(metrics, 'omnigate_upstream_requests_total', { provider: 'up' })).toBe(6);
     expect(sampleValue(metrics, 'omnigate_upstream_failures_total', { provider: 'up', cause: 'rate_limited' })).toBe(1);
@@ -213,3 +220,18 @@ describe('GET /metrics', () => {
     expect((await fetch(`${metricsBase}/v1/models`)).status).toBe(404);
   });
 });
+
+/** The key's usage records once at least `count` are written (the recorder writes in batches). */
+async function eventuallyRecords(
+  base: string,
+  count: number,
+): Promise<Array<{ model: string | null; cost_usd: number }>> {
+  for (let tries = 0; ; tries++) {
+    const response = await fetch(`${base}/v1/usage?limit=100`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    const { data } = (await response.json()) as { data: Array<{ model: string | null; cost_usd: number }> };
+    if (data.length >= count || tries >= 200) {
+      return data;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -103,12 +103,15 @@ interface UsageRow {
   model: string | null;
 }
 
-/** The call's usage row, read from the database (written in batches, so polled). */
+/** The call's usage record as `GET /v1/usage` lists it (written in batches, so polled). */
 async function usageRow(requestId: string): Promise<UsageRow> {
   for (let tries = 0; tries < 300; tries += 1) {
-    const row = gateway.db.prepare('SELECT * FROM usage_records WHERE request_id = ?').get(requestId) as
-      | UsageRow
-      | undefined;
+    const res = await request(gateway.app)
+      .get('/v1/usage')
+      .query({ request_id: requestId })
+      .set('authorization', `Bearer ${gateway.key}`);
+    expect(res.status).toBe(200);
+    const [row] = (res.body as { data: UsageRow[] }).data;
     if (row) {
       return row;
     }

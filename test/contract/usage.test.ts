@@ -114,6 +114,8 @@ describe('usage records', () => {
           media: null,
           // A built-in model costs nothing (limits/prices.ts).
           cost_usd: 0,
+          deployment: null,
+          attempts: null,
           status: 200,
           latency_ms: 0,
           created_at: T0 / 1000,
