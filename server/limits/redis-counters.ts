@@ -79,13 +79,16 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
   client.once('ready', () => {
     everReady = true;
   });
-  async function ready(): Promise<void> {
+  let waiting: Promise<void> | undefined;
+  function ready(): Promise<void> | void {
     if (client.status === 'ready' || everReady) {
       return;
     }
-    await new Promise<void>((resolve, reject) => {
+    // One wait shared by every call that arrives before the first connection (not a listener each).
+    waiting ??= new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         client.off('ready', onReady);
+        waiting = undefined;
         reject(new Error(`Redis not ready after ${connectWaitMs} ms`));
       }, connectWaitMs);
       const onReady = () => {
@@ -94,6 +97,7 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
       };
       client.once('ready', onReady);
     });
+    return waiting;
   }
 
   const pending: Array<{ request: Settle; resolve(): void; reject(error: unknown): void }> = [];
