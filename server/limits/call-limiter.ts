@@ -261,7 +261,10 @@ export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
     const held = parallel || reserves;
     if (held) {
       inFlight.set(lease, scopes);
-      renewals ??= startRenewals();
+      if (!renewing) {
+        renewing = true;
+        startRenewals();
+      }
     }
     input.call.whenEnded((facts, recordedCost) => {
       inFlight.delete(lease);
@@ -289,12 +292,12 @@ export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
 
   /** Calls holding a slot or a reservation, by lease: renewed together at half the lease, while any runs. */
   const inFlight = new Map<string, ScopeLimits[]>();
-  let renewals: NodeJS.Timeout | undefined;
-  function startRenewals(): NodeJS.Timeout {
+  let renewing = false;
+  function startRenewals(): void {
     const timer = setInterval(() => {
       if (inFlight.size === 0) {
         clearInterval(timer);
-        renewals = undefined;
+        renewing = false;
         return;
       }
       const at = now();
@@ -303,7 +306,6 @@ export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
       }
     }, options.leaseMs / 2);
     timer.unref();
-    return timer;
   }
 
   return {
