@@ -38,12 +38,15 @@ export async function startChild(
   port: number,
   env: Record<string, string>,
   core = SERVER_CORE,
+  /** Where the script runs from (another checkout's build, for a before/after comparison). */
+  cwd?: string,
 ): Promise<ChildServer> {
   const command = PIN ? 'taskset' : process.execPath;
   // The gateway runs compiled, as `npm start` runs it; the bench's own helpers run from source.
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const args = [...(PIN ? ['-c', core, process.execPath] : []), ...loader, script];
   const child = spawn(command, args, {
+    cwd,
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -81,18 +84,26 @@ export async function startGateway(
   models = '  - provider: fake\n    model: bench-model\n    aliases: [bench]\n',
   /** YAML appended to the configuration file (limits, prices). */
   extraConfig = '',
+  /** Another checkout whose `dist/main.js` runs instead of this one's. */
+  cwd?: string,
 ): Promise<ChildServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-bench-'));
   const configFile = path.join(dir, 'config.yaml');
   const provider = (id: string) =>
     `  ${id}:\n    type: openai-compatible\n    base_url: http://127.0.0.1:${upstreamPort}/v1\n    api_key: upstream-secret\n    max_connections: 1024\n`;
   writeFileSync(configFile, `providers:\n${provider('fake')}${provider('fake2')}models:\n${models}${extraConfig}`);
-  return startChild('dist/main.js', await freePort(), {
-    OMNIGATE_DATA_DIR: dir,
-    OMNIGATE_API_KEYS: KEY,
-    OMNIGATE_CONFIG: configFile,
-    ...env,
-  });
+  return startChild(
+    'dist/main.js',
+    await freePort(),
+    {
+      OMNIGATE_DATA_DIR: dir,
+      OMNIGATE_API_KEYS: KEY,
+      OMNIGATE_CONFIG: configFile,
+      ...env,
+    },
+    SERVER_CORE,
+    cwd,
+  );
 }
 
 export function median(values: number[]): number {

@@ -5,7 +5,10 @@
  * whole admit and settle path). Same method as bench/observability.ts: gateways side by side, driven one at a
  * time in interleaved rounds whose order turns, a second limits-off gateway as the control.
  *
- *   node scripts/ensure-build.mjs && npx tsx bench/limits.ts   # BENCH_ROUNDS, BENCH_DURATION_S, BENCH_RATE, BENCH_REDIS_URL
+ * With `BENCH_BEFORE_DIR` (another checkout, built, with `node_modules`), its gateway runs in the same rounds with
+ * limits on in process and on Redis: a before/after comparison on one machine at one time.
+ *
+ *   node scripts/ensure-build.mjs && npx tsx bench/limits.ts   # BENCH_ROUNDS, BENCH_DURATION_S, BENCH_RATE, BENCH_REDIS_URL, BENCH_BEFORE_DIR
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -17,6 +20,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const BEFORE_DIR = process.env.BENCH_BEFORE_DIR;
 const LIMITS = 'limits:\n  rpm: 100000000\n  tpm: 1000000000000\n  max_parallel: 100000\n';
 
 function cpuTicks(pid: number): number {
@@ -40,9 +44,16 @@ async function main(): Promise<void> {
       gateway: await startGateway(upstreamPort, { ...quiet, OMNIGATE_REDIS_URL: REDIS_URL }, undefined, LIMITS),
     },
   ];
+  if (BEFORE_DIR) {
+    const before = (env: Record<string, string>) => startGateway(upstreamPort, env, undefined, LIMITS, BEFORE_DIR);
+    systems.push(
+      { name: 'limits on, in process (before)', gateway: await before(quiet) },
+      { name: 'limits on, Redis (before)', gateway: await before({ ...quiet, OMNIGATE_REDIS_URL: REDIS_URL }) },
+    );
+  }
 
   // The limited gateways really limit: their answers carry the rate headers.
-  for (const { name, gateway } of systems.slice(2)) {
+  for (const { name, gateway } of systems.filter((system) => system.name.startsWith('limits on'))) {
     const answer = await fetch(`http://127.0.0.1:${gateway.port}/v1/models`, {
       headers: { authorization: `Bearer ${KEY}` },
     });

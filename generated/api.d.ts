@@ -1034,7 +1034,7 @@ export interface components {
             type: "error";
             error: {
                 /** @enum {string} */
-                type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "api_error" | "overloaded_error" | "timeout_error";
+                type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "billing_error" | "api_error" | "overloaded_error" | "timeout_error";
                 message: string;
             };
             request_id: string | null;
@@ -3103,7 +3103,7 @@ export interface components {
             type: "error";
             error: {
                 /** @enum {string} */
-                type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "api_error" | "overloaded_error" | "timeout_error";
+                type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "billing_error" | "api_error" | "overloaded_error" | "timeout_error";
                 message: string;
             };
             request_id?: string | null;

@@ -28,10 +28,17 @@ function anthropicErrorType(status: number): string {
   return ANTHROPIC_TYPE_BY_STATUS.get(status) ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 }
 
+/**
+ * A spent budget (OpenAI's `insufficient_quota`) is Anthropic's `billing_error`, the type its SDK names for a
+ * balance that cannot pay; the 429 keeps `x-should-retry: false`, which the Anthropic SDK obeys too.
+ */
 export function anthropicErrorEnvelope(error: ApiError, requestId: string | null) {
   return {
     type: 'error' as const,
-    error: { type: anthropicErrorType(error.status), message: error.message },
+    error: {
+      type: error.type === 'insufficient_quota' ? 'billing_error' : anthropicErrorType(error.status),
+      message: error.message,
+    },
     request_id: requestId,
   };
 }

@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import { ApiError } from '../core/api-error.js';
 import type { Limits } from '../core/limits.js';
-import type { ModelType } from '../core/models.js';
+import type { MediaUsage, ModelType } from '../core/models.js';
 import { observers } from '../observability/hooks.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
 import type { CallRecord } from '../usage/call-record.js';
@@ -96,6 +96,28 @@ export interface CallLimiter {
    * the call is admitted (its settlement tied to `call`'s end) and rejects with the refusal's ApiError.
    */
   begin(input: BeginCall): Promise<void> | undefined;
+}
+
+/**
+ * The media units a call produced, by the kind it estimated: images for images, characters for speech (not the
+ * seconds of audio they became), seconds for music and video. Other calls (image understanding, uploads,
+ * searches) produce no media units, whatever their record counts.
+ */
+function mediaUnitsOf(estimate: CallEstimate, media: MediaUsage | null): number {
+  if (!media) {
+    return 0;
+  }
+  switch (estimate.type) {
+    case 'image':
+      return media.images ?? 0;
+    case 'speech':
+      return media.characters ?? 0;
+    case 'music':
+    case 'video':
+      return media.seconds ?? 0;
+    default:
+      return 0;
+  }
 }
 
 /** Operations whose usage record is completed later (a video's seconds): they settle at their estimate. */
@@ -193,8 +215,15 @@ export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
   async function admit(input: BeginCall, scopes: ScopeLimits[]): Promise<void> {
     const estimate = estimateCall(input.operation, input.body, input.bodyBytes);
     const tokens = estimate.inputTokens + estimate.outputTokens;
-    const costUsd = estimatedCost(estimate, input.key);
-    const mediaUnits = estimatedMediaUnits(estimate);
+    const parallel = scopes.some(({ limits }) => limits.maxParallel !== undefined);
+    const tokensLimited = scopes.some(({ limits }) => limits.tpm !== undefined);
+    const budgeted = scopes.some(({ limits }) => limits.budgetUsd !== undefined);
+    const mediaLimited = scopes.some(({ limits }) => limits.mediaUnitsPerDay !== undefined);
+    // Spend and media are counted only where a scope limits them: the usage records report them anyway.
+    const atEstimateOp = SETTLED_AT_ESTIMATE.has(input.operation);
+    const estimateUsd = budgeted || atEstimateOp ? estimatedCost(estimate, input.key) : 0;
+    const costUsd = budgeted ? estimateUsd : 0;
+    const mediaUnits = mediaLimited ? estimatedMediaUnits(estimate) : 0;
     const lease = `${input.requestId}:${++sequence}`;
     let admission: Admission;
     try {
@@ -223,41 +252,60 @@ export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
     if (!admission.admitted) {
       throw refusal(admission);
     }
+    const reserves = costUsd > 0 || mediaUnits > 0;
     // Only rates limited: nothing is held while the call runs, and nothing to settle when it ends.
-    const holds = scopes.some(
-      ({ limits }) =>
-        limits.tpm !== undefined ||
-        limits.maxParallel !== undefined ||
-        limits.budgetUsd !== undefined ||
-        limits.mediaUnitsPerDay !== undefined,
-    );
-    if (!holds) {
+    if (!parallel && !tokensLimited && !budgeted && !mediaLimited && !reserves) {
       return;
     }
-    // Long calls (streams) keep their slot and reservation: renewed at half the lease.
-    const renewal = setInterval(() => {
-      options.counters.renew(scopes, lease, now(), options.leaseMs).catch((error) => storeFailed(error, 'renew'));
-    }, options.leaseMs / 2);
-    renewal.unref();
+    // Long calls (streams) keep their slot and reservation: one timer renews every call in flight.
+    const held = parallel || reserves;
+    if (held) {
+      inFlight.set(lease, scopes);
+      if (!renewing) {
+        renewing = true;
+        startRenewals();
+      }
+    }
     input.call.whenEnded((facts, recordedCost) => {
-      clearInterval(renewal);
-      const settledCost = SETTLED_AT_ESTIMATE.has(input.operation) && facts.status < 400 ? costUsd : recordedCost;
+      inFlight.delete(lease);
+      const atEstimate = atEstimateOp && facts.status < 400;
+      const settledCost = atEstimate ? estimateUsd : recordedCost;
+      const countedCost = budgeted ? settledCost : 0;
       const usage = facts.usage;
       const actualTokens = usage && tokens > 0 ? usage.inputTokens + usage.outputTokens : 0;
-      const media = facts.media;
-      const actualMedia = media ? (media.images ?? 0) + (media.characters ?? 0) + (media.seconds ?? 0) : 0;
+      const actualMedia = !mediaLimited
+        ? 0
+        : atEstimate
+          ? estimatedMediaUnits(estimate)
+          : mediaUnitsOf(estimate, facts.media);
+      const tokensDelta = tokensLimited ? actualTokens - tokens : 0;
+      // Nothing held and nothing to correct: no round trip to the counters.
+      if (!held && tokensDelta === 0 && countedCost <= 0 && actualMedia <= 0) {
+        return settledCost;
+      }
       options.counters
-        .settle({
-          scopes,
-          lease,
-          now: now(),
-          tokensDelta: actualTokens - tokens,
-          costUsd: settledCost,
-          mediaUnits: SETTLED_AT_ESTIMATE.has(input.operation) && facts.status < 400 ? mediaUnits : actualMedia,
-        })
+        .settle({ scopes, lease, now: now(), tokensDelta, costUsd: countedCost, mediaUnits: actualMedia })
         .catch((error) => storeFailed(error, 'settle'));
       return settledCost;
     });
+  }
+
+  /** Calls holding a slot or a reservation, by lease: renewed together at half the lease, while any runs. */
+  const inFlight = new Map<string, ScopeLimits[]>();
+  let renewing = false;
+  function startRenewals(): void {
+    const timer = setInterval(() => {
+      if (inFlight.size === 0) {
+        clearInterval(timer);
+        renewing = false;
+        return;
+      }
+      const at = now();
+      for (const [lease, scopes] of inFlight) {
+        options.counters.renew(scopes, lease, at, options.leaseMs).catch((error) => storeFailed(error, 'renew'));
+      }
+    }, options.leaseMs / 2);
+    timer.unref();
   }
 
   return {

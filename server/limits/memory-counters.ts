@@ -170,7 +170,8 @@ export function createMemoryCounters(): CounterStore {
         if (limits.maxParallel !== undefined) {
           state.parallel.set(request.lease, now + request.leaseMs);
         }
-        if (request.costUsd > 0 || request.mediaUnits > 0) {
+        const reads = limits.budgetUsd !== undefined || limits.mediaUnitsPerDay !== undefined;
+        if ((request.costUsd > 0 || request.mediaUnits > 0) && reads) {
           state.reservations.set(request.lease, {
             costUsd: request.costUsd,
             mediaUnits: request.mediaUnits,
@@ -193,8 +194,13 @@ export function createMemoryCounters(): CounterStore {
         if (limits.tpm !== undefined) {
           state.bucket.level = Math.max(0, state.bucket.level + request.tokensDelta);
         }
-        addSettled(state, `media:${dayOf(now)}`, request.mediaUnits);
-        addSettled(state, `spend:${periodOf(limits, now)}`, request.costUsd);
+        // A scope counts media units only while it limits them, and spend only while it has a budget.
+        if (limits.mediaUnitsPerDay !== undefined) {
+          addSettled(state, `media:${dayOf(now)}`, request.mediaUnits);
+        }
+        if (limits.budgetUsd !== undefined) {
+          addSettled(state, `spend:${periodOf(limits, now)}`, request.costUsd);
+        }
       }
     },
 

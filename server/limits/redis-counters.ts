@@ -13,6 +13,7 @@ import {
   type LimitKind,
   type RateState,
   type ScopeLimits,
+  type Settle,
   dayEndsIn,
   dayOf,
   periodEndsIn,
@@ -30,6 +31,8 @@ export interface RedisCountersOptions {
 }
 
 const DAY_MS = 86_400_000;
+/** Settlements sent in one script call at most (a script blocks Redis while it runs). */
+const MAX_SETTLE_BATCH = 200;
 
 type ScriptClient = RedisClient & {
   omnigateAdmit(...args: Array<string | number>): Promise<Array<number | string>>;
@@ -56,6 +59,8 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     // Reconnect in the background for ever, at most every 2 s; calls meanwhile see the store as down.
     retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
     lazyConnect: false,
+    // Commands issued in one event-loop turn (admissions of concurrent calls) go out in one write.
+    enableAutoPipelining: true,
   }) as ScriptClient;
   client.on('error', (error: Error) => options.onConnectionError?.(error));
   client.defineCommand('omnigateAdmit', { numberOfKeys: 0, lua: ADMIT_SCRIPT });
@@ -74,13 +79,16 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
   client.once('ready', () => {
     everReady = true;
   });
-  async function ready(): Promise<void> {
+  let waiting: Promise<void> | undefined;
+  function ready(): Promise<void> | void {
     if (client.status === 'ready' || everReady) {
       return;
     }
-    await new Promise<void>((resolve, reject) => {
+    // One wait shared by every call that arrives before the first connection (not a listener each).
+    waiting ??= new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         client.off('ready', onReady);
+        waiting = undefined;
         reject(new Error(`Redis not ready after ${connectWaitMs} ms`));
       }, connectWaitMs);
       const onReady = () => {
@@ -89,6 +97,52 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
       };
       client.once('ready', onReady);
     });
+    return waiting;
+  }
+
+  const pending: Array<{ request: Settle; resolve(): void; reject(error: unknown): void }> = [];
+
+  function settleArgs(request: Settle, args: Array<string | number>): void {
+    const { now } = request;
+    args.push(request.lease, request.tokensDelta, request.costUsd, request.mediaUnits, request.scopes.length);
+    for (const { scope, limits } of request.scopes) {
+      // A scope counts spend only while it has a budget, and media units only while it limits them.
+      const budget = limits.budgetUsd !== undefined && request.costUsd > 0;
+      const media = limits.mediaUnitsPerDay !== undefined && request.mediaUnits > 0;
+      const total = (limits.budgetPeriod ?? 'month') === 'total';
+      args.push(
+        baseOf(scope),
+        field(limits.tpm),
+        budget ? periodOf(limits, now) : '',
+        media ? dayOf(now) : '',
+        budget && !total ? periodEndsIn(limits, now) + DAY_MS : -1,
+        media ? dayEndsIn(now) + DAY_MS : 0,
+      );
+    }
+  }
+
+  async function flushSettlements(): Promise<void> {
+    const batch = pending.splice(0, MAX_SETTLE_BATCH);
+    if (pending.length > 0) {
+      setImmediate(flushSettlements);
+    }
+    // One clock for the batch: the latest, so no bucket drains backwards.
+    const now = Math.max(...batch.map(({ request }) => request.now));
+    const args: Array<string | number> = [now, batch.length];
+    for (const { request } of batch) {
+      settleArgs(request, args);
+    }
+    try {
+      await ready();
+      await client.omnigateSettle(...args);
+      for (const { resolve } of batch) {
+        resolve();
+      }
+    } catch (error) {
+      for (const { reject } of batch) {
+        reject(error);
+      }
+    }
   }
 
   return {
@@ -105,6 +159,9 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
         request.spends === false ? 0 : 1,
       ];
       for (const { scope, limits } of request.scopes) {
+        // Days and periods are read only by the limits that count per day or period (dates cost CPU per call).
+        const budget = limits.budgetUsd !== undefined;
+        const daily = budget || limits.mediaUnitsPerDay !== undefined;
         const total = (limits.budgetPeriod ?? 'month') === 'total';
         args.push(
           baseOf(scope),
@@ -113,10 +170,10 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
           field(limits.maxParallel),
           field(limits.mediaUnitsPerDay),
           field(limits.budgetUsd),
-          periodOf(limits, now),
-          dayOf(now),
-          total ? -1 : periodEndsIn(limits, now),
-          dayEndsIn(now),
+          budget ? periodOf(limits, now) : '',
+          daily ? dayOf(now) : '',
+          budget && !total ? periodEndsIn(limits, now) : -1,
+          daily ? dayEndsIn(now) : 0,
         );
       }
       await ready();
@@ -137,29 +194,14 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
       };
     },
 
-    async settle(request) {
-      const { now } = request;
-      const args: Array<string | number> = [
-        now,
-        request.lease,
-        request.tokensDelta,
-        request.costUsd,
-        request.mediaUnits,
-        request.scopes.length,
-      ];
-      for (const { scope, limits } of request.scopes) {
-        const total = (limits.budgetPeriod ?? 'month') === 'total';
-        args.push(
-          baseOf(scope),
-          field(limits.tpm),
-          periodOf(limits, now),
-          dayOf(now),
-          total ? -1 : periodEndsIn(limits, now) + DAY_MS,
-          dayEndsIn(now) + DAY_MS,
-        );
-      }
-      await ready();
-      await client.omnigateSettle(...args);
+    settle(request) {
+      // Queued, and sent with every other settlement of this event-loop turn as one script call.
+      return new Promise<void>((resolve, reject) => {
+        pending.push({ request, resolve, reject });
+        if (pending.length === 1) {
+          setImmediate(flushSettlements);
+        }
+      });
     },
 
     async renew(scopes: ScopeLimits[], lease, now, leaseMs) {

@@ -23,11 +23,14 @@ local function release(base, l)
   end
   redis.call('ZREM', base .. ':res', l)
 end
-local function sweep(base, now)
-  local expired = redis.call('ZRANGEBYSCORE', base .. ':res', '-inf', now)
-  for _, l in ipairs(expired) do release(base, l) end
-  redis.call('ZREMRANGEBYSCORE', base .. ':par', '-inf', now)
-  redis.call('ZREMRANGEBYSCORE', base .. ':req', '-inf', now - W)
+-- Only what the scope's limits read: a requests-only key never touches its leases or reservations.
+local function sweep(base, now, rpm, par, reserves)
+  if reserves then
+    local expired = redis.call('ZRANGEBYSCORE', base .. ':res', '-inf', now)
+    for _, l in ipairs(expired) do release(base, l) end
+  end
+  if par then redis.call('ZREMRANGEBYSCORE', base .. ':par', '-inf', now) end
+  if rpm then redis.call('ZREMRANGEBYSCORE', base .. ':req', '-inf', now - W) end
 end
 local function bucket(base, now, tpm)
   local state = redis.call('HMGET', base .. ':tok', 'level', 'at')
@@ -68,7 +71,7 @@ for i = 0, n - 1 do
   local base = ARGV[o]
   local rpm, tpm, par, mpd, budget = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3]), num(ARGV[o+4]), num(ARGV[o+5])
   local period, day, periodEnds, dayEnds = ARGV[o+6], ARGV[o+7], tonumber(ARGV[o+8]), tonumber(ARGV[o+9])
-  sweep(base, now)
+  sweep(base, now, rpm, par, budget or mpd)
   local function refuse(kind, after)
     return {0, kind, i, math.max(1, math.ceil(after)), reqL, reqR, reqT, tokL, tokR, tokT}
   end
@@ -119,7 +122,7 @@ end
 for i = 0, n - 1 do
   local o = 9 + i * 10
   local base = ARGV[o]
-  local rpm, tpm, par = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3])
+  local rpm, tpm, par, mpd, budget = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3]), num(ARGV[o+4]), num(ARGV[o+5])
   if rpm then
     redis.call('ZADD', base .. ':req', now, lease)
     redis.call('PEXPIRE', base .. ':req', W)
@@ -129,7 +132,7 @@ for i = 0, n - 1 do
     redis.call('ZADD', base .. ':par', now + leaseMs, lease)
     redis.call('PEXPIRE', base .. ':par', leaseMs * 2)
   end
-  if cost > 0 or media > 0 then
+  if (cost > 0 or media > 0) and (budget or mpd) then
     redis.call('ZADD', base .. ':res', now + leaseMs, lease)
     redis.call('HSET', base .. ':resamt', lease, tostring(cost) .. '|' .. tostring(media))
     redis.call('HINCRBYFLOAT', base .. ':reserved', 'cost', cost)
@@ -143,32 +146,39 @@ return {1, '', -1, 0, reqL, reqR, reqT, tokL, tokR, tokT}
 `;
 
 /**
- * ARGV: now, lease, tokensDelta, costUsd, mediaUnits, scopeCount, then per scope 6 fields: base, tpm, period id,
- * day id, ms the period's key lives (-1: for ever), ms the day's key lives.
+ * Settles several calls at once (the calls that ended in one event-loop turn: one round trip for all of them).
+ * ARGV: now, settleCount, then per settle: lease, tokensDelta, costUsd, mediaUnits, scopeCount, then per scope 6
+ * fields: base, tpm, period id, day id, ms the period's key lives (-1: for ever), ms the day's key lives.
+ * A lease settles once: its slot and reservation go, and a lease settled again (or already expired) changes
+ * nothing it held; the bucket and the settled amounts never go below 0.
  */
 export const SETTLE_SCRIPT = `${COMMON}
 local now = tonumber(ARGV[1])
-local lease = ARGV[2]
-local delta = tonumber(ARGV[3])
-local cost = tonumber(ARGV[4])
-local media = tonumber(ARGV[5])
-local n = tonumber(ARGV[6])
-for i = 0, n - 1 do
-  local o = 7 + i * 6
-  local base = ARGV[o]
-  local tpm = num(ARGV[o+1])
-  local period, day, periodTtl, dayTtl = ARGV[o+2], ARGV[o+3], tonumber(ARGV[o+4]), tonumber(ARGV[o+5])
-  sweep(base, now)
-  redis.call('ZREM', base .. ':par', lease)
-  release(base, lease)
-  if tpm and delta ~= 0 then setBucket(base, now, tpm, bucket(base, now, tpm) + delta) end
-  if media > 0 then
-    redis.call('INCRBYFLOAT', base .. ':media:' .. day, media)
-    redis.call('PEXPIRE', base .. ':media:' .. day, dayTtl)
-  end
-  if cost > 0 then
-    redis.call('INCRBYFLOAT', base .. ':spend:' .. period, cost)
-    if periodTtl > 0 then redis.call('PEXPIRE', base .. ':spend:' .. period, periodTtl) end
+local m = tonumber(ARGV[2])
+local o = 3
+for _ = 1, m do
+  local lease = ARGV[o]
+  local delta = tonumber(ARGV[o+1])
+  local cost = tonumber(ARGV[o+2])
+  local media = tonumber(ARGV[o+3])
+  local n = tonumber(ARGV[o+4])
+  o = o + 5
+  for _ = 1, n do
+    local base = ARGV[o]
+    local tpm = num(ARGV[o+1])
+    local period, day, periodTtl, dayTtl = ARGV[o+2], ARGV[o+3], tonumber(ARGV[o+4]), tonumber(ARGV[o+5])
+    o = o + 6
+    redis.call('ZREM', base .. ':par', lease)
+    release(base, lease)
+    if tpm and delta ~= 0 then setBucket(base, now, tpm, bucket(base, now, tpm) + delta) end
+    if media > 0 and day ~= '' then
+      redis.call('INCRBYFLOAT', base .. ':media:' .. day, media)
+      redis.call('PEXPIRE', base .. ':media:' .. day, dayTtl)
+    end
+    if cost > 0 and period ~= '' then
+      redis.call('INCRBYFLOAT', base .. ':spend:' .. period, cost)
+      if periodTtl > 0 then redis.call('PEXPIRE', base .. ':spend:' .. period, periodTtl) end
+    end
   end
 end
 return 1

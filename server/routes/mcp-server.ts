@@ -12,6 +12,8 @@ import type { CallScope } from '../http/call-scope.js';
 import type { CallLimiter } from '../limits/call-limiter.js';
 import type { Tool, ToolDeps, ToolInvocation, ToolOutcome } from '../tools/tool-definition.js';
 import { TOOLS } from '../tools/tool-list.js';
+import type { CostOf } from '../usage/call-record.js';
+import { toolCallRecord } from './mcp-tool-record.js';
 
 export const MCP_INSTRUCTIONS =
   'Omnigate tools: image understanding, image, speech, music and video generation, questions to the configured chat models, search (results or a cited answer), and the files uploaded with your API key (list_files, read_file). Media comes back inline when small and always as a signed URL.';
@@ -60,7 +62,7 @@ function progressOf(context: ServerContext): ToolInvocation['progress'] {
 }
 
 export function buildMcpServer(
-  deps: ToolDeps & { version?: string; limiter?: CallLimiter },
+  deps: ToolDeps & { version?: string; limiter?: CallLimiter; costOf?: CostOf },
   { scope }: McpRequestScope,
 ): McpServer {
   const server = new McpServer(
@@ -80,9 +82,12 @@ export function buildMcpServer(
         annotations: tool.annotations,
       },
       async (input: unknown, context: ServerContext): Promise<CallToolResult> => {
-        const record = scope.call;
-        // One record per HTTP request (stateless MCP: one tools/call per POST); the operation names the tool.
-        record.operation = `mcpPost:${tool.name}`;
+        // A record of this tool call's own (a JSON-RPC batch holds several on one request): it settles the
+        // limits once, and its figures are added to the request's usage record.
+        const toolCall = toolCallRecord(scope.call, `mcpPost:${tool.name}`, deps.costOf);
+        const record = toolCall.record;
+        const toolScope: CallScope = Object.create(scope, { call: { value: record } });
+        let status = 200;
         try {
           // Each tool call meets the key's limits (the HTTP request itself is not limited: initialize and
           // tools/list spend nothing); a refusal is the tool's error result, its message saying when to retry.
@@ -95,10 +100,13 @@ export function buildMcpServer(
             requestId: scope.requestId,
             setHeader: scope.setHeader,
           });
-          const outcome = await tool.run(input as never, { deps, scope, progress: progressOf(context) });
+          const outcome = await tool.run(input as never, { deps, scope: toolScope, progress: progressOf(context) });
           return { content: contentOf(outcome), structuredContent: outcome.output as Record<string, unknown> };
         } catch (error) {
+          status = error instanceof ApiError ? error.status : 500;
           return { isError: true, content: [{ type: 'text', text: failureText(error, deps.logger, tool.name) }] };
+        } finally {
+          toolCall.end(status);
         }
       },
     );

@@ -34,6 +34,7 @@ type McpDeps = Pick<
   | 'tools'
   | 'version'
   | 'limiter'
+  | 'costOf'
 >;
 
 type NodeHandler = (req: Request, res: Response, body: unknown) => Promise<void>;
