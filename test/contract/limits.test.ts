@@ -1,14 +1,4 @@
-/**
- * Limits across instances: two apps, each with its own limiter and Redis connection, share one Redis (a key
- * prefix per test) and one key. Counts, not timings: exactly `rpm` of 100 concurrent calls pass; a $0.01
- * budget admits no more than the budget plus one call's estimate; a clock the test moves resets the minute.
- * Also: the dialects' envelopes and headers, MCP's isError result, and `on_store_down` against a Redis this
- * test starts and stops itself (never the shared one).
- */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import request from 'supertest';
@@ -23,6 +13,7 @@ import { sendJson } from '../fakes/answers.js';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { mcpToolCall } from '../helpers/mcp-tool-call.js';
+import { redisServerInstalled, startOwnRedis } from '../helpers/own-redis.js';
 
 const SHARED_REDIS = 'redis://127.0.0.1:6379';
 
@@ -323,46 +314,10 @@ describe('limits in each dialect (in-process counters)', () => {
   });
 });
 
-/** A redis-server of this test's own on a free port, so it can be stopped. */
-async function startOwnRedis(): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await new Promise<number>((resolve) => {
-    const probe: Server = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address() as AddressInfo;
-      probe.close(() => resolve(free));
-    });
-  });
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 100 && !(await reachable(url)); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const stop = async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-  };
-  cleanups.push(stop);
-  return { url, stop };
-}
-
-const hasRedisServer = await new Promise<boolean>((resolve) => {
-  const check = spawn('redis-server', ['--version'], { stdio: 'ignore' });
-  check.once('error', () => resolve(false));
-  check.once('exit', (code) => resolve(code === 0));
-});
-
-describe.skipIf(!hasRedisServer)('when the counters cannot be reached', () => {
+describe.skipIf(!redisServerInstalled)('when the counters cannot be reached', () => {
   it('allows calls unlimited with an error log (allow), or refuses them with 503 (deny)', async () => {
     const redis = await startOwnRedis();
+    cleanups.push(() => redis.stop());
     const make = async (rule: 'allow' | 'deny') => {
       const app = await createTestApp({ limits: settings(redis.url, rule), limitsSource: everyKey({ rpm: 1 }) });
       cleanups.push(() => app.services.close());
