@@ -4,7 +4,7 @@
  * PING on an open connection, or the reason the connection is not open: it never waits for a reconnect.
  * Its detail names the host and port only, never the URL (which may hold a password).
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
 
 export interface RedisProbe {
   /** null when Redis answers a PING within the timeout, else why not. */
@@ -13,6 +13,8 @@ export interface RedisProbe {
 }
 
 export function createRedisProbe(url: string, timeoutMs = 2_000): RedisProbe {
+  // Loaded only when Redis is configured: a gateway without it never holds the client library.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   const client = new Redis(url, {
     lazyConnect: false,
     enableOfflineQueue: false,

@@ -4,7 +4,7 @@
  * both take the probe. Times are the instances' clocks (ms), which a fleet keeps close. Redis being away must
  * not stop traffic: a command that fails lets the call through (and says so in the log once a minute).
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
 import type { ProviderLogger } from '../provider-logger.js';
 import { ALLOWED, DENIED, type BreakerSettings, type CircuitBreakers, type CircuitState } from './circuit-breaker.js';
 
@@ -40,6 +40,8 @@ export interface RedisBreakerOptions extends BreakerSettings {
 export function createRedisBreakers(options: RedisBreakerOptions): CircuitBreakers {
   const now = options.now ?? Date.now;
   // One retry and a 1 s command timeout: a call never waits long on a Redis that is away.
+  // Loaded only when Redis is configured: a gateway without it never holds the client library.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   const redis = new Redis(options.url, { enableOfflineQueue: true, maxRetriesPerRequest: 1, commandTimeout: 1_000 });
   redis.on('error', () => undefined);
   const key = (id: string) => `${options.prefix}circuit:${id}`;
