@@ -92,9 +92,12 @@ export function limitsFromWire(input: Partial<Record<WireLimitField, unknown>>):
   return { limits, cleared };
 }
 
+/** `Limits` in their wire spelling. */
+export type WireLimits = Partial<Record<keyof typeof LIMIT_FIELDS, number>> & { budget_period?: BudgetPeriod };
+
 /** `Limits` in their wire spelling; unset fields are left out. */
-export function limitsToWire(limits: Limits): Partial<Record<WireLimitField, number | BudgetPeriod>> {
-  const wire: Partial<Record<WireLimitField, number | BudgetPeriod>> = {};
+export function limitsToWire(limits: Limits): WireLimits {
+  const wire: WireLimits = {};
   for (const [field, spec] of Object.entries(LIMIT_FIELDS) as Array<
     [keyof typeof LIMIT_FIELDS, (typeof LIMIT_FIELDS)[keyof typeof LIMIT_FIELDS]]
   >) {
