@@ -43,7 +43,7 @@ export class LimitValueError extends Error {
 }
 
 /** Checks one numeric limit: a finite number, not negative, an integer where counted, within its bound. */
-export function checkLimitValue(field: keyof typeof LIMIT_FIELDS, value: unknown, named = field): number {
+export function checkLimitValue(field: keyof typeof LIMIT_FIELDS, value: unknown, named: string = field): number {
   const spec = LIMIT_FIELDS[field];
   if (typeof value !== 'number' || !Number.isFinite(value)) {
     throw new LimitValueError(named, `${named} must be a number`);
