@@ -117,7 +117,7 @@ function limitsFromFlags(
     // Number('') is 0 and Number('0x10') 16: only plain decimals are numbers here.
     const value = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : Number.NaN;
     try {
-      const checked = checkLimitValue(field, Number.isNaN(value) && /^-/.test(text.trim()) ? -1 : value, `--${flag}`);
+      const checked = checkLimitValue(field, Number.isNaN(value) && /^-\d/.test(text.trim()) ? -1 : value, `--${flag}`);
       (limits as Record<string, number>)[LIMIT_FIELDS[field].key] = checked;
     } catch (error) {
       if (error instanceof LimitValueError) {
