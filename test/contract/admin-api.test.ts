@@ -5,7 +5,9 @@
  * call, a limit changed on a key already in use holds from its next call, and a project's limit stricter than
  * its key's applies. Also `GET /v1/usage/summary` and the admin's summary agree with `GET /v1/usage`'s records.
  */
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { createAdminClient, OmnigateError } from '../../client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 
@@ -288,5 +290,36 @@ describe('usage summary', () => {
     expect(byName['']).toBeGreaterThanOrEqual(1);
     const oneProject = await request(app).get('/admin/v1/usage/summary?group_by=key&project=alpha').set(admin);
     expect(oneProject.body.data.map((group: { group: string }) => group.group)).toEqual([keyId]);
+  });
+});
+
+describe('typed admin client', () => {
+  it('runs every admin operation against the real server, and throws OmnigateError on a refusal', async () => {
+    const { app } = await open();
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const adminClient = createAdminClient({ baseUrl, adminKey: ADMIN });
+      expect(await adminClient.createProject({ name: 'ml', limits: { rpm: 9 } })).toMatchObject({ name: 'ml' });
+      expect((await adminClient.listProjects()).map((project) => project.name)).toEqual(['ml']);
+      expect((await adminClient.getProject('ml')).limits).toEqual({ rpm: 9 });
+      expect((await adminClient.updateProject('ml', { limits: { rpm: null, tpm: 5 } })).limits).toEqual({ tpm: 5 });
+      const created = await adminClient.createKey({ name: 'sdk', project: 'ml', limits: { budget_usd: 1 } });
+      expect(created.key).toMatch(/^og-/);
+      expect((await adminClient.getKey(created.id)).project).toBe('ml');
+      expect((await adminClient.updateKey(created.id, { name: 'sdk-2' })).name).toBe('sdk-2');
+      expect((await adminClient.listKeys()).some((key) => key.id === created.id)).toBe(true);
+      expect((await adminClient.usageSummary({ group_by: 'key' })).object).toBe('usage.summary');
+      expect((await adminClient.revokeKey(created.id)).revoked_at).not.toBeNull();
+      expect(await adminClient.deleteProject('ml')).toMatchObject({ deleted: true });
+      const refused = await createAdminClient({ baseUrl, adminKey: 'wrong' })
+        .listKeys()
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(OmnigateError);
+      expect((refused as OmnigateError).status).toBe(401);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
