@@ -9,7 +9,8 @@
  * for await (const chunk of omnigate.streamChatCompletion({ model: 'fast', messages })) { … }
  * ```
  */
-import createFetchClient, { type Middleware } from 'openapi-fetch';
+import createFetchClient from 'openapi-fetch';
+import { bearerAuth } from './bearer-auth.js';
 import type { paths } from '../generated/api.js';
 import {
   createMusic,
@@ -78,15 +79,7 @@ export interface OmnigateClient {
   waitForVideo: Bound<typeof waitForVideo>;
 }
 
-/** Sets `Authorization: Bearer <apiKey>` on every request. */
-export function bearerAuth(apiKey: string): Middleware {
-  return {
-    onRequest({ request }) {
-      request.headers.set('Authorization', `Bearer ${apiKey}`);
-      return request;
-    },
-  };
-}
+export { bearerAuth } from './bearer-auth.js';
 
 export function createClient(options: ClientOptions): OmnigateClient {
   const raw: RawClient = createFetchClient<paths, 'application/json'>({
@@ -123,6 +116,22 @@ export function createClient(options: ClientOptions): OmnigateClient {
   };
 }
 
+export {
+  createAdminClient,
+  type AdminClientOptions,
+  type AdminKey,
+  type AdminKeyCreated,
+  type AdminKeyCreateRequest,
+  type AdminKeyUpdateRequest,
+  type LimitsBody,
+  type OmnigateAdminClient,
+  type Project,
+  type ProjectCreateRequest,
+  type ProjectDeleted,
+  type ProjectUpdateRequest,
+  type UsageSummary,
+  type UsageSummaryQuery,
+} from './admin.js';
 export { OmnigateError, REQUEST_ID_HEADER, type OmnigateErrorFields } from './omnigate-error.js';
 export { parseSse, type SseEvent } from './sse.js';
 export type { CallOptions, RawClient } from './raw-client.js';

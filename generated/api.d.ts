@@ -112,6 +112,168 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Summarise the calling key's usage
+         * @description Totals of the calling API key's usage records, grouped by `day` (UTC date), `model` (the resolved
+         *     model, else the requested one), `key` (one group: this key) or `project` (one group: the key's current
+         *     project, `""` when it has none): requests, input and output tokens, media units and cost in USD. The
+         *     numbers are sums of the records `GET /v1/usage` lists for the same `since`/`until`. Across keys, the
+         *     operator reads `GET /admin/v1/usage/summary`.
+         */
+        get: operations["getUsageSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description Every API key, revoked ones included, oldest first, with its project and limits. Never a secret.
+         */
+        get: operations["adminListKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Creates a key; the answer carries its secret (`key`) this once: only a keyed hash is stored. `project`
+         *     must name an existing project. `admin: true` makes an admin key: it authenticates the admin API (like
+         *     `OMNIGATE_ADMIN_KEY`) and is refused on every other operation.
+         */
+        post: operations["adminCreateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id (`key_…`). */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an API key
+         * @description One key, revoked or not, with its project and limits. Never its secret.
+         */
+        get: operations["adminGetKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes the key on every instance from its next call. The row stays (its usage keeps its key id); 404 when no active key has this id.
+         */
+        delete: operations["adminRevokeKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an API key
+         * @description Changes a key's name, project or limits. In `limits`, a field given sets that limit, a field given as
+         *     `null` removes it (the config's default applies again) and a field left out keeps its value.
+         *     `project: null` takes the key out of its project. Every instance applies the change from the key's
+         *     next call.
+         */
+        patch: operations["adminUpdateKey"];
+        trace?: never;
+    };
+    "/admin/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List projects
+         * @description Every project, by name, with its limits.
+         */
+        get: operations["adminListProjects"];
+        put?: never;
+        /**
+         * Create a project
+         * @description A named group of keys with limits of its own, counted over all its keys together. Where a key and its
+         *     project both limit something, the stricter applies. 409 when a project of this name exists.
+         */
+        post: operations["adminCreateProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/projects/{project_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's name. */
+                project_name: components["schemas"]["ProjectName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a project
+         * @description One project with its limits.
+         */
+        get: operations["adminGetProject"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a project
+         * @description The project's limits stop applying. Its keys keep the name (a project created again under it limits them again).
+         */
+        delete: operations["adminDeleteProject"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a project's limits
+         * @description In `limits`, a field given sets that limit, `null` removes it, a field left out keeps its value. Every instance applies the change within about a second.
+         */
+        patch: operations["adminUpdateProject"];
+        trace?: never;
+    };
+    "/admin/v1/usage/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Summarise usage across keys
+         * @description Totals of every key's usage records (or one key's, or one project's keys'), grouped by `day` (UTC date),
+         *     `model`, `key` (the key id) or `project` (each key's current project, `""` for keys without one):
+         *     requests, input and output tokens, media units and cost in USD.
+         */
+        get: operations["adminGetUsageSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -1011,6 +1173,151 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Limits of a key or a project; a field left out sets no limit at this level. */
+        Limits: {
+            /** @description Requests per minute. */
+            rpm?: number;
+            /** @description Tokens per minute, input + output. */
+            tpm?: number;
+            /** @description Requests in flight at once; a stream counts until it ends. */
+            max_parallel?: number;
+            /** @description Images, speech characters, music and video seconds per UTC day. */
+            media_units_per_day?: number;
+            /** @description Spend budget in USD over `budget_period`. */
+            budget_usd?: number;
+            /**
+             * @description The budget's period (default `month`).
+             * @enum {string}
+             */
+            budget_period?: "day" | "month" | "total";
+        };
+        /** @description A change to limits; a field given as null removes that limit, a field left out keeps its value. */
+        LimitsUpdate: {
+            /** @description Requests per minute (null removes it). */
+            rpm?: number | null;
+            /** @description Tokens per minute, input + output (null removes it). */
+            tpm?: number | null;
+            /** @description Requests in flight at once; a stream counts until it ends (null removes it). */
+            max_parallel?: number | null;
+            /** @description Images, speech characters, music and video seconds per UTC day (null removes it). */
+            media_units_per_day?: number | null;
+            /** @description Spend budget in USD over `budget_period` (null removes it). */
+            budget_usd?: number | null;
+            /**
+             * @description The budget's period (default `month`) (null removes it).
+             * @enum {string|null}
+             */
+            budget_period?: "day" | "month" | "total" | null;
+        };
+        /**
+         * @description Letters, digits, `.`, `_` and `-`, at most 64, starting with a letter or digit.
+         * @example research
+         */
+        ProjectName: string;
+        /** @description An API key as the admin API shows it (never its secret). */
+        AdminKey: {
+            id: string;
+            /** @constant */
+            object: "admin.key";
+            name: string;
+            /** @description A generated key's first characters, safe to show; `""` for operator-chosen keys. */
+            prefix: string;
+            /** @description The project whose limits also apply; null for none. */
+            project: string | null;
+            limits: components["schemas"]["Limits"];
+            /** @description An admin key authenticates the admin API and nothing else. */
+            admin: boolean;
+            /** @description Models the key may use; empty for every model. */
+            allowed_models: string[];
+            created_at: number;
+            revoked_at: number | null;
+        };
+        /** @description A created key with its secret, shown this once. */
+        AdminKeyCreated: {
+            id: string;
+            /** @constant */
+            object: "admin.key";
+            name: string;
+            /** @description A generated key's first characters, safe to show; `""` for operator-chosen keys. */
+            prefix: string;
+            /** @description The project whose limits also apply; null for none. */
+            project: string | null;
+            limits: components["schemas"]["Limits"];
+            /** @description An admin key authenticates the admin API and nothing else. */
+            admin: boolean;
+            /** @description Models the key may use; empty for every model. */
+            allowed_models: string[];
+            created_at: number;
+            revoked_at: number | null;
+            /** @description The secret; not stored, cannot be shown again. */
+            key: string;
+        };
+        AdminKeyList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["AdminKey"][];
+        };
+        AdminKeyCreateRequest: {
+            /** @description What the key is for (default `unnamed`). */
+            name?: string;
+            /** @description Models or aliases the key may use; empty or absent for every model. */
+            allowed_models?: string[];
+            project?: components["schemas"]["ProjectName"];
+            limits?: components["schemas"]["Limits"];
+            /** @description Make an admin key (authenticates the admin API only). */
+            admin?: boolean;
+        };
+        AdminKeyUpdateRequest: {
+            name?: string;
+            /** @description The project to join (it must exist), or null to leave the key's project. */
+            project?: components["schemas"]["ProjectName"] | null;
+            limits?: components["schemas"]["LimitsUpdate"];
+        };
+        /** @description A named group of keys with limits of its own. */
+        Project: {
+            name: string;
+            /** @constant */
+            object: "project";
+            limits: components["schemas"]["Limits"];
+            created_at: number;
+        };
+        ProjectList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Project"][];
+        };
+        ProjectCreateRequest: {
+            name: components["schemas"]["ProjectName"];
+            limits?: components["schemas"]["Limits"];
+        };
+        ProjectUpdateRequest: {
+            limits: components["schemas"]["LimitsUpdate"];
+        };
+        ProjectDeleted: {
+            name: string;
+            /** @constant */
+            object: "project.deleted";
+            /** @constant */
+            deleted: true;
+        };
+        /** @description Usage totals per group. */
+        UsageSummary: {
+            /** @constant */
+            object: "usage.summary";
+            /** @enum {string} */
+            group_by: "day" | "model" | "key" | "project";
+            data: components["schemas"]["UsageSummaryGroup"][];
+        };
+        UsageSummaryGroup: {
+            /** @description The day (YYYY-MM-DD, UTC), model, key id or project name; `""` for records without one. */
+            group: string;
+            requests: number;
+            input_tokens: number;
+            output_tokens: number;
+            /** @description Images, speech characters, music and video seconds. */
+            media_units: number;
+            cost_usd: number;
+        };
         /** @description The OpenAI error envelope, used on every `/v1` path except `/v1/mcp`. */
         ErrorResponse: {
             error: components["schemas"]["ErrorObject"];
@@ -4849,6 +5156,12 @@ export interface components {
         };
     };
     parameters: {
+        /** @description What the totals are grouped by (default `day`). */
+        SummaryGroupBy: "day" | "model" | "key" | "project";
+        /** @description Only records created at or after this time (unix seconds). */
+        SummarySince: number;
+        /** @description Only records created before this time (unix seconds). */
+        SummaryUntil: number;
         /** @description Cursor; the id of the last item of the previous page (its `last_id`). Items after it are returned. */
         PaginationAfter: string;
         /** @description Number of items per page. */
@@ -5197,6 +5510,7 @@ export interface operations {
                      *           "reasoning_tokens": 0,
                      *           "units": null,
                      *           "media": null,
+                     *           "cost_usd": 0.000021,
                      *           "status": 200,
                      *           "latency_ms": 412,
                      *           "created_at": 1732240000
@@ -5220,6 +5534,7 @@ export interface operations {
                      *             "characters": 57,
                      *             "seconds": 3.42
                      *           },
+                     *           "cost_usd": 0.000855,
                      *           "status": 200,
                      *           "latency_ms": 1380,
                      *           "created_at": 1732239950
@@ -5236,6 +5551,577 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getUsageSummary: {
+        parameters: {
+            query?: {
+                /** @description What the totals are grouped by (default `day`). */
+                group_by?: components["parameters"]["SummaryGroupBy"];
+                /** @description Only records created at or after this time (unix seconds). */
+                since?: components["parameters"]["SummarySince"];
+                /** @description Only records created before this time (unix seconds). */
+                until?: components["parameters"]["SummaryUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The totals per group. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "usage.summary",
+                     *       "group_by": "model",
+                     *       "data": [
+                     *         {
+                     *           "group": "local:chat",
+                     *           "requests": 12,
+                     *           "input_tokens": 340,
+                     *           "output_tokens": 96,
+                     *           "media_units": 0,
+                     *           "cost_usd": 0
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    adminListKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "key_3f9a1c2b4d5e6f70",
+                     *           "object": "admin.key",
+                     *           "name": "batch-jobs",
+                     *           "prefix": "og-AbCd",
+                     *           "project": "research",
+                     *           "limits": {
+                     *             "rpm": 60,
+                     *             "budget_usd": 25,
+                     *             "budget_period": "month"
+                     *           },
+                     *           "admin": false,
+                     *           "allowed_models": [],
+                     *           "created_at": 1732240000,
+                     *           "revoked_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminKeyList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    adminCreateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "batch-jobs",
+                 *       "project": "research",
+                 *       "limits": {
+                 *         "rpm": 60,
+                 *         "tpm": 100000,
+                 *         "max_parallel": 4,
+                 *         "budget_usd": 25,
+                 *         "budget_period": "month"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminKeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key, with its secret shown this once. */
+            201: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_3f9a1c2b4d5e6f70",
+                     *       "object": "admin.key",
+                     *       "name": "batch-jobs",
+                     *       "prefix": "og-AbCd",
+                     *       "project": "research",
+                     *       "limits": {
+                     *         "rpm": 60,
+                     *         "tpm": 100000,
+                     *         "max_parallel": 4,
+                     *         "budget_usd": 25,
+                     *         "budget_period": "month"
+                     *       },
+                     *       "admin": false,
+                     *       "allowed_models": [],
+                     *       "created_at": 1732240000,
+                     *       "revoked_at": null,
+                     *       "key": "og-AbCdEfGhIjKlMnOpQrStUvWxYz012345"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminKeyCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    adminGetKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id (`key_…`). */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_3f9a1c2b4d5e6f70",
+                     *       "object": "admin.key",
+                     *       "name": "batch-jobs",
+                     *       "prefix": "og-AbCd",
+                     *       "project": null,
+                     *       "limits": {
+                     *         "rpm": 60
+                     *       },
+                     *       "admin": false,
+                     *       "allowed_models": [],
+                     *       "created_at": 1732240000,
+                     *       "revoked_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    adminRevokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id (`key_…`). */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_3f9a1c2b4d5e6f70",
+                     *       "object": "admin.key",
+                     *       "name": "batch-jobs",
+                     *       "prefix": "og-AbCd",
+                     *       "project": null,
+                     *       "limits": {},
+                     *       "admin": false,
+                     *       "allowed_models": [],
+                     *       "created_at": 1732240000,
+                     *       "revoked_at": 1732250000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    adminUpdateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id (`key_…`). */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "limits": {
+                 *         "rpm": 120,
+                 *         "budget_usd": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminKeyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key as it now is. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_3f9a1c2b4d5e6f70",
+                     *       "object": "admin.key",
+                     *       "name": "batch-jobs",
+                     *       "prefix": "og-AbCd",
+                     *       "project": null,
+                     *       "limits": {
+                     *         "rpm": 120
+                     *       },
+                     *       "admin": false,
+                     *       "allowed_models": [],
+                     *       "created_at": 1732240000,
+                     *       "revoked_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    adminListProjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The projects. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "name": "research",
+                     *           "object": "project",
+                     *           "limits": {
+                     *             "rpm": 600,
+                     *             "budget_usd": 200,
+                     *             "budget_period": "month"
+                     *           },
+                     *           "created_at": 1732240000
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProjectList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    adminCreateProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "research",
+                 *       "limits": {
+                 *         "rpm": 600,
+                 *         "budget_usd": 200,
+                 *         "budget_period": "month"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProjectCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The project. */
+            201: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "research",
+                     *       "object": "project",
+                     *       "limits": {
+                     *         "rpm": 600,
+                     *         "budget_usd": 200,
+                     *         "budget_period": "month"
+                     *       },
+                     *       "created_at": 1732240000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    adminGetProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's name. */
+                project_name: components["schemas"]["ProjectName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "research",
+                     *       "object": "project",
+                     *       "limits": {
+                     *         "rpm": 600
+                     *       },
+                     *       "created_at": 1732240000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    adminDeleteProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's name. */
+                project_name: components["schemas"]["ProjectName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project was deleted. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "research",
+                     *       "object": "project.deleted",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProjectDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    adminUpdateProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's name. */
+                project_name: components["schemas"]["ProjectName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "limits": {
+                 *         "rpm": 300,
+                 *         "budget_usd": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProjectUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The project as it now is. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "research",
+                     *       "object": "project",
+                     *       "limits": {
+                     *         "rpm": 300
+                     *       },
+                     *       "created_at": 1732240000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    adminGetUsageSummary: {
+        parameters: {
+            query?: {
+                /** @description What the totals are grouped by (default `day`). */
+                group_by?: components["parameters"]["SummaryGroupBy"];
+                /** @description Only records created at or after this time (unix seconds). */
+                since?: components["parameters"]["SummarySince"];
+                /** @description Only records created before this time (unix seconds). */
+                until?: components["parameters"]["SummaryUntil"];
+                /** @description Only this key's records. */
+                key_id?: string;
+                /** @description Only the records of the keys now in this project. */
+                project?: components["schemas"]["ProjectName"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The totals per group. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "usage.summary",
+                     *       "group_by": "project",
+                     *       "data": [
+                     *         {
+                     *           "group": "research",
+                     *           "requests": 120,
+                     *           "input_tokens": 34000,
+                     *           "output_tokens": 9600,
+                     *           "media_units": 4,
+                     *           "cost_usd": 1.82
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalServerError"];
         };
     };

@@ -32,6 +32,9 @@ import type { KeyChangeFeed } from './storage/key-change-feed.js';
 import { createKeyStore, type KeyStore } from './storage/key-store.js';
 import { createMediaLinks, type MediaLinks } from './storage/media-links.js';
 import { createPassageStore, type PassageStore } from './storage/passage-store.js';
+import { createProjectCache, type ProjectCache } from './storage/project-cache.js';
+import { createProjectStore, type ProjectStore } from './storage/project-store.js';
+import { recordLimitsSource } from './limits/call-limiter.js';
 import { loadPepper } from './storage/pepper.js';
 import { startResponsePurge } from './storage/response-retention.js';
 import { createResponseStore, type ResponseStore } from './storage/response-store.js';
@@ -100,6 +103,8 @@ export interface Stores {
   /** Deletes old usage records (OMNIGATE_USAGE_RETENTION_DAYS): batched deletes on SQLite, day partitions on PostgreSQL. */
   usageRetention: UsageRetention;
   keys: KeyStore;
+  /** Projects: named groups of keys with limits of their own. */
+  projects: ProjectStore;
   /** Where key changes are announced and heard (the key cache listens): every instance on the database. */
   keyChanges: KeyChangeFeed;
   usage: UsageStore;
@@ -135,6 +140,7 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
     const postgres = await openPostgresStores({ url: location.url, pepper, blobDirectory, logger: location.logger });
     return {
       keys: postgres.keys,
+      projects: postgres.projects,
       keyChanges: postgres.keyChanges,
       usage: postgres.usage,
       responses: postgres.responses,
@@ -174,6 +180,7 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
     return {
       db,
       keys: createKeyStore(db, { pepper, changes: keyChanges }),
+      projects: createProjectStore(db, { changes: keyChanges }),
       keyChanges,
       usage: createUsageStore(db),
       responses: createResponseStore(db),
@@ -234,12 +241,16 @@ export interface Services {
   mediaPool: MediaPool;
   registry: ModelRegistry;
   videoRunner: VideoRunner;
+  /** Every project's limits in memory (the limiter reads them). */
+  projectCache: ProjectCache;
   /** Prices, the limit counters and the call limiter. */
   limits: OpenedLimits;
   /** What `createApp` needs of the services; the caller adds the contract, limits, tool settings and signals. */
   appDeps: Pick<
     AppDeps,
     | 'keys'
+    | 'projects'
+    | 'projectCache'
     | 'keyCache'
     | 'usage'
     | 'responses'
@@ -287,6 +298,11 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
   const keyCache = createKeyCache(stores.keys, stores.keyChanges, {
     onError: (error) => logger.error({ err: error }, 'reading the API keys failed; the cached keys stay in use'),
   });
+  // Every project's limits in memory for the limiter, re-read when the key change feed says something changed.
+  const projectCache = createProjectCache(stores.projects, stores.keyChanges, {
+    onError: (error) => logger.error({ err: error }, 'reading the projects failed; the cached projects stay in use'),
+  });
+  await projectCache.reload();
   const usage = createUsageRecorder(stores.usage, {
     flushIntervalMs: options.usageFlushIntervalMs,
     maxBuffered: config.usageBufferMax,
@@ -306,18 +322,20 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
     registry = buildRegistry(config, logger, searchIndex, mediaPool);
   } catch (error) {
     keyCache.close();
+    projectCache.close();
     await Promise.allSettled([mediaPool.close(), searchIndex.close()]);
     await usage.close();
     await stores.close();
     throw error;
   }
+  const limitSettings = config.limits ?? { defaults: {}, onStoreDown: 'allow' as const, leaseMs: 300_000 };
   const limits = openLimits({
-    settings: config.limits ?? { defaults: {}, onStoreDown: 'allow', leaseMs: 300_000 },
+    settings: limitSettings,
     prices: config.prices ?? {},
     registry,
     providerUrls: Object.fromEntries(config.providers.map((provider) => [provider.id, provider.base_url])),
     logger,
-    source: options.limitsSource,
+    source: options.limitsSource ?? recordLimitsSource(limitSettings.defaults, (name) => projectCache.limitsOf(name)),
     redisPrefix: options.redisPrefix,
     now: options.now,
   });
@@ -351,8 +369,11 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
     registry,
     videoRunner,
     limits,
+    projectCache,
     appDeps: {
       keys: stores.keys,
+      projects: stores.projects,
+      projectCache,
       keyCache,
       usage,
       responses: stores.responses,
@@ -382,6 +403,7 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
         stopPurges();
         await stopVideos(0);
         keyCache.close();
+        projectCache.close();
         await usage.close();
         await limits.close();
         await registry.close();

@@ -1,8 +1,9 @@
 /**
  * The operator's admin key (`OMNIGATE_ADMIN_KEY`): a bearer token for operations the contract secures with the
- * `adminKey` scheme (`GET /metrics` today; the admin API of issue 30 builds on this). It is not an API key and
- * never lives in the key store: an API key is refused on these operations, and the admin key is refused
- * everywhere else. Compared in constant time over SHA-256 digests, so neither the key's content nor its length
+ * `adminKey` scheme (`GET /metrics`, the admin API under `/admin/v1`). It is not an API key and never lives in
+ * the key store: an API key is refused on these operations, and the admin key is refused everywhere else.
+ * Admin keys made with `omnigate keys create --admin` live in the key store, flagged `admin`, and are admitted
+ * here like it (auth/authenticate.ts); they too are refused on every other operation. Compared in constant time over SHA-256 digests, so neither the key's content nor its length
  * leaks through timing.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -29,7 +30,7 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return match ? match[1] : undefined;
 }
 
-/** The paths whose every operation the contract secures with `adminKey` alone (exact paths: none is templated yet). */
+/** The paths whose every operation the contract secures with `adminKey` alone, as the contract writes them. */
 export function adminPaths(document: OpenApiDocument): Set<string> {
   const paths = new Set<string>();
   for (const [path, item] of Object.entries(document.paths ?? {})) {
@@ -46,4 +47,22 @@ export function adminPaths(document: OpenApiDocument): Set<string> {
     }
   }
   return paths;
+}
+
+/** Whether a request path is one of `paths` (a templated segment, `{key_id}`, matches one path segment). */
+export function pathMatcher(paths: Iterable<string>): (path: string) => boolean {
+  const all = [...paths];
+  const exact = new Set(all.filter((path) => !path.includes('{')));
+  const templated = all
+    .filter((path) => path.includes('{'))
+    .map(
+      (path) =>
+        new RegExp(
+          `^${path
+            .split(/\{[^}]+\}/)
+            .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+            .join('[^/]+')}$`,
+        ),
+    );
+  return (path) => exact.has(path) || templated.some((pattern) => pattern.test(path));
 }

@@ -12,7 +12,7 @@ import { apiFamilyOf } from '../http/api-family.js';
 import type { OpenApiDocument } from '../spec/load-spec.js';
 import type { KeyCache } from '../storage/key-cache.js';
 import type { ApiKeyRecord } from '../storage/key-store.js';
-import { bearerToken, type AdminKeyCheck } from './admin-key.js';
+import { bearerToken, pathMatcher, type AdminKeyCheck } from './admin-key.js';
 
 function presentedKey(
   authorization: string | undefined,
@@ -70,28 +70,41 @@ export interface AdminAccess {
   check: AdminKeyCheck;
 }
 
+const adminKeyRequired = () =>
+  new ApiError(
+    401,
+    'This operation needs the admin key (OMNIGATE_ADMIN_KEY, or a key made with `omnigate keys create --admin`) as `Authorization: Bearer <admin key>`; API keys are not accepted.',
+    { code: 'admin_key_required' },
+  );
+
 export function authenticate(
   keys: Pick<KeyCache, 'cached' | 'verify'>,
   isPublic: PublicPaths,
   admin?: AdminAccess,
 ): RequestHandler {
+  const isAdminPath = pathMatcher(admin?.paths ?? []);
   return (req, res, next) => {
     if (isPublic(req.path)) {
       next();
       return;
     }
-    if (admin?.paths.has(req.path)) {
-      // An API key is no admin key: refused like none, without a key store lookup.
-      if (admin.check(bearerToken(req.get('authorization')))) {
+    if (admin && isAdminPath(req.path)) {
+      const token = bearerToken(req.get('authorization'));
+      if (admin.check(token)) {
         next();
+        return;
+      }
+      if (!token) {
+        next(adminKeyRequired());
+        return;
+      }
+      // An admin key of the key store (`keys create --admin`) is admitted too; an API key is refused like none.
+      const admitAdmin = (key: ApiKeyRecord | undefined) => next(key?.admin ? undefined : adminKeyRequired());
+      const hit = keys.cached(token);
+      if (hit) {
+        admitAdmin(hit.record);
       } else {
-        next(
-          new ApiError(
-            401,
-            'This operation needs the admin key (OMNIGATE_ADMIN_KEY) as `Authorization: Bearer <admin key>`; API keys are not accepted.',
-            { code: 'admin_key_required' },
-          ),
-        );
+        keys.verify(token).then(admitAdmin, next);
       }
       return;
     }
@@ -112,6 +125,19 @@ export function authenticate(
     const admitKey = (key: ApiKeyRecord | undefined) => {
       if (!key) {
         next(new ApiError(401, 'Invalid API key.', { code: 'invalid_api_key' }));
+        return;
+      }
+      if (key.admin) {
+        // An admin key runs the admin API only: it has no limits, usage or models of its own to spend.
+        next(
+          new ApiError(
+            403,
+            'This is an admin key: it authenticates the admin API (/admin/v1) only; use an API key here.',
+            {
+              code: 'admin_key_not_api_key',
+            },
+          ),
+        );
         return;
       }
       res.locals.apiKey = key;

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { checkConfigCommand } from './config-check.js';
-import { keysMain } from './keys.js';
+import { keysMain, runProjectsCommand } from './keys.js';
 import { startWorkers } from './start-args.js';
 
 const VERSION = (
@@ -16,9 +16,14 @@ const USAGE = `omnigate ${VERSION}: one API for language models, media, search, 
 usage:
   omnigate start [--workers N|auto]   serve (PORT, HOST, OMNIGATE_DATA_DIR, OMNIGATE_CONFIG, … from the environment);
                                       --workers: N processes on one port (auto: one per core; OMNIGATE_WORKERS)
-  omnigate keys create [--name NAME] [--models MODEL,MODEL]
+  omnigate keys create [--name NAME] [--models MODEL,MODEL] [--project NAME] [limits] [--admin]
+  omnigate keys update KEY_ID [--name NAME] [--project NAME] [limits] [--clear FIELD,FIELD]
   omnigate keys list
   omnigate keys revoke KEY_ID_OR_PREFIX
+  omnigate projects create|update NAME [limits]   (update also takes --clear FIELD,FIELD)
+  omnigate projects list | delete NAME
+                                      limits: --rpm N --tpm N --max-parallel N --media-units-per-day N
+                                      --budget USD --budget-period day|month|total
   omnigate config check FILE          validate a configuration file and print it as it takes effect (secrets masked)
   omnigate --help | --version
 
@@ -46,6 +51,8 @@ async function run(argv: string[]): Promise<number> {
     }
     case 'keys':
       return keysMain(rest);
+    case 'projects':
+      return keysMain(rest, runProjectsCommand);
     case 'config':
       if (rest[0] === 'check' && rest.length === 2) {
         return checkConfigCommand(

@@ -11,6 +11,8 @@ import type { VideoQueue } from '../calls/video/video-tasks.js';
 import type { FileIndex } from '../core/file-index.js';
 import type { KeyCache } from '../storage/key-cache.js';
 import type { KeyStore } from '../storage/key-store.js';
+import type { ProjectCache } from '../storage/project-cache.js';
+import type { ProjectStore } from '../storage/project-store.js';
 import type { FileSettings } from '../calls/files/file-quota.js';
 import type { ResponseStore } from '../storage/response-store.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
@@ -23,6 +25,9 @@ import type { CostOf } from '../usage/call-record.js';
 export interface AppDeps {
   spec: LoadedSpec;
   keys: KeyStore;
+  /** Projects (the admin API's); `projectCache` holds their limits for the limiter and is re-read after a change. */
+  projects: ProjectStore;
+  projectCache: Pick<ProjectCache, 'reload'>;
   /** What authentication reads: the verified keys in memory, kept fresh by the key change feed. */
   keyCache: KeyCache;
   usage: UsageRecorder;

@@ -5,6 +5,7 @@
  */
 import type { Handlers, OperationId } from '../http/operation-types.js';
 import type { AppDeps } from './app-deps.js';
+import { adminHandlers } from './admin.js';
 import { chatCompletionHandlers } from './chat-completions.js';
 import { extensionHandlers } from './extensions.js';
 import { observabilityHandlers } from './observability.js';
@@ -25,6 +26,7 @@ import { unavailableHandlers } from './unavailable.js';
 function servedHandlers(deps: AppDeps) {
   return {
     ...modelHandlers(deps),
+    ...adminHandlers(deps),
     ...extensionHandlers(deps),
     ...observabilityHandlers(deps),
     ...chatCompletionHandlers(deps),

@@ -16,6 +16,7 @@
  * (sqlite-key-change-feed.ts).
  */
 import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Limits } from '../core/limits.js';
 import type { SqliteDatabase } from './database.js';
 import type { KeyChange, KeyChangeFeed } from './key-change-feed.js';
 
@@ -28,6 +29,27 @@ export interface ApiKeyRecord {
   allowedModels: string[];
   createdAt: number;
   revokedAt: number | null;
+  /** The project (a name) whose limits also apply to this key; null for none. */
+  project?: string | null;
+  /** The key's own limits, over the config's defaults; empty for none. */
+  limits?: Limits;
+  /** An admin key authenticates the admin API (like OMNIGATE_ADMIN_KEY) and nothing else. */
+  admin?: boolean;
+}
+
+/** What a key's update may change; a field left out keeps its value. `limits` replaces the key's own limits. */
+export interface KeyUpdate {
+  name?: string;
+  project?: string | null;
+  limits?: Limits;
+}
+
+export interface NewKey {
+  name: string;
+  allowedModels?: string[];
+  project?: string | null;
+  limits?: Limits;
+  admin?: boolean;
 }
 
 interface KeyRow {
@@ -39,11 +61,18 @@ interface KeyRow {
   allowed_models: string;
   created_at: number;
   revoked_at: number | null;
+  project: string | null;
+  limits: string;
+  admin: number;
 }
 
 export interface KeyStore {
   /** Creates a key and returns its secret; the secret is never stored and cannot be shown again. */
-  create(input: { name: string; allowedModels?: string[] }): Promise<{ key: string; record: ApiKeyRecord }>;
+  create(input: NewKey): Promise<{ key: string; record: ApiKeyRecord }>;
+  /** The key with this id, revoked or not. */
+  get(id: string): Promise<ApiKeyRecord | undefined>;
+  /** Changes a key's name, project or limits; undefined when no key has this id. Announced on the change feed. */
+  update(id: string, change: KeyUpdate): Promise<ApiKeyRecord | undefined>;
   /** Registers a known secret (from OMNIGATE_API_KEYS); idempotent. */
   ensure(secret: string, name: string): Promise<ApiKeyRecord>;
   /** The active key matching `secret`, or undefined: a database read every time (the key cache is in front). */
@@ -92,6 +121,9 @@ function toRecord(row: KeyRow): ApiKeyRecord {
     allowedModels: JSON.parse(row.allowed_models) as string[],
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
+    project: row.project ?? null,
+    limits: JSON.parse(row.limits ?? '{}') as Limits,
+    admin: row.admin === 1,
   };
 }
 
@@ -117,6 +149,12 @@ function migrate(db: SqliteDatabase, pepperCheck: Buffer): void {
   if (!columns.some((column) => column.name === 'hash_scheme')) {
     // Rows from before this column hold plain SHA-256 hashes.
     db.exec(`ALTER TABLE api_keys ADD COLUMN hash_scheme TEXT NOT NULL DEFAULT '${LEGACY_SCHEME}'`);
+  }
+  // Limits per key (issue 30): absent from databases written before them, and then empty.
+  if (!columns.some((column) => column.name === 'project')) {
+    db.exec(`ALTER TABLE api_keys ADD COLUMN project TEXT;
+      ALTER TABLE api_keys ADD COLUMN limits TEXT NOT NULL DEFAULT '{}';
+      ALTER TABLE api_keys ADD COLUMN admin INTEGER NOT NULL DEFAULT 0;`);
   }
   const stored = db.prepare<[], { value: Buffer }>("SELECT value FROM api_keys_meta WHERE name = 'pepper_check'").get();
   if (!stored) {
@@ -160,8 +198,10 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
   migrate(db, hashKey(PEPPER_CHECK_INPUT));
 
   const insert = db.prepare(
-    `INSERT INTO api_keys (id, name, prefix, hash, hash_scheme, allowed_models, created_at) VALUES (?, ?, ?, ?, '${HMAC_SCHEME}', ?, ?)`,
+    `INSERT INTO api_keys (id, name, prefix, hash, hash_scheme, allowed_models, created_at, project, limits, admin) VALUES (?, ?, ?, ?, '${HMAC_SCHEME}', ?, ?, ?, ?, ?)`,
   );
+  const byId = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ?');
+  const updateStatement = db.prepare('UPDATE api_keys SET name = ?, project = ?, limits = ? WHERE id = ?');
   const byHash = db.prepare<[Buffer, string], KeyRow>('SELECT * FROM api_keys WHERE hash = ? AND hash_scheme = ?');
   const rehash = db.prepare(`UPDATE api_keys SET hash = ?, hash_scheme = '${HMAC_SCHEME}', prefix = ? WHERE id = ?`);
   const all = db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
@@ -190,9 +230,19 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
     return byHash.get(hash, HMAC_SCHEME);
   }
 
-  function insertKey(secret: string, name: string, allowedModels: string[]): ApiKeyRecord {
+  function insertKey(secret: string, input: NewKey): ApiKeyRecord {
     const id = `key_${randomBytes(8).toString('hex')}`;
-    insert.run(id, name, displayPrefix(secret), hashKey(secret), JSON.stringify(allowedModels), now());
+    insert.run(
+      id,
+      input.name,
+      displayPrefix(secret),
+      hashKey(secret),
+      JSON.stringify(input.allowedModels ?? []),
+      now(),
+      input.project ?? null,
+      JSON.stringify(input.limits ?? {}),
+      input.admin ? 1 : 0,
+    );
     return toRecord(byHash.get(hashKey(secret), HMAC_SCHEME)!);
   }
 
@@ -212,9 +262,9 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
   }
 
   return {
-    async create({ name, allowedModels = [] }) {
+    async create(input) {
       const key = KEY_PREFIX + randomBytes(24).toString('base64url');
-      const record = insertKey(key, name, allowedModels);
+      const record = insertKey(key, input);
       await publish({ kind: 'created', keyId: record.id });
       return { key, record };
     },
@@ -223,7 +273,7 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
       if (existing) {
         return toRecord(existing);
       }
-      const record = insertKey(secret, name, []);
+      const record = insertKey(secret, { name });
       await publish({ kind: 'created', keyId: record.id });
       return record;
     },
@@ -236,6 +286,26 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
     },
     async list() {
       return all.all().map(toRecord);
+    },
+    async get(id) {
+      const row = byId.get(id);
+      return row ? toRecord(row) : undefined;
+    },
+    async update(id, change) {
+      const row = byId.get(id);
+      if (!row) {
+        return undefined;
+      }
+      const current = toRecord(row);
+      updateStatement.run(
+        change.name ?? current.name,
+        change.project === undefined ? (current.project ?? null) : change.project,
+        JSON.stringify(change.limits ?? current.limits ?? {}),
+        id,
+      );
+      // Every instance drops what it held for the key, so the new limits apply from its next call.
+      await publish({ kind: 'updated', keyId: id });
+      return toRecord(byId.get(id)!);
     },
     async find(idOrPrefix) {
       return find(idOrPrefix);

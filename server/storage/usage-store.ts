@@ -49,6 +49,26 @@ export interface UsageQuery {
   order: 'asc' | 'desc';
 }
 
+/** A spend summary's filter and grouping (`GET /v1/usage/summary`, the admin API's spend). */
+export interface UsageSummaryQuery {
+  /** Only these keys' records; undefined for every key's. */
+  keyIds?: string[];
+  since?: number;
+  until?: number;
+  /** `day` is the record's UTC date (YYYY-MM-DD); `model` the resolved model, else the requested one, else ''. */
+  groupBy: 'day' | 'model' | 'key';
+}
+
+/** One group's totals. */
+export interface UsageSummaryRow {
+  group: string;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  mediaUnits: number;
+  costUsd: number;
+}
+
 export interface UsageStore {
   /** Writes the entries together (one transaction, one multi-row statement where the backend has it). */
   insertMany(entries: UsageEntry[]): Promise<void>;
@@ -56,6 +76,8 @@ export interface UsageStore {
   amendMedia(requestId: string, amount: { units: number; media: MediaUsage }): Promise<boolean>;
   /** One page of the key's own records and whether more follow. */
   list(query: UsageQuery): Promise<{ records: UsageRecord[]; hasMore: boolean }>;
+  /** Totals per group (one GROUP BY), ordered by group. */
+  summary(query: UsageSummaryQuery): Promise<UsageSummaryRow[]>;
 }
 
 interface UsageRow {
@@ -234,6 +256,38 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
         .all(params);
       const hasMore = rows.length > query.limit;
       return { records: rows.slice(0, query.limit).map(toRecord), hasMore };
+    },
+    async summary(query) {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (query.keyIds !== undefined) {
+        if (query.keyIds.length === 0) {
+          return [];
+        }
+        where.push(`key_id IN (${query.keyIds.map(() => '?').join(', ')})`);
+        params.push(...query.keyIds);
+      }
+      if (query.since !== undefined) {
+        where.push('created_at >= ?');
+        params.push(query.since);
+      }
+      if (query.until !== undefined) {
+        where.push('created_at < ?');
+        params.push(query.until);
+      }
+      const group = {
+        day: "strftime('%Y-%m-%d', created_at, 'unixepoch')",
+        model: "COALESCE(model, model_requested, '')",
+        key: "COALESCE(key_id, '')",
+      }[query.groupBy];
+      return db
+        .prepare<unknown[], UsageSummaryRow>(
+          `SELECT ${group} AS "group", COUNT(*) AS requests, COALESCE(SUM(input_tokens), 0) AS inputTokens,
+             COALESCE(SUM(output_tokens), 0) AS outputTokens, COALESCE(SUM(units), 0) AS mediaUnits,
+             COALESCE(SUM(cost_usd), 0) AS costUsd
+           FROM usage_records ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY 1 ORDER BY 1`,
+        )
+        .all(...params);
     },
   };
 }

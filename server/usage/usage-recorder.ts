@@ -14,7 +14,14 @@
 import type { Logger } from 'pino';
 import { DEFAULT_USAGE_BUFFER_MAX } from '../config.js';
 import type { MediaUsage } from '../core/models.js';
-import type { UsageEntry, UsageQuery, UsageRecord, UsageStore } from '../storage/usage-store.js';
+import type {
+  UsageEntry,
+  UsageQuery,
+  UsageRecord,
+  UsageStore,
+  UsageSummaryQuery,
+  UsageSummaryRow,
+} from '../storage/usage-store.js';
 
 export interface UsageRecorder {
   record(entry: UsageEntry): void;
@@ -26,6 +33,8 @@ export interface UsageRecorder {
   /** Writes what waits now (also during a backoff); never rejects: what could not be written stays queued. */
   flush(): Promise<void>;
   list(query: UsageQuery): Promise<{ records: UsageRecord[]; hasMore: boolean }>;
+  /** Totals per group, after writing what waits (so a summary agrees with the records listed). */
+  summary(query: UsageSummaryQuery): Promise<UsageSummaryRow[]>;
   /**
    * Writes what is left, retrying until `closeTimeoutMs`; what still fails is logged as lost. A record queued
    * after it is still written by its timer or the next `flush()` (the services flush once more last).
@@ -168,6 +177,10 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
     async list(query) {
       await flush();
       return store.list(query);
+    },
+    async summary(query) {
+      await flush();
+      return store.summary(query);
     },
     async close() {
       const deadline = Date.now() + closeTimeoutMs;

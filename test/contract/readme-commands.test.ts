@@ -26,6 +26,8 @@ const NOT_RUN_HERE: Record<string, string> = {
 };
 
 const KEY = 'og-readme-commands-test-key-0123456789abc';
+/** The server's OMNIGATE_ADMIN_KEY, which the admin API commands read from the reader's environment. */
+const ADMIN_KEY = 'readme-commands-test-admin-key-0123456789';
 
 interface Command {
   text: string;
@@ -64,7 +66,7 @@ beforeAll(async () => {
   configFile = path.join(dir, 'omnigate.yaml');
   outputDir = dir;
   writeFileSync(configFile, 'aliases:\n  fast: local:chat\n');
-  server = await startServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: KEY });
+  server = await startServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_API_KEYS: KEY, OMNIGATE_ADMIN_KEY: ADMIN_KEY });
 }, 120_000);
 
 afterAll(() => killServers());
@@ -123,6 +125,7 @@ describe('README commands', () => {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       OMNIGATE_DATA_DIR: path.dirname(configFile),
+      OMNIGATE_ADMIN_KEY: ADMIN_KEY,
     };
     const ran: string[] = [];
     for (const command of commands) {

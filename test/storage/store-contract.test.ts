@@ -14,7 +14,9 @@ import { createBlobStore } from '../../server/storage/blob-store.js';
 import { openDatabase } from '../../server/storage/database.js';
 import { createFileStore } from '../../server/storage/file-store.js';
 import { createKeyStore } from '../../server/storage/key-store.js';
+import { createLocalKeyChangeFeed, type KeyChange } from '../../server/storage/key-change-feed.js';
 import { createPassageStore } from '../../server/storage/passage-store.js';
+import { createProjectStore } from '../../server/storage/project-store.js';
 import { openPostgresStores } from '../../server/storage/postgres/open-postgres-stores.js';
 import { createResponseStore } from '../../server/storage/response-store.js';
 import type { UsageEntry } from '../../server/storage/usage-store.js';
@@ -25,8 +27,11 @@ import { createTestDatabase, postgresAvailable } from '../helpers/postgres.js';
 async function openSqlite(directory: string) {
   const db = openDatabase(':memory:');
   const blobs = createBlobStore(db, path.join(directory, 'blobs'));
+  const keyChanges = createLocalKeyChangeFeed();
   return {
-    keys: createKeyStore(db, { pepper: randomBytes(32) }),
+    keyChanges,
+    keys: createKeyStore(db, { pepper: randomBytes(32), changes: keyChanges }),
+    projects: createProjectStore(db, { changes: keyChanges }),
     usage: createUsageStore(db),
     responses: createResponseStore(db),
     files: createFileStore(db, { otherHeldBytes: (keyId, now) => blobs.heldBytesNow(keyId, now) }),
@@ -147,6 +152,98 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     expect(await keys.revoke(record.id)).toBe(false);
     expect(await keys.count()).toBe(1);
     expect(await keys.find('')).toEqual([]);
+  });
+
+  it('keys: a project, own limits and the admin flag, stored and updated with a change announced', async (context) => {
+    const { keys, keyChanges } = await stores(context);
+    const heard: KeyChange[] = [];
+    const stop = keyChanges.subscribe((change) => heard.push(change));
+    const { key, record } = await keys.create({
+      name: 'limited',
+      project: 'research',
+      limits: { rpm: 5, budgetUsd: 2.5, budgetPeriod: 'day' },
+    });
+    expect(record).toMatchObject({ project: 'research', limits: { rpm: 5, budgetUsd: 2.5, budgetPeriod: 'day' } });
+    expect(record.admin).toBe(false);
+    expect(await keys.verify(key)).toMatchObject({ project: 'research', limits: { rpm: 5 } });
+    const adminKey = await keys.create({ name: 'ops', admin: true });
+    expect((await keys.verify(adminKey.key))?.admin).toBe(true);
+    const plain = await keys.create({ name: 'plain' });
+    expect(plain.record).toMatchObject({ project: null, limits: {}, admin: false });
+
+    heard.length = 0;
+    const updated = await keys.update(record.id, { name: 'renamed', limits: { tpm: 100 } });
+    expect(updated).toMatchObject({ name: 'renamed', project: 'research', limits: { tpm: 100 } });
+    expect(updated?.limits?.rpm).toBeUndefined();
+    expect(heard).toContainEqual({ kind: 'updated', keyId: record.id });
+    expect(await keys.update(record.id, { project: null })).toMatchObject({ project: null, limits: { tpm: 100 } });
+    expect(await keys.update('key_missing', { name: 'x' })).toBeUndefined();
+    expect((await keys.get(record.id))?.name).toBe('renamed');
+    expect(await keys.get('key_missing')).toBeUndefined();
+    await keys.revoke(record.id);
+    expect((await keys.get(record.id))?.revokedAt).toEqual(expect.any(Number));
+    stop();
+  });
+
+  it('projects: create once, list by name, update limits, delete; every change announced', async (context) => {
+    const { projects, keyChanges } = await stores(context);
+    const heard: KeyChange[] = [];
+    const stop = keyChanges.subscribe((change) => heard.push(change));
+    const created = await projects.create({ name: 'beta', limits: { rpm: 10 } });
+    expect(created).toMatchObject({ name: 'beta', limits: { rpm: 10 }, createdAt: expect.any(Number) });
+    expect(await projects.create({ name: 'beta' })).toBeUndefined();
+    await projects.create({ name: 'alpha' });
+    expect((await projects.list()).map((project) => project.name)).toEqual(['alpha', 'beta']);
+    expect(await projects.update('beta', { budgetUsd: 3, budgetPeriod: 'total' })).toMatchObject({
+      limits: { budgetUsd: 3, budgetPeriod: 'total' },
+    });
+    expect((await projects.get('beta'))?.limits).toEqual({ budgetUsd: 3, budgetPeriod: 'total' });
+    expect(await projects.update('gamma', {})).toBeUndefined();
+    expect(await projects.delete('beta')).toBe(true);
+    expect(await projects.delete('beta')).toBe(false);
+    expect(await projects.get('beta')).toBeUndefined();
+    // create alpha, create beta, update, delete: four announcements at least (a feed may repeat one).
+    expect(heard.length).toBeGreaterThanOrEqual(4);
+    stop();
+  });
+
+  it('usage: a summary per day, model and key sums the records (only the keys asked for)', async (context) => {
+    const { usage } = await stores(context);
+    const day = 86_400;
+    await usage.insertMany([
+      usageEntry({ keyId: 'key_a', model: 'm1', inputTokens: 3, outputTokens: 4, costUsd: 0.5, createdAt: day }),
+      usageEntry({ keyId: 'key_a', model: 'm2', inputTokens: 1, outputTokens: 1, costUsd: 0.25, createdAt: day + 10 }),
+      usageEntry({ keyId: 'key_b', model: 'm1', inputTokens: 10, outputTokens: 0, units: 2, createdAt: 2 * day + 5 }),
+      usageEntry({
+        keyId: 'key_a',
+        model: null,
+        modelRequested: null,
+        inputTokens: 0,
+        outputTokens: 0,
+        createdAt: 2 * day,
+      }),
+    ] as UsageEntry[]);
+    const byDay = await usage.summary({ groupBy: 'day' });
+    expect(byDay.map((row) => [row.group, row.requests])).toEqual([
+      ['1970-01-02', 2],
+      ['1970-01-03', 2],
+    ]);
+    const byModel = await usage.summary({ groupBy: 'model' });
+    expect(byModel.find((row) => row.group === 'm1')).toMatchObject({
+      requests: 2,
+      inputTokens: 13,
+      outputTokens: 4,
+      mediaUnits: 2,
+      costUsd: 0.5,
+    });
+    expect(byModel.find((row) => row.group === '')?.requests).toBe(1);
+    const byKey = await usage.summary({ groupBy: 'key', keyIds: ['key_a'] });
+    expect(byKey).toEqual([
+      { group: 'key_a', requests: 3, inputTokens: 4, outputTokens: 5, mediaUnits: 0, costUsd: 0.75 },
+    ]);
+    expect(await usage.summary({ groupBy: 'key', keyIds: [] })).toEqual([]);
+    const since = await usage.summary({ groupBy: 'key', since: 2 * day, until: 2 * day + 1 });
+    expect(since).toEqual([expect.objectContaining({ group: 'key_a', requests: 1 })]);
   });
 
   it('usage: batches in, pages by cursor both ways, filters by request id, model and time, amends media', async (context) => {

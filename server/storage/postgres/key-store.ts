@@ -10,7 +10,8 @@
  */
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyChange, KeyChangeFeed } from '../key-change-feed.js';
-import type { ApiKeyRecord, KeyStore } from '../key-store.js';
+import type { Limits } from '../../core/limits.js';
+import type { ApiKeyRecord, KeyStore, NewKey } from '../key-store.js';
 import { type PgPool, query } from './pool.js';
 
 interface KeyRow {
@@ -21,6 +22,9 @@ interface KeyRow {
   allowed_models: string[];
   created_at: number;
   revoked_at: number | null;
+  project: string | null;
+  limits: Limits;
+  admin: boolean;
 }
 
 const KEY_PREFIX = 'og-';
@@ -40,6 +44,9 @@ function toRecord(row: KeyRow): ApiKeyRecord {
     allowedModels: row.allowed_models,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
+    project: row.project,
+    limits: row.limits ?? {},
+    admin: row.admin,
   };
 }
 
@@ -73,13 +80,24 @@ export function createPostgresKeyStore(
     return rows[0];
   }
 
-  async function insertKey(secret: string, name: string, allowedModels: string[]): Promise<ApiKeyRecord> {
+  async function insertKey(secret: string, input: NewKey): Promise<ApiKeyRecord> {
     const id = `key_${randomBytes(8).toString('hex')}`;
     const { rows } = await query<KeyRow>(
       pool,
-      `INSERT INTO api_keys (id, name, prefix, hash, allowed_models, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO api_keys (id, name, prefix, hash, allowed_models, created_at, project, limits, admin)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (hash) DO UPDATE SET hash = EXCLUDED.hash RETURNING *`,
-      [id, name, displayPrefix(secret), hashKey(secret), JSON.stringify(allowedModels), now()],
+      [
+        id,
+        input.name,
+        displayPrefix(secret),
+        hashKey(secret),
+        JSON.stringify(input.allowedModels ?? []),
+        now(),
+        input.project ?? null,
+        JSON.stringify(input.limits ?? {}),
+        input.admin ?? false,
+      ],
     );
     const record = toRecord(rows[0]);
     await publish({ kind: 'created', keyId: record.id });
@@ -105,13 +123,40 @@ export function createPostgresKeyStore(
   }
 
   return {
-    async create({ name, allowedModels = [] }) {
+    async create(input) {
       const key = KEY_PREFIX + randomBytes(24).toString('base64url');
-      return { key, record: await insertKey(key, name, allowedModels) };
+      return { key, record: await insertKey(key, input) };
     },
     async ensure(secret, name) {
       const existing = await byHash(hashKey(secret));
-      return existing ? toRecord(existing) : insertKey(secret, name, []);
+      return existing ? toRecord(existing) : insertKey(secret, { name });
+    },
+    async get(id) {
+      const { rows } = await query<KeyRow>(pool, 'SELECT * FROM api_keys WHERE id = $1', [id]);
+      return rows[0] ? toRecord(rows[0]) : undefined;
+    },
+    async update(id, change) {
+      // One statement: a field not given keeps its stored value (COALESCE), the project may be set to null.
+      const { rows } = await query<KeyRow>(
+        pool,
+        `UPDATE api_keys SET name = COALESCE($2, name),
+           project = CASE WHEN $3::boolean THEN $4 ELSE project END,
+           limits = COALESCE($5::jsonb, limits)
+         WHERE id = $1 RETURNING *`,
+        [
+          id,
+          change.name ?? null,
+          change.project !== undefined,
+          change.project ?? null,
+          change.limits ? JSON.stringify(change.limits) : null,
+        ],
+      );
+      if (!rows[0]) {
+        return undefined;
+      }
+      // The table's trigger tells the other instances; this process's caches hear it here at once.
+      await publish({ kind: 'updated', keyId: id });
+      return toRecord(rows[0]);
     },
     async verify(secret) {
       const presented = hashKey(secret);

@@ -196,6 +196,29 @@ CREATE INDEX blobs_by_owner ON blobs (key_id) WHERE key_id IS NOT NULL;
     name: 'usage-cost',
     sql: 'ALTER TABLE usage_records ADD COLUMN cost_usd DOUBLE PRECISION NOT NULL DEFAULT 0;',
   },
+  {
+    // Limits per key and per project, admin keys (issue 30). A change to a project is announced on the key
+    // change feed's channel as a notice naming no key ('project'), which every instance reads as "re-read":
+    // the project caches reload their projects (project-store.ts).
+    version: 4,
+    name: 'key-limits-projects',
+    sql: `
+ALTER TABLE api_keys ADD COLUMN project TEXT, ADD COLUMN limits JSONB NOT NULL DEFAULT '{}',
+  ADD COLUMN admin BOOLEAN NOT NULL DEFAULT false;
+CREATE TABLE projects (
+  name TEXT PRIMARY KEY,
+  limits JSONB NOT NULL DEFAULT '{}',
+  created_at BIGINT NOT NULL
+);
+CREATE FUNCTION projects_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('omnigate_api_keys', json_build_object('kind', 'project')::text);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER projects_changed AFTER INSERT OR UPDATE OR DELETE ON projects
+  FOR EACH ROW EXECUTE FUNCTION projects_notify();
+`,
+  },
 ];
 
 export class SchemaTooNewError extends Error {

@@ -9,6 +9,7 @@ import { createPostgresFileStore } from './file-store.js';
 import { type PostgresKeyChangeFeed, startPostgresKeyChangeFeed } from './key-change-feed.js';
 import { checkPepper, createPostgresKeyStore } from './key-store.js';
 import { migrate } from './migrations.js';
+import { createPostgresProjectStore } from './project-store.js';
 import { createPostgresPassageStore } from './passage-store.js';
 import { createPostgresPool } from './pool.js';
 import { createPostgresResponseStore } from './response-store.js';
@@ -45,6 +46,7 @@ export async function openPostgresStores(options: PostgresStoreOptions) {
     return {
       pool,
       keys,
+      projects: createPostgresProjectStore(pool, { changes: feed }),
       keyChanges: feed as PostgresKeyChangeFeed,
       usage,
       /** Retention drops whole day partitions; the count is of partitions. */

@@ -192,5 +192,47 @@ export function createPostgresUsageStore(pool: PgPool): PostgresUsageStore {
       );
       return { records: rows.slice(0, request.limit).map(toRecord), hasMore: rows.length > request.limit };
     },
+    async summary(request) {
+      const values: unknown[] = [];
+      const where: string[] = [];
+      const bind = (value: unknown) => {
+        values.push(value);
+        return `$${values.length}`;
+      };
+      if (request.keyIds !== undefined) {
+        if (request.keyIds.length === 0) {
+          return [];
+        }
+        where.push(`key_id = ANY(${bind(request.keyIds)}::text[])`);
+      }
+      if (request.since !== undefined) {
+        where.push(`created_at >= ${bind(request.since)}`);
+      }
+      if (request.until !== undefined) {
+        where.push(`created_at < ${bind(request.until)}`);
+      }
+      const group = {
+        day: "to_char(to_timestamp(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+        model: "COALESCE(model, model_requested, '')",
+        key: "COALESCE(key_id, '')",
+      }[request.groupBy];
+      const { rows } = await query<Record<string, string | number>>(
+        pool,
+        `SELECT ${group} AS "group", COUNT(*) AS requests, COALESCE(SUM(input_tokens), 0) AS input_tokens,
+           COALESCE(SUM(output_tokens), 0) AS output_tokens, COALESCE(SUM(units), 0) AS media_units,
+           COALESCE(SUM(cost_usd), 0) AS cost_usd
+         FROM usage_records ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY 1 ORDER BY 1`,
+        values,
+      );
+      // COUNT and SUM of BIGINT come back as NUMERIC text.
+      return rows.map((row) => ({
+        group: String(row.group),
+        requests: Number(row.requests),
+        inputTokens: Number(row.input_tokens),
+        outputTokens: Number(row.output_tokens),
+        mediaUnits: Number(row.media_units),
+        costUsd: Number(row.cost_usd),
+      }));
+    },
   };
 }
