@@ -42,7 +42,7 @@ export function KeysPage() {
 
   async function refresh() {
     try {
-      setKeys((await callJson<{ data: ApiKey[] }>('/admin/v1/keys?limit=100', { admin: true })).data);
+      setKeys((await callJson<{ data: ApiKey[] }>('/admin/v1/keys', { admin: true })).data);
       setMissing(false);
     } catch (failure) {
       if (failure instanceof ApiFailure && failure.status === 404) {
@@ -96,6 +96,7 @@ export function KeysPage() {
     try {
       await callJson(`/admin/v1/keys/${encodeURIComponent(key.id)}`, {
         admin: true,
+        method: 'PATCH',
         body: { limits: JSON.parse(answer) },
       });
       await refresh();
