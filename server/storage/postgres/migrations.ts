@@ -196,6 +196,13 @@ CREATE INDEX blobs_by_owner ON blobs (key_id) WHERE key_id IS NOT NULL;
     name: 'usage-cost',
     sql: 'ALTER TABLE usage_records ADD COLUMN cost_usd DOUBLE PRECISION NOT NULL DEFAULT 0;',
   },
+  {
+    // A file's indexing lease (storage/file-store.ts): an instance starting takes over only the rows whose
+    // indexer stopped renewing it, never another live instance's. Rows left without one are taken at once.
+    version: 4,
+    name: 'files-indexing-lease',
+    sql: 'ALTER TABLE files ADD COLUMN index_lease_until BIGINT;',
+  },
 ];
 
 export class SchemaTooNewError extends Error {
