@@ -83,7 +83,14 @@ async function main(): Promise<void> {
     services = await openServices(config, {
       logger,
       stores: config.databaseUrl
-        ? { kind: 'postgres', url: config.databaseUrl, dataDir: config.dataDir, logger, pepperFile: config.pepperFile }
+        ? {
+            kind: 'postgres',
+            url: config.databaseUrl,
+            dataDir: config.dataDir,
+            logger,
+            blobs: config.blobLocation,
+            pepperFile: config.pepperFile,
+          }
         : {
             kind: 'data-dir',
             dataDir: config.dataDir,
@@ -246,7 +253,14 @@ async function registerEnvironmentKeys(
 async function runCluster(config: Readonly<Config>, logger: ReturnType<typeof createLogger>): Promise<number> {
   const stores = await openStores(
     config.databaseUrl
-      ? { kind: 'postgres', url: config.databaseUrl, dataDir: config.dataDir, logger, pepperFile: config.pepperFile }
+      ? {
+          kind: 'postgres',
+          url: config.databaseUrl,
+          dataDir: config.dataDir,
+          logger,
+          blobs: config.blobLocation,
+          pepperFile: config.pepperFile,
+        }
       : {
           kind: 'data-dir',
           dataDir: config.dataDir,

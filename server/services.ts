@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { renewIndexingLeases, startIndexingLeases } from './calls/files/indexing-leases.js';
 import { startVideoRunner, type VideoRunner } from './calls/video/video-runner.js';
 import type { BlobLocation, Config } from './config.js';
 import { createMediaPool, type MediaPool } from './engines/media-pool.js';
@@ -26,7 +27,7 @@ import { databaseProblem } from './storage/database-health.js';
 import { openPostgresStores } from './storage/postgres/open-postgres-stores.js';
 import { postgresProblem } from './storage/postgres/database-health.js';
 import { createSqliteUsageRetention, startUsagePurge, type UsageRetention } from './storage/usage-retention.js';
-import { createFileStore, type FileStore } from './storage/file-store.js';
+import { createFileStore, type FileStore, type SqliteFileStore } from './storage/file-store.js';
 import { createKeyCache, type KeyCache } from './storage/key-cache.js';
 import type { KeyChangeFeed } from './storage/key-change-feed.js';
 import { createKeyStore, type KeyStore } from './storage/key-store.js';
@@ -90,7 +91,10 @@ export type ServiceConfig = Pick<
 export type StoreLocation = (
   | { kind: 'data-dir'; dataDir: string; databasePath: string }
   | { kind: 'memory'; blobDirectory?: string }
-  /** A PostgreSQL database (`OMNIGATE_DATABASE_URL`); its blobs stay in the data directory for now. */
+  /**
+   * A PostgreSQL database (`OMNIGATE_DATABASE_URL`): every row there; the pepper in the data directory (or
+   * `pepperFile`), the blob bytes under `<dataDir>/blobs` or in the `blobs` location, as on SQLite.
+   */
   | { kind: 'postgres'; url: string; dataDir: string; logger?: Logger }
 ) & { blobs?: BlobLocation; pepperFile?: string };
 
@@ -136,8 +140,21 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       file: location.pepperFile,
       warn: (message: string) => warnings.push(message),
     });
-    const blobDirectory = path.join(location.dataDir, 'blobs');
-    const postgres = await openPostgresStores({ url: location.url, pepper, blobDirectory, logger: location.logger });
+    // As on SQLite: the data directory's blobs, or the shared byte store with uploads staged locally.
+    const blobDirectory = path.join(location.dataDir, location.blobs ? 'staging' : 'blobs');
+    const bytes = location.blobs ? openByteStore(location.blobs) : undefined;
+    let postgres: Awaited<ReturnType<typeof openPostgresStores>>;
+    try {
+      postgres = await openPostgresStores({
+        url: location.url,
+        pepper,
+        blobs: bytes ? { bytes, stagingDirectory: blobDirectory } : blobDirectory,
+        logger: location.logger,
+      });
+    } catch (error) {
+      bytes?.close();
+      throw error;
+    }
     return {
       keys: postgres.keys,
       projects: postgres.projects,
@@ -152,9 +169,12 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       blobDirectory,
       usageRetention: postgres.usageRetention,
       problem: () => postgresProblem(postgres.pool),
-      blobLocation: blobDirectory,
+      blobLocation: bytes?.location ?? blobDirectory,
       warnings,
-      close: () => postgres.close(),
+      async close() {
+        await postgres.close();
+        bytes?.close();
+      },
     };
   }
   const memory = location.kind === 'memory';
@@ -174,7 +194,13 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       ? (location.blobDirectory ?? temporary!)
       : path.join(location.dataDir, shared ? 'staging' : 'blobs');
     bytes = location.blobs ? openByteStore(location.blobs) : undefined;
-    const blobs = createBlobStore(db, bytes ? { bytes, stagingDirectory: blobDirectory } : blobDirectory);
+    // One byte quota per key over its files and the generated media kept for it, read inside each store's
+    // insert transaction (both tables are in this one database): each store asks the other for its part.
+    let files: SqliteFileStore | undefined;
+    const blobs = createBlobStore(db, bytes ? { bytes, stagingDirectory: blobDirectory } : blobDirectory, {
+      otherHeldBytes: (keyId, nowSeconds) => files?.fileBytesNow(keyId, nowSeconds) ?? 0,
+    });
+    files = createFileStore(db, { otherHeldBytes: (keyId, nowSeconds) => blobs.heldBytesNow(keyId, nowSeconds) });
     const openedBytes = bytes;
     const keyChanges = createSqliteKeyChangeFeed(db);
     return {
@@ -184,9 +210,7 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       keyChanges,
       usage: createUsageStore(db),
       responses: createResponseStore(db),
-      // One byte quota per key over its files and the generated media kept for it.
-      // (Read synchronously inside the file store's quota transaction: both tables are in this one database.)
-      files: createFileStore(db, { otherHeldBytes: (keyId, nowSeconds) => blobs.heldBytesNow(keyId, nowSeconds) }),
+      files,
       passages: createPassageStore(db),
       videoTasks: createVideoTaskStore(db),
       blobs,
@@ -290,11 +314,8 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
     logger.warn(warning);
   }
   // A row left `indexing` by a process that stopped mid-extraction would say so forever: it was never finished.
-  await stores.files.abandonIndexing({
-    status: 'failed',
-    code: 'interrupted',
-    reason: 'The server restarted while the file was being indexed; upload it again to index it.',
-  });
+  // Only rows whose lease ran out: another instance (or worker) on the database may be indexing the others.
+  await renewIndexingLeases({ files: stores.files, inFlight: () => [], logger, now: options.now });
   const keyCache = createKeyCache(stores.keys, stores.keyChanges, {
     onError: (error) => logger.error({ err: error }, 'reading the API keys failed; the cached keys stay in use'),
   });
@@ -315,12 +336,19 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
     limits: config.indexLimits,
     pool: options.searchIndexPool,
   });
+  const stopIndexingLeases = startIndexingLeases({
+    files: stores.files,
+    inFlight: () => searchIndex.inFlight(),
+    logger,
+    now: options.now,
+  });
   // No worker exists until the first generation; the registry closes the pool with the local models.
   const mediaPool = createMediaPool(config.media);
   let registry: ModelRegistry;
   try {
     registry = buildRegistry(config, logger, searchIndex, mediaPool);
   } catch (error) {
+    stopIndexingLeases();
     keyCache.close();
     projectCache.close();
     await Promise.allSettled([mediaPool.close(), searchIndex.close()]);
@@ -401,6 +429,7 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
     close() {
       closed ??= (async () => {
         stopPurges();
+        stopIndexingLeases();
         await stopVideos(0);
         keyCache.close();
         projectCache.close();

@@ -37,7 +37,7 @@ export async function linkMedia(
     mediaType: item.mediaType,
     expiresAt,
     now,
-    owner: chargedTo(media.storage, keyId, now),
+    owner: chargedTo(media.storage, keyId),
   });
   return `${baseUrl}${media.links.pathFor(stored.id, expiresAt)}`;
 }

@@ -3,7 +3,7 @@
  * kept for it (images, speech and music answered by URL, a video with its thumbnail and input image) draw on
  * one budget, each generated blob until its link expires. A generation is refused before any work when the
  * key has no room left at all, and its result when keeping it would pass the quota (the admission runs in the
- * blob store's insert step, queued per key, so concurrent generations cannot both slip under).
+ * blob store's insert, atomically, so concurrent generations cannot both slip under).
  */
 import { ApiError } from '../core/api-error.js';
 import type { BlobOwner } from '../storage/blob-store.js';
@@ -36,15 +36,14 @@ export async function checkStorageRoom(quota: StorageQuota, keyId: string, nowMs
   }
 }
 
-/** The owner of a blob kept for the key: admitted only when it fits in the quota. */
-export function chargedTo(quota: StorageQuota, keyId: string, nowMs: number): BlobOwner {
+/**
+ * The owner of a blob kept for the key: the blob store inserts its row only when it fits in the quota, checked
+ * by the database with the insert (see storage/blob-store.ts), so concurrent generations, in this process or
+ * another instance, cannot both slip under.
+ */
+export function chargedTo(quota: StorageQuota, keyId: string): BlobOwner {
   return {
     keyId,
-    async admit(size) {
-      const held = await quota.held(keyId, Math.floor(nowMs / 1000));
-      if (held + size > quota.maxBytes) {
-        throw storageQuotaError(quota, held);
-      }
-    },
+    quota: { maxBytes: quota.maxBytes, refuse: (held) => storageQuotaError(quota, held) },
   };
 }

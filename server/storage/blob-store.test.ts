@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
-import { createBlobStore } from './blob-store.js';
+import { createBlobStore, SWEEP_GRACE_MS } from './blob-store.js';
 import { startBlobPurge } from './blob-expiry.js';
 import { openDatabase } from './database.js';
 
@@ -54,14 +54,19 @@ describe('blob store', () => {
     expect(readdirSync(dir)).toEqual([forever.id]);
   });
 
-  it('sweeps files a crash left without a row when it opens', async () => {
+  it('sweeps files a crash left without a row when it opens, once they are older than the grace period', async () => {
     const { dir, db, store } = fresh();
     const kept = await store.put(new Uint8Array([9]), { prefix: 'media', mediaType: 'image/png', expiresAt: null });
-    writeFileSync(path.join(dir, 'media_orphan0000000000'), 'orphan');
-    writeFileSync(path.join(dir, '.media_x.partial'), 'half');
-    createBlobStore(db, dir);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(readdirSync(dir)).toEqual([kept.id]);
+    const old = (Date.now() - SWEEP_GRACE_MS - 60_000) / 1000;
+    for (const name of [kept.id, 'media_orphan0000000000', '.media_x.partial']) {
+      if (name !== kept.id) writeFileSync(path.join(dir, name), 'debris');
+      utimesSync(path.join(dir, name), old, old);
+    }
+    // Another process on the same data directory (a worker) between its bytes and its row, or mid-upload.
+    writeFileSync(path.join(dir, 'media_young000000000000'), 'just renamed');
+    writeFileSync(path.join(dir, '.media_y.partial'), 'arriving');
+    await createBlobStore(db, dir).swept;
+    expect(readdirSync(dir).sort()).toEqual(['.media_y.partial', kept.id, 'media_young000000000000'].sort());
     expect(readFileSync(path.join(dir, kept.id))).toEqual(Buffer.from([9]));
   });
 });
@@ -98,12 +103,10 @@ describe('blobs kept for a key', () => {
       expiresAt: null,
       owner: {
         keyId: 'key_b',
-        admit(size) {
-          throw new Error(`no room for ${size}`);
-        },
+        quota: { maxBytes: 70, refuse: (held) => new Error(`no room: ${held} held`) },
       },
     });
-    await expect(refused).rejects.toThrow('no room for 64');
+    await expect(refused).rejects.toThrow('no room: 7 held');
     expect(readdirSync(dir).sort()).toEqual(before);
     expect(await store.heldBytes('key_b', 10)).toBe(7);
   });

@@ -1,12 +1,18 @@
 /**
  * Stored bytes that outlive one answer (generated images and music behind signed links, uploaded files):
  * each blob's bytes are kept by a byte store (bytes/byte-store.ts: a directory under the data directory by
- * default, a shared directory or S3-compatible object storage), its metadata one SQLite row. The bytes are
- * complete under their key before the row is inserted, so a reader never sees a half-written blob. In the
- * default directory, private to this instance, files left without a row by a crash are swept at start; a
- * shared store is never swept (another instance's blob may be between its bytes and its row), and a crash
- * there can leave an orphan object, which costs space but is never served. Blobs with an expiry are deleted
- * by `purge()`.
+ * default, a shared directory or S3-compatible object storage), its metadata one database row. This file holds
+ * what both backends share — ids, staging, the order of bytes and rows, the sweep, the purge —
+ * (`createBlobStoreOn`, over a backend's `BlobRows`) and the SQLite rows (`createBlobStore`); the PostgreSQL
+ * rows are postgres/blob-store.ts. The bytes are complete under their key before the row is inserted, so a
+ * reader never sees a half-written blob.
+ *
+ * At start the local directory (the default blob directory, or the staging directory of a shared store) is
+ * swept of files without a row that are older than `SWEEP_GRACE_MS`: a crash between bytes and row, or an
+ * upload cut off by one. Younger files are left alone, since another process on the same data directory (a
+ * worker of `--workers N`) may be between its bytes and its row right now. A shared store is never swept
+ * (another instance's blob may be between its bytes and its row); a crash there can leave an orphan object,
+ * which costs space but is never served. Blobs with an expiry are deleted by `purge()`.
  *
  * Large bytes arriving over time (an upload) are `stage`d instead: streamed to a local temporary file while
  * their SHA-256 and size are taken, and only `commit`ted (moved to the byte store, row inserted) once the caller
@@ -17,18 +23,16 @@
  * another store it is copied there (streamed) and removed.
  *
  * Bytes kept for a key (generated media, a video and its input image) are `put` with an `owner`: the row names
- * the key, `heldBytes` sums the key's live ones for its storage quota, and `admit` is asked right before the
- * row is inserted. The owner's admission reads the database (asynchronously), so puts for one key are queued
- * behind each other in this process from the admission to the insert: two puts finishing together cannot both
- * pass the quota. (Across processes the quota may be passed by one result at most; see ARCHITECTURE.md.)
- * Uploads carry no owner here: their file row (storage/file-store.ts) counts them.
- *
- * The row methods are asynchronous, as every store's are (a PostgreSQL implementation sits beside this one);
- * the bytes stay on disk here either way.
+ * the key and `heldBytes` sums the key's live ones for its storage quota. With the owner's `quota`, the row is
+ * inserted only when the key's live files and owned blobs plus this blob fit — decided by the database in the
+ * same transaction as the insert (SQLite: an immediate transaction, which holds the write lock from the first
+ * read; PostgreSQL: the key's quota lock, which the file store's insert takes too), so two puts finishing
+ * together, in one process or in two instances, cannot both pass. Uploads carry no owner here: their file row
+ * (storage/file-store.ts) counts them.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, readdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -66,16 +70,20 @@ export interface StageOptions {
   check?(size: number): void;
 }
 
-/** Whose quota a put blob counts against, and the check that may refuse it (by throwing) before it is kept. */
+/** Whose quota a put blob counts against, and the quota it must fit in. */
 export interface BlobOwner {
   keyId: string;
-  admit?(size: number): Promise<void>;
+  /**
+   * The key's storage quota: the row is inserted only when the key's live files and owned blobs plus this blob
+   * fit in `maxBytes` (checked atomically with the insert); otherwise the put rejects with `refuse(heldBytes)`.
+   */
+  quota?: { maxBytes: number; refuse(heldBytes: number): Error };
 }
 
 export interface BlobStore {
   /** Streams `source` to a temporary file; rejects (with nothing left on disk) when the source fails or `check` throws. */
   stage(source: Readable, options: StageOptions): Promise<StagedBlob>;
-  /** Rejects, with nothing left on disk, when `owner.admit` throws. */
+  /** Rejects, with nothing left in the byte store, when the owner's quota refuses it. */
   put(
     bytes: Uint8Array,
     options: { prefix: string; mediaType: string; expiresAt: number | null; now?: number; owner?: BlobOwner },
@@ -88,14 +96,49 @@ export interface BlobStore {
   delete(id: string): Promise<boolean>;
   /** Deletes every blob expired at `now` (unix seconds); returns how many. */
   purge(now: number): Promise<number>;
+  /** Settles when the start's sweep of the local directory has finished (tests). */
+  readonly swept: Promise<void>;
 }
 
-interface BlobRow {
+/** A put's owner as the rows see it: the key, and its quota when there is one. */
+export interface RowOwner {
+  keyId: string;
+  maxBytes?: number;
+}
+
+/** What a backend keeps of blobs: their rows. Every method may reject with the backend's errors. */
+export interface BlobRows {
+  /**
+   * Inserts the row. With `owner.maxBytes`, only when the key's live files and owned blobs (at `nowSeconds`)
+   * plus this blob fit, atomically with the insert; `{ refused }` carries what the key holds then.
+   */
+  insert(meta: BlobMeta, owner: RowOwner | undefined, nowSeconds: number): Promise<{ refused?: { held: number } }>;
+  get(id: string): Promise<BlobMeta | undefined>;
+  remove(id: string): Promise<void>;
+  /** Up to `limit` ids of blobs expired at `now`. */
+  expired(now: number, limit: number): Promise<string[]>;
+  heldBytes(keyId: string, nowSeconds: number): Promise<number>;
+  /** Which of these ids have a row. */
+  existing(ids: string[]): Promise<Set<string>>;
+}
+
+/** A blobs row as both backends read it. */
+export interface BlobRow {
   id: string;
   media_type: string;
   size: number;
   created_at: number;
   expires_at: number | null;
+}
+
+export function toMeta(row: BlobRow): BlobMeta {
+  return {
+    id: row.id,
+    mediaType: row.media_type,
+    size: row.size,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
 }
 
 /** Ids are `<prefix>_` + 26 base62 characters: 150 random bits, and only characters safe in a file name and a URL. */
@@ -109,17 +152,14 @@ function newId(prefix: string): string {
   return `${prefix}_${text}`;
 }
 
-const ID_PATTERN = /^[a-z]+_[0-9A-Za-z]{8,64}$/;
+export const BLOB_ID_PATTERN = /^[a-z]+_[0-9A-Za-z]{8,64}$/;
 
-function toMeta(row: BlobRow): BlobMeta {
-  return {
-    id: row.id,
-    mediaType: row.media_type,
-    size: row.size,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-  };
-}
+/**
+ * Local files without a row younger than this are left alone at start: another process on the same data
+ * directory may be about to insert the row. An upload being staged writes its file as it arrives, so its
+ * modification time stays fresh.
+ */
+export const SWEEP_GRACE_MS = 10 * 60_000;
 
 /** Bytes kept by a store other instances may share, with uploads staged in a local directory of this instance's. */
 export interface SharedBlobBytes {
@@ -127,100 +167,62 @@ export interface SharedBlobBytes {
   stagingDirectory: string;
 }
 
-/** The SQLite blob store, which also answers `heldBytes` synchronously (for the file store's quota transaction). */
-export interface SqliteBlobStore extends BlobStore {
-  heldBytesNow(keyId: string, nowSeconds: number): number;
+/**
+ * Removes from `directory` what is older than the grace period and no blob's: temporaries (dot-names) always,
+ * blob-named files only when `rowsKept` (the directory holds the bytes themselves) and they have no row.
+ */
+async function sweep(directory: string, rows: BlobRows, rowsKept: boolean, nowMs: number): Promise<void> {
+  const old: string[] = [];
+  for (const name of await readdir(directory)) {
+    const info = await stat(path.join(directory, name)).catch(() => undefined);
+    if (info?.isFile() && nowMs - info.mtimeMs > SWEEP_GRACE_MS) {
+      old.push(name);
+    }
+  }
+  const candidates = old.filter((name) => rowsKept && BLOB_ID_PATTERN.test(name));
+  const kept = candidates.length > 0 ? await rows.existing(candidates) : new Set<string>();
+  for (const name of old) {
+    if (!kept.has(name) && (name.startsWith('.') || rowsKept || !BLOB_ID_PATTERN.test(name))) {
+      await rm(path.join(directory, name), { force: true });
+    }
+  }
 }
 
 /**
- * A string is this instance's own directory (the default): the bytes are files in it, uploads are staged in it,
- * and it is swept of files without a row at start.
+ * The blob store over a backend's rows. A string is this instance's own directory (the default): the bytes are
+ * files in it and uploads are staged in it. Otherwise the bytes go to the given byte store and uploads are
+ * staged in `stagingDirectory`. The caller closes a byte store it gave.
  */
-export function createBlobStore(db: SqliteDatabase, storage: string | SharedBlobBytes): SqliteBlobStore {
+export function createBlobStoreOn(rows: BlobRows, storage: string | SharedBlobBytes): BlobStore {
   const shared = typeof storage !== 'string';
   const bytes = shared ? storage.bytes : createDirectoryByteStore(storage);
   const directory = shared ? storage.stagingDirectory : storage;
   mkdirSync(directory, { recursive: true, mode: 0o700 });
-  db.exec(`CREATE TABLE IF NOT EXISTS blobs (
-    id TEXT PRIMARY KEY,
-    media_type TEXT NOT NULL,
-    size INTEGER NOT NULL,
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER,
-    key_id TEXT
-  )`);
-  // Databases made before blobs had owners lack the column; their blobs count against nobody's quota.
-  if (
-    !(db.prepare('PRAGMA table_info(blobs)').all() as Array<{ name: string }>).some(
-      (column) => column.name === 'key_id',
-    )
-  ) {
-    db.exec('ALTER TABLE blobs ADD COLUMN key_id TEXT');
-  }
-  db.exec(`CREATE INDEX IF NOT EXISTS blobs_by_expiry ON blobs (expires_at) WHERE expires_at IS NOT NULL;
-  CREATE INDEX IF NOT EXISTS blobs_by_owner ON blobs (key_id) WHERE key_id IS NOT NULL`);
-  const insert = db.prepare(
-    'INSERT INTO blobs (id, media_type, size, created_at, expires_at, key_id) VALUES (@id, @mediaType, @size, @createdAt, @expiresAt, @keyId)',
-  );
-  const held = db.prepare<{ keyId: string; now: number }, { bytes: number | null }>(
-    'SELECT SUM(size) AS bytes FROM blobs WHERE key_id = @keyId AND (expires_at IS NULL OR expires_at > @now)',
-  );
-  const select = db.prepare<[string], BlobRow>('SELECT * FROM blobs WHERE id = ?');
-  const remove = db.prepare('DELETE FROM blobs WHERE id = ?');
-  const expired = db.prepare<[number], { id: string }>(
-    'SELECT id FROM blobs WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000',
-  );
-  const heldBytesNow = (keyId: string, nowSeconds: number) => held.get({ keyId, now: nowSeconds })?.bytes ?? 0;
-  const metaOf = (id: string): BlobMeta | undefined => {
-    if (!ID_PATTERN.test(id)) {
-      return undefined;
-    }
-    const row = select.get(id);
-    return row ? toMeta(row) : undefined;
-  };
-  // The tail of each key's queue of owned puts between admission and insert (see the header).
-  const admissions = new Map<string, Promise<unknown>>();
-  async function admitAndInsert(meta: BlobMeta, owner: BlobOwner | undefined): Promise<void> {
-    if (!owner?.admit) {
-      insert.run({ ...meta, keyId: owner?.keyId ?? null });
-      return;
-    }
-    const admit = owner.admit;
-    const previous = admissions.get(owner.keyId) ?? Promise.resolve();
-    const turn = previous.then(async () => {
-      await admit(meta.size);
-      insert.run({ ...meta, keyId: owner.keyId });
-    });
-    const tail = turn.catch(() => {});
-    admissions.set(owner.keyId, tail);
-    try {
-      await turn;
-    } finally {
-      if (admissions.get(owner.keyId) === tail) {
-        admissions.delete(owner.keyId);
-      }
-    }
-  }
+  // Best effort: a sweep that fails (the database not up yet) leaves the files for the next start.
+  const swept = sweep(directory, rows, !shared, Date.now()).catch(() => {});
 
-  // Files without a row: a crash between the rename and the insert, or rows removed by hand. The staging
-  // directory of a shared store holds only this instance's unfinished uploads: all of it goes.
-  const known = shared
-    ? new Set<string>()
-    : new Set((db.prepare('SELECT id FROM blobs').all() as Array<{ id: string }>).map((row) => row.id));
-  for (const name of readdirSync(directory)) {
-    if (!known.has(name)) {
-      void rm(path.join(directory, name), { force: true });
+  const get = async (id: string) => (BLOB_ID_PATTERN.test(id) ? rows.get(id) : undefined);
+
+  async function insert(meta: BlobMeta, owner: BlobOwner | undefined, nowMs: number): Promise<void> {
+    const outcome = await rows.insert(
+      meta,
+      owner ? { keyId: owner.keyId, maxBytes: owner.quota?.maxBytes } : undefined,
+      Math.floor(nowMs / 1000),
+    );
+    if (outcome.refused) {
+      throw owner?.quota?.refuse(outcome.refused.held) ?? new Error('the blob row was refused');
     }
   }
 
   async function deleteIds(ids: string[]): Promise<void> {
     for (const id of ids) {
-      remove.run(id); // the row first: once it is gone nobody is handed the bytes
+      await rows.remove(id); // the row first: once it is gone nobody is handed the bytes
       await bytes.delete(id);
     }
   }
 
   return {
+    swept,
     async stage(source, options) {
       const id = newId(options.prefix);
       const temporary = path.join(directory, `.${id}.partial`);
@@ -254,16 +256,22 @@ export function createBlobStore(db: SqliteDatabase, storage: string | SharedBlob
           if (state !== 'staged') {
             throw new Error(`staged blob ${id} is already ${state}`);
           }
+          const nowMs = commitOptions.now ?? Date.now();
           const meta: BlobMeta = {
             id,
             mediaType: commitOptions.mediaType,
             size,
-            createdAt: Math.floor((commitOptions.now ?? Date.now()) / 1000),
+            createdAt: Math.floor(nowMs / 1000),
             expiresAt: commitOptions.expiresAt,
           };
           await bytes.putFile(id, temporary);
           state = 'committed';
-          insert.run({ ...meta, keyId: null });
+          try {
+            await insert(meta, undefined, nowMs);
+          } catch (error) {
+            await bytes.delete(id);
+            throw error;
+          }
           return meta;
         },
         async discard() {
@@ -275,34 +283,30 @@ export function createBlobStore(db: SqliteDatabase, storage: string | SharedBlob
       };
     },
     async put(data, options) {
+      const nowMs = options.now ?? Date.now();
       const meta: BlobMeta = {
         id: newId(options.prefix),
         mediaType: options.mediaType,
         size: data.byteLength,
-        createdAt: Math.floor((options.now ?? Date.now()) / 1000),
+        createdAt: Math.floor(nowMs / 1000),
         expiresAt: options.expiresAt,
       };
       await bytes.put(meta.id, data);
       try {
-        await admitAndInsert(meta, options.owner);
+        await insert(meta, options.owner, nowMs);
       } catch (error) {
         await bytes.delete(meta.id);
         throw error;
       }
       return meta;
     },
-    heldBytesNow,
-    async heldBytes(keyId, nowSeconds) {
-      return heldBytesNow(keyId, nowSeconds);
-    },
-    async get(id) {
-      return metaOf(id);
-    },
+    heldBytes: (keyId, nowSeconds) => rows.heldBytes(keyId, nowSeconds),
+    get,
     async open(id, range) {
-      return metaOf(id) ? bytes.open(id, range) : undefined;
+      return (await get(id)) ? bytes.open(id, range) : undefined;
     },
     async delete(id) {
-      if (!metaOf(id)) {
+      if (!(await get(id))) {
         return false;
       }
       await deleteIds([id]);
@@ -311,7 +315,7 @@ export function createBlobStore(db: SqliteDatabase, storage: string | SharedBlob
     async purge(now) {
       let total = 0;
       for (;;) {
-        const ids = expired.all(now).map((row) => row.id);
+        const ids = await rows.expired(now, 1000);
         if (ids.length === 0) {
           return total;
         }
@@ -320,4 +324,92 @@ export function createBlobStore(db: SqliteDatabase, storage: string | SharedBlob
       }
     },
   };
+}
+
+export interface SqliteBlobStoreOptions {
+  /** The key's bytes held outside the blobs table (its live files), for an owner's quota; read in the insert's transaction. */
+  otherHeldBytes?(keyId: string, nowSeconds: number): number;
+}
+
+/** The SQLite blob store, which also answers `heldBytes` synchronously (for the file store's quota transaction). */
+export interface SqliteBlobStore extends BlobStore {
+  heldBytesNow(keyId: string, nowSeconds: number): number;
+}
+
+/** The blob store with its rows in SQLite. */
+export function createBlobStore(
+  db: SqliteDatabase,
+  storage: string | SharedBlobBytes,
+  options: SqliteBlobStoreOptions = {},
+): SqliteBlobStore {
+  db.exec(`CREATE TABLE IF NOT EXISTS blobs (
+    id TEXT PRIMARY KEY,
+    media_type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    key_id TEXT
+  )`);
+  // Databases made before blobs had owners lack the column; their blobs count against nobody's quota.
+  if (
+    !(db.prepare('PRAGMA table_info(blobs)').all() as Array<{ name: string }>).some(
+      (column) => column.name === 'key_id',
+    )
+  ) {
+    db.exec('ALTER TABLE blobs ADD COLUMN key_id TEXT');
+  }
+  db.exec(`CREATE INDEX IF NOT EXISTS blobs_by_expiry ON blobs (expires_at) WHERE expires_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS blobs_by_owner ON blobs (key_id) WHERE key_id IS NOT NULL`);
+  const insertRow = db.prepare(
+    'INSERT INTO blobs (id, media_type, size, created_at, expires_at, key_id) VALUES (@id, @mediaType, @size, @createdAt, @expiresAt, @keyId)',
+  );
+  const held = db.prepare<{ keyId: string; now: number }, { bytes: number | null }>(
+    'SELECT SUM(size) AS bytes FROM blobs WHERE key_id = @keyId AND (expires_at IS NULL OR expires_at > @now)',
+  );
+  const select = db.prepare<[string], BlobRow>('SELECT * FROM blobs WHERE id = ?');
+  const remove = db.prepare('DELETE FROM blobs WHERE id = ?');
+  const expired = db.prepare<[number, number], { id: string }>(
+    'SELECT id FROM blobs WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?',
+  );
+  const heldBytesNow = (keyId: string, nowSeconds: number) => held.get({ keyId, now: nowSeconds })?.bytes ?? 0;
+  // Immediate: the write lock is taken before the quota is read, so a process sharing the file (a worker of
+  // `--workers N`, a second instance) cannot insert between this read and this insert.
+  const insertWithin = db.transaction((meta: BlobMeta, owner: RowOwner | undefined, nowSeconds: number) => {
+    if (owner?.maxBytes !== undefined) {
+      const current = heldBytesNow(owner.keyId, nowSeconds) + (options.otherHeldBytes?.(owner.keyId, nowSeconds) ?? 0);
+      if (current + meta.size > owner.maxBytes) {
+        return { refused: { held: current } };
+      }
+    }
+    insertRow.run({ ...meta, keyId: owner?.keyId ?? null });
+    return {};
+  });
+  const rows: BlobRows = {
+    async insert(meta, owner, nowSeconds) {
+      return insertWithin.immediate(meta, owner, nowSeconds);
+    },
+    async get(id) {
+      const row = select.get(id);
+      return row ? toMeta(row) : undefined;
+    },
+    async remove(id) {
+      remove.run(id);
+    },
+    async expired(now, limit) {
+      return expired.all(now, limit).map((row) => row.id);
+    },
+    async heldBytes(keyId, nowSeconds) {
+      return heldBytesNow(keyId, nowSeconds);
+    },
+    async existing(ids) {
+      const found = new Set<string>();
+      for (const id of ids) {
+        if (select.get(id)) {
+          found.add(id);
+        }
+      }
+      return found;
+    },
+  };
+  return { ...createBlobStoreOn(rows, storage), heldBytesNow };
 }

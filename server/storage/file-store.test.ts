@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
-import { createFileStore, type NewStoredFile } from './file-store.js';
+import { createFileStore, INDEXING_LEASE_SECONDS, type NewStoredFile } from './file-store.js';
 
 const QUOTA = { maxBytes: 1_000_000, maxCount: 100 };
 const file = (indexing?: NewStoredFile['indexing']): NewStoredFile => ({
@@ -36,7 +36,14 @@ describe('file store: indexing state', () => {
       code: 'too_many_pages',
       reason: 'too long',
     });
-    expect(await store.abandonIndexing({ status: 'failed', code: 'interrupted', reason: 'restarted' })).toBe(1);
+    expect(await store.abandonIndexing({ status: 'failed', code: 'interrupted', reason: 'restarted' }, 1)).toBe(0);
+    // Its indexer stopped renewing: once the lease has run out the row is failed.
+    expect(
+      await store.abandonIndexing(
+        { status: 'failed', code: 'interrupted', reason: 'restarted' },
+        1 + INDEXING_LEASE_SECONDS + 1,
+      ),
+    ).toBe(1);
     expect((await store.get(other.file.id, 'key_a', 1))?.indexing).toMatchObject({
       status: 'failed',
       code: 'interrupted',

@@ -2,7 +2,7 @@
  * Uploaded files as rows (`POST /v1/files`): who owns each, what it was called and for, and which blob holds
  * its bytes (the blob store keeps the bytes; this store never touches the disk). Every read names the owning
  * key, so another key's id reads as unknown. Quotas are checked in the same transaction as the insert, so two
- * uploads finishing together cannot both slip under the limit. The byte quota is the key's whole storage:
+ * uploads finishing together cannot both slip under the limit, in one process or in several sharing the database. The byte quota is the key's whole storage:
  * `otherHeldBytes` adds what it holds besides files (its generated media in the blob store), so an upload
  * and a generation draw on one budget. Times are unix seconds, as the contract shows.
  */
@@ -63,10 +63,27 @@ export interface FileStore {
   holdings(keyId: string, now: number): Promise<FileHoldings>;
   /** Removes and returns up to `limit` files expired at `now`. */
   takeExpired(now: number, limit: number): Promise<StoredFile[]>;
-  /** Records how indexing the file went; false when the row is gone (deleted meanwhile). */
+  /** Records how indexing the file went (and ends its lease); false when the row is gone (deleted meanwhile). */
   setIndexing(id: string, state: FileIndexState): Promise<boolean>;
-  /** Gives every row still `indexing` this state (at start: no extraction of a previous process is running); how many. */
-  abandonIndexing(state: FileIndexState): Promise<number>;
+  /** Extends to `until` the indexing lease of those of these files still `indexing` (this process indexes them). */
+  renewIndexing(ids: string[], until: number): Promise<void>;
+  /**
+   * Gives this state to every row still `indexing` whose lease ended before `now` (or that has none): the
+   * process indexing it stopped without saying how it went. A row whose indexer lives, in this process or
+   * another instance, keeps a renewed lease and is left alone. How many.
+   */
+  abandonIndexing(state: FileIndexState, now: number): Promise<number>;
+}
+
+/**
+ * How long a row created `indexing` is held for its indexer without a renewal (seconds). The indexer's process
+ * renews it while the extraction is queued or running (calls/files/indexing-leases.ts, every third of this).
+ */
+export const INDEXING_LEASE_SECONDS = 60;
+
+/** The lease a new row starts with: only a row created `indexing` has one. */
+export function initialIndexingLease(file: Pick<NewStoredFile, 'indexing'>, now: number): number | null {
+  return file.indexing?.status === 'indexing' ? now + INDEXING_LEASE_SECONDS : null;
 }
 
 /** A `files` row as both backends read it. */
@@ -113,7 +130,13 @@ export interface FileStoreOptions {
   otherHeldBytes?(keyId: string, nowSeconds: number): number;
 }
 
-export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = {}): FileStore {
+/** The SQLite file store, which also answers a key's file bytes synchronously (for the blob store's quota transaction). */
+export interface SqliteFileStore extends FileStore {
+  /** The bytes of the key's files live at `now`, without `otherHeldBytes`. */
+  fileBytesNow(keyId: string, now: number): number;
+}
+
+export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = {}): SqliteFileStore {
   db.exec(`CREATE TABLE IF NOT EXISTS files (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,
@@ -136,13 +159,25 @@ export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = 
       'ALTER TABLE files ADD COLUMN index_status TEXT; ALTER TABLE files ADD COLUMN index_reason TEXT; ALTER TABLE files ADD COLUMN index_code TEXT',
     );
   }
+  if (!columns.some((column) => column.name === 'index_lease_until')) {
+    // Rows left `indexing` before leases existed have none: the next abandonment takes them, as a restart did.
+    db.exec('ALTER TABLE files ADD COLUMN index_lease_until INTEGER');
+  }
 
   const insert =
-    db.prepare(`INSERT INTO files (id, key_id, blob_id, filename, purpose, bytes, sha256, media_type, created_at, expires_at, index_status, index_reason, index_code)
-    VALUES (@id, @keyId, @blobId, @filename, @purpose, @bytes, @sha256, @mediaType, @createdAt, @expiresAt, @indexStatus, @indexReason, @indexCode) RETURNING *`);
+    db.prepare(`INSERT INTO files (id, key_id, blob_id, filename, purpose, bytes, sha256, media_type, created_at, expires_at, index_status, index_reason, index_code, index_lease_until)
+    VALUES (@id, @keyId, @blobId, @filename, @purpose, @bytes, @sha256, @mediaType, @createdAt, @expiresAt, @indexStatus, @indexReason, @indexCode, @leaseUntil) RETURNING *`);
   const indexed = db.prepare<{ id: string; status: string; reason: string | null; code: string | null }>(
-    'UPDATE files SET index_status = @status, index_reason = @reason, index_code = @code WHERE id = @id',
+    'UPDATE files SET index_status = @status, index_reason = @reason, index_code = @code, index_lease_until = NULL WHERE id = @id',
   );
+  const renew = db.prepare<{ id: string; until: number }>(
+    "UPDATE files SET index_lease_until = @until WHERE id = @id AND index_status = 'indexing'",
+  );
+  const renewAll = db.transaction((ids: string[], until: number) => {
+    for (const id of ids) {
+      renew.run({ id, until });
+    }
+  });
   const byId = db.prepare<{ id: string; keyId: string; now: number }, FileRow>(
     `SELECT * FROM files WHERE id = @id AND key_id = @keyId AND ${LIVE}`,
   );
@@ -174,13 +209,17 @@ export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = 
       indexStatus: indexing?.status ?? null,
       indexReason: indexing?.reason ?? null,
       indexCode: indexing?.code ?? null,
+      leaseUntil: initialIndexingLease(file, now),
     });
     return { file: toFile(row as FileRow) };
   });
 
   return {
+    fileBytesNow: (keyId, now) => holdings.get({ keyId, now })?.bytes ?? 0,
     async create(file, quota, now) {
-      return create(file, quota, now);
+      // Immediate: the write lock is held from the quota's read to the insert, so a process sharing the file
+      // cannot slip a row in between (a deferred transaction would fail with SQLITE_BUSY there instead).
+      return create.immediate(file, quota, now);
     },
     async get(id, keyId, now) {
       const row = byId.get({ id, keyId, now });
@@ -226,12 +265,18 @@ export function createFileStore(db: SqliteDatabase, options: FileStoreOptions = 
     async setIndexing(id, { status, reason, code }) {
       return indexed.run({ id, status, reason: reason ?? null, code: code ?? null }).changes > 0;
     },
-    async abandonIndexing({ status, reason, code }) {
+    async renewIndexing(ids, until) {
+      if (ids.length > 0) {
+        renewAll(ids, until);
+      }
+    },
+    async abandonIndexing({ status, reason, code }, now) {
       return db
         .prepare(
-          "UPDATE files SET index_status = @status, index_reason = @reason, index_code = @code WHERE index_status = 'indexing'",
+          `UPDATE files SET index_status = @status, index_reason = @reason, index_code = @code, index_lease_until = NULL
+           WHERE index_status = 'indexing' AND (index_lease_until IS NULL OR index_lease_until < @now)`,
         )
-        .run({ status, reason: reason ?? null, code: code ?? null }).changes;
+        .run({ status, reason: reason ?? null, code: code ?? null, now }).changes;
     },
   };
 }

@@ -1,5 +1,6 @@
 /**
- * `omnigate start --workers N` as real processes: a primary and N servers on one port over one SQLite file.
+ * `omnigate start --workers N` as real processes: a primary and N servers on one port over one SQLite file, and
+ * over one PostgreSQL database (OMNIGATE_DATABASE_URL).
  * Which process served a request is read from the access lines (each worker's lines carry its pid), and the
  * workers from the process tree (the primary's children) — no header outside the contract.
  */
@@ -9,8 +10,10 @@ import { createServer, type Server } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childrenOf, eventually } from '../helpers/child-processes.js';
+import { createTestDatabase, postgresAvailable } from '../helpers/postgres.js';
 import { dataDir, environment, killServers, ROOT, spawnServer, startServer } from '../helpers/spawn-server.js';
 
 const TEST_TIMEOUT_MS = 240_000;
@@ -45,11 +48,15 @@ function chat(port: number, key: string): Promise<number> {
 }
 
 function keysCli(dir: string, ...argv: string[]): Promise<string> {
+  return keysCliWith({ OMNIGATE_DATA_DIR: dir }, ...argv);
+}
+
+function keysCliWith(env: Record<string, string>, ...argv: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       ['bin/omnigate.mjs', 'keys', ...argv],
-      { cwd: ROOT, env: environment({ OMNIGATE_DATA_DIR: dir }) },
+      { cwd: ROOT, env: environment(env) },
       (error, stdout) => (error ? reject(error) : resolve(stdout)),
     );
   });
@@ -177,6 +184,64 @@ describe('omnigate start --workers', () => {
       const invalid = spawnServer({ OMNIGATE_DATA_DIR: dataDir() }, [], [...BIN, '--workers', 'many']);
       expect(await invalid.exited).toEqual({ code: 78, signal: null });
       expect(invalid.stderr()).toContain("OMNIGATE_WORKERS must be 'auto' or an integer from 1 to 256, got 'many'");
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'on PostgreSQL: two workers serve one port over one database, and a key revoked is refused by both',
+    async (context) => {
+      if (!(await postgresAvailable())) {
+        context.skip('no PostgreSQL server');
+      }
+      const database = await createTestDatabase();
+      try {
+        const dir = dataDir();
+        const env = { OMNIGATE_DATA_DIR: dir, OMNIGATE_DATABASE_URL: database.url };
+        const server = await startServer(env, [], [...BIN, '--workers', '2']);
+        const pids = ((await childrenOf(server.child.pid!)) as number[]).sort();
+        expect(pids).toHaveLength(2);
+        const created = await keysCliWith(env, 'create', '--name', 'pg-workers');
+        const key = /og-[A-Za-z0-9_-]{32}/.exec(created)![0];
+        const keyId = /key_[0-9a-f]+/.exec(created)![0];
+        const statuses = await Promise.all(Array.from({ length: 16 }, () => chat(server.port, key)));
+        expect(statuses).toEqual(Array(16).fill(200));
+        const servedBy = (status: number) =>
+          new Set(
+            server
+              .logs()
+              .filter(
+                (line) => line.msg === 'request' && line.path === '/v1/chat/completions' && line.status === status,
+              )
+              .map((line) => line.pid),
+          );
+        await eventually(() => servedBy(200).size === 2);
+        expect([...servedBy(200)].sort()).toEqual(pids);
+
+        // Revoked through the CLI: each worker hears it (LISTEN/NOTIFY) and refuses it; calls go on until both have.
+        await keysCliWith(env, 'revoke', keyId);
+        expect(
+          await eventually(async () => {
+            const answers = await Promise.all(Array.from({ length: 4 }, () => chat(server.port, key)));
+            return answers.every((status) => status === 401) && servedBy(401).size === 2;
+          }, 30_000),
+        ).toBe(true);
+        expect([...servedBy(401)].sort()).toEqual(pids);
+        server.child.kill('SIGTERM');
+        expect(await server.exited).toEqual({ code: 0, signal: null });
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          const { rows } = await client.query<{ n: number }>(
+            'SELECT COUNT(*)::int AS n FROM usage_records WHERE status = 200',
+          );
+          expect(rows[0].n).toBe(16);
+        } finally {
+          await client.end();
+        }
+      } finally {
+        await database.drop();
+      }
     },
     TEST_TIMEOUT_MS,
   );

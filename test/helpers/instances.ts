@@ -36,6 +36,12 @@ export interface Instance {
   server: Started;
   /** One request on a fresh connection. */
   call(method: string, path: string, options?: { key?: string; body?: unknown }): Promise<Answer>;
+  /** A multipart upload to `POST /v1/files` (form fields, then the file part named `file`). */
+  upload(
+    key: string,
+    file: { name: string; type: string; data: string | Uint8Array },
+    fields?: Record<string, string>,
+  ): Promise<Answer>;
   /** SIGTERM: the instance drains, flushes and exits; answers how it exited. */
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGKILL: the instance dies at once, as with a machine that fails. */
@@ -73,6 +79,33 @@ function call(port: number, method: string, path: string, options: { key?: strin
   });
 }
 
+async function upload(
+  port: number,
+  key: string,
+  file: { name: string; type: string; data: string | Uint8Array },
+  fields: Record<string, string> = { purpose: 'assistants' },
+): Promise<Answer> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) {
+    form.append(name, value);
+  }
+  const data = typeof file.data === 'string' ? file.data : new Uint8Array(file.data);
+  form.append('file', new Blob([data], { type: file.type }), file.name);
+  const response = await fetch(`http://127.0.0.1:${port}/v1/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
+  const body = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: Object.fromEntries(response.headers), body, json };
+}
+
 /** Starts the instances one after the other; resolves once all listen. */
 export async function startInstances(setup: InstanceSetup = {}): Promise<Instance[]> {
   const instances: Instance[] = [];
@@ -89,6 +122,7 @@ export async function startInstances(setup: InstanceSetup = {}): Promise<Instanc
       port: server.port,
       server,
       call: (method, path, options) => call(server.port, method, path, options),
+      upload: (key, file, fields) => upload(server.port, key, file, fields),
       stop: () => signal('SIGTERM'),
       kill: () => signal('SIGKILL'),
     });

@@ -2,13 +2,17 @@
  * What only the PostgreSQL backend has to prove: migrations applied once by instances starting together and a
  * newer schema refused; a video task claimed exactly once by two instances claiming at the same time; the usage
  * table's day partitions made ahead and dropped by retention; no search string raising a database error; a key
- * revoked through one instance refused by another through LISTEN/NOTIFY; a foreign pepper refused.
+ * revoked through one instance refused by another through LISTEN/NOTIFY; a foreign pepper refused; blob bytes
+ * shared through a byte store; one key's storage quota held by two instances inserting at once.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createDirectoryByteStore } from '../../server/storage/bytes/directory-byte-store.js';
 import type { KeyChange } from '../../server/storage/key-change-feed.js';
 import { createKeyCache } from '../../server/storage/key-cache.js';
 import { MIGRATIONS, migrate, SchemaTooNewError } from '../../server/storage/postgres/migrations.js';
@@ -237,9 +241,9 @@ describe('PostgreSQL backend', () => {
     const pepper = randomBytes(32);
     const directory = mkdtempSync(path.join(tmpdir(), 'omnigate-pg-keys-'));
     cleanup.push(async () => rmSync(directory, { recursive: true, force: true }));
-    const a = await openPostgresStores({ url, pepper, blobDirectory: path.join(directory, 'a') });
+    const a = await openPostgresStores({ url, pepper, blobs: path.join(directory, 'a') });
     cleanup.push(() => a.close());
-    const b = await openPostgresStores({ url, pepper, blobDirectory: path.join(directory, 'b') });
+    const b = await openPostgresStores({ url, pepper, blobs: path.join(directory, 'b') });
     cleanup.push(() => b.close());
     const heardOnB: KeyChange[] = [];
     let heard: (() => void) | undefined;
@@ -271,9 +275,9 @@ describe('PostgreSQL backend', () => {
     const pepper = randomBytes(32);
     const directory = mkdtempSync(path.join(tmpdir(), 'omnigate-pg-cache-'));
     cleanup.push(async () => rmSync(directory, { recursive: true, force: true }));
-    const a = await openPostgresStores({ url, pepper, blobDirectory: path.join(directory, 'a') });
+    const a = await openPostgresStores({ url, pepper, blobs: path.join(directory, 'a') });
     cleanup.push(() => a.close());
-    const b = await openPostgresStores({ url, pepper, blobDirectory: path.join(directory, 'b') });
+    const b = await openPostgresStores({ url, pepper, blobs: path.join(directory, 'b') });
     cleanup.push(() => b.close());
     const cacheOnB = createKeyCache(b.keys, b.keyChanges);
     cleanup.push(async () => cacheOnB.close());
@@ -294,7 +298,7 @@ describe('PostgreSQL backend', () => {
     const { url } = await database(context);
     const directory = mkdtempSync(path.join(tmpdir(), 'omnigate-pg-feed-'));
     cleanup.push(async () => rmSync(directory, { recursive: true, force: true }));
-    const stores = await openPostgresStores({ url, pepper: randomBytes(32), blobDirectory: directory });
+    const stores = await openPostgresStores({ url, pepper: randomBytes(32), blobs: directory });
     cleanup.push(() => stores.close());
     const heard: KeyChange[] = [];
     stores.keyChanges.subscribe((change) => heard.push(change));
@@ -314,10 +318,91 @@ describe('PostgreSQL backend', () => {
     const { url } = await database(context);
     const directory = mkdtempSync(path.join(tmpdir(), 'omnigate-pg-pepper-'));
     cleanup.push(async () => rmSync(directory, { recursive: true, force: true }));
-    const first = await openPostgresStores({ url, pepper: randomBytes(32), blobDirectory: directory });
+    const first = await openPostgresStores({ url, pepper: randomBytes(32), blobs: directory });
     await first.close();
-    await expect(openPostgresStores({ url, pepper: randomBytes(32), blobDirectory: directory })).rejects.toThrow(
+    await expect(openPostgresStores({ url, pepper: randomBytes(32), blobs: directory })).rejects.toThrow(
       /pepper does not match this PostgreSQL database/,
     );
+  });
+
+  it('shares blob bytes through the byte store: what A puts or uploads, B reads and deletes', async (context) => {
+    const { url } = await database(context);
+    const pepper = randomBytes(32);
+    const directory = mkdtempSync(path.join(tmpdir(), 'omnigate-pg-bytes-'));
+    cleanup.push(async () => rmSync(directory, { recursive: true, force: true }));
+    const bytes = createDirectoryByteStore(path.join(directory, 'shared'));
+    // Each instance stages uploads in a directory of its own; the bytes meet in the shared one.
+    const a = await openPostgresStores({ url, pepper, blobs: { bytes, stagingDirectory: path.join(directory, 'a') } });
+    cleanup.push(() => a.close());
+    const b = await openPostgresStores({ url, pepper, blobs: { bytes, stagingDirectory: path.join(directory, 'b') } });
+    cleanup.push(() => b.close());
+    const staged = await a.blobs.stage(Readable.from([Buffer.from('uploaded through A')]), { prefix: 'upload' });
+    const upload = await staged.commit({ mediaType: 'text/plain', expiresAt: null });
+    const media = await a.blobs.put(Buffer.from('generated on A'), {
+      prefix: 'media',
+      mediaType: 'image/png',
+      expiresAt: null,
+    });
+    expect(await text((await b.blobs.open(upload.id))!)).toBe('uploaded through A');
+    expect(await text((await b.blobs.open(media.id, { start: 13, end: 13 }))!)).toBe('A');
+    expect(readdirSync(path.join(directory, 'a'))).toEqual([]);
+    expect(await b.blobs.delete(upload.id)).toBe(true);
+    expect(await a.blobs.open(upload.id)).toBeUndefined();
+    expect(readdirSync(path.join(directory, 'shared'))).toEqual([media.id]);
+  });
+
+  it("lets no two instances pass one key's storage quota together: owned puts and uploads race on two pools", async (context) => {
+    const { url } = await database(context);
+    const pepper = randomBytes(32);
+    const directory = mkdtempSync(path.join(tmpdir(), 'omnigate-pg-quota-'));
+    cleanup.push(async () => rmSync(directory, { recursive: true, force: true }));
+    const a = await openPostgresStores({ url, pepper, blobs: path.join(directory, 'a') });
+    cleanup.push(() => a.close());
+    const b = await openPostgresStores({ url, pepper, blobs: path.join(directory, 'b') });
+    cleanup.push(() => b.close());
+    const QUOTA = 100;
+    const owner = {
+      keyId: 'key_q',
+      quota: { maxBytes: QUOTA, refuse: (held: number) => new Error(`full at ${held}`) },
+    };
+    // 12 generations of 30 bytes and 4 uploads of 30 bytes, half through each instance, all at once: each fits
+    // alone, at most 3 fit together.
+    const outcomes = await Promise.allSettled([
+      ...Array.from({ length: 12 }, (_, index) =>
+        (index % 2 ? a : b).blobs.put(new Uint8Array(30), {
+          prefix: 'media',
+          mediaType: 'image/png',
+          expiresAt: null,
+          owner,
+        }),
+      ),
+      ...Array.from({ length: 4 }, async (_, index) => {
+        const created = await (index % 2 ? a : b).files.create(
+          {
+            keyId: 'key_q',
+            blobId: `upload_${index}`,
+            filename: 'f.txt',
+            purpose: 'assistants',
+            bytes: 30,
+            sha256: 'x',
+            mediaType: 'text/plain',
+            createdAt: 1,
+            expiresAt: null,
+          },
+          { maxBytes: QUOTA, maxCount: 100 },
+          1,
+        );
+        if ('refused' in created) throw new Error(`refused: ${created.refused}`);
+        return created;
+      }),
+    ]);
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(3);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') {
+        expect(String(outcome.reason)).toMatch(/full at (60|90)|refused: bytes/);
+      }
+    }
+    expect((await b.files.holdings('key_q', 1)).bytes).toBe(90);
+    expect(await a.blobs.heldBytes('key_q', 1)).toBeLessThanOrEqual(90);
   });
 });

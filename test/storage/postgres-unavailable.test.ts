@@ -41,7 +41,7 @@ describe('PostgreSQL unreachable', () => {
       return;
     }
     const directory = mkdtempSync(path.join(tmpdir(), 'omnigate-pg-down-'));
-    const stores = await openPostgresStores({ url: own.url, pepper: randomBytes(32), blobDirectory: directory });
+    const stores = await openPostgresStores({ url: own.url, pepper: randomBytes(32), blobs: directory });
     try {
       const heard: KeyChange[] = [];
       stores.keyChanges.subscribe((change) => heard.push(change));

@@ -12,7 +12,7 @@ import { text } from 'node:stream/consumers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBlobStore } from '../../server/storage/blob-store.js';
 import { openDatabase } from '../../server/storage/database.js';
-import { createFileStore } from '../../server/storage/file-store.js';
+import { createFileStore, INDEXING_LEASE_SECONDS } from '../../server/storage/file-store.js';
 import { createKeyStore } from '../../server/storage/key-store.js';
 import { createLocalKeyChangeFeed, type KeyChange } from '../../server/storage/key-change-feed.js';
 import { createPassageStore } from '../../server/storage/passage-store.js';
@@ -26,15 +26,20 @@ import { createTestDatabase, postgresAvailable } from '../helpers/postgres.js';
 
 async function openSqlite(directory: string) {
   const db = openDatabase(':memory:');
-  const blobs = createBlobStore(db, path.join(directory, 'blobs'));
   const keyChanges = createLocalKeyChangeFeed();
+  // Wired as services.ts wires them: each store adds the other's bytes to a key's quota.
+  let files: ReturnType<typeof createFileStore> | undefined;
+  const blobs = createBlobStore(db, path.join(directory, 'blobs'), {
+    otherHeldBytes: (keyId, now) => files?.fileBytesNow(keyId, now) ?? 0,
+  });
+  files = createFileStore(db, { otherHeldBytes: (keyId, now) => blobs.heldBytesNow(keyId, now) });
   return {
     keyChanges,
     keys: createKeyStore(db, { pepper: randomBytes(32), changes: keyChanges }),
     projects: createProjectStore(db, { changes: keyChanges }),
     usage: createUsageStore(db),
     responses: createResponseStore(db),
-    files: createFileStore(db, { otherHeldBytes: (keyId, now) => blobs.heldBytesNow(keyId, now) }),
+    files,
     passages: createPassageStore(db),
     videoTasks: createVideoTaskStore(db),
     blobs: blobs,
@@ -48,7 +53,7 @@ async function openPostgres(directory: string) {
     const stores = await openPostgresStores({
       url: database.url,
       pepper: randomBytes(32),
-      blobDirectory: path.join(directory, 'blobs'),
+      blobs: path.join(directory, 'blobs'),
     });
     return {
       ...stores,
@@ -340,6 +345,16 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
       owner: { keyId: 'key_a' },
     });
     expect(await files.holdings('key_a', 10)).toEqual({ bytes: 70, count: 1 });
+    // A generated blob meets the same budget: the key's file counts against it too.
+    await expect(
+      blobs.put(new Uint8Array(31), {
+        prefix: 'img',
+        mediaType: 'image/png',
+        expiresAt: null,
+        now: 10_000,
+        owner: { keyId: 'key_a', quota: { maxBytes: 100, refuse: (held) => new Error(`full at ${held}`) } },
+      }),
+    ).rejects.toThrow('full at 70');
     expect(await files.create(file(31), quota, 10)).toMatchObject({ refused: 'bytes' });
     const second = await files.create(file(10, 20), quota, 10);
     await files.create(file(10), quota, 10);
@@ -358,7 +373,7 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     expect(await files.get(second.file.id, 'key_b', 10)).toBeUndefined();
     if (!('file' in first)) throw new Error('refused');
     expect(await files.setIndexing(first.file.id, { status: 'indexing' })).toBe(true);
-    expect(await files.abandonIndexing({ status: 'failed', reason: 'restart', code: 'x' })).toBe(1);
+    expect(await files.abandonIndexing({ status: 'failed', reason: 'restart', code: 'x' }, 10)).toBe(1);
     expect((await files.get(first.file.id, 'key_a', 10))?.indexing).toEqual({
       status: 'failed',
       reason: 'restart',
@@ -366,6 +381,47 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     });
     expect((await files.delete(first.file.id, 'key_a'))?.id).toBe(first.file.id);
     expect(await files.delete(first.file.id, 'key_a')).toBeUndefined();
+  });
+
+  it('files: a row created indexing is held by its lease while renewed, and failed once the lease ends', async (context) => {
+    const { files } = await stores(context);
+    const create = async (indexing: 'indexing' | 'indexed') => {
+      const created = await files.create(
+        {
+          keyId: 'key_a',
+          blobId: 'b',
+          filename: 'a.pdf',
+          purpose: 'assistants',
+          bytes: 1,
+          sha256: 'x',
+          mediaType: 'application/pdf',
+          createdAt: 1_000,
+          expiresAt: null,
+          indexing: { status: indexing },
+        },
+        { maxBytes: 100, maxCount: 10 },
+        1_000,
+      );
+      if (!('file' in created)) throw new Error('refused');
+      return created.file.id;
+    };
+    const live = await create('indexing');
+    const dead = await create('indexing');
+    await create('indexed');
+    const interrupted = { status: 'failed' as const, code: 'interrupted', reason: 'stopped' };
+    // Another instance starting now finds both leases running: it fails neither.
+    expect(await files.abandonIndexing(interrupted, 1_000)).toBe(0);
+    expect(await files.abandonIndexing(interrupted, 1_000 + INDEXING_LEASE_SECONDS - 1)).toBe(0);
+    // The live indexer renews its file; the dead one's lease runs out and only that row is failed.
+    await files.renewIndexing([live, 'file-unknown'], 1_000 + 3 * INDEXING_LEASE_SECONDS);
+    expect(await files.abandonIndexing(interrupted, 1_000 + INDEXING_LEASE_SECONDS + 1)).toBe(1);
+    expect((await files.get(dead, 'key_a', 1_000))?.indexing).toMatchObject({ status: 'failed', code: 'interrupted' });
+    expect((await files.get(live, 'key_a', 1_000))?.indexing?.status).toBe('indexing');
+    // Finished: no lease left to renew, and nothing for an abandonment to take.
+    expect(await files.setIndexing(live, { status: 'indexed' })).toBe(true);
+    await files.renewIndexing([live], 1_000 + 10 * INDEXING_LEASE_SECONDS);
+    expect(await files.abandonIndexing(interrupted, 1_000 + 20 * INDEXING_LEASE_SECONDS)).toBe(0);
+    expect((await files.get(live, 'key_a', 1_000))?.indexing?.status).toBe('indexed');
   });
 
   it("passages: only the key's own, title ranked first, snippets, replaced and removed", async (context) => {
@@ -481,12 +537,7 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
         prefix: 'img',
         mediaType: 'image/png',
         expiresAt: 50,
-        owner: {
-          keyId: 'key_a',
-          admit() {
-            throw new Error('over quota');
-          },
-        },
+        owner: { keyId: 'key_a', quota: { maxBytes: 7, refuse: () => new Error('over quota') } },
       }),
     ).rejects.toThrow('over quota');
     expect(await blobs.heldBytes('key_a', 0)).toBe(0);

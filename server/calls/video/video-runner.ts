@@ -75,7 +75,7 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
         mediaType: media.mediaType,
         expiresAt,
         now: now(),
-        owner: chargedTo(deps.storage, task.keyId, now()),
+        owner: chargedTo(deps.storage, task.keyId),
       })
     ).id;
   }

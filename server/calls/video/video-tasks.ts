@@ -154,7 +154,7 @@ async function storeInputImage(
       mediaType: image.mediaType,
       expiresAt: Math.floor(created / 1000) + INPUT_IMAGE_SECONDS,
       now: created,
-      owner: chargedTo(deps.media.storage, task.keyId, created),
+      owner: chargedTo(deps.media.storage, task.keyId),
     });
     if (!(await deps.videos.tasks.attachInput(task.id, blob.id, now()))) {
       await deps.media.blobs.delete(blob.id);

@@ -33,6 +33,8 @@ export interface LocalSearchIndex extends FileIndex {
   search(query: { keyId: string; query: string; maxResults: number; indexedAfter?: number }): Promise<PassageHit[]>;
   /** The key's files whose `add` has not finished: their text is not searched yet. */
   pending(keyId: string): number;
+  /** The ids of the files whose `add` (queued or extracting) has not finished, every key's: their leases are renewed. */
+  inFlight(): string[];
   /** Resolves when every `add` started so far has finished (tests, shutdown). */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -103,6 +105,8 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   const running = new Set<Promise<unknown>>();
   /** Unfinished `add`s per key, for `pending`. */
   const pendingByKey = new Map<string, number>();
+  /** Unfinished `add`s per file, for `inFlight`. */
+  const addsByFile = new Map<string, number>();
   let generation = 0;
 
   /** What `add` indexes and `text` answers: one extraction, so `read_file` shows exactly what search reads. */
@@ -227,6 +231,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       const mine = ++generation;
       generations.set(file.id, mine);
       pendingByKey.set(file.keyId, (pendingByKey.get(file.keyId) ?? 0) + 1);
+      addsByFile.set(file.id, (addsByFile.get(file.id) ?? 0) + 1);
       const task = index(file, mine)
         .catch((error: unknown): FileIndexState => {
           logger?.warn({ fileId: file.id, err: error }, 'file not indexed for search');
@@ -240,6 +245,12 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
           } else {
             pendingByKey.delete(file.keyId);
           }
+          const adds = (addsByFile.get(file.id) ?? 1) - 1;
+          if (adds > 0) {
+            addsByFile.set(file.id, adds);
+          } else {
+            addsByFile.delete(file.id);
+          }
           if (generations.get(file.id) === mine) {
             generations.delete(file.id);
           }
@@ -249,6 +260,9 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     },
     pending(keyId) {
       return pendingByKey.get(keyId) ?? 0;
+    },
+    inFlight() {
+      return [...addsByFile.keys()];
     },
     text(file, signal) {
       return extract(file, AbortSignal.any([closing.signal, signal]));

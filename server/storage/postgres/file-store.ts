@@ -1,25 +1,24 @@
 import { randomId } from '../../core/random-id.js';
-import { type FileHoldings, type FileRow, type FileStore, toFile } from '../file-store.js';
+import { type FileHoldings, type FileRow, type FileStore, initialIndexingLease, toFile } from '../file-store.js';
 import { type PgPool, type Queryable, query, transaction } from './pool.js';
 
-export interface PostgresFileStoreOptions {
-  /** Bytes the key holds outside this store that count against the same byte quota (its generated media). */
-  otherHeldBytes?(keyId: string, nowSeconds: number): Promise<number> | number;
-}
-
-/** The lock of one key's storage quota (files and owned blobs share it). */
+/**
+ * The lock of one key's storage quota, held to the end of the transaction: an upload's insert and an owned
+ * blob's insert take it before reading what the key holds, so instances insert for one key one at a time.
+ */
 export const QUOTA_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext('omnigate quota ' || $1))";
 
-export function createPostgresFileStore(pool: PgPool, options: PostgresFileStoreOptions = {}): FileStore {
+/** Everything key $1 stores at $2 (unix seconds): its live files and the live blobs kept for it, in one read. */
+export const HELD_BYTES_SQL = `SELECT
+  COALESCE((SELECT SUM(bytes) FROM files WHERE key_id = $1 AND (expires_at IS NULL OR expires_at > $2)), 0)
+  + COALESCE((SELECT SUM(size) FROM blobs WHERE key_id = $1 AND (expires_at IS NULL OR expires_at > $2)), 0) AS bytes,
+  (SELECT COUNT(*) FROM files WHERE key_id = $1 AND (expires_at IS NULL OR expires_at > $2)) AS count`;
+
+/** Files on PostgreSQL; a key's byte quota covers its files and its generated media (the blobs it owns). */
+export function createPostgresFileStore(pool: PgPool): FileStore {
   async function held(runner: Queryable, keyId: string, now: number): Promise<FileHoldings> {
-    const { rows } = await runner.query<{ bytes: number | null; count: number }>(
-      'SELECT SUM(bytes) AS bytes, COUNT(*) AS count FROM files WHERE key_id = $1 AND (expires_at IS NULL OR expires_at > $2)',
-      [keyId, now],
-    );
-    return {
-      bytes: (rows[0]?.bytes ?? 0) + ((await options.otherHeldBytes?.(keyId, now)) ?? 0),
-      count: rows[0]?.count ?? 0,
-    };
+    const { rows } = await runner.query<{ bytes: number; count: number }>(HELD_BYTES_SQL, [keyId, now]);
+    return { bytes: rows[0]?.bytes ?? 0, count: rows[0]?.count ?? 0 };
   }
 
   return {
@@ -34,8 +33,8 @@ export function createPostgresFileStore(pool: PgPool, options: PostgresFileStore
           return { refused: 'bytes' as const, holdings: current };
         }
         const { rows } = await client.query<FileRow>(
-          `INSERT INTO files (id, key_id, blob_id, filename, purpose, bytes, sha256, media_type, created_at, expires_at, index_status, index_reason, index_code)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
+          `INSERT INTO files (id, key_id, blob_id, filename, purpose, bytes, sha256, media_type, created_at, expires_at, index_status, index_reason, index_code, index_lease_until)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING *`,
           [
             randomId('file', '-'),
             file.keyId,
@@ -50,6 +49,7 @@ export function createPostgresFileStore(pool: PgPool, options: PostgresFileStore
             file.indexing?.status ?? null,
             file.indexing?.reason ?? null,
             file.indexing?.code ?? null,
+            initialIndexingLease(file, now),
           ],
         );
         return { file: toFile(rows[0]) };
@@ -114,16 +114,25 @@ export function createPostgresFileStore(pool: PgPool, options: PostgresFileStore
     async setIndexing(id, { status, reason, code }) {
       const result = await query(
         pool,
-        'UPDATE files SET index_status = $2, index_reason = $3, index_code = $4 WHERE id = $1',
+        'UPDATE files SET index_status = $2, index_reason = $3, index_code = $4, index_lease_until = NULL WHERE id = $1',
         [id, status, reason ?? null, code ?? null],
       );
       return (result.rowCount ?? 0) > 0;
     },
-    async abandonIndexing({ status, reason, code }) {
+    async renewIndexing(ids, until) {
+      if (ids.length > 0) {
+        await query(pool, "UPDATE files SET index_lease_until = $2 WHERE id = ANY($1) AND index_status = 'indexing'", [
+          ids,
+          until,
+        ]);
+      }
+    },
+    async abandonIndexing({ status, reason, code }, now) {
       const result = await query(
         pool,
-        "UPDATE files SET index_status = $1, index_reason = $2, index_code = $3 WHERE index_status = 'indexing'",
-        [status, reason ?? null, code ?? null],
+        `UPDATE files SET index_status = $1, index_reason = $2, index_code = $3, index_lease_until = NULL
+         WHERE index_status = 'indexing' AND (index_lease_until IS NULL OR index_lease_until < $4)`,
+        [status, reason ?? null, code ?? null, now],
       );
       return result.rowCount ?? 0;
     },

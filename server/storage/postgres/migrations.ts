@@ -219,6 +219,13 @@ CREATE TRIGGER projects_changed AFTER INSERT OR UPDATE OR DELETE ON projects
   FOR EACH ROW EXECUTE FUNCTION projects_notify();
 `,
   },
+  {
+    // A file's indexing lease (storage/file-store.ts): an instance starting takes over only the rows whose
+    // indexer stopped renewing it, never another live instance's. Rows left without one are taken at once.
+    version: 5,
+    name: 'files-indexing-lease',
+    sql: 'ALTER TABLE files ADD COLUMN index_lease_until BIGINT;',
+  },
 ];
 
 export class SchemaTooNewError extends Error {

@@ -4,6 +4,7 @@
  * `OMNIGATE_DATABASE_URL` names a PostgreSQL database.
  */
 import type { Logger } from 'pino';
+import type { SharedBlobBytes } from '../blob-store.js';
 import { createPostgresBlobStore } from './blob-store.js';
 import { createPostgresFileStore } from './file-store.js';
 import { type PostgresKeyChangeFeed, startPostgresKeyChangeFeed } from './key-change-feed.js';
@@ -19,7 +20,8 @@ import { createPostgresVideoTaskStore } from './video-task-store.js';
 export interface PostgresStoreOptions {
   url: string;
   pepper: Buffer;
-  blobDirectory: string;
+  /** This instance's blob directory, or the shared byte store (`OMNIGATE_BLOB_URL`) with a local staging directory. */
+  blobs: string | SharedBlobBytes;
   logger?: Pick<Logger, 'warn' | 'error'>;
   /** Connections in the pool. */
   poolSize?: number;
@@ -41,7 +43,7 @@ export async function openPostgresStores(options: PostgresStoreOptions) {
     });
     await feed.ready;
     const keys = createPostgresKeyStore(pool, { pepper: options.pepper, changes: feed });
-    const blobs = await createPostgresBlobStore(pool, options.blobDirectory);
+    const blobs = createPostgresBlobStore(pool, options.blobs);
     const usage = createPostgresUsageStore(pool);
     return {
       pool,
@@ -54,7 +56,7 @@ export async function openPostgresStores(options: PostgresStoreOptions) {
         purgeOlderThan: async (createdAt: number) => (await usage.partitions.dropOlderThan(createdAt)).length,
       },
       responses: createPostgresResponseStore(pool),
-      files: createPostgresFileStore(pool, { otherHeldBytes: (keyId, now) => blobs.heldBytes(keyId, now) }),
+      files: createPostgresFileStore(pool),
       passages: createPostgresPassageStore(pool),
       videoTasks: createPostgresVideoTaskStore(pool),
       blobs,
