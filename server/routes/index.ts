@@ -12,6 +12,7 @@ import { imageHandlers } from './images.js';
 import { mediaHandlers } from './media.js';
 import { musicHandlers } from './music.js';
 import { speechHandlers } from './speech.js';
+import { embeddingHandlers } from './embeddings.js';
 import { videoHandlers } from './videos.js';
 import { fileHandlers } from './files.js';
 import { mcpHandlers } from './mcp.js';
@@ -39,6 +40,7 @@ function servedHandlers(deps: AppDeps) {
     ...videoHandlers(deps),
     ...fileHandlers(deps),
     ...searchHandlers(deps),
+    ...embeddingHandlers(deps),
   };
 }
 

@@ -14,7 +14,7 @@ import type { Tool, ToolDeps, ToolInvocation, ToolOutcome } from '../tools/tool-
 import { TOOLS } from '../tools/tool-list.js';
 
 export const MCP_INSTRUCTIONS =
-  'Omnigate tools: image understanding, image, speech, music and video generation, questions to the configured chat models, search (results or a cited answer), and the files uploaded with your API key (list_files, read_file). Media comes back inline when small and always as a signed URL.';
+  'Omnigate tools: image understanding, image, speech, music and video generation, questions to the configured chat models, search (results or a cited answer), the files uploaded with your API key (list_files, read_file), and embeddings (embed). Media comes back inline when small and always as a signed URL.';
 
 /** What the route hands the SDK for one request: its call scope. */
 export interface McpRequestScope {

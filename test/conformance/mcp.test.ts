@@ -28,6 +28,7 @@ const TOOL_NAMES = [
   'search_answer',
   'list_files',
   'read_file',
+  'embed',
 ];
 
 const KEEPING = '# Lighthouse keeping\n\nThe keeper lights the lamp at dusk and trims the wick at midnight.\n';
