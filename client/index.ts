@@ -19,6 +19,7 @@ import {
   downloadVideoContent,
   generateImages,
 } from './binary.js';
+import { createEmbeddings, embeddingVectors, rerank } from './embeddings.js';
 import {
   countMessageTokens,
   createChatCompletion,
@@ -76,6 +77,8 @@ export interface OmnigateClient {
   downloadVideoContent: Bound<typeof downloadVideoContent>;
   uploadFile: Bound<typeof uploadFile>;
   waitForVideo: Bound<typeof waitForVideo>;
+  createEmbeddings: Bound<typeof createEmbeddings>;
+  rerank: Bound<typeof rerank>;
 }
 
 /** Sets `Authorization: Bearer <apiKey>` on every request. */
@@ -120,11 +123,14 @@ export function createClient(options: ClientOptions): OmnigateClient {
     downloadVideoContent: (id, variant, callOptions) => downloadVideoContent(raw, id, variant, callOptions),
     uploadFile: (input, callOptions) => uploadFile(raw, input, callOptions),
     waitForVideo: (id, waitOptions) => waitForVideo(raw, id, waitOptions),
+    createEmbeddings: (body, callOptions) => createEmbeddings(raw, body, callOptions),
+    rerank: (body, callOptions) => rerank(raw, body, callOptions),
   };
 }
 
 export { OmnigateError, REQUEST_ID_HEADER, type OmnigateErrorFields } from './omnigate-error.js';
 export { parseSse, type SseEvent } from './sse.js';
+export { embeddingVectors } from './embeddings.js';
 export type { CallOptions, RawClient } from './raw-client.js';
 export type { BinaryBody, GeneratedImages, MusicAudioRequest, VideoContentVariant } from './binary.js';
 export type { NonStreamRequest } from './json-calls.js';

@@ -290,6 +290,23 @@ describe.each([
     expect(others.content[0].text).toMatch(new RegExp(`No file '${uploaded.othersMd}'.*404 file_not_found`));
   });
 
+  it('embed returns the vectors of POST /v1/embeddings (local:embed), and refuses an empty text', async () => {
+    const result = await call('embed', {
+      input: ['the keeper lights the lamp', 'ships pass the reef'],
+      dimensions: 32,
+    });
+    expect(result.isError).toBeFalsy();
+    const output = result.structuredContent as { model: string; embeddings: number[][]; dimensions: number };
+    expect(output.model).toBe('local:embed');
+    expect(output.dimensions).toBe(32);
+    expect(output.embeddings).toHaveLength(2);
+    const norm = Math.hypot(...output.embeddings[0]!);
+    expect(norm).toBeCloseTo(1, 5);
+    expect(result.content[0].text).toContain('2 embedding(s) of 32 dimensions by local:embed');
+    const empty = await call('embed', { input: '' });
+    expect(empty.isError).toBe(true);
+  });
+
   it('generate_image returns a decodable image inline and a signed URL', async () => {
     const result = await call('generate_image', { prompt: 'a red fox in snow', size: '128x96' });
     expect(result.isError).toBeFalsy();
