@@ -19,7 +19,7 @@ import {
   downloadVideoContent,
   generateImages,
 } from './binary.js';
-import { createEmbeddings, embeddingVectors, rerank } from './embeddings.js';
+import { createEmbeddings, rerank } from './embeddings.js';
 import {
   countMessageTokens,
   createChatCompletion,

@@ -3,7 +3,7 @@
  * No small embedding model ships its weights inside an npm package (Transformers.js and the ONNX models download
  * them from the Hugging Face hub at run time), so this is the feature-hashing trick over what a text is made of:
  * its words (weight 1), its adjacent word pairs (0.5) and the character trigrams of each word padded with a space
- * on each side (0.25 each, so a misspelt or inflected word still shares most of its grams). Each feature is
+ * on each side (0.5 each, so a misspelt or inflected word still shares most of its grams). Each feature is
  * hashed (FNV-1a, 32 bits) to one of `dimensions` buckets with a sign from another bit of the hash, so collisions
  * cancel out on average instead of piling up; the vector is L2-normalised. Texts that share words are close,
  * synonyms are not. Token-id inputs hash their ids and id pairs the same way.
@@ -49,7 +49,7 @@ function textFeatures(vector: Float64Array, text: string): void {
     }
     const padded = ` ${word} `;
     for (let start = 0; start + 3 <= padded.length; start++) {
-      add(vector, `g:${padded.slice(start, start + 3)}`, 0.25);
+      add(vector, `g:${padded.slice(start, start + 3)}`, 0.5);
     }
   }
 }
