@@ -54,8 +54,11 @@ export function decodeUpstreamRerank(
     usage?: { total_tokens?: unknown; prompt_tokens?: unknown };
     meta?: { billed_units?: { input_tokens?: unknown; total_tokens?: unknown } };
   };
-  const tokens = [usage?.total_tokens, usage?.prompt_tokens, meta?.billed_units?.total_tokens, meta?.billed_units?.input_tokens].find(
-    (value): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0,
-  );
+  const tokens = [
+    usage?.total_tokens,
+    usage?.prompt_tokens,
+    meta?.billed_units?.total_tokens,
+    meta?.billed_units?.input_tokens,
+  ].find((value): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0);
   return tokens === undefined ? { results: decoded } : { results: decoded, tokens };
 }

@@ -26,10 +26,14 @@ export function decodeRerankRequest(body: RerankRequestBody): RerankCallOptions 
     });
   }
   if (body.documents.length > MAX_RERANK_DOCUMENTS) {
-    throw new ApiError(400, `documents has ${body.documents.length} items; at most ${MAX_RERANK_DOCUMENTS} are ranked.`, {
-      code: 'invalid_input',
-      param: 'documents',
-    });
+    throw new ApiError(
+      400,
+      `documents has ${body.documents.length} items; at most ${MAX_RERANK_DOCUMENTS} are ranked.`,
+      {
+        code: 'invalid_input',
+        param: 'documents',
+      },
+    );
   }
   const documents = body.documents.map((document, index) => {
     const text = typeof document === 'string' ? document : document?.text;
