@@ -196,6 +196,18 @@ CREATE INDEX blobs_by_owner ON blobs (key_id) WHERE key_id IS NOT NULL;
     name: 'usage-cost',
     sql: 'ALTER TABLE usage_records ADD COLUMN cost_usd DOUBLE PRECISION NOT NULL DEFAULT 0;',
   },
+  {
+    // Semantic search (search.embedding_model): one vector per passage, little-endian float32 bytes, with the
+    // model that made it, so a change of model re-embeds. No pgvector: cosine is computed by the server.
+    version: 4,
+    name: 'search-passage-vectors',
+    sql: `
+CREATE TABLE search_passage_vectors (
+  passage_id BIGINT PRIMARY KEY REFERENCES search_passages (id) ON DELETE CASCADE,
+  model TEXT NOT NULL,
+  vector BYTEA NOT NULL
+);`,
+  },
 ];
 
 export class SchemaTooNewError extends Error {
