@@ -3851,6 +3851,8 @@ export interface components {
              *     across providers. For `local:search` it is the passage's SQLite FTS5 bm25 rank with its sign flipped
              *     (FTS5's `bm25()` is lower-better), to 4 significant digits. In a small index a word found in half the
              *     passages or more gets FTS5's floor weight of 1e-6, so such scores are tiny but still order the results.
+             *     With a semantic search model configured (`search.embedding_model`) it is the reciprocal rank fusion
+             *     of the full-text and the vector ranking instead (each rank r in either adds 1 / (60 + r)).
              */
             score?: number | null;
         };
