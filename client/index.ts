@@ -20,6 +20,7 @@ import {
   downloadVideoContent,
   generateImages,
 } from './binary.js';
+import { createEmbeddings, rerank } from './embeddings.js';
 import {
   countMessageTokens,
   createChatCompletion,
@@ -77,6 +78,8 @@ export interface OmnigateClient {
   downloadVideoContent: Bound<typeof downloadVideoContent>;
   uploadFile: Bound<typeof uploadFile>;
   waitForVideo: Bound<typeof waitForVideo>;
+  createEmbeddings: Bound<typeof createEmbeddings>;
+  rerank: Bound<typeof rerank>;
 }
 
 export { bearerAuth } from './bearer-auth.js';
@@ -113,6 +116,8 @@ export function createClient(options: ClientOptions): OmnigateClient {
     downloadVideoContent: (id, variant, callOptions) => downloadVideoContent(raw, id, variant, callOptions),
     uploadFile: (input, callOptions) => uploadFile(raw, input, callOptions),
     waitForVideo: (id, waitOptions) => waitForVideo(raw, id, waitOptions),
+    createEmbeddings: (body, callOptions) => createEmbeddings(raw, body, callOptions),
+    rerank: (body, callOptions) => rerank(raw, body, callOptions),
   };
 }
 
@@ -134,6 +139,7 @@ export {
 } from './admin.js';
 export { OmnigateError, REQUEST_ID_HEADER, type OmnigateErrorFields } from './omnigate-error.js';
 export { parseSse, type SseEvent } from './sse.js';
+export { embeddingVectors } from './embeddings.js';
 export type { CallOptions, RawClient } from './raw-client.js';
 export type { BinaryBody, GeneratedImages, MusicAudioRequest, VideoContentVariant } from './binary.js';
 export type { NonStreamRequest } from './json-calls.js';

@@ -48,6 +48,11 @@ export type SpeechRequest = Schemas['SpeechRequest'];
 export type MusicGenerationRequest = Schemas['MusicGenerationRequest'];
 export type MusicGenerationResponse = Schemas['MusicGenerationResponse'];
 
+export type EmbeddingRequest = Schemas['EmbeddingRequest'];
+export type EmbeddingList = Schemas['EmbeddingList'];
+export type RerankRequest = Schemas['RerankRequest'];
+export type RerankResponse = Schemas['RerankResponse'];
+
 export type FileObject = Schemas['FileObject'];
 export type FileList = Schemas['FileList'];
 export type FileDeleted = Schemas['FileDeleted'];

@@ -884,6 +884,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create embeddings
+         * @description Embeds `input` with an embedding model, in OpenAI's embeddings format (`client.embeddings.create()`
+         *     works unchanged, including the SDK's default `encoding_format: base64`). `input` is a string, an array
+         *     of strings, an array of token ids or an array of token-id arrays; up to 2,048 inputs a request, none of
+         *     them empty. `encoding_format` `float` answers each vector as an array of numbers, `base64` as the
+         *     base64 of its little-endian float32 bytes.
+         *
+         *     A model of an OpenAI-compatible upstream gets the request as it came, with `model` set to the
+         *     upstream's own name and unknown fields (such as a provider's `input_type`) passed on; the vectors and
+         *     `usage` are the upstream's. The built-in `local:embed` is a **lexical** reference embedder, not a
+         *     semantic one: it hashes each input's words, word pairs and character trigrams into 256 dimensions
+         *     (the default; `dimensions` takes 1–1024 and changes the vectors) and L2-normalises them, so texts that
+         *     share words are close and synonyms are not. It runs offline, is deterministic, counts `prompt_tokens`
+         *     with the o200k tokenizer, and takes up to 8,192 tokens an input.
+         */
+        post: operations["createEmbedding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rerank": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rerank documents
+         * @description Orders `documents` by their relevance to `query`, in the rerank shape of Cohere and Jina (served by
+         *     LiteLLM and others too): `results` holds each kept document's `index` in the request and its
+         *     `relevance_score` (higher is more relevant), best first, at most `top_n` of them.
+         *
+         *     `model` is a model of type `rerank` — served by an upstream's own `POST /rerank`, which gets the
+         *     request as it came with `model` set to its own name — or any model of type `embedding`, whose
+         *     vectors rank the documents by cosine similarity to the query's (scores −1 to 1). With the built-in
+         *     `local:embed` that ranking is lexical: documents sharing the query's words rank first.
+         */
+        post: operations["createRerank"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/files": {
         parameters: {
             query?: never;
@@ -1377,7 +1436,7 @@ export interface components {
              * @description What the model does; selects the operations that accept it.
              * @enum {string}
              */
-            type: "chat" | "image" | "video" | "speech" | "music" | "search" | "vision";
+            type: "chat" | "image" | "video" | "speech" | "music" | "search" | "vision" | "embedding" | "rerank";
             /**
              * @description Other names that resolve to this model; accepted anywhere `model` is.
              * @example [
@@ -1893,6 +1952,90 @@ export interface components {
         /** @description The last frame of a stream that failed after it started; no `[DONE]` follows. */
         ChatCompletionStreamError: {
             error: components["schemas"]["ErrorObject"];
+        };
+        /** @description OpenAI's embeddings request. Unknown fields are passed on to upstream models. */
+        EmbeddingRequest: {
+            /**
+             * @description An embedding model id or alias (`GET /v1/models`).
+             * @example local:embed
+             * @example text-embedding-3-small
+             */
+            model: string;
+            /** @description What to embed; every text and token array must be non-empty. */
+            input: string | string[] | number[] | number[][];
+            /**
+             * @description `float`: arrays of numbers; `base64`: the base64 of each vector's little-endian float32 bytes.
+             * @default float
+             * @enum {string}
+             */
+            encoding_format?: "float" | "base64";
+            /** @description The vectors' length, for models that take it (`local:embed`: 1–1024, default 256). */
+            dimensions?: number;
+            /** @description An end-user id, passed on to upstream models. */
+            user?: string;
+        };
+        /** @description OpenAI's embeddings answer. */
+        EmbeddingList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Embedding"][];
+            /** @description The model that embedded the inputs (its id here). */
+            model: string;
+            usage: components["schemas"]["EmbeddingUsage"];
+        };
+        Embedding: {
+            /** @constant */
+            object: "embedding";
+            /** @description The input's position in the request. */
+            index: number;
+            /** @description The vector, as numbers (`float`) or as base64 little-endian float32 bytes (`base64`). */
+            embedding: number[] | string;
+        };
+        /** @description Tokens read (embeddings produce no output tokens). */
+        EmbeddingUsage: {
+            prompt_tokens: number;
+            total_tokens: number;
+        };
+        /** @description The rerank request of Cohere and Jina. Unknown fields are passed on to upstream rerank models. */
+        RerankRequest: {
+            /**
+             * @description A model of type `rerank` or `embedding` (`GET /v1/models`).
+             * @example local:embed
+             * @example rerank-v3.5
+             */
+            model: string;
+            /** @description What the documents are ranked against. */
+            query: string;
+            /** @description The documents to rank, as texts or objects with a `text`. */
+            documents: (string | {
+                text: string;
+            })[];
+            /** @description How many of the best documents to return; all of them when absent. */
+            top_n?: number;
+            /**
+             * @description Whether each result carries its document's text.
+             * @default false
+             */
+            return_documents?: boolean;
+        };
+        RerankResponse: {
+            /** @description An id of this answer. */
+            id: string;
+            /** @description The model that ranked the documents (its id here). */
+            model: string;
+            /** @description The kept documents, most relevant first. */
+            results: components["schemas"]["RerankResult"][];
+            usage: components["schemas"]["EmbeddingUsage"];
+        };
+        RerankResult: {
+            /** @description The document's position in the request. */
+            index: number;
+            /** @description Higher is more relevant; its scale is the model's (cosine similarity for embedding models). */
+            relevance_score: number;
+            /** @description The document, when `return_documents` was set. */
+            document?: {
+                text: string;
+            };
         };
         /** @description One page of usage records. */
         UsageRecordList: {
@@ -4024,6 +4167,8 @@ export interface components {
              *     across providers. For `local:search` it is the passage's SQLite FTS5 bm25 rank with its sign flipped
              *     (FTS5's `bm25()` is lower-better), to 4 significant digits. In a small index a word found in half the
              *     passages or more gets FTS5's floor weight of 1e-6, so such scores are tiny but still order the results.
+             *     With a semantic search model configured (`search.embedding_model`) it is the reciprocal rank fusion
+             *     of the full-text and the vector ranking instead (each rank r in either adds 1 / (60 + r)).
              */
             score?: number | null;
         };
@@ -7423,6 +7568,136 @@ export interface operations {
                     "audio/wav": string;
                     "audio/flac": string;
                     "application/json": components["schemas"]["MusicGenerationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createEmbedding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbeddingRequest"];
+            };
+        };
+        responses: {
+            /** @description One vector per input, in input order, and the tokens read. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "embedding",
+                     *           "index": 0,
+                     *           "embedding": [
+                     *             0.0123,
+                     *             -0.0456,
+                     *             0.0789
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "model": "local:embed",
+                     *       "usage": {
+                     *         "prompt_tokens": 5,
+                     *         "total_tokens": 5
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmbeddingList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createRerank: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "local:embed",
+                 *       "query": "How do I reset my password?",
+                 *       "documents": [
+                 *         "To reset your password, open Settings and choose Security.",
+                 *         "Our office is closed on public holidays."
+                 *       ],
+                 *       "top_n": 1,
+                 *       "return_documents": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["RerankRequest"];
+            };
+        };
+        responses: {
+            /** @description The documents kept, most relevant first. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rerank-5f0c2b7e9a1d4c3b8e6f7a2d",
+                     *       "model": "local:embed",
+                     *       "results": [
+                     *         {
+                     *           "index": 0,
+                     *           "relevance_score": 0.42,
+                     *           "document": {
+                     *             "text": "To reset your password, open Settings and choose Security."
+                     *           }
+                     *         }
+                     *       ],
+                     *       "usage": {
+                     *         "prompt_tokens": 27,
+                     *         "total_tokens": 27
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RerankResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -58,17 +58,22 @@ function isAllowedResponseChange(change) {
   );
 }
 
-/** Listed enum values added to a component schema, wherever redocly shows that schema first. */
+/**
+ * Listed enum values added to a component schema, wherever redocly shows that schema first. Entries naming the
+ * same schema add up (each change lists its own values with its own reason), and the values added must be exactly
+ * their union.
+ */
 function isAllowedEnumAddition(change) {
   const pointer = change.revision?.pointer ?? '';
-  const entry = (listed.enumValuesAdded ?? []).find((candidate) => pointer === `${candidate.schema}/enum`);
+  const entries = (listed.enumValuesAdded ?? []).filter((candidate) => pointer === `${candidate.schema}/enum`);
   const [before, after] = [change.base?.value, change.revision?.value];
-  if (!entry || !Array.isArray(before) || !Array.isArray(after)) return false;
+  if (entries.length === 0 || !Array.isArray(before) || !Array.isArray(after)) return false;
   const added = after.filter((value) => !before.includes(value)).sort();
+  const allowedValues = [...new Set(entries.flatMap((entry) => entry.added))].sort();
   return (
     change.verdicts.length > 0 &&
     change.verdicts.every((verdict) => verdict.ruleId === 'enum-values-added') &&
-    JSON.stringify(added) === JSON.stringify([...entry.added].sort())
+    JSON.stringify(added) === JSON.stringify(allowedValues)
   );
 }
 

@@ -378,8 +378,13 @@ default_chat_model: fast
     ],
     [
       'a model type that does not exist',
-      'models:\n  - provider: local\n    model: chat\n    type: embedding\n',
-      'omnigate.yaml: models.0.type: Invalid option: expected one of "chat"|"image"|"video"|"speech"|"music"|"search"|"vision"',
+      'models:\n  - provider: local\n    model: chat\n    type: telepathy\n',
+      'omnigate.yaml: models.0.type: Invalid option: expected one of "chat"|"image"|"video"|"speech"|"music"|"search"|"vision"|"embedding"|"rerank"',
+    ],
+    [
+      'an unknown search setting',
+      'search:\n  embeding_model: local:embed\n',
+      'omnigate.yaml: search: Unrecognized key: "embeding_model"',
     ],
     [
       'a model of an unknown provider',

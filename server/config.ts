@@ -228,6 +228,11 @@ const fileSchema = z
     default_chat_model: z.string().min(1).optional(),
     /** The search model of `POST /v1/web/search` and `POST /v1/search/answer` when the request names none; default `local:search`. */
     default_search_model: z.string().min(1).optional(),
+    /** Semantic search over stored files: the embedding model whose vectors rank passages beside full text. */
+    search: z
+      .object({ embedding_model: z.string().min(1).optional() })
+      .strict()
+      .default({}),
     /** Per deployment: consecutive failures that open its circuit, and how long it stays open before one probe. */
     circuit_breaker: z
       .object({
@@ -374,6 +379,8 @@ export interface Config {
   defaultChatModel?: string;
   /** The search model used when a search request names none; default `local:search`. */
   defaultSearchModel?: string;
+  /** The embedding model of semantic file search (`search.embedding_model`); full text only when absent. */
+  searchEmbeddingModel?: string;
   agentRoutes: boolean;
   /** Each deployment's circuit breaker (server/providers/resilience/). */
   circuitBreaker: CircuitBreakerConfig;
@@ -730,6 +737,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     agent_routes: true,
     circuit_breaker: { failure_threshold: 5, cooldown_ms: 30_000 },
     prices: {},
+    search: {},
   };
   if (env.OMNIGATE_CONFIG) {
     let text: string;
@@ -841,6 +849,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     routes: file.routes,
     defaultChatModel: file.default_chat_model,
     defaultSearchModel: file.default_search_model,
+    searchEmbeddingModel: file.search.embedding_model,
     agentRoutes: file.agent_routes,
     circuitBreaker: file.circuit_breaker,
     redisUrl: env.OMNIGATE_REDIS_URL || undefined,

@@ -12,10 +12,10 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { renewIndexingLeases, startIndexingLeases } from './calls/files/indexing-leases.js';
 import { startVideoRunner, type VideoRunner } from './calls/video/video-runner.js';
-import type { BlobLocation, Config } from './config.js';
+import { type BlobLocation, type Config, ConfigError } from './config.js';
 import { createMediaPool, type MediaPool } from './engines/media-pool.js';
 import { buildRegistry } from './providers/build-registry.js';
-import { createLocalSearchIndex, type LocalSearchIndex } from './providers/local/search-index.js';
+import { createLocalSearchIndex, type LocalSearchIndex, type PassageEmbedder } from './providers/local/search-index.js';
 import type { ModelRegistry } from './providers/registry.js';
 import type { AppDeps } from './routes/app-deps.js';
 import { startBlobPurge } from './storage/blob-expiry.js';
@@ -67,6 +67,7 @@ export type ServiceConfig = Pick<
       | 'indexLimits'
       | 'defaultChatModel'
       | 'defaultSearchModel'
+      | 'searchEmbeddingModel'
       | 'agentRoutes'
       | 'publicUrl'
       | 'usageBufferMax'
@@ -307,6 +308,31 @@ export interface Services {
  * Opens the stores and builds everything over them. A configuration the registry refuses (an alias or route
  * naming a model that does not exist) throws its ConfigError here, after closing what was opened.
  */
+/**
+ * The embedding model of semantic file search as the search index calls it: resolved once at start (a name that
+ * is no embedding model is a configuration error), called without a usage record (the index's own work, like
+ * text extraction), a query's embedding queued under the searching key.
+ */
+function passageEmbedder(registry: ModelRegistry, name: string): PassageEmbedder {
+  let resolved: ReturnType<ModelRegistry['resolve']>;
+  try {
+    resolved = registry.resolve(name, 'embedding');
+  } catch (error) {
+    throw new ConfigError(`search.embedding_model: ${(error as Error).message}`);
+  }
+  const model = registry.model(resolved, 'embedding');
+  return {
+    model: resolved.entry.id,
+    async embed(texts, signal, owner) {
+      const result = await model.embed(
+        { inputs: texts, single: false, encodingFormat: 'float', extra: {} },
+        { signal, requestId: 'search-index', ...(owner ? { owner } : {}), warn: () => undefined },
+      );
+      return result.embeddings;
+    },
+  };
+}
+
 export async function openServices(config: Readonly<ServiceConfig>, options: ServiceOptions): Promise<Services> {
   const { logger } = options;
   const stores = await openStores(options.stores);
@@ -347,6 +373,9 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
   let registry: ModelRegistry;
   try {
     registry = buildRegistry(config, logger, searchIndex, mediaPool);
+    if (config.searchEmbeddingModel) {
+      searchIndex.useEmbedder(passageEmbedder(registry, config.searchEmbeddingModel));
+    }
   } catch (error) {
     stopIndexingLeases();
     keyCache.close();

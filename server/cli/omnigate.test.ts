@@ -79,7 +79,7 @@ describe('omnigate', { timeout: 60_000 }, () => {
     const { code, stderr } = await omnigate('config', 'check', file);
     expect(code).toBe(78);
     expect(stderr).toBe(
-      `omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video, local:search)\n`,
+      `omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video, local:search, local:embed)\n`,
     );
   });
 

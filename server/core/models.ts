@@ -12,7 +12,17 @@ import type { CallContext } from './call-context.js';
 import type { ChatModel } from './chat.js';
 
 /** Every model type the configuration may declare; the registry keys models by it. */
-export const MODEL_TYPES = ['chat', 'image', 'video', 'speech', 'music', 'search', 'vision'] as const;
+export const MODEL_TYPES = [
+  'chat',
+  'image',
+  'video',
+  'speech',
+  'music',
+  'search',
+  'vision',
+  'embedding',
+  'rerank',
+] as const;
 export type ModelType = (typeof MODEL_TYPES)[number];
 
 /** What a media call produced, in its modality's own units (recorded per call, shown by `GET /v1/usage`). */
@@ -200,6 +210,56 @@ export interface SearchModel {
   ): Promise<{ results: SearchResult[]; filesIndexing?: number }>;
 }
 
+/** One input to embed: a text, or token ids (of the model's own tokenizer, as OpenAI's API takes them). */
+export type EmbeddingInput = string | number[];
+
+export interface EmbeddingCallOptions {
+  /** At least one, none empty (the codec checks). */
+  inputs: EmbeddingInput[];
+  /** The caller sent one input rather than an array of them: an upstream gets the same shape. */
+  single: boolean;
+  /** The vectors' length, for models that take it. */
+  dimensions?: number;
+  /** How the caller wants the vectors; an upstream is asked for the same, and its answer decoded exactly. */
+  encodingFormat: 'float' | 'base64';
+  user?: string;
+  /** Fields of the request this API does not define (a provider's `input_type`, …), passed on to upstreams. */
+  extra: Record<string, unknown>;
+}
+
+export interface EmbeddingResult {
+  /** One vector per input, in input order; float32 values (base64 answers encode them without loss). */
+  embeddings: number[][];
+  usage: { inputTokens: number };
+}
+
+export interface EmbeddingModel {
+  readonly provider: string;
+  readonly modelId: string;
+  embed(options: EmbeddingCallOptions, context: CallContext): Promise<EmbeddingResult>;
+}
+
+export interface RerankCallOptions {
+  query: string;
+  documents: string[];
+  /** How many of the best to keep; all when undefined. */
+  topN?: number;
+  /** Fields of the request this API does not define, passed on to upstreams. */
+  extra: Record<string, unknown>;
+}
+
+export interface RerankResult {
+  /** The kept documents by their index in the request, most relevant first. */
+  results: Array<{ index: number; score: number }>;
+  usage: { inputTokens: number };
+}
+
+export interface RerankModel {
+  readonly provider: string;
+  readonly modelId: string;
+  rerank(options: RerankCallOptions, context: CallContext): Promise<RerankResult>;
+}
+
 /** The interface a model of each type offers. `vision` models are chat models that read images. */
 export interface ModelByType {
   chat: ChatModel;
@@ -209,6 +269,8 @@ export interface ModelByType {
   music: MusicModel;
   video: VideoModel;
   search: SearchModel;
+  embedding: EmbeddingModel;
+  rerank: RerankModel;
 }
 
 /** What a provider offers the registry: a factory per capability it has, by the upstream's model name. */

@@ -26,6 +26,10 @@ export const mediaJobs = {
   mp3: async (input: { pcm: Pcm; kbps: number }): Promise<{ mp3: Uint8Array }> => ({
     mp3: (await import('./audio/mp3-lame.js')).encodeMp3WithLame(input.pcm, input.kbps),
   }),
+  /** The built-in lexical embedder (`local:embed`): cheap per text, but a 2,048-input batch is not. */
+  embed: async (input: { inputs: Array<string | number[]>; dimensions: number }): Promise<{ vectors: number[][] }> => ({
+    vectors: (await import('./embed/lexical-embed.js')).lexicalEmbed(input),
+  }),
   /** A stored file's plain text for the search index; pdf.js parsing would otherwise hold the event loop. */
   'extract-text': async (input: ExtractTextInput): Promise<ExtractedText> =>
     (await import('./text/extract-text.js')).extractText(input),

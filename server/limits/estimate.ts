@@ -64,6 +64,16 @@ export function estimateCall(operation: string, body: unknown, bodyBytes: number
       outputTokens: Math.min(cap ?? DEFAULT_OUTPUT_ESTIMATE, 1_000_000),
     };
   }
+  if (operation === 'createEmbedding' || operation === 'mcpPost:embed' || operation === 'createRerank') {
+    // Input tokens only (about 4 bytes a token of the body); a rerank by an embedding model is priced as that
+    // model's tokens when it settles, its estimate finds no rerank price and reserves tokens alone.
+    return {
+      ...NOTHING,
+      type: operation === 'createRerank' ? 'rerank' : 'embedding',
+      model,
+      inputTokens: Math.max(1, Math.ceil(bodyBytes / 4)),
+    };
+  }
   if (operation === 'createImage' || operation === 'mcpPost:generate_image') {
     return { ...NOTHING, type: 'image', model, images: Math.min(numberField(fields, 'n') ?? 1, 100) };
   }

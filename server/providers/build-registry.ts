@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { agentRoutes } from './agent-routes.js';
 import { createAnthropicProvider } from './anthropic/index.js';
 import { createLocalChatModel, LOCAL_CHAT_MODEL_ID } from './local/chat.js';
+import { createLocalEmbeddingModel } from './local/embed.js';
 import { createLocalImageModel } from './local/image.js';
 import { createLocalMusicModel } from './local/music.js';
 import type { LocalSearchIndex } from './local/search-index.js';
@@ -96,6 +97,15 @@ export function builtInModels(): ModelEntry[] {
       aliases: ['local-search'],
       created,
     },
+    // Lexical, not semantic: see providers/local/embed.ts.
+    {
+      id: 'local:embed',
+      type: 'embedding',
+      provider: 'local',
+      upstreamModel: 'embed',
+      aliases: ['local-embed'],
+      created,
+    },
   ];
 }
 
@@ -111,6 +121,7 @@ export function localProvider(pool: MediaPool, searchIndex?: LocalSearchIndex): 
   const music = createLocalMusicModel(pool);
   const speech = createLocalSpeechModel(pool);
   const video = createLocalVideoModel(pool);
+  const embedding = createLocalEmbeddingModel(pool);
   const search = searchIndex ? createLocalSearchModel(searchIndex) : undefined;
   return {
     id: 'local',
@@ -120,6 +131,7 @@ export function localProvider(pool: MediaPool, searchIndex?: LocalSearchIndex): 
       music: () => music,
       speech: () => speech,
       video: () => video,
+      embedding: () => embedding,
       // Only a registry built without the database (`omnigate config check`, the keys CLI) has no index; it never serves.
       ...(search ? { search: () => search } : {}),
     },

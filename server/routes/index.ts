@@ -13,6 +13,7 @@ import { imageHandlers } from './images.js';
 import { mediaHandlers } from './media.js';
 import { musicHandlers } from './music.js';
 import { speechHandlers } from './speech.js';
+import { embeddingHandlers } from './embeddings.js';
 import { videoHandlers } from './videos.js';
 import { fileHandlers } from './files.js';
 import { mcpHandlers } from './mcp.js';
@@ -41,6 +42,7 @@ function servedHandlers(deps: AppDeps) {
     ...videoHandlers(deps),
     ...fileHandlers(deps),
     ...searchHandlers(deps),
+    ...embeddingHandlers(deps),
   };
 }
 

@@ -16,7 +16,7 @@ import type { CostOf } from '../usage/call-record.js';
 import { toolCallRecord } from './mcp-tool-record.js';
 
 export const MCP_INSTRUCTIONS =
-  'Omnigate tools: image understanding, image, speech, music and video generation, questions to the configured chat models, search (results or a cited answer), and the files uploaded with your API key (list_files, read_file). Media comes back inline when small and always as a signed URL.';
+  'Omnigate tools: image understanding, image, speech, music and video generation, questions to the configured chat models, search (results or a cited answer), the files uploaded with your API key (list_files, read_file), and embeddings (embed). Media comes back inline when small and always as a signed URL.';
 
 /** What the route hands the SDK for one request: its call scope. */
 export interface McpRequestScope {

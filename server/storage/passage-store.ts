@@ -35,7 +35,63 @@ export interface PassageStore {
   search(query: { keyId: string; match: string; limit: number }): Promise<PassageHit[]>;
   /** Passages indexed for a key (tests, bench). */
   count(keyId: string): Promise<number>;
+  /** Passages without a vector of `model` (none yet, or another model's: a change of model re-embeds), oldest first. */
+  unembedded(model: string, limit: number): Promise<Array<{ id: number; title: string; text: string }>>;
+  /** Keeps each passage's vector of `model`; a passage removed meanwhile gets none. */
+  storeVectors(model: string, rows: Array<{ id: number; vector: number[] }>): Promise<void>;
+  /** The key's passages with a vector of `model`, by cosine similarity to `vector` (the score), best first. */
+  nearest(query: { keyId: string; model: string; vector: number[]; limit: number }): Promise<PassageHit[]>;
 }
+
+/** A vector as stored: little-endian float32 bytes. */
+export function vectorBytes(vector: readonly number[]): Buffer {
+  const bytes = Buffer.alloc(vector.length * 4);
+  vector.forEach((value, index) => bytes.writeFloatLE(value, index * 4));
+  return bytes;
+}
+
+/** Cosine similarity of a query vector and a stored one (0 when their lengths differ or either is zero). */
+export function storedSimilarity(vector: readonly number[], bytes: Uint8Array): number {
+  if (bytes.length !== vector.length * 4) {
+    return 0;
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let dot = 0;
+  let a = 0;
+  let b = 0;
+  for (let index = 0; index < vector.length; index++) {
+    const x = vector[index] ?? 0;
+    const y = view.getFloat32(index * 4, true);
+    dot += x * y;
+    a += x * x;
+    b += y * y;
+  }
+  return a === 0 || b === 0 ? 0 : dot / Math.sqrt(a * b);
+}
+
+/** Rows with their stored vectors, ranked by similarity to `vector`: the nearest `limit` as hits. */
+export function rankByVector(
+  rows: Array<{ fileId: string; title: string; passage: string; indexedAt: number; vector: Uint8Array }>,
+  vector: readonly number[],
+  limit: number,
+): PassageHit[] {
+  return rows
+    .map((row) => ({ row, score: storedSimilarity(vector, row.vector) }))
+    .sort((x, y) => y.score - x.score)
+    .slice(0, limit)
+    .map(({ row, score }) => ({
+      fileId: row.fileId,
+      title: row.title,
+      passage: row.passage,
+      snippet:
+        row.passage.length > SEMANTIC_SNIPPET_CHARS ? `${row.passage.slice(0, SEMANTIC_SNIPPET_CHARS)}…` : row.passage,
+      score,
+      indexedAt: Number(row.indexedAt),
+    }));
+}
+
+/** A vector hit has no matched words to centre a snippet on: the passage's start. */
+const SEMANTIC_SNIPPET_CHARS = 200;
 
 /** Title matches count four times a body match: a file named for the query is the likeliest answer. */
 const TITLE_WEIGHT = 4;
@@ -64,7 +120,32 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
     CREATE TRIGGER IF NOT EXISTS search_passages_ad AFTER DELETE ON search_passages BEGIN
       INSERT INTO search_passages_fts (search_passages_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
     END;
+    CREATE TABLE IF NOT EXISTS search_passage_vectors (
+      passage_id INTEGER PRIMARY KEY,
+      model TEXT NOT NULL,
+      vector BLOB NOT NULL
+    );
+    CREATE TRIGGER IF NOT EXISTS search_passages_vectors_ad AFTER DELETE ON search_passages BEGIN
+      DELETE FROM search_passage_vectors WHERE passage_id = old.id;
+    END;
   `);
+  const unembedded = db.prepare(`
+    SELECT p.id AS id, p.title AS title, p.body AS text FROM search_passages p
+    LEFT JOIN search_passage_vectors v ON v.passage_id = p.id
+    WHERE v.passage_id IS NULL OR v.model <> ?
+    ORDER BY p.id LIMIT ?`);
+  const storeVector = db.prepare(`
+    INSERT OR REPLACE INTO search_passage_vectors (passage_id, model, vector)
+    SELECT @id, @model, @vector WHERE EXISTS (SELECT 1 FROM search_passages WHERE id = @id)`);
+  const storeVectors = db.transaction((model: string, rows: Array<{ id: number; vector: number[] }>) => {
+    for (const row of rows) {
+      storeVector.run({ id: row.id, model, vector: vectorBytes(row.vector) });
+    }
+  });
+  const withVectors = db.prepare(`
+    SELECT p.file_id AS fileId, p.title AS title, p.body AS passage, p.indexed_at AS indexedAt, v.vector AS vector
+    FROM search_passage_vectors v JOIN search_passages p ON p.id = v.passage_id
+    WHERE p.key_id = ? AND v.model = ?`);
   const removeFile = db.prepare('DELETE FROM search_passages WHERE file_id = ?');
   const insert = db.prepare(
     'INSERT INTO search_passages (file_id, key_id, seq, title, body, indexed_at) VALUES (@fileId, @keyId, @seq, @title, @body, @indexedAt)',
@@ -96,6 +177,15 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
     },
     async count(keyId) {
       return count.get(keyId) as number;
+    },
+    async unembedded(model, limit) {
+      return unembedded.all(model, limit) as Array<{ id: number; title: string; text: string }>;
+    },
+    async storeVectors(model, rows) {
+      storeVectors(model, rows);
+    },
+    async nearest({ keyId, model, vector, limit }) {
+      return rankByVector(withVectors.all(keyId, model) as Parameters<typeof rankByVector>[0], vector, limit);
     },
   };
 }

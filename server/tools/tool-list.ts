@@ -5,6 +5,7 @@
  */
 import { chatTool } from './chat.js';
 import { createVideoTool } from './create-video.js';
+import { embedTool } from './embed.js';
 import { generateImageTool } from './generate-image.js';
 import { generateMusicTool } from './generate-music.js';
 import { getVideoTool } from './get-video.js';
@@ -28,4 +29,5 @@ export const TOOLS: readonly Tool[] = [
   searchAnswerTool,
   listFilesTool,
   readFileTool,
+  embedTool,
 ] as unknown as readonly Tool[];

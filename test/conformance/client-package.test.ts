@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createClient,
+  embeddingVectors,
   OmnigateError,
   type ChatCompletionChunk,
   type OmnigateClient,
@@ -333,5 +334,26 @@ describe('files, search and answers through the client', () => {
     });
     expect(result.content.length).toBeGreaterThan(0);
     expect(result.analysis).toMatchObject({ width: 2, height: 2 });
+  });
+});
+
+describe('embeddings and rerank', () => {
+  it('createEmbeddings: float and base64 give the same vectors through embeddingVectors; rerank orders', async () => {
+    const input = ['the keeper lights the lamp', 'ships pass the reef'];
+    const floats = await omnigate.createEmbeddings({ model: 'local:embed', input, encoding_format: 'float' });
+    const packed = await omnigate.createEmbeddings({ model: 'local:embed', input, encoding_format: 'base64' });
+    expect(typeof packed.data[0]?.embedding).toBe('string');
+    expect(embeddingVectors(packed)).toEqual(embeddingVectors(floats));
+    const ranked = await omnigate.rerank({
+      model: 'local:embed',
+      query: 'who lights the lamp',
+      documents: input,
+    });
+    expect(ranked.results.map((result) => result.index)).toEqual([0, 1]);
+    const error = await omnigate
+      .createEmbeddings({ model: 'local:embed', input: '' })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OmnigateError);
+    expect((error as OmnigateError).status).toBe(400);
   });
 });

@@ -28,6 +28,7 @@ const TOOL_NAMES = [
   'search_answer',
   'list_files',
   'read_file',
+  'embed',
 ];
 
 const KEEPING = '# Lighthouse keeping\n\nThe keeper lights the lamp at dusk and trims the wick at midnight.\n';
@@ -287,6 +288,23 @@ describe.each([
     const others = await call('read_file', { file_id: uploaded.othersMd });
     expect(others.isError).toBe(true);
     expect(others.content[0].text).toMatch(new RegExp(`No file '${uploaded.othersMd}'.*404 file_not_found`));
+  });
+
+  it('embed returns the vectors of POST /v1/embeddings (local:embed), and refuses an empty text', async () => {
+    const result = await call('embed', {
+      input: ['the keeper lights the lamp', 'ships pass the reef'],
+      dimensions: 32,
+    });
+    expect(result.isError).toBeFalsy();
+    const output = result.structuredContent as { model: string; embeddings: number[][]; dimensions: number };
+    expect(output.model).toBe('local:embed');
+    expect(output.dimensions).toBe(32);
+    expect(output.embeddings).toHaveLength(2);
+    const norm = Math.hypot(...output.embeddings[0]!);
+    expect(norm).toBeCloseTo(1, 5);
+    expect(result.content[0].text).toContain('2 embedding(s) of 32 dimensions by local:embed');
+    const empty = await call('embed', { input: '' });
+    expect(empty.isError).toBe(true);
   });
 
   it('generate_image returns a decodable image inline and a signed URL', async () => {

@@ -21,7 +21,7 @@ const LOCAL_CHAT = {
   aliases: ['local-chat', 'reference'],
   provider: 'local',
 };
-/** The built-in media models, listed after local:chat. */
+/** The built-in media, search and embedding models, listed after local:chat. */
 const LOCAL_MEDIA = [
   {
     id: 'local:image',
@@ -66,6 +66,15 @@ const LOCAL_MEDIA = [
     owned_by: 'local',
     type: 'search',
     aliases: ['local-search'],
+    provider: 'local',
+  },
+  {
+    id: 'local:embed',
+    object: 'model',
+    created: 1767225600,
+    owned_by: 'local',
+    type: 'embedding',
+    aliases: ['local-embed'],
     provider: 'local',
   },
 ];

@@ -226,7 +226,7 @@ describe('starting', () => {
       const spawned = spawnServer({ OMNIGATE_DATA_DIR: dir, OMNIGATE_CONFIG: file });
       expect(await spawned.exited).toEqual({ code: 78, signal: null });
       expect(spawned.stderr()).toBe(
-        `omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video, local:search)\n`,
+        `omnigate: configuration error: ${file}: aliases.fast: unknown model 'local:chatt' (configured: local:chat, local:image, local:speech, local:music, local:video, local:search, local:embed)\n`,
       );
     },
     TEST_TIMEOUT_MS,

@@ -85,6 +85,7 @@ export async function createTestApp(
       | 'mediaLinkTtlSeconds'
       | 'publicUrl'
       | 'defaultSearchModel'
+      | 'searchEmbeddingModel'
       | 'defaultChatModel'
       | 'circuitBreaker'
       | 'limits'
@@ -143,6 +144,7 @@ export async function createTestApp(
       responseRetentionDays: 30,
       publicUrl: config.publicUrl,
       defaultSearchModel: config.defaultSearchModel,
+      searchEmbeddingModel: config.searchEmbeddingModel,
       defaultChatModel: config.defaultChatModel,
       circuitBreaker: config.circuitBreaker,
       limits: config.limits,

@@ -455,6 +455,32 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     expect(await passages.count('key_1')).toBe(1);
   });
 
+  it('passage vectors: stored per model, re-embedded on a model change, ranked by cosine, gone with the file', async (context) => {
+    const { passages } = await stores(context);
+    await passages.replace({ fileId: 'file_a', keyId: 'key_1', title: 'a.txt' }, ['north', 'south'], 1);
+    await passages.replace({ fileId: 'file_b', keyId: 'key_2', title: 'b.txt' }, ['east'], 1);
+    const pending = await passages.unembedded('m1', 10);
+    expect(pending.map((passage) => passage.text)).toEqual(['north', 'south', 'east']);
+    const vectors: Record<string, number[]> = { north: [1, 0], south: [-1, 0], east: [0, 1] };
+    await passages.storeVectors(
+      'm1',
+      pending.map((passage) => ({ id: passage.id, vector: vectors[passage.text]! })),
+    );
+    expect(await passages.unembedded('m1', 10)).toEqual([]);
+    // Another model's vectors are not this model's: all of them are pending again.
+    expect(await passages.unembedded('m2', 10)).toHaveLength(3);
+    const near = await passages.nearest({ keyId: 'key_1', model: 'm1', vector: [0.9, 0.1], limit: 10 });
+    expect(near.map((hit) => hit.passage)).toEqual(['north', 'south']);
+    expect(near[0]!.score).toBeCloseTo(0.9 / Math.hypot(0.9, 0.1), 5);
+    expect(near[0]).toMatchObject({ fileId: 'file_a', title: 'a.txt', indexedAt: 1 });
+    expect(await passages.nearest({ keyId: 'key_1', model: 'm2', vector: [1, 0], limit: 10 })).toEqual([]);
+    // A vector for a passage removed meanwhile is dropped, and removing a file removes its vectors.
+    await passages.remove('file_a');
+    await passages.storeVectors('m1', [{ id: pending[0]!.id, vector: [1, 0] }]);
+    expect(await passages.nearest({ keyId: 'key_1', model: 'm1', vector: [1, 0], limit: 10 })).toEqual([]);
+    expect(await passages.unembedded('m2', 10)).toHaveLength(1);
+  });
+
   it('video tasks: claim once under a lease, fair across keys, take over expired leases, complete', async (context) => {
     const { videoTasks } = await stores(context);
     const a1 = await videoTasks.create(videoTask('key_a', 'a1'), 1_000);

@@ -35,9 +35,54 @@ export interface LocalSearchIndex extends FileIndex {
   pending(keyId: string): number;
   /** The ids of the files whose `add` (queued or extracting) has not finished, every key's: their leases are renewed. */
   inFlight(): string[];
+  /**
+   * Turns on semantic search (`search.embedding_model`): passages get vectors of this model in the background, and
+   * searches rank by reciprocal rank fusion of full-text and vector similarity. Passages with another model's
+   * vector (or none) are embedded again from now on.
+   */
+  useEmbedder(embedder: PassageEmbedder): void;
   /** Resolves when every `add` started so far has finished (tests, shutdown). */
   idle(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The embedding model of semantic search, as the index uses it. */
+export interface PassageEmbedder {
+  /** The model's id: stored with each vector, so a change of model is seen. */
+  model: string;
+  /** One vector per text, in order; `owner` is the key a query embeds for (none for background work). */
+  embed(texts: string[], signal: AbortSignal, owner?: string): Promise<number[][]>;
+}
+
+/** Passages embedded per call of the background embedding. */
+const EMBED_BATCH = 64;
+/** Reciprocal rank fusion's constant (Cormack et al.): a rank's weight is 1 / (RRF_K + rank). */
+const RRF_K = 60;
+
+/**
+ * Reciprocal rank fusion of full-text and vector hits, per file (a file's best passage in each list counts):
+ * a file found by both ranks above one found by either alone at the same rank. The hit kept is the full-text one
+ * when there is one (its snippet shows the matched words); its score becomes the fused score.
+ */
+export function fuseByRank(lists: PassageHit[][]): PassageHit[] {
+  const fused = new Map<string, { hit: PassageHit; score: number }>();
+  for (const list of lists) {
+    const seen = new Set<string>();
+    for (const hit of list) {
+      if (seen.has(hit.fileId)) {
+        continue;
+      }
+      seen.add(hit.fileId);
+      const weight = 1 / (RRF_K + seen.size);
+      const entry = fused.get(hit.fileId);
+      if (entry) {
+        entry.score += weight;
+      } else {
+        fused.set(hit.fileId, { hit, score: weight });
+      }
+    }
+  }
+  return [...fused.values()].sort((a, b) => b.score - a.score).map(({ hit, score }) => ({ ...hit, score }));
 }
 
 export interface LocalSearchIndexOptions {
@@ -108,6 +153,54 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   /** Unfinished `add`s per file, for `inFlight`. */
   const addsByFile = new Map<string, number>();
   let generation = 0;
+  let embedder: PassageEmbedder | undefined;
+  /** The background embedding running now, and whether more passages arrived while it ran. */
+  let embedding: Promise<void> | undefined;
+  let embedAgain = false;
+
+  /** Embeds every passage lacking a vector of the current model, a batch at a time, one run at a time. */
+  function embedPending(): void {
+    if (!embedder) {
+      return;
+    }
+    if (embedding) {
+      embedAgain = true;
+      return;
+    }
+    const current = embedder;
+    embedding = (async () => {
+      do {
+        embedAgain = false;
+        for (;;) {
+          if (closing.signal.aborted || embedder !== current) {
+            return;
+          }
+          const batch = await passages.unembedded(current.model, EMBED_BATCH);
+          if (batch.length === 0) {
+            break;
+          }
+          const vectors = await current.embed(
+            batch.map((passage) => `${passage.title}\n${passage.text}`),
+            closing.signal,
+          );
+          if (vectors.length !== batch.length) {
+            throw new Error(`${current.model} answered ${vectors.length} vectors for ${batch.length} passages`);
+          }
+          await passages.storeVectors(
+            current.model,
+            batch.map((passage, index) => ({ id: passage.id, vector: vectors[index]! })),
+          );
+        }
+      } while (embedAgain);
+    })()
+      .catch((error: unknown) => {
+        // Tried again at the next upload (or start); full-text search goes on meanwhile.
+        logger?.warn({ err: error, model: current.model }, 'embedding passages for semantic search failed');
+      })
+      .finally(() => {
+        embedding = undefined;
+      });
+  }
 
   /** What `add` indexes and `text` answers: one extraction, so `read_file` shows exactly what search reads. */
   async function extract(file: IndexableFile, signal: AbortSignal): Promise<FileText> {
@@ -221,6 +314,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
         // other must not keep this stale text, so it is removed once more; a newer add writes its own.
         await passages.remove(file.id);
       }
+      embedPending();
     }
     return { status: 'indexed' };
   }
@@ -271,12 +365,24 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       generations.set(fileId, ++generation);
       await passages.remove(fileId);
     },
+    useEmbedder(next) {
+      embedder = next;
+      embedPending();
+    },
     async search({ keyId, query, maxResults, indexedAfter }) {
       const match = safeMatchExpression(query);
-      if (!match) {
-        return [];
+      const limit = maxResults * CANDIDATES_PER_RESULT;
+      let hits = match ? await passages.search({ keyId, match, limit }) : [];
+      if (embedder && query.trim() !== '') {
+        try {
+          const [vector] = await embedder.embed([query], closing.signal, keyId);
+          const near = await passages.nearest({ keyId, model: embedder.model, vector: vector ?? [], limit });
+          hits = fuseByRank([hits, near]);
+        } catch (error) {
+          // The full-text ranking alone, rather than no answer.
+          logger?.warn({ err: error, model: embedder.model }, 'semantic search failed; full-text results only');
+        }
       }
-      const hits = await passages.search({ keyId, match, limit: maxResults * CANDIDATES_PER_RESULT });
       const best = new Map<string, PassageHit>();
       for (const hit of hits) {
         if (!best.has(hit.fileId) && (indexedAfter === undefined || hit.indexedAt >= indexedAfter)) {
@@ -286,13 +392,13 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return [...best.values()].slice(0, maxResults);
     },
     async idle() {
-      while (running.size > 0) {
-        await Promise.all(running);
+      while (running.size > 0 || embedding) {
+        await Promise.all([...running, embedding]);
       }
     },
     async close() {
       closing.abort(new Error('search index closing'));
-      await Promise.allSettled(running);
+      await Promise.allSettled([...running, embedding]);
       if (ownsPool) {
         await pool.close();
       }

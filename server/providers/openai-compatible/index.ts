@@ -1,7 +1,7 @@
 /**
  * The OpenAI-compatible provider: any upstream that serves OpenAI's `/chat/completions` (OpenAI, vLLM,
  * llama.cpp, Ollama, LM Studio, OpenRouter, DeepSeek, …), configured by base URL, key and headers, and its
- * `/images/generations`, `/audio/speech` and `/videos`; music only when the provider's `music` setting says how.
+ * `/images/generations`, `/audio/speech`, `/videos`, `/embeddings` and the Cohere/Jina `/rerank`; music only when the provider's `music` setting says how.
  * One connection pool per provider, shared by all its models, and one guarded fetcher for the URLs its
  * answers hold.
  */
@@ -11,6 +11,7 @@ import { createOpenAICompatibleChatModel } from './chat.js';
 import type { ProviderLogger } from '../provider-logger.js';
 import { createSafeFetcher } from '../upstream/safe-fetch.js';
 import { createOpenAICompatibleHttpClient, type OpenAICompatibleConfig } from './http-client.js';
+import { createOpenAICompatibleEmbeddingModel, createOpenAICompatibleRerankModel } from './embeddings.js';
 import { createOpenAICompatibleImageModel } from './images.js';
 import { createOpenAICompatibleMusicModel } from './music.js';
 import { createOpenAICompatibleSpeechModel } from './speech.js';
@@ -36,6 +37,8 @@ export function createOpenAICompatibleProvider(
     image: (modelId) => createOpenAICompatibleImageModel({ config, client, fetcher, modelId }),
     speech: (modelId) => createOpenAICompatibleSpeechModel({ config, client, modelId }),
     video: (modelId) => createOpenAICompatibleVideoModel({ config, client, modelId, polling: deps.videoPolling }),
+    embedding: (modelId) => createOpenAICompatibleEmbeddingModel({ config, client, modelId }),
+    rerank: (modelId) => createOpenAICompatibleRerankModel({ config, client, modelId }),
     ...(music
       ? { music: (modelId: string) => createOpenAICompatibleMusicModel({ config, music, client, fetcher, modelId }) }
       : {}),

@@ -1,7 +1,7 @@
 /**
  * A model with deployments, as the interface of its capability: the registry hands callers this instead of one
  * provider's model, so chat (translated and native passthrough, all three dialects), images, speech, music,
- * video and search — and the tools and MCP, which call the same code — all pass through one retry layer
+ * video, search, embeddings and rerank — and the tools and MCP, which call the same code — all pass through one retry layer
  * (resilience-plan.ts). Each method runs the plan with an attempt that calls the chosen deployment's model
  * with the attempt's signal; streams and passthrough answers are committed at their first part or bytes.
  */
@@ -16,10 +16,12 @@ import type {
   PassthroughResponse,
 } from '../../core/chat.js';
 import type {
+  EmbeddingModel,
   ImageModel,
   ModelByType,
   ModelType,
   MusicModel,
+  RerankModel,
   SearchModel,
   SpeechModel,
   VideoModel,
@@ -264,6 +266,26 @@ export function deployedModel<T extends ModelType>(
         modelId: first().modelId,
         search: (options, context) =>
           once(p, runtime, context, (m, signal) => m.search(options, withSignal(context, signal))),
+      };
+      return model as ModelByType[T];
+    }
+    case 'embedding': {
+      const p = plan as ResiliencePlan<EmbeddingModel>;
+      const model: EmbeddingModel = {
+        provider: first().provider,
+        modelId: first().modelId,
+        embed: (options, context) =>
+          once(p, runtime, context, (m, signal) => m.embed(options, withSignal(context, signal))),
+      };
+      return model as ModelByType[T];
+    }
+    case 'rerank': {
+      const p = plan as ResiliencePlan<RerankModel>;
+      const model: RerankModel = {
+        provider: first().provider,
+        modelId: first().modelId,
+        rerank: (options, context) =>
+          once(p, runtime, context, (m, signal) => m.rerank(options, withSignal(context, signal))),
       };
       return model as ModelByType[T];
     }

@@ -226,6 +226,18 @@ CREATE TRIGGER projects_changed AFTER INSERT OR UPDATE OR DELETE ON projects
     name: 'files-indexing-lease',
     sql: 'ALTER TABLE files ADD COLUMN index_lease_until BIGINT;',
   },
+  {
+    // Semantic search (search.embedding_model): one vector per passage, little-endian float32 bytes, with the
+    // model that made it, so a change of model re-embeds. No pgvector: cosine is computed by the server.
+    version: 6,
+    name: 'search-passage-vectors',
+    sql: `
+CREATE TABLE search_passage_vectors (
+  passage_id BIGINT PRIMARY KEY REFERENCES search_passages (id) ON DELETE CASCADE,
+  model TEXT NOT NULL,
+  vector BYTEA NOT NULL
+);`,
+  },
 ];
 
 export class SchemaTooNewError extends Error {

@@ -6,7 +6,7 @@
  * no query string raises a database error. Ranking is `ts_rank_cd` (title four times a body match, as the
  * SQLite store weights bm25), snippets come from `ts_headline`; the hits have the SQLite store's shape.
  */
-import type { PassageHit, PassageStore } from '../passage-store.js';
+import { type PassageHit, type PassageStore, rankByVector, vectorBytes } from '../passage-store.js';
 import { type PgPool, query, transaction } from './pool.js';
 
 /** {D, C, B, A}: the body (D) a quarter of the title (A). */
@@ -61,6 +61,51 @@ export function createPostgresPassageStore(pool: PgPool): PassageStore {
         keyId,
       ]);
       return rows[0].n;
+    },
+    async unembedded(model, limit) {
+      const { rows } = await query<{ id: string; title: string; text: string }>(
+        pool,
+        `SELECT p.id, p.title, p.body AS text FROM search_passages p
+         LEFT JOIN search_passage_vectors v ON v.passage_id = p.id
+         WHERE v.passage_id IS NULL OR v.model <> $1
+         ORDER BY p.id LIMIT $2`,
+        [model, limit],
+      );
+      return rows.map((row) => ({ id: Number(row.id), title: row.title, text: row.text }));
+    },
+    async storeVectors(model, rows) {
+      if (rows.length === 0) {
+        return;
+      }
+      // A passage removed meanwhile is skipped (the join), not a foreign-key error.
+      await query(
+        pool,
+        `INSERT INTO search_passage_vectors (passage_id, model, vector)
+         SELECT p.id, $1, v.vector FROM unnest($2::bigint[], $3::bytea[]) AS v(id, vector)
+         JOIN search_passages p ON p.id = v.id
+         ON CONFLICT (passage_id) DO UPDATE SET model = EXCLUDED.model, vector = EXCLUDED.vector`,
+        [model, rows.map((row) => row.id), rows.map((row) => vectorBytes(row.vector))],
+      );
+    },
+    async nearest({ keyId, model, vector, limit }) {
+      const { rows } = await query<{
+        fileId: string;
+        title: string;
+        passage: string;
+        indexedAt: string;
+        vector: Buffer;
+      }>(
+        pool,
+        `SELECT p.file_id AS "fileId", p.title, p.body AS passage, p.indexed_at AS "indexedAt", v.vector
+         FROM search_passage_vectors v JOIN search_passages p ON p.id = v.passage_id
+         WHERE p.key_id = $1 AND v.model = $2`,
+        [keyId, model],
+      );
+      return rankByVector(
+        rows.map((row) => ({ ...row, indexedAt: Number(row.indexedAt) })),
+        vector,
+        limit,
+      );
     },
   };
 }
