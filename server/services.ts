@@ -60,6 +60,7 @@ export type ServiceConfig = Pick<
     Pick<
       Config,
       | 'extractionPerKey'
+      | 'transcription'
       | 'indexLimits'
       | 'defaultChatModel'
       | 'defaultSearchModel'
@@ -252,6 +253,7 @@ export interface Services {
     | 'logger'
     | 'limiter'
     | 'costOf'
+    | 'transcription'
   >;
   /**
    * Stops the video runner: no new claims, running tasks get `graceMs` and are then handed back to the queue.
@@ -375,6 +377,7 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
       logger,
       limiter: limits.limiter,
       costOf: limits.costOf,
+      transcription: config.transcription,
     },
     stopVideos,
     close() {

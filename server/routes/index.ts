@@ -12,6 +12,7 @@ import { imageHandlers } from './images.js';
 import { mediaHandlers } from './media.js';
 import { musicHandlers } from './music.js';
 import { speechHandlers } from './speech.js';
+import { transcriptionHandlers } from './audio-transcriptions.js';
 import { videoHandlers } from './videos.js';
 import { fileHandlers } from './files.js';
 import { mcpHandlers } from './mcp.js';
@@ -34,6 +35,7 @@ function servedHandlers(deps: AppDeps) {
     ...toolHandlers(deps),
     ...imageHandlers(deps),
     ...speechHandlers(deps),
+    ...transcriptionHandlers(deps),
     ...musicHandlers(deps),
     ...mediaHandlers(deps),
     ...videoHandlers(deps),

@@ -1,7 +1,7 @@
 /**
  * The OpenAI-compatible provider: any upstream that serves OpenAI's `/chat/completions` (OpenAI, vLLM,
  * llama.cpp, Ollama, LM Studio, OpenRouter, DeepSeek, …), configured by base URL, key and headers, and its
- * `/images/generations`, `/audio/speech` and `/videos`; music only when the provider's `music` setting says how.
+ * `/images/generations`, `/audio/speech`, `/audio/transcriptions`, `/audio/translations` and `/videos`; music only when the provider's `music` setting says how.
  * One connection pool per provider, shared by all its models, and one guarded fetcher for the URLs its
  * answers hold.
  */
@@ -14,6 +14,7 @@ import { createOpenAICompatibleHttpClient, type OpenAICompatibleConfig } from '.
 import { createOpenAICompatibleImageModel } from './images.js';
 import { createOpenAICompatibleMusicModel } from './music.js';
 import { createOpenAICompatibleSpeechModel } from './speech.js';
+import { createOpenAICompatibleTranscriptionModel } from './transcriptions.js';
 import { createOpenAICompatibleVideoModel, type VideoPolling } from './videos.js';
 
 export interface OpenAICompatibleProvider extends Provider {
@@ -35,6 +36,7 @@ export function createOpenAICompatibleProvider(
     chat: chatModel,
     image: (modelId) => createOpenAICompatibleImageModel({ config, client, fetcher, modelId }),
     speech: (modelId) => createOpenAICompatibleSpeechModel({ config, client, modelId }),
+    transcription: (modelId) => createOpenAICompatibleTranscriptionModel({ config, client, modelId }),
     video: (modelId) => createOpenAICompatibleVideoModel({ config, client, modelId, polling: deps.videoPolling }),
     ...(music
       ? { music: (modelId: string) => createOpenAICompatibleMusicModel({ config, music, client, fetcher, modelId }) }
