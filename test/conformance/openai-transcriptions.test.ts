@@ -14,6 +14,7 @@ import { sendJson as sendJsonText } from '../fakes/answers.js';
 const sendJson = (res: ServerResponse, body: unknown) => sendJsonText(res, 200, JSON.stringify(body));
 import { byPath, startFakeUpstream, type FakeUpstream, type RecordedRequest } from '../fakes/fake-upstream.js';
 import { sampleAudio } from '../fakes/media-samples.js';
+import { mcpToolCall } from '../helpers/mcp-tool-call.js';
 import { probeAudio } from '../helpers/probe-audio.js';
 import { startServer, type StartedServer } from './start-server.js';
 
@@ -436,5 +437,81 @@ describe('GET /v1/models', () => {
     const models = await client.models.list();
     const transcription = models.data.filter((model) => (model as { type?: string }).type === 'transcription');
     expect(transcription.map((model) => model.id).sort()).toEqual(['fake:whisper-1', 'wavonly:whisper-wav']);
+  });
+});
+
+describe('usage and limits', () => {
+  it('records the seconds of audio as media units, and a media-units limit refuses the next call', async () => {
+    const limited = await startServer({
+      providers: [
+        {
+          type: 'openai-compatible',
+          id: 'fake',
+          base_url: `${upstream.origin}/v1`,
+          timeout_ms: 5000,
+          max_connections: 4,
+          headers: {},
+          responses: 'translate',
+        },
+      ],
+      models: [{ provider: 'fake', model: 'whisper-1', type: 'transcription', aliases: [] }],
+      // The 2 s WAV (~96 KB) is estimated at 13 s (admitted); it settles at the 2 s decoded, and 2 + 13 > 13.
+      limits: { defaults: {}, onStoreDown: 'allow', leaseMs: 60_000 },
+      limitsSource: { limitsFor: () => ({ key: { mediaUnitsPerDay: 13 } }) },
+    });
+    try {
+      const sdk = new OpenAI({ apiKey: limited.key, baseURL: `${limited.baseURL}/v1`, maxRetries: 0 });
+      const { data, response } = await sdk.audio.transcriptions
+        .create({ file: await toFile(wav, 'note.wav'), model: 'fake:whisper-1' })
+        .withResponse();
+      expect(data.text).toBe('Hello there. General Kenobi.');
+      const requestId = response.headers.get('x-request-id');
+      await limited.testApp.usage.flush();
+      const usage = await fetch(`${limited.baseURL}/v1/usage?request_id=${requestId}`, {
+        headers: { authorization: `Bearer ${limited.key}` },
+      });
+      const record = ((await usage.json()) as { data: Array<Record<string, unknown>> }).data[0]!;
+      expect(record.operation).toBe('createTranscription');
+      expect(record.model).toBe('fake:whisper-1');
+      expect(record.media).toEqual({ seconds: expect.closeTo(2, 1) });
+      const refused = (await sdk.audio.transcriptions
+        .create({ file: await toFile(wav, 'note.wav'), model: 'fake:whisper-1' })
+        .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+      expect(refused.status).toBe(429);
+      expect(refused.message).toMatch(/media units per day/);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('the transcribe_audio MCP tool', () => {
+  it('transcribes an uploaded file by id and base64 audio, as srt or text', async () => {
+    const uploaded = await client.files.create({ file: await toFile(mp3, 'note.mp3'), purpose: 'user_data' });
+    received = [];
+    const byId = await mcpToolCall(server.testApp.app, server.key, 'transcribe_audio', {
+      file_id: uploaded.id,
+      response_format: 'srt',
+    });
+    expect(byId.isError).toBeFalsy();
+    expect(byId.content[0]?.text).toBe(
+      '1\n00:00:00,000 --> 00:00:01,200\nHello there.\n\n2\n00:00:01,200 --> 00:00:02,000\nGeneral Kenobi.\n',
+    );
+    expect(received[0]!.codec).toBe('mp3');
+    expect(received[0]!.fields.model).toEqual(['whisper-1']);
+    const inline = await mcpToolCall(server.testApp.app, server.key, 'transcribe_audio', {
+      audio_base64: Buffer.from(webm).toString('base64'),
+      model: 'wavonly:whisper-wav',
+      task: 'translate',
+    });
+    expect(inline.isError).toBeFalsy();
+    expect(inline.content[0]?.text).toBe('Hello and welcome.\n');
+    expect(received[1]!.path).toBe('/v1/audio/translations');
+    expect(received[1]!.codec).toBe('pcm_s16le');
+    const notAudio = await mcpToolCall(server.testApp.app, server.key, 'transcribe_audio', {
+      audio_base64: Buffer.from('not audio at all, only words').toString('base64'),
+    });
+    expect(notAudio.isError).toBe(true);
+    expect(notAudio.content[0]?.text).toMatch(/invalid_audio/);
   });
 });
