@@ -6757,16 +6757,6 @@ export interface operations {
                      *     Hello there.
                      */
                     "text/plain": string;
-                    /**
-                     * @example event: transcript.text.delta
-                     *     data: {"type":"transcript.text.delta","delta":"Hello"}
-                     *
-                     *     event: transcript.text.delta
-                     *     data: {"type":"transcript.text.delta","delta":" there."}
-                     *
-                     *     event: transcript.text.done
-                     *     data: {"type":"transcript.text.done","text":"Hello there.","usage":{"type":"duration","seconds":3}}
-                     */
                     "text/event-stream": components["schemas"]["TranscriptionStreamEvent"];
                 };
             };
