@@ -615,6 +615,40 @@ describe('uploadFile', () => {
   });
 });
 
+describe('transcribeAudio and translateAudio', () => {
+  it('send the form as the OpenAI SDKs do (arrays as repeated [] fields) and read JSON or text by format', async () => {
+    handler = (_request, res) => sendJson(res, 200, { text: 'Hello there.' });
+    const audio = new Blob([new Uint8Array([0x52, 0x49, 0x46, 0x46])], { type: 'audio/wav' });
+    const json = await client().transcribeAudio({
+      file: audio,
+      filename: 'note.wav',
+      model: 'whisper-1',
+      language: 'en',
+      temperature: 0.2,
+      responseFormat: 'verbose_json',
+      timestampGranularities: ['word', 'segment'],
+    });
+    expect(json).toEqual({ text: 'Hello there.' });
+    const request = received[0];
+    expect(request.url).toBe('/v1/audio/transcriptions');
+    const form = await new Response(new Uint8Array(request.body), {
+      headers: { 'content-type': request.headers['content-type']! },
+    }).formData();
+    expect((form.get('file') as File).name).toBe('note.wav');
+    expect(form.get('model')).toBe('whisper-1');
+    expect(form.get('language')).toBe('en');
+    expect(form.get('temperature')).toBe('0.2');
+    expect(form.getAll('timestamp_granularities[]')).toEqual(['word', 'segment']);
+
+    handler = (_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('Hello and welcome.\n');
+    };
+    const text = await client().translateAudio({ file: audio, model: 'whisper-1', responseFormat: 'text' });
+    expect(text).toBe('Hello and welcome.\n');
+    expect(received[1].url).toBe('/v1/audio/translations');
+  });
+});
+
 describe('waitForVideo', () => {
   function playVideos(sequence: Video[]): void {
     let index = 0;

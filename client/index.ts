@@ -33,6 +33,7 @@ import {
 } from './json-calls.js';
 import type { CallOptions, RawClient } from './raw-client.js';
 import { streamChatCompletion, streamMessage, streamResponse, streamSearchAnswer } from './streams.js';
+import { transcribeAudio, translateAudio } from './transcribe-audio.js';
 import { uploadFile } from './upload-file.js';
 import { waitForVideo } from './wait-for-video.js';
 
@@ -77,6 +78,8 @@ export interface OmnigateClient {
   downloadFile: Bound<typeof downloadFile>;
   downloadVideoContent: Bound<typeof downloadVideoContent>;
   uploadFile: Bound<typeof uploadFile>;
+  transcribeAudio: Bound<typeof transcribeAudio>;
+  translateAudio: Bound<typeof translateAudio>;
   waitForVideo: Bound<typeof waitForVideo>;
   createEmbeddings: Bound<typeof createEmbeddings>;
   rerank: Bound<typeof rerank>;
@@ -115,6 +118,8 @@ export function createClient(options: ClientOptions): OmnigateClient {
     downloadFile: (id, callOptions) => downloadFile(raw, id, callOptions),
     downloadVideoContent: (id, variant, callOptions) => downloadVideoContent(raw, id, variant, callOptions),
     uploadFile: (input, callOptions) => uploadFile(raw, input, callOptions),
+    transcribeAudio: (input, callOptions) => transcribeAudio(raw, input, callOptions),
+    translateAudio: (input, callOptions) => translateAudio(raw, input, callOptions),
     waitForVideo: (id, waitOptions) => waitForVideo(raw, id, waitOptions),
     createEmbeddings: (body, callOptions) => createEmbeddings(raw, body, callOptions),
     rerank: (body, callOptions) => rerank(raw, body, callOptions),
@@ -145,5 +150,6 @@ export type { BinaryBody, GeneratedImages, MusicAudioRequest, VideoContentVarian
 export type { NonStreamRequest } from './json-calls.js';
 export type { StreamRequest } from './streams.js';
 export type { UploadFileInput } from './upload-file.js';
+export type { TranscriptionInput, TranscriptionResult } from './transcribe-audio.js';
 export type { WaitForVideoOptions } from './wait-for-video.js';
 export type * from './types.js';

@@ -855,6 +855,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audio/transcriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transcribe audio
+         * @description Writes down what is said in an audio file, in OpenAI's transcription format
+         *     (`client.audio.transcriptions.create()` works unchanged). The request is `multipart/form-data` with the
+         *     fields the OpenAI SDKs send; `timestamp_granularities[]` and `include[]` repeat once per value.
+         *
+         *     The call goes to a model of type `transcription` on an OpenAI-compatible upstream (its
+         *     `/audio/transcriptions`); `provider:model` names any upstream model directly (`openai:whisper-1`).
+         *     **Omnigate has no built-in transcription model**: without one configured, the answer is 503
+         *     `capability_unavailable` naming what to configure, never a made-up transcript.
+         *
+         *     Before the upstream is called, the file is checked here: its container is recognised from its bytes
+         *     (WAV, MP3, Ogg (Opus or Vorbis), FLAC, WebM, MP4/M4A, AAC); anything else is a 400 `invalid_audio`. A
+         *     file over `OMNIGATE_TRANSCRIPTION_MAX_BYTES` (25 MiB by default) is a 413, one that ffmpeg cannot decode
+         *     a 400 `invalid_audio`, one longer than `OMNIGATE_TRANSCRIPTION_MAX_SECONDS` (1500 by default) a 400
+         *     `audio_too_long`. When the provider's `transcription.accepted_formats` leaves out the file's container,
+         *     the audio is converted to the first accepted format with ffmpeg first.
+         *
+         *     `response_format` `json` and `verbose_json` answer JSON; `text`, `srt` and `vtt` answer `text/plain`.
+         *     Subtitles (`srt`, `vtt`) are written here from the segments of the upstream's `verbose_json` answer, so
+         *     the upstream is asked for `verbose_json` then (and `json` for `text`). With `stream: true` the answer
+         *     is `text/event-stream`: `transcript.text.delta` events and one `transcript.text.done` (named events,
+         *     no `[DONE]`); an upstream that does not stream gives one delta with the whole text.
+         *
+         *     Usage is recorded in seconds of audio, measured here by decoding the file.
+         */
+        post: operations["createTranscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audio/translations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Translate audio into English
+         * @description Writes down in English what is said in an audio file of any language, in OpenAI's translation format
+         *     (`client.audio.translations.create()` works unchanged). It goes to the upstream's
+         *     `/audio/translations` and takes the same checks as `POST /v1/audio/transcriptions` (containers, size,
+         *     length, conversion, `capability_unavailable` without a transcription model); it does not stream.
+         */
+        post: operations["createTranslation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/music/generations": {
         parameters: {
             query?: never;
@@ -1436,7 +1501,7 @@ export interface components {
              * @description What the model does; selects the operations that accept it.
              * @enum {string}
              */
-            type: "chat" | "image" | "video" | "speech" | "music" | "search" | "vision" | "embedding" | "rerank";
+            type: "chat" | "image" | "video" | "speech" | "music" | "search" | "vision" | "embedding" | "rerank" | "transcription";
             /**
              * @description Other names that resolve to this model; accepted anywhere `model` is.
              * @example [
@@ -3822,6 +3887,170 @@ export interface components {
             last_id: string | null;
             /** @description Whether more tasks follow this page. */
             has_more: boolean;
+        };
+        /**
+         * @description The form fields of a transcription, as the OpenAI SDKs send them. An array is sent as one field per
+         *     value with `[]` after its name (`timestamp_granularities[]=word`, `timestamp_granularities[]=segment`);
+         *     an object as one field per property (`chunking_strategy[type]=server_vad`). Fields are passed to the
+         *     upstream as sent, except `response_format` (see the operation) and `model` (the upstream's own name).
+         */
+        TranscriptionRequest: {
+            /**
+             * Format: binary
+             * @description The audio file, in any common container (WAV, MP3, Ogg, FLAC, WebM, MP4/M4A, AAC), recognised from its bytes.
+             */
+            file: string;
+            /**
+             * @description A model of type `transcription` (id, alias or `provider:model`).
+             * @example whisper-1
+             * @example gpt-4o-transcribe
+             */
+            model: string;
+            /** @description The language spoken, as an ISO-639-1 code (`en`). */
+            language?: string;
+            /** @description Text that guides the model's style or continues a previous segment. */
+            prompt?: string;
+            response_format?: components["schemas"]["TranscriptionFormat"];
+            /**
+             * @description Sampling temperature, a number from 0 to 1 (form fields are text).
+             * @example 0.2
+             */
+            temperature?: string;
+            /** @description Which timestamps `verbose_json` carries (`word`, `segment` or both); one field per value. */
+            "timestamp_granularities[]"?: components["schemas"]["TranscriptionGranularity"][];
+            /**
+             * @description `true`: answer as server-sent events (`transcript.text.delta`, `transcript.text.done`); form fields are text.
+             * @default false
+             * @enum {string}
+             */
+            stream?: "true" | "false";
+            /**
+             * @description `auto` lets the upstream cut the audio where voice activity detection finds pauses. The object form
+             *     is sent as `chunking_strategy[type]=server_vad`, `chunking_strategy[prefix_padding_ms]`,
+             *     `chunking_strategy[silence_duration_ms]` and `chunking_strategy[threshold]`, and passed on as sent.
+             */
+            chunking_strategy?: "auto" | {
+                /** @constant */
+                type: "server_vad";
+                prefix_padding_ms?: number;
+                silence_duration_ms?: number;
+                threshold?: number;
+            };
+            /** @description Extra information in the answer; `logprobs` (token log probabilities, `json` only). */
+            "include[]"?: "logprobs"[];
+            /** @description Speaker names for diarizing models; passed on as sent. */
+            "known_speaker_names[]"?: string[];
+            /** @description Audio samples of those speakers as data URLs; passed on as sent. */
+            "known_speaker_references[]"?: string[];
+        };
+        /** @description The form fields of a translation into English, as the OpenAI SDKs send them. */
+        TranslationRequest: {
+            /**
+             * Format: binary
+             * @description The audio file, in any common container (WAV, MP3, Ogg, FLAC, WebM, MP4/M4A, AAC), recognised from its bytes.
+             */
+            file: string;
+            /**
+             * @description A model of type `transcription` (id, alias or `provider:model`).
+             * @example whisper-1
+             */
+            model: string;
+            /** @description English text that guides the model's style. */
+            prompt?: string;
+            response_format?: components["schemas"]["TranscriptionFormat"];
+            /**
+             * @description Sampling temperature, a number from 0 to 1 (form fields are text).
+             * @example 0.2
+             */
+            temperature?: string;
+        };
+        /**
+         * @description `json` (default) and `verbose_json` answer JSON; `text`, `srt` and `vtt` answer `text/plain`.
+         * @default json
+         * @enum {string}
+         */
+        TranscriptionFormat: "json" | "text" | "srt" | "verbose_json" | "vtt";
+        /** @enum {string} */
+        TranscriptionGranularity: "word" | "segment";
+        /** @description `TranscriptionJson` for `response_format` `json`, `TranscriptionVerbose` for `verbose_json`. */
+        TranscriptionResponse: components["schemas"]["TranscriptionJson"] | components["schemas"]["TranscriptionVerbose"];
+        /** @description `TranscriptionJson` for `response_format` `json`, `TranscriptionVerbose` (task `translate`) for `verbose_json`. */
+        TranslationResponse: components["schemas"]["TranscriptionJson"] | components["schemas"]["TranscriptionVerbose"];
+        TranscriptionJson: {
+            /** @description What was said. */
+            text: string;
+            /** @description Token log probabilities, when `include[]=logprobs` asked for them and the model gives them. */
+            logprobs?: components["schemas"]["TranscriptionLogprob"][];
+            usage?: components["schemas"]["TranscriptionUsage"];
+        };
+        TranscriptionVerbose: {
+            /** @enum {string} */
+            task: "transcribe" | "translate";
+            /** @description The language of the audio, as the model names it (`english`). */
+            language: string;
+            /** @description Seconds of audio. */
+            duration: number;
+            text: string;
+            /** @description Each word with its times, when `timestamp_granularities[]` asked for `word`. */
+            words?: components["schemas"]["TranscriptionWord"][];
+            /** @description Segments with their times (with `segment`, the default granularity). */
+            segments?: components["schemas"]["TranscriptionSegment"][];
+            usage?: components["schemas"]["TranscriptionUsage"];
+        };
+        TranscriptionWord: {
+            word: string;
+            /** @description Seconds from the start. */
+            start: number;
+            end: number;
+        };
+        TranscriptionSegment: {
+            id: number;
+            seek?: number;
+            start: number;
+            end: number;
+            text: string;
+            tokens?: number[];
+            temperature?: number;
+            avg_logprob?: number;
+            compression_ratio?: number;
+            no_speech_prob?: number;
+        };
+        TranscriptionLogprob: {
+            token: string;
+            logprob: number;
+            bytes?: number[];
+        };
+        /**
+         * @description What the call used: the upstream's token counts when it gives them (`tokens`), otherwise the seconds
+         *     of audio measured here (`duration`).
+         */
+        TranscriptionUsage: {
+            /** @constant */
+            type: "duration";
+            seconds: number;
+        } | {
+            /** @constant */
+            type: "tokens";
+            input_tokens: number;
+            output_tokens: number;
+            total_tokens: number;
+            input_token_details?: {
+                text_tokens?: number;
+                audio_tokens?: number;
+            };
+        };
+        /** @description One event of a streamed transcription (`event:` names its `type`). */
+        TranscriptionStreamEvent: {
+            /** @constant */
+            type: "transcript.text.delta";
+            delta: string;
+            logprobs?: components["schemas"]["TranscriptionLogprob"][];
+        } | {
+            /** @constant */
+            type: "transcript.text.done";
+            text: string;
+            logprobs?: components["schemas"]["TranscriptionLogprob"][];
+            usage?: components["schemas"]["TranscriptionUsage"];
         };
         /** @description OpenAI's speech request plus `volume`, `pitch` and `language`. */
         SpeechRequest: {
@@ -7523,6 +7752,104 @@ export interface operations {
                     "audio/flac": string;
                     "audio/wav": string;
                     "audio/pcm": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createTranscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["TranscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description The transcript, in the shape `response_format` asks for. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TranscriptionResponse"];
+                    /**
+                     * @example 1
+                     *     00:00:00,000 --> 00:00:02,100
+                     *     Hello there.
+                     */
+                    "text/plain": string;
+                    "text/event-stream": components["schemas"]["TranscriptionStreamEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createTranslation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "(binary contents of bonjour.ogg, 40960 bytes)",
+                 *       "model": "whisper-1"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["TranslationRequest"];
+            };
+        };
+        responses: {
+            /** @description The English text, in the shape `response_format` asks for. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "text": "Hello and welcome."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TranslationResponse"];
+                    /** @example Hello and welcome. */
+                    "text/plain": string;
                 };
             };
             400: components["responses"]["BadRequest"];

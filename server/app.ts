@@ -19,6 +19,7 @@ import { docsSubpaths, mcpBoundary, unknownPath } from './http/outside-the-contr
 import { CONSOLE_PATH, consoleStatic } from './http/console-static.js';
 import { requestStart } from './http/request-start.js';
 import { uploadOptions, uploadRefusal } from './http/upload-storage.js';
+import { transcriptionUploadLimits } from './calls/audio/transcription-upload-limit.js';
 import { cacheValidatorRouteRegexps } from './http/validator-route-cache.js';
 import { fileUploadLimit, FILE_BLOB_PREFIX } from './calls/files/file-quota.js';
 import type { AppDeps } from './routes/app-deps.js';
@@ -64,6 +65,7 @@ export function createApp(deps: AppDeps): Express {
         maxBodyBytes: deps.maxBodyBytes,
         prefix: FILE_BLOB_PREFIX,
         streamed: { createFile: fileUploadLimit(deps) },
+        inMemory: transcriptionUploadLimits(deps.transcription),
       }) as never, // multer 2.5 takes `limits` as a function of the request; @types/multer does not know it
       // JSON-RPC bodies and SSE answers of the MCP transport are not the validator's to judge.
       ignorePaths: /^\/v1\/mcp(\/|$)/,

@@ -33,6 +33,7 @@ describe('loadConfig: environment', () => {
       logLevel: 'info',
       maxBodyBytes: 25 * 1024 * 1024,
       files: { maxFileBytes: 512 * 1024 * 1024, quotaBytes: 10 * 1024 * 1024 * 1024, quotaCount: 10_000 },
+      transcription: { maxBytes: 25 * 1024 * 1024, maxSeconds: 1500 },
       indexLimits: {
         maxPages: 2000,
         maxDecompressedBytes: 128 * 1024 * 1024,
@@ -379,7 +380,7 @@ default_chat_model: fast
     [
       'a model type that does not exist',
       'models:\n  - provider: local\n    model: chat\n    type: telepathy\n',
-      'omnigate.yaml: models.0.type: Invalid option: expected one of "chat"|"image"|"video"|"speech"|"music"|"search"|"vision"|"embedding"|"rerank"',
+      'omnigate.yaml: models.0.type: Invalid option: expected one of "chat"|"image"|"video"|"speech"|"music"|"search"|"vision"|"embedding"|"rerank"|"transcription"',
     ],
     [
       'an unknown search setting',

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Limits } from './core/limits.js';
-import { MODEL_TYPES } from './core/models.js';
+import { AUDIO_CONTAINERS, MODEL_TYPES } from './core/models.js';
 import { DEFAULT_MEDIA_SETTINGS, type MediaPoolSettings } from './engines/media-pool.js';
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './engines/text/extract-text.js';
 
@@ -86,6 +86,11 @@ const providerSchema = z.discriminatedUnion('type', [
       responses: z.enum(['native', 'translate']).default('translate'),
       /** Set only for upstreams that offer music; without it the provider has no music models. */
       music: musicSchema.optional(),
+      /** Speech-to-text: the audio containers the upstream takes; others are converted (ffmpeg) to the first. Default: any, as sent. */
+      transcription: z
+        .object({ accepted_formats: z.array(z.enum(AUDIO_CONTAINERS)).min(1).optional() })
+        .strict()
+        .optional(),
     })
     .strict(),
   z
@@ -310,6 +315,16 @@ export const DEFAULT_VIDEO_RUNNER_SETTINGS: VideoRunnerSettings = {
   maxActivePerKey: 10,
 };
 
+export interface TranscriptionSettings {
+  /** The largest audio file, in bytes (`OMNIGATE_TRANSCRIPTION_MAX_BYTES`). */
+  maxBytes: number;
+  /** The longest audio, in seconds (`OMNIGATE_TRANSCRIPTION_MAX_SECONDS`). */
+  maxSeconds: number;
+}
+
+/** OpenAI's own file limit (25 MB) and the longest input its transcription models take (1500 s). */
+export const DEFAULT_TRANSCRIPTION_SETTINGS: TranscriptionSettings = { maxBytes: 25 * 1024 * 1024, maxSeconds: 1500 };
+
 /** Extractions (PDF and HTML text) one key may have queued or running: a large honest batch of uploads, not a flood. */
 export const DEFAULT_EXTRACTION_PER_KEY = 100;
 
@@ -340,6 +355,8 @@ export interface Config {
   files: FileSettings;
   /** The caps of one file's text extraction for the search index. */
   indexLimits: ExtractionLimits;
+  /** Speech-to-text: the largest audio file and the longest audio, checked before an upstream is called. */
+  transcription: TranscriptionSettings;
   /** How long a graceful shutdown waits for in-flight requests before closing them. */
   shutdownGraceMs: number;
   /** Server processes sharing the port (`OMNIGATE_WORKERS`, `omnigate start --workers`); 1 serves in this process. */
@@ -771,6 +788,22 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
       ),
       quotaBytes: integerVariable(env, 'OMNIGATE_FILE_QUOTA_BYTES', DEFAULT_FILE_SETTINGS.quotaBytes, 0, 1024 ** 5),
       quotaCount: integerVariable(env, 'OMNIGATE_FILE_QUOTA_COUNT', DEFAULT_FILE_SETTINGS.quotaCount, 0, 10_000_000),
+    },
+    transcription: {
+      maxBytes: integerVariable(
+        env,
+        'OMNIGATE_TRANSCRIPTION_MAX_BYTES',
+        DEFAULT_TRANSCRIPTION_SETTINGS.maxBytes,
+        1024,
+        1024 ** 3,
+      ),
+      maxSeconds: integerVariable(
+        env,
+        'OMNIGATE_TRANSCRIPTION_MAX_SECONDS',
+        DEFAULT_TRANSCRIPTION_SETTINGS.maxSeconds,
+        1,
+        24 * 3600,
+      ),
     },
     indexLimits: {
       maxPages: integerVariable(env, 'OMNIGATE_INDEX_MAX_PAGES', DEFAULT_EXTRACTION_LIMITS.maxPages, 1, 1_000_000),

@@ -64,6 +64,7 @@ export type ServiceConfig = Pick<
     Pick<
       Config,
       | 'extractionPerKey'
+      | 'transcription'
       | 'indexLimits'
       | 'defaultChatModel'
       | 'defaultSearchModel'
@@ -288,6 +289,7 @@ export interface Services {
     | 'logger'
     | 'limiter'
     | 'costOf'
+    | 'transcription'
   >;
   /**
    * Stops the video runner: no new claims, running tasks get `graceMs` and are then handed back to the queue.
@@ -453,6 +455,7 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
       logger,
       limiter: limits.limiter,
       costOf: limits.costOf,
+      transcription: config.transcription,
     },
     stopVideos,
     close() {

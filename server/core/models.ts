@@ -22,6 +22,8 @@ export const MODEL_TYPES = [
   'vision',
   'embedding',
   'rerank',
+  // speech-to-text (issue 34)
+  'transcription',
 ] as const;
 export type ModelType = (typeof MODEL_TYPES)[number];
 
@@ -260,6 +262,91 @@ export interface RerankModel {
   rerank(options: RerankCallOptions, context: CallContext): Promise<RerankResult>;
 }
 
+/** Containers of audio a transcription takes, as recognised from the bytes (`mp4` covers M4A). */
+export const AUDIO_CONTAINERS = ['wav', 'mp3', 'ogg', 'flac', 'webm', 'mp4', 'aac'] as const;
+export type AudioContainer = (typeof AUDIO_CONTAINERS)[number];
+
+export interface TranscriptionCallOptions {
+  /** The audio, already checked to decode and to be within the limits, in a container the model accepts. */
+  audio: { data: Uint8Array; container: AudioContainer; filename: string };
+  language?: string;
+  prompt?: string;
+  temperature?: number;
+  /** `verbose`: the model is asked for segments (and `granularities`) with their times, not only the text. */
+  detail: 'text' | 'verbose';
+  granularities: Array<'word' | 'segment'>;
+  /** Extra information asked for (`logprobs`). */
+  include: string[];
+  /** Form fields passed to the upstream as sent (`chunking_strategy`, `known_speaker_names[]`, …). */
+  passedFields: Array<{ name: string; value: string }>;
+}
+
+export interface TranscriptWord {
+  word: string;
+  start: number;
+  end: number;
+}
+
+export interface TranscriptSegment {
+  id: number;
+  start: number;
+  end: number;
+  text: string;
+  seek?: number;
+  tokens?: number[];
+  temperature?: number;
+  avgLogprob?: number;
+  compressionRatio?: number;
+  noSpeechProb?: number;
+}
+
+export interface TranscriptLogprob {
+  token: string;
+  logprob: number;
+  bytes?: number[];
+}
+
+/** An upstream's own token counts for a transcription (models billed by tokens). */
+export interface TranscriptTokens {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  inputTextTokens?: number;
+  inputAudioTokens?: number;
+}
+
+export interface Transcript {
+  text: string;
+  /** The language the model heard, as it names it (`english`). */
+  language?: string;
+  durationSeconds?: number;
+  words?: TranscriptWord[];
+  segments?: TranscriptSegment[];
+  logprobs?: TranscriptLogprob[];
+  tokens?: TranscriptTokens;
+}
+
+export type TranscriptionStreamPart =
+  | { type: 'text-delta'; delta: string; logprobs?: TranscriptLogprob[] }
+  | { type: 'finish'; transcript: Transcript };
+
+/**
+ * Speech to text. There is no built-in model (no honest one runs offline without downloading weights); every
+ * model of this type is an upstream's. The caller's audio is sniffed, probed and converted before a model
+ * sees it, into one of `acceptedFormats` (any container when absent).
+ */
+export interface TranscriptionModel {
+  readonly provider: string;
+  readonly modelId: string;
+  readonly acceptedFormats?: readonly AudioContainer[];
+  /** What was said, in its own language. */
+  transcribe(options: TranscriptionCallOptions, context: CallContext): Promise<Transcript>;
+  /** What was said, in English. */
+  translate(options: TranscriptionCallOptions, context: CallContext): Promise<Transcript>;
+  /** A transcription as it is written; a model that does not stream yields the whole text as one delta. */
+  streamTranscription(options: TranscriptionCallOptions, context: CallContext): AsyncIterable<TranscriptionStreamPart>;
+}
+
 /** The interface a model of each type offers. `vision` models are chat models that read images. */
 export interface ModelByType {
   chat: ChatModel;
@@ -271,6 +358,7 @@ export interface ModelByType {
   search: SearchModel;
   embedding: EmbeddingModel;
   rerank: RerankModel;
+  transcription: TranscriptionModel;
 }
 
 /** What a provider offers the registry: a factory per capability it has, by the upstream's model name. */

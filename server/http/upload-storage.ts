@@ -58,6 +58,8 @@ export interface UploadSettings {
   streamed: Partial<Record<OperationId, (req: Request, res: Response) => Promise<StreamedLimit>>>;
   /** Blob id prefix of streamed files. */
   prefix: string;
+  /** Operations whose files stay in memory under a limit of their own instead of the JSON body limit (audio to transcribe). */
+  inMemory?: Partial<Record<OperationId, StreamedLimit>>;
 }
 
 type Callback = (error: Error | null, info?: object) => void;
@@ -78,6 +80,10 @@ export function uploadOptions(settings: UploadSettings) {
   const limitOf = (req: Request) => {
     const operation = operationOf(req);
     return operation ? settings.streamed[operation] : undefined;
+  };
+  const memoryLimitOf = (req: Request) => {
+    const operation = operationOf(req);
+    return operation ? settings.inMemory?.[operation] : undefined;
   };
   /** Streams the file to a staged blob within `limit`; a refusal is remembered for the error handler. */
   function stageWithin(
@@ -141,9 +147,30 @@ export function uploadOptions(settings: UploadSettings) {
       const limitFor = limitOf(req);
       if (!limitFor) {
         const chunks: Buffer[] = [];
-        file.stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        const own = memoryLimitOf(req);
+        let size = 0;
+        let refused = false;
+        file.stream.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (own && size > own.maxBytes) {
+            if (!refused) {
+              // Refused at the first byte past the limit: the rest is never held, and only so much of it read.
+              refused = true;
+              chunks.length = 0;
+              const error = own.tooLarge();
+              refusals.set(req, error);
+              closePastBound(req);
+              callback(error);
+            }
+            return;
+          }
+          chunks.push(chunk);
+        });
         file.stream.on('error', (error: Error) => callback(error));
         file.stream.on('end', () => {
+          if (refused) {
+            return;
+          }
           const buffer = Buffer.concat(chunks);
           callback(null, { buffer, size: buffer.length });
         });
@@ -182,7 +209,7 @@ export function uploadOptions(settings: UploadSettings) {
     // field, which the validator then calls a missing file. upload-filename.ts keeps the last segment itself.
     preservePath: true,
     limits: (req: Request) =>
-      limitOf(req)
+      limitOf(req) || memoryLimitOf(req)
         ? // The size of a streamed file is checked by the engine, against a limit that can depend on the key.
           { fileSize: Infinity, files: 1, fields: 32 }
         : { fileSize: settings.maxBodyBytes, files: 4, fields: 32 },

@@ -11,6 +11,13 @@ export const DEFAULT_OUTPUT_ESTIMATE = 1024;
 /** Seconds reserved for a music or video request that names no duration (the built-in defaults). */
 const DEFAULT_MUSIC_SECONDS = 30;
 const DEFAULT_VIDEO_SECONDS = 4;
+/**
+ * Seconds of audio reserved for a transcription, from the request's size: 8,000 bytes a second (64 kbit/s,
+ * a common bitrate for speech; WAV is denser and so over-reserved, low-bitrate Opus under-reserved until it
+ * settles at the seconds decoded). The size is all there is before the audio is decoded.
+ */
+const TRANSCRIPTION_BYTES_PER_SECOND = 8_000;
+const TRANSCRIPTION_OPERATIONS = new Set(['createTranscription', 'createTranslation', 'mcpPost:transcribe_audio']);
 
 export interface CallEstimate {
   /** The model type the operation resolves `model` as; undefined when the call has no priced model. */
@@ -90,6 +97,16 @@ export function estimateCall(operation: string, body: unknown, bodyBytes: number
   }
   if (operation === 'createVideo' || operation === 'remixVideo' || operation === 'mcpPost:create_video') {
     return { ...NOTHING, type: 'video', model, seconds: numberField(fields, 'seconds') ?? DEFAULT_VIDEO_SECONDS };
+  }
+  if (TRANSCRIPTION_OPERATIONS.has(operation)) {
+    // A tool call's audio is base64 (4 characters for 3 bytes) or a stored file of unknown size here.
+    const audioBytes = operation.startsWith('mcpPost:') ? (bodyBytes * 3) / 4 : bodyBytes;
+    return {
+      ...NOTHING,
+      type: 'transcription',
+      model,
+      seconds: Math.ceil(audioBytes / TRANSCRIPTION_BYTES_PER_SECOND),
+    };
   }
   if (tool && !operation.endsWith('web_search') && !operation.endsWith('WebSearchTool')) {
     // image understanding and the other tools: a model call of unknown size, counted by its input

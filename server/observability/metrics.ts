@@ -99,7 +99,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   });
   const cost = new Counter({
     name: 'omnigate_cost_usd_total',
-    help: 'Cost of answered calls in US dollars by the price table, by model (the usage records\' cost_usd).',
+    help: "Cost of answered calls in US dollars by the price table, by model (the usage records' cost_usd).",
     labelNames: ['model'],
     registers: [register],
   });

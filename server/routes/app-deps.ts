@@ -21,6 +21,7 @@ import type { AdminKeyCheck } from '../auth/admin-key.js';
 import type { Readiness } from '../observability/readiness.js';
 import type { CallLimiter } from '../limits/call-limiter.js';
 import type { CostOf } from '../usage/call-record.js';
+import type { TranscriptionSettings } from '../calls/audio/transcribe-audio.js';
 
 export interface AppDeps {
   spec: LoadedSpec;
@@ -48,6 +49,8 @@ export interface AppDeps {
   logger: Logger;
   /** The tools (REST `/v1/tools/*` and MCP): who may call MCP from a browser, and a test's DNS for image URLs. */
   tools?: ToolSettings;
+  /** Speech-to-text: the largest audio file and the longest audio; OpenAI's limits when absent. */
+  transcription?: TranscriptionSettings;
   /** Largest JSON body accepted, in bytes. */
   maxBodyBytes: number;
   /** The built Redoc page, if `npm run docs` has produced it. */

@@ -14,6 +14,7 @@ import { mediaHandlers } from './media.js';
 import { musicHandlers } from './music.js';
 import { speechHandlers } from './speech.js';
 import { embeddingHandlers } from './embeddings.js';
+import { transcriptionHandlers } from './audio-transcriptions.js';
 import { videoHandlers } from './videos.js';
 import { fileHandlers } from './files.js';
 import { mcpHandlers } from './mcp.js';
@@ -37,6 +38,7 @@ function servedHandlers(deps: AppDeps) {
     ...toolHandlers(deps),
     ...imageHandlers(deps),
     ...speechHandlers(deps),
+    ...transcriptionHandlers(deps),
     ...musicHandlers(deps),
     ...mediaHandlers(deps),
     ...videoHandlers(deps),

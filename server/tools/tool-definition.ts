@@ -12,6 +12,7 @@ import type { MediaDeps } from '../calls/link-media.js';
 import type { CallDeps } from '../calls/prepare-call.js';
 import type { FileIndex } from '../core/file-index.js';
 import type { CallScope } from '../http/call-scope.js';
+import type { TranscriptionSettings } from '../config.js';
 import type { MediaPool } from '../engines/media-pool.js';
 import type { FileStore } from '../storage/file-store.js';
 import type { VideoQueue } from '../calls/video/video-tasks.js';
@@ -37,6 +38,8 @@ export interface ToolDeps extends CallDeps {
   /** The search index (read_file extracts text through it) and the default search and answer models. */
   search?: { index: FileIndex; defaultSearchModel?: string; defaultAnswerModel?: string };
   tools?: ToolSettings;
+  /** Speech-to-text limits (transcribe_audio); OpenAI's when absent. */
+  transcription?: TranscriptionSettings;
   now?: () => number;
 }
 

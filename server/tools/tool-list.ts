@@ -14,6 +14,7 @@ import { listFilesTool } from './list-files.js';
 import { readFileTool } from './read-file.js';
 import { searchAnswerTool } from './search-answer.js';
 import { textToSpeechTool } from './text-to-speech.js';
+import { transcribeAudioTool } from './transcribe-audio.js';
 import type { Tool } from './tool-definition.js';
 import { webSearchTool } from './web-search.js';
 
@@ -21,6 +22,7 @@ export const TOOLS: readonly Tool[] = [
   imageUnderstandingTool,
   generateImageTool,
   textToSpeechTool,
+  transcribeAudioTool,
   generateMusicTool,
   createVideoTool,
   getVideoTool,

@@ -20,6 +20,7 @@ const TOOL_NAMES = [
   'image_understanding',
   'generate_image',
   'text_to_speech',
+  'transcribe_audio',
   'generate_music',
   'create_video',
   'get_video',

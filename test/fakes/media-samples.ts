@@ -25,6 +25,9 @@ const AUDIO_ARGUMENTS = {
   flac: ['-c:a', 'flac', '-f', 'flac'],
   wav: ['-c:a', 'pcm_s16le', '-f', 'wav'],
   pcm: ['-c:a', 'pcm_s16le', '-f', 's16le'],
+  webm: ['-c:a', 'libopus', '-b:a', '32k', '-f', 'webm'],
+  /** M4A (AAC in MP4); its index is written at the end, so only with `toFile`. */
+  m4a: ['-c:a', 'aac', '-b:a', '64k', '-f', 'ipod'],
 } as const;
 
 export type SampleAudioFormat = keyof typeof AUDIO_ARGUMENTS;

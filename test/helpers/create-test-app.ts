@@ -81,6 +81,7 @@ export async function createTestApp(
       | 'aliases'
       | 'routes'
       | 'maxBodyBytes'
+      | 'transcription'
       | 'media'
       | 'mediaLinkTtlSeconds'
       | 'publicUrl'
@@ -149,6 +150,7 @@ export async function createTestApp(
       circuitBreaker: config.circuitBreaker,
       limits: config.limits,
       prices: config.prices,
+      transcription: config.transcription,
     },
     {
       limitsSource: config.limitsSource,

@@ -1,7 +1,7 @@
 /**
  * The OpenAI-compatible provider: any upstream that serves OpenAI's `/chat/completions` (OpenAI, vLLM,
  * llama.cpp, Ollama, LM Studio, OpenRouter, DeepSeek, …), configured by base URL, key and headers, and its
- * `/images/generations`, `/audio/speech`, `/videos`, `/embeddings` and the Cohere/Jina `/rerank`; music only when the provider's `music` setting says how.
+ * `/images/generations`, `/audio/speech`, `/audio/transcriptions`, `/audio/translations`, `/videos`, `/embeddings` and the Cohere/Jina `/rerank`; music only when the provider's `music` setting says how.
  * One connection pool per provider, shared by all its models, and one guarded fetcher for the URLs its
  * answers hold.
  */
@@ -15,6 +15,7 @@ import { createOpenAICompatibleEmbeddingModel, createOpenAICompatibleRerankModel
 import { createOpenAICompatibleImageModel } from './images.js';
 import { createOpenAICompatibleMusicModel } from './music.js';
 import { createOpenAICompatibleSpeechModel } from './speech.js';
+import { createOpenAICompatibleTranscriptionModel } from './transcriptions.js';
 import { createOpenAICompatibleVideoModel, type VideoPolling } from './videos.js';
 
 export interface OpenAICompatibleProvider extends Provider {
@@ -36,6 +37,7 @@ export function createOpenAICompatibleProvider(
     chat: chatModel,
     image: (modelId) => createOpenAICompatibleImageModel({ config, client, fetcher, modelId }),
     speech: (modelId) => createOpenAICompatibleSpeechModel({ config, client, modelId }),
+    transcription: (modelId) => createOpenAICompatibleTranscriptionModel({ config, client, modelId }),
     video: (modelId) => createOpenAICompatibleVideoModel({ config, client, modelId, polling: deps.videoPolling }),
     embedding: (modelId) => createOpenAICompatibleEmbeddingModel({ config, client, modelId }),
     rerank: (modelId) => createOpenAICompatibleRerankModel({ config, client, modelId }),

@@ -24,6 +24,8 @@ import type {
   RerankModel,
   SearchModel,
   SpeechModel,
+  TranscriptionModel,
+  TranscriptionStreamPart,
   VideoModel,
   VideoTaskContext,
 } from '../../core/models.js';
@@ -216,6 +218,48 @@ function video(plan: ResiliencePlan<VideoModel>, runtime: ResilienceRuntime): Vi
   };
 }
 
+/** Speech to text: a stream is committed at its first part, like chat's. */
+function transcription(plan: ResiliencePlan<TranscriptionModel>, runtime: ResilienceRuntime): TranscriptionModel {
+  const first = plan.deployments[0]!.model();
+  return {
+    provider: first.provider,
+    modelId: first.modelId,
+    ...(first.acceptedFormats ? { acceptedFormats: first.acceptedFormats } : {}),
+    transcribe: (options, context) =>
+      once(plan, runtime, context, (model, signal) => model.transcribe(options, withSignal(context, signal))),
+    translate: (options, context) =>
+      once(plan, runtime, context, (model, signal) => model.translate(options, withSignal(context, signal))),
+    streamTranscription(options, context): AsyncIterable<TranscriptionStreamPart> {
+      return {
+        [Symbol.asyncIterator]: () => {
+          let inner: AsyncIterator<TranscriptionStreamPart> | undefined;
+          const start = async () => {
+            const committed = await runResilient(plan, runtime, context, async (target, signal) => {
+              const iterator = target
+                .model()
+                .streamTranscription(options, withSignal(context, signal))
+                [Symbol.asyncIterator]();
+              const head = await iterator.next();
+              return { iterator, head };
+            });
+            return resumed(committed.value.iterator, committed.value.head, committed.done)[Symbol.asyncIterator]();
+          };
+          return {
+            async next() {
+              inner ??= await start();
+              return inner.next();
+            },
+            async return(value?: unknown) {
+              await inner?.return?.(value);
+              return { done: true, value: undefined as unknown as TranscriptionStreamPart };
+            },
+          };
+        },
+      };
+    },
+  };
+}
+
 /** The model of `type` whose calls go through `plan`. */
 export function deployedModel<T extends ModelType>(
   type: T,
@@ -289,6 +333,8 @@ export function deployedModel<T extends ModelType>(
       };
       return model as ModelByType[T];
     }
+    case 'transcription':
+      return transcription(plan as ResiliencePlan<TranscriptionModel>, runtime) as ModelByType[T];
     default:
       throw new Error(`no retry layer for models of type ${type satisfies never}`);
   }
