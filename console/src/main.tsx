@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { callJson, describe, forgetModels } from './api.ts';
 import { AudioPage } from './pages/audio.tsx';
 import { ChatPage } from './pages/chat.tsx';
+import { DeploymentsPage } from './pages/deployments.tsx';
 import { FilesPage } from './pages/files.tsx';
 import { ImagesPage } from './pages/images.tsx';
 import { KeysPage } from './pages/keys.tsx';
@@ -29,6 +30,7 @@ const PAGES = {
   mcp: { label: 'MCP tools', view: McpPage, admin: false },
   usage: { label: 'Usage', view: UsagePage, admin: false },
   keys: { label: 'Keys (admin)', view: KeysPage, admin: true },
+  deployments: { label: 'Deployments (admin)', view: DeploymentsPage, admin: true },
 } as const;
 type PageName = keyof typeof PAGES;
 

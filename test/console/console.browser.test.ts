@@ -117,7 +117,7 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
     const config = path.join(dir, 'omnigate.yaml');
     writeFileSync(
       config,
-      `providers:\n  up:\n    type: openai-compatible\n    base_url: ${upstream.origin}/v1\nmodels:\n  - { provider: up, model: held }\n  - { provider: up, model: endless }\n`,
+      `providers:\n  up:\n    type: openai-compatible\n    base_url: ${upstream.origin}/v1\nmodels:\n  - { provider: up, model: held }\n  - { provider: up, model: endless }\n  - id: pair\n    deployments:\n      - { provider: up, model: held }\n      - { provider: up, model: endless }\n`,
     );
     server = await startServer({
       OMNIGATE_DATA_DIR: dir,
@@ -363,6 +363,15 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
     await row.getByRole('button', { name: 'Revoke console-e2e' }).click();
     await expect.poll(() => row.textContent()).toContain('revoked');
     await shot('keys');
+  });
+
+  it('shows each deployment of a model with deployments and its circuit', async () => {
+    await go('Deployments (admin)');
+    const circuits = page.getByTestId('circuits');
+    await expect.poll(() => circuits.textContent()).toContain('up:endless');
+    const rows = await circuits.getByRole('row').allTextContents();
+    expect(rows.filter((row) => row.includes('pair')).sort()).toEqual(['pairup:endlessclosed0', 'pairup:heldclosed0']);
+    await shot('deployments');
   });
 
   it('fits a phone-width screen, the navigation behind a menu button', async () => {
