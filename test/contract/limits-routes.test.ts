@@ -438,6 +438,9 @@ const MCP_TOOLS: Array<[string, object]> = [
   ['web_search', { query: 'lantern' }],
   ['search_answer', { query: 'What is a lantern?' }],
   ['image_understanding', { prompt: 'What is it?', image_url: png1x1 }],
+  ['embed', { input: 'a lantern' }],
+  // No transcription model here: the first call is capability_unavailable, the second still counts as a request.
+  ['transcribe_audio', { audio_base64: 'UklGRg==', filename: 'a.wav' }],
 ];
 
 describe('every MCP tool call meets the limits', () => {
