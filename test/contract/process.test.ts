@@ -117,7 +117,15 @@ describe('starting', () => {
       expect(first.logs().find((line) => line.msg === 'omnigate listening')).toMatchObject({
         host: '127.0.0.1',
         dataDir: dir,
-        models: ['local:chat', 'local:image', 'local:speech', 'local:music', 'local:video', 'local:search'],
+        models: [
+          'local:chat',
+          'local:image',
+          'local:speech',
+          'local:music',
+          'local:video',
+          'local:search',
+          'local:embed',
+        ],
       });
 
       const health = await call(first.port, 'GET', '/health');
