@@ -51,6 +51,41 @@ async function once<M, R>(
   return committed.value;
 }
 
+/**
+ * A stream through the retry layer, committed at its first part: a failure before it is retried on the next
+ * target, one after it reaches the caller. Nothing runs until the caller asks for the first part.
+ */
+function streamOnce<M, P>(
+  plan: ResiliencePlan<M>,
+  runtime: ResilienceRuntime,
+  context: CallContext,
+  open: (model: M, attempt: CallContext) => AsyncIterable<P>,
+): AsyncIterable<P> {
+  return {
+    [Symbol.asyncIterator]: () => {
+      let inner: AsyncIterator<P> | undefined;
+      const start = async () => {
+        const committed = await runResilient(plan, runtime, context, async (target, signal) => {
+          const iterator = open(target.model(), withSignal(context, signal))[Symbol.asyncIterator]();
+          const head = await iterator.next();
+          return { iterator, head };
+        });
+        return resumed(committed.value.iterator, committed.value.head, committed.done)[Symbol.asyncIterator]();
+      };
+      return {
+        async next() {
+          inner ??= await start();
+          return inner.next();
+        },
+        async return(value?: unknown) {
+          await inner?.return?.(value);
+          return { done: true, value: undefined as unknown as P };
+        },
+      };
+    },
+  };
+}
+
 /** Iterates the rest of an iterator after its first result was taken; `done` runs at the end, however it ends. */
 function resumed<T>(iterator: AsyncIterator<T>, first: IteratorResult<T>, done: () => void): AsyncIterable<T> {
   let pending: IteratorResult<T> | undefined = first;
@@ -137,32 +172,8 @@ function chat(plan: ResiliencePlan<ChatModel>, runtime: ResilienceRuntime): Chat
       once(plan, runtime, context, (model, signal) => model.generate(options, withSignal(context, signal))),
     countTokens: (options: ChatCallOptions, context: CallContext) =>
       once(plan, runtime, context, (model, signal) => model.countTokens(options, withSignal(context, signal))),
-    stream(options: ChatCallOptions, context: CallContext): AsyncIterable<ChatStreamPart> {
-      return {
-        [Symbol.asyncIterator]: () => {
-          let inner: AsyncIterator<ChatStreamPart> | undefined;
-          const start = async () => {
-            const committed = await runResilient(plan, runtime, context, async (target, signal) => {
-              const iterator = target.model().stream(options, withSignal(context, signal))[Symbol.asyncIterator]();
-              // The first part decides: a failure before it is retried, one after it reaches the caller.
-              const head = await iterator.next();
-              return { iterator, head };
-            });
-            return resumed(committed.value.iterator, committed.value.head, committed.done)[Symbol.asyncIterator]();
-          };
-          return {
-            async next() {
-              inner ??= await start();
-              return inner.next();
-            },
-            async return(value?: unknown) {
-              await inner?.return?.(value);
-              return { done: true, value: undefined as unknown as ChatStreamPart };
-            },
-          };
-        },
-      };
-    },
+    stream: (options: ChatCallOptions, context: CallContext): AsyncIterable<ChatStreamPart> =>
+      streamOnce(plan, runtime, context, (model, attempt) => model.stream(options, attempt)),
   };
 }
 
@@ -229,34 +240,8 @@ function transcription(plan: ResiliencePlan<TranscriptionModel>, runtime: Resili
       once(plan, runtime, context, (model, signal) => model.transcribe(options, withSignal(context, signal))),
     translate: (options, context) =>
       once(plan, runtime, context, (model, signal) => model.translate(options, withSignal(context, signal))),
-    streamTranscription(options, context): AsyncIterable<TranscriptionStreamPart> {
-      return {
-        [Symbol.asyncIterator]: () => {
-          let inner: AsyncIterator<TranscriptionStreamPart> | undefined;
-          const start = async () => {
-            const committed = await runResilient(plan, runtime, context, async (target, signal) => {
-              const iterator = target
-                .model()
-                .streamTranscription(options, withSignal(context, signal))
-                [Symbol.asyncIterator]();
-              const head = await iterator.next();
-              return { iterator, head };
-            });
-            return resumed(committed.value.iterator, committed.value.head, committed.done)[Symbol.asyncIterator]();
-          };
-          return {
-            async next() {
-              inner ??= await start();
-              return inner.next();
-            },
-            async return(value?: unknown) {
-              await inner?.return?.(value);
-              return { done: true, value: undefined as unknown as TranscriptionStreamPart };
-            },
-          };
-        },
-      };
-    },
+    streamTranscription: (options, context): AsyncIterable<TranscriptionStreamPart> =>
+      streamOnce(plan, runtime, context, (model, attempt) => model.streamTranscription(options, attempt)),
   };
 }
 
