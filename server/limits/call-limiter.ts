@@ -100,7 +100,7 @@ export interface CallLimiter {
 
 /**
  * The media units a call produced, by the kind it estimated: images for images, characters for speech (not the
- * seconds of audio they became), seconds for music and video. Other calls (image understanding, uploads,
+ * seconds of audio they became), seconds for music, video and the audio a transcription heard. Other calls (image understanding, uploads,
  * searches) produce no media units, whatever their record counts.
  */
 function mediaUnitsOf(estimate: CallEstimate, media: MediaUsage | null): number {
@@ -114,6 +114,7 @@ function mediaUnitsOf(estimate: CallEstimate, media: MediaUsage | null): number 
       return media.characters ?? 0;
     case 'music':
     case 'video':
+    case 'transcription':
       return media.seconds ?? 0;
     default:
       return 0;
