@@ -16,7 +16,7 @@ import { parse, stringify } from 'yaml';
 const run = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
 const SPEC = join(ROOT, 'openapi/api.yaml');
-const _SNAPSHOT = join(ROOT, 'openapi/snapshots/api-1.0.0.yaml');
+const SNAPSHOT = join(ROOT, 'openapi/snapshots/api-1.0.0.yaml');
 const GATE = join(ROOT, 'scripts/contract-diff.mjs');
 
 type Node = Record<string, any>;
@@ -78,10 +78,13 @@ const BREAKING: Change[] = [
   },
   {
     name: 'removing a whole path (/v1/models)',
-    // The models paths added since 1.0.0 go too: left alone, redocly pairs one of them with the removed path as
-    // the same path renamed and reports every difference between the two instead of one removal.
+    // The paths added since 1.0.0 of the same shape (`/v1/<one segment>`: embeddings, rerank, …) and the models
+    // paths go too: left alone, redocly pairs one of them with the removed path as the same path renamed and
+    // reports every difference between the two instead of one removal.
     apply: (document) => {
-      for (const path of Object.keys(document.paths).filter((path) => path.includes('/models'))) {
+      const before = new Set(Object.keys((parse(readFileSync(SNAPSHOT, 'utf8')) as Node).paths));
+      const pairable = (path: string) => path.includes('/models') || (!before.has(path) && /^\/v1\/[^/]+$/.test(path));
+      for (const path of Object.keys(document.paths).filter(pairable)) {
         delete document.paths[path];
       }
     },
