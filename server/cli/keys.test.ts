@@ -91,7 +91,7 @@ describe('keys create', () => {
     const { code, lines } = after(await run('create', '--name', 'typo', '--models', 'local:chat,locl:chat'));
     expect(code).toBe(2);
     expect(lines).toEqual([
-      "unknown model 'locl:chat'; configured models and aliases: local:chat, local-chat, reference, local:image, local-image, local:speech, local:tts, local-speech, local:music, local-music, local:video, local-video, local:search, local-search",
+      "unknown model 'locl:chat'; configured models and aliases: local:chat, local-chat, reference, local:image, local-image, local:speech, local:tts, local-speech, local:music, local-music, local:video, local-video, local:search, local-search, local:embed, local-embed",
     ]);
     expect(await withStore((keys) => keys.list())).toEqual([]);
   });
@@ -111,7 +111,7 @@ describe('keys create', () => {
       'gpt-4.1',
     ]);
     expect(after(await run('create', '--models', 'slow')).lines[0]).toBe(
-      "unknown model 'slow'; configured models and aliases: local:chat, local-chat, reference, local:image, local-image, local:speech, local:tts, local-speech, local:music, local-music, local:video, local-video, local:search, local-search, openai:gpt-4o-mini, fast",
+      "unknown model 'slow'; configured models and aliases: local:chat, local-chat, reference, local:image, local-image, local:speech, local:tts, local-speech, local:music, local-music, local:video, local-video, local:search, local-search, local:embed, local-embed, openai:gpt-4o-mini, fast",
     );
   });
 

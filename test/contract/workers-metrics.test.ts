@@ -78,8 +78,8 @@ describe('metrics of omnigate start --workers 2', () => {
       expect(scrape.status, scrape.body).toBe(200);
       expect(requestsOf(scrape.body, 'listModels')).toBe(calls);
     }
-    // The scrapes themselves were answered by both workers too.
-    expect(servedBy('/metrics').size).toBe(2);
+    // Either worker holds only its share of the 16 calls, so a scrape counting all 16 was aggregated,
+    // whichever worker answered it.
     // An API key is still refused.
     expect((await get(server.port, '/metrics', KEY)).status).toBe(401);
   });
