@@ -20,7 +20,7 @@ import { keyWeaknesses } from './auth/key-strength.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, stdoutLog } from './logger.js';
 import type { ModelRegistry } from './providers/registry.js';
-import { openServices, openStores, type Services } from './services.js';
+import { openServices, openStores, type Services, type StoreLocation } from './services.js';
 import type { KeyStore } from './storage/key-store.js';
 import { runPrimary, WORKER_INDEX_VARIABLE } from './cluster/primary.js';
 import { START_USAGE, startWorkers } from './cli/start-args.js';
@@ -82,22 +82,7 @@ async function main(): Promise<void> {
   try {
     services = await openServices(config, {
       logger,
-      stores: config.databaseUrl
-        ? {
-            kind: 'postgres',
-            url: config.databaseUrl,
-            dataDir: config.dataDir,
-            logger,
-            blobs: config.blobLocation,
-            pepperFile: config.pepperFile,
-          }
-        : {
-            kind: 'data-dir',
-            dataDir: config.dataDir,
-            databasePath: config.databasePath,
-            blobs: config.blobLocation,
-            pepperFile: config.pepperFile,
-          },
+      stores: storeLocation(config, logger),
       // One worker of a cluster purges expired responses and media for all (they share the database).
       purge: workerIndex === undefined || workerIndex === 0,
     });
@@ -245,30 +230,33 @@ async function registerEnvironmentKeys(
   }
 }
 
+/** Where the stores live, from the configuration: PostgreSQL when OMNIGATE_DATABASE_URL is set, else the data directory. */
+function storeLocation(config: Readonly<Config>, logger: ReturnType<typeof createLogger>): StoreLocation {
+  return config.databaseUrl
+    ? {
+        kind: 'postgres',
+        url: config.databaseUrl,
+        dataDir: config.dataDir,
+        logger,
+        blobs: config.blobLocation,
+        pepperFile: config.pepperFile,
+      }
+    : {
+        kind: 'data-dir',
+        dataDir: config.dataDir,
+        databasePath: config.databasePath,
+        blobs: config.blobLocation,
+        pepperFile: config.pepperFile,
+      };
+}
+
 /**
  * The primary of `--workers N`: opens the stores once (schema, migrations, pepper: made here, before any worker
  * opens the file), registers the environment's keys, then runs the workers (cluster/primary.ts). Once all
  * listen it makes the first-start key if none exists and prints the welcome, as a single server does.
  */
 async function runCluster(config: Readonly<Config>, logger: ReturnType<typeof createLogger>): Promise<number> {
-  const stores = await openStores(
-    config.databaseUrl
-      ? {
-          kind: 'postgres',
-          url: config.databaseUrl,
-          dataDir: config.dataDir,
-          logger,
-          blobs: config.blobLocation,
-          pepperFile: config.pepperFile,
-        }
-      : {
-          kind: 'data-dir',
-          dataDir: config.dataDir,
-          databasePath: config.databasePath,
-          blobs: config.blobLocation,
-          pepperFile: config.pepperFile,
-        },
-  );
+  const stores = await openStores(storeLocation(config, logger));
   try {
     await registerEnvironmentKeys(config, stores.keys, logger);
     if (config.adminKey && keyWeaknesses(config.adminKey).length > 0) {
