@@ -21,10 +21,17 @@ const ENCODER_ENTRY = runnableModule('./encoder-worker', import.meta.url);
 export const ENCODER_IDLE_MS = 30_000;
 
 /**
- * A job still unanswered after this long (start-up included; a count within the budget takes about a second at
- * worst) gets the fallback, and its thread is ended: something is wrong with it, and a chat call must go on.
+ * A job still unanswered after this long (a count within the budget takes about a second at worst) gets the
+ * fallback, and its thread is ended: something is wrong with it, and a chat call must go on.
  */
 export const ENCODER_JOB_TIMEOUT_MS = 10_000;
+
+/**
+ * What a job that starts the thread may add for the start-up (loading the o200k ranks takes about a second
+ * alone, and over ten on a machine at load 14): counted in the job's time, it made the first count fall back and
+ * the thread be ended while it was still loading.
+ */
+export const ENCODER_STARTUP_MS = 60_000;
 
 /**
  * Counts that may wait for the one thread. Each holds at most a budget's worth of text, and waits for a chat
@@ -58,6 +65,7 @@ export interface EncoderOptions {
   entry?: URL;
   idleMs?: number;
   jobTimeoutMs?: number;
+  startupMs?: number;
   queueLimit?: number;
   /** Defaults to the sink set by `sendEncoderWarningsTo` (process warnings until then). */
   warnings?: EncoderWarnings;
@@ -122,6 +130,7 @@ export function createEncoder(options: EncoderOptions = {}): Encoder {
       size: 1,
       queueLimit: options.queueLimit ?? ENCODER_QUEUE_LIMIT,
       jobTimeoutMs: options.jobTimeoutMs ?? ENCODER_JOB_TIMEOUT_MS,
+      startupMs: options.startupMs ?? ENCODER_STARTUP_MS,
       idleMs: options.idleMs ?? ENCODER_IDLE_MS,
       // Loading the ranks makes V8 grow a thread's young generation to its 32 MiB default; counts need little. With
       // the ranks read from JSON (o200k-encoder.ts), a loaded thread holds ~45 MiB instead of ~76 (bench/README.md).

@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../core/api-error.js';
-import type { poolTestJobs } from '../../../test/fakes/pool-jobs-worker.js';
+import { type poolTestJobs, SLOW_START_MS } from '../../../test/fakes/pool-jobs-worker-jobs.js';
 import { measureLoopHold, processCpuMs } from '../../../test/helpers/cpu-time.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 
@@ -181,6 +181,25 @@ describe('worker pool', () => {
     expect(processCpuMs() - cpuBefore).toBeLessThan(5_000);
     await expect(pool.use(never(), (slot) => slot.run('echo', { text: 'after' }))).resolves.toMatchObject({
       text: 'after',
+    });
+  });
+
+  it('gives a job that starts its worker the start-up time on top of its own', async () => {
+    const slowEntry = new URL('../../../test/fakes/pool-slow-start-worker.ts', import.meta.url);
+    const jobTimeoutMs = SLOW_START_MS / 3;
+    // Without the allowance the start-up alone outlives the job's timeout.
+    await expect(
+      makePool({ entry: slowEntry, jobTimeoutMs }).use(never(), (slot) => slot.run('echo', { text: 'cold' })),
+    ).rejects.toMatchObject({ status: 504, code: 'generation_timeout' });
+    await pool?.close();
+    const warm = makePool({ entry: slowEntry, jobTimeoutMs, startupMs: 60_000 });
+    await expect(warm.use(never(), (slot) => slot.run('echo', { text: 'cold' }))).resolves.toMatchObject({
+      text: 'cold',
+    });
+    // The allowance is only for the job that starts the worker: on the running worker the job's own time applies.
+    await expect(warm.use(never(), (slot) => slot.run('spin', { ms: jobTimeoutMs * 20 }))).rejects.toMatchObject({
+      status: 504,
+      code: 'generation_timeout',
     });
   });
 

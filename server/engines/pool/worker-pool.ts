@@ -32,6 +32,12 @@ export interface WorkerPoolOptions {
   /** Jobs one owner may have queued or running; the next is a 429. Callers that name no owner are not counted. */
   perOwnerLimit?: number;
   jobTimeoutMs: number;
+  /**
+   * Added to `jobTimeoutMs` for a job that has to start its slot's worker first. Start-up (loading the entry and
+   * what it imports) is not the job's work: on a loaded machine it can take seconds, and a job that timed out
+   * while its worker was still starting would end that worker and leave the next job to start another.
+   */
+  startupMs?: number;
   idleMs?: number;
   /**
    * Memory limits of each worker (Node's `Worker` resourceLimits). A job that needs more kills its worker; the
@@ -335,6 +341,7 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
         throw error;
       }
       const generation = new AbortController();
+      const timeoutMs = options.jobTimeoutMs + (slot.worker ? 0 : (options.startupMs ?? 0));
       const timer = setTimeout(() => {
         generation.abort(
           new ApiError(
@@ -343,7 +350,7 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
             { code: 'generation_timeout' },
           ),
         );
-      }, options.jobTimeoutMs);
+      }, timeoutMs);
       // The caller's signal is linked by a listener, not `AbortSignal.any`: in Node 20 that costs ~30 µs a call in
       // weak references and finalization (bench/README.md), and the tokenizer runs one generation per count.
       const onCallerAbort = () => generation.abort(callerSignal.reason);
