@@ -1,42 +1,16 @@
 /**
  * Media behind signed links lives only as long as its link: expired blobs are deleted when the server starts
- * and then every minute, so a link's bytes are gone at most a minute after it stops working. The timer is
- * unref'd so it never holds the process.
+ * and then every minute (periodic-purge.ts), so a link's bytes are gone at most a minute after it stops working.
  */
 import type { BlobStore } from './blob-store.js';
+import { type PurgeSchedule, startPeriodicPurge } from './periodic-purge.js';
 
 export const BLOB_PURGE_INTERVAL_MS = 60_000;
 
 /** Purges now and every `intervalMs`; returns the function that stops it. */
-export function startBlobPurge(
-  store: Pick<BlobStore, 'purge'>,
-  options: {
-    intervalMs?: number;
-    now?: () => number;
-    onPurge?: (count: number) => void;
-    onError?: (error: unknown) => void;
-  } = {},
-): () => void {
-  const now = options.now ?? (() => Math.floor(Date.now() / 1000));
-  let running = false;
-  const purge = async () => {
-    if (running) {
-      return;
-    }
-    running = true;
-    try {
-      const count = await store.purge(now());
-      if (count > 0) {
-        options.onPurge?.(count);
-      }
-    } catch (error) {
-      options.onError?.(error);
-    } finally {
-      running = false;
-    }
-  };
-  void purge();
-  const timer = setInterval(() => void purge(), options.intervalMs ?? BLOB_PURGE_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+export function startBlobPurge(store: Pick<BlobStore, 'purge'>, options: Partial<PurgeSchedule> = {}): () => void {
+  return startPeriodicPurge((now) => store.purge(now), {
+    ...options,
+    intervalMs: options.intervalMs ?? BLOB_PURGE_INTERVAL_MS,
+  });
 }

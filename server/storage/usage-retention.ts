@@ -7,6 +7,7 @@
  * dropped once all of its day is past the retention, so rows up to a day older than the retention may remain.
  */
 import type { SqliteDatabase } from './database.js';
+import { type PurgeSchedule, startPeriodicPurge } from './periodic-purge.js';
 
 const DAY_SECONDS = 86_400;
 export const USAGE_PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -47,35 +48,10 @@ export function createSqliteUsageRetention(db: SqliteDatabase, batch = SQLITE_BA
 /** Purges now and every `intervalMs`; returns the function that stops it. */
 export function startUsagePurge(
   retention: UsageRetention,
-  options: {
-    retentionDays: number;
-    intervalMs?: number;
-    /** Unix seconds. */
-    now?: () => number;
-    onPurge?: (count: number) => void;
-    onError?: (error: unknown) => void;
-  },
+  options: { retentionDays: number } & Partial<PurgeSchedule>,
 ): () => void {
-  const now = options.now ?? (() => Math.floor(Date.now() / 1000));
-  let running = false;
-  const purge = async () => {
-    if (running) {
-      return;
-    }
-    running = true;
-    try {
-      const count = await retention.purgeOlderThan(now() - options.retentionDays * DAY_SECONDS);
-      if (count > 0) {
-        options.onPurge?.(count);
-      }
-    } catch (error) {
-      options.onError?.(error);
-    } finally {
-      running = false;
-    }
-  };
-  void purge();
-  const timer = setInterval(() => void purge(), options.intervalMs ?? USAGE_PURGE_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  return startPeriodicPurge((now) => retention.purgeOlderThan(now - options.retentionDays * DAY_SECONDS), {
+    ...options,
+    intervalMs: options.intervalMs ?? USAGE_PURGE_INTERVAL_MS,
+  });
 }
