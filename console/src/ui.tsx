@@ -1,4 +1,4 @@
-/** Small shared pieces: a labelled field, the model picker of one model type, the error line, a status line. */
+/** Small shared pieces: a labelled field (a select of choices, a text area), the model picker of one model type, the error line, a status line. */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { describe, listModels, type ModelInfo } from './api.ts';
@@ -17,6 +17,61 @@ export function Field(props: { label: string; children: (id: string) => Componen
       {props.children(id)}
       {props.hint ? <small>{props.hint}</small> : null}
     </div>
+  );
+}
+
+/** A labelled select of fixed choices; a choice is its value, or a value with the text shown for it. */
+export function ChoiceField(props: {
+  label: string;
+  value: string;
+  choices: ReadonlyArray<string | { value: string; text: string }>;
+  onChange: (value: string) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <Field label={props.label}>
+      {(id) => (
+        <select
+          id={id}
+          value={props.value}
+          disabled={props.disabled}
+          onChange={(event) => props.onChange(event.currentTarget.value)}
+        >
+          {props.choices.map((choice) =>
+            typeof choice === 'string' ? (
+              <option key={choice}>{choice}</option>
+            ) : (
+              <option key={choice.value} value={choice.value}>
+                {choice.text}
+              </option>
+            ),
+          )}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+/** A labelled text area: a prompt, or the text to speak. */
+export function TextField(props: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  rows?: number;
+  required?: boolean;
+}) {
+  return (
+    <Field label={props.label}>
+      {(id) => (
+        <textarea
+          id={id}
+          rows={props.rows ?? 2}
+          required={props.required}
+          value={props.value}
+          onInput={(event) => props.onChange(event.currentTarget.value)}
+        />
+      )}
+    </Field>
   );
 }
 

@@ -1,7 +1,7 @@
 /** Speech (voice, speed, format) and music, each answered as audio bytes played in an audio element. */
 import { useState } from 'preact/hooks';
 import { call, describe, requestIdOf } from '../api.ts';
-import { ErrorLine, Field, ModelSelect, Page, RequestId } from '../ui.tsx';
+import { ChoiceField, ErrorLine, Field, ModelSelect, Page, RequestId, TextField } from '../ui.tsx';
 
 const VOICES = ['alloy', 'ash', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer'];
 const SPEECH_FORMATS = ['mp3', 'wav', 'opus', 'aac', 'flac'];
@@ -84,15 +84,7 @@ export function AudioPage() {
         <h2 id="speech-title">Speech</h2>
         <div class="row">
           <ModelSelect type="speech" value={speechModel} onChange={setSpeechModel} label="Speech model" />
-          <Field label="Voice">
-            {(id) => (
-              <select id={id} value={voice} onChange={(event) => setVoice(event.currentTarget.value)}>
-                {VOICES.map((value) => (
-                  <option key={value}>{value}</option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <ChoiceField label="Voice" value={voice} choices={VOICES} onChange={setVoice} />
           <Field label="Speed">
             {(id) => (
               <input
@@ -106,21 +98,9 @@ export function AudioPage() {
               />
             )}
           </Field>
-          <Field label="Format">
-            {(id) => (
-              <select id={id} value={format} onChange={(event) => setFormat(event.currentTarget.value)}>
-                {SPEECH_FORMATS.map((value) => (
-                  <option key={value}>{value}</option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <ChoiceField label="Format" value={format} choices={SPEECH_FORMATS} onChange={setFormat} />
         </div>
-        <Field label="Text to speak">
-          {(id) => (
-            <textarea id={id} rows={2} required value={text} onInput={(event) => setText(event.currentTarget.value)} />
-          )}
-        </Field>
+        <TextField label="Text to speak" required value={text} onChange={setText} />
         <button type="submit" disabled={busy !== null || !speechModel}>
           {busy === 'speech' ? 'Speaking…' : 'Speak'}
         </button>
@@ -143,16 +123,7 @@ export function AudioPage() {
             )}
           </Field>
         </div>
-        <Field label="Music prompt">
-          {(id) => (
-            <textarea
-              id={id}
-              rows={2}
-              value={musicPrompt}
-              onInput={(event) => setMusicPrompt(event.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <TextField label="Music prompt" value={musicPrompt} onChange={setMusicPrompt} />
         <button type="submit" disabled={busy !== null || !musicModel}>
           {busy === 'music' ? 'Composing…' : 'Compose'}
         </button>

@@ -1,7 +1,7 @@
 /** Image generation: prompt, size or aspect ratio, n; the answer as a gallery, each image with a download link. */
 import { useState } from 'preact/hooks';
 import { call, describe, requestIdOf } from '../api.ts';
-import { ErrorLine, Field, ModelSelect, Page, RequestId } from '../ui.tsx';
+import { ChoiceField, ErrorLine, Field, ModelSelect, Page, RequestId, TextField } from '../ui.tsx';
 
 const SIZES = ['auto', '256x256', '512x512', '1024x1024', '1536x1024', '1024x1536'];
 const RATIOS = ['', '1:1', '16:9', '4:3', '3:2', '2:3', '3:4', '9:16', '21:9'];
@@ -48,31 +48,13 @@ export function ImagesPage() {
       <form onSubmit={generate}>
         <div class="row">
           <ModelSelect type="image" value={model} onChange={setModel} />
-          <Field label="Size">
-            {(id) => (
-              <select
-                id={id}
-                value={size}
-                disabled={ratio !== ''}
-                onChange={(event) => setSize(event.currentTarget.value)}
-              >
-                {SIZES.map((value) => (
-                  <option key={value}>{value}</option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field label="Aspect ratio (instead of size)">
-            {(id) => (
-              <select id={id} value={ratio} onChange={(event) => setRatio(event.currentTarget.value)}>
-                {RATIOS.map((value) => (
-                  <option key={value} value={value}>
-                    {value || 'none'}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <ChoiceField label="Size" value={size} choices={SIZES} disabled={ratio !== ''} onChange={setSize} />
+          <ChoiceField
+            label="Aspect ratio (instead of size)"
+            value={ratio}
+            choices={RATIOS.map((value) => ({ value, text: value || 'none' }))}
+            onChange={setRatio}
+          />
           <Field label="Count (n)">
             {(id) => (
               <input
@@ -86,17 +68,7 @@ export function ImagesPage() {
             )}
           </Field>
         </div>
-        <Field label="Prompt">
-          {(id) => (
-            <textarea
-              id={id}
-              rows={2}
-              required
-              value={prompt}
-              onInput={(event) => setPrompt(event.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <TextField label="Prompt" required value={prompt} onChange={setPrompt} />
         <button type="submit" disabled={busy || !model}>
           {busy ? 'Generating…' : 'Generate'}
         </button>

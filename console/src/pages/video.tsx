@@ -4,7 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { callBlobUrl, callJson, call, describe, requestIdOf } from '../api.ts';
-import { ErrorLine, Field, ModelSelect, Page, RequestId } from '../ui.tsx';
+import { ChoiceField, ErrorLine, ModelSelect, Page, RequestId, TextField } from '../ui.tsx';
 
 interface Video {
   id: string;
@@ -67,36 +67,15 @@ export function VideoPage() {
       <form onSubmit={create}>
         <div class="row">
           <ModelSelect type="video" value={model} onChange={setModel} />
-          <Field label="Seconds">
-            {(id) => (
-              <select id={id} value={seconds} onChange={(event) => setSeconds(event.currentTarget.value)}>
-                {['4', '8', '12'].map((value) => (
-                  <option key={value}>{value}</option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field label="Size">
-            {(id) => (
-              <select id={id} value={size} onChange={(event) => setSize(event.currentTarget.value)}>
-                {['720x1280', '1280x720', '1024x1792', '1792x1024'].map((value) => (
-                  <option key={value}>{value}</option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <ChoiceField label="Seconds" value={seconds} choices={['4', '8', '12']} onChange={setSeconds} />
+          <ChoiceField
+            label="Size"
+            value={size}
+            choices={['720x1280', '1280x720', '1024x1792', '1792x1024']}
+            onChange={setSize}
+          />
         </div>
-        <Field label="Prompt">
-          {(id) => (
-            <textarea
-              id={id}
-              rows={2}
-              required
-              value={prompt}
-              onInput={(event) => setPrompt(event.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <TextField label="Prompt" required value={prompt} onChange={setPrompt} />
         <button type="submit" disabled={busy || !model}>
           Create video
         </button>
