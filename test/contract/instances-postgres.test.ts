@@ -18,8 +18,8 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/child-processes.js';
-import { type Instance, startInstances } from '../helpers/instances.js';
-import { mp4Summary } from '../helpers/mp4-boxes.js';
+import { startInstances } from '../helpers/instances.js';
+import { expectSameVideoFrom, killRendererMidVideo } from '../helpers/video-takeover.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from '../helpers/postgres.js';
 import { environment, killServers, ROOT } from '../helpers/spawn-server.js';
 
@@ -225,66 +225,14 @@ describe.skipIf(!ready)('two instances on one PostgreSQL database, one Redis, on
     async () => {
       const key = 'og-scale-pg-video-Hq7Zp2Lx9Vr4Nc8Tb1Md6Kw';
       const instances = await startInstances({ shared: { ...environmentOfAll, OMNIGATE_API_KEYS: key } });
-      const created = await instances[0].call('POST', '/v1/videos', {
-        key,
-        // Long enough that the kill lands mid-render on any machine (as in video-durability.test.ts).
-        body: {
-          model: 'local:video',
-          prompt: 'waves under a night sky full of stars',
-          seconds: '12',
-          size: '1280x720',
-        },
-      });
-      expect(created.status).toBe(202);
-      const id = (created.json as { id: string }).id;
-      // Either instance's runner may claim it: the claim names the process.
-      let holder: Instance | undefined;
-      expect(
-        await eventually(async () => {
-          const task = (await instances[1].call('GET', `/v1/videos/${id}`, { key })).json as { progress: number };
-          const pid = await claimantPid(id);
-          holder = instances.find((instance) => instance.server.child.pid === pid);
-          return holder !== undefined && task.progress > 0;
-        }, 120_000),
-      ).toBe(true);
-      const survivor = instances.find((instance) => instance !== holder)!;
-      expect(await holder!.kill()).toEqual({ code: null, signal: 'SIGKILL' });
-      expect(
-        await eventually(async () => {
-          const task = (await survivor.call('GET', `/v1/videos/${id}`, { key })).json as { status: string };
-          return task.status === 'completed' || task.status === 'failed';
-        }, 300_000),
-      ).toBe(true);
-      expect((await survivor.call('GET', `/v1/videos/${id}`, { key })).json).toMatchObject({
-        status: 'completed',
-        progress: 100,
-      });
-      // The status is the row's; the log line is written just after it.
-      expect(
-        await eventually(() =>
-          survivor.server.logs().some((line) => line.msg === 'video completed' && line.videoId === id),
-        ),
-      ).toBe(true);
-      expect(
-        survivor.server.logs().find((line) => line.msg === 'video completed' && line.videoId === id),
-      ).toMatchObject({ attempt: 2 });
-
+      const { id, holder, survivor } = await killRendererMidVideo(instances, key, claimantPid, 300_000);
       // The dead instance comes back on its own data directory: both serve the same bytes from the shared store.
       const [restarted] = await startInstances({
         count: 1,
         shared: { ...environmentOfAll, OMNIGATE_API_KEYS: key },
-        each: () => ({ OMNIGATE_DATA_DIR: holder!.dataDir }),
+        each: () => ({ OMNIGATE_DATA_DIR: holder.dataDir }),
       });
-      const bodies: Buffer[] = [];
-      for (const instance of [survivor, restarted]) {
-        const response = await fetch(`http://127.0.0.1:${instance.port}/v1/videos/${id}/content`, {
-          headers: { authorization: `Bearer ${key}` },
-        });
-        expect(response.status).toBe(200);
-        bodies.push(Buffer.from(await response.arrayBuffer()));
-      }
-      expect(bodies[0].equals(bodies[1])).toBe(true);
-      expect(mp4Summary(new Uint8Array(bodies[0])).seconds).toBeCloseTo(12, 0);
+      await expectSameVideoFrom([survivor, restarted], id, key);
     },
     TEST_TIMEOUT_MS,
   );

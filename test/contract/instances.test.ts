@@ -10,8 +10,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/child-processes.js';
-import { type Instance, startInstances } from '../helpers/instances.js';
-import { mp4Summary } from '../helpers/mp4-boxes.js';
+import { startInstances } from '../helpers/instances.js';
+import { expectSameVideoFrom, killRendererMidVideo } from '../helpers/video-takeover.js';
 import { dataDir, environment, killServers, ROOT } from '../helpers/spawn-server.js';
 
 const TEST_TIMEOUT_MS = 240_000;
@@ -108,62 +108,10 @@ describe('a video across two instances on one SQLite file', () => {
       const key = 'og-instances-video-Hq7Zp2Lx9Vr4Nc8Tb1Md6Kw3';
       const shared = { OMNIGATE_API_KEYS: key, OMNIGATE_VIDEO_LEASE_MS: '2000' };
       const instances = await startInstances({ sharedDataDir: dir, shared });
-      const created = await instances[0].call('POST', '/v1/videos', {
-        key,
-        // Long enough that the kill lands mid-render on any machine (as in video-durability.test.ts).
-        body: {
-          model: 'local:video',
-          prompt: 'waves under a night sky full of stars',
-          seconds: '12',
-          size: '1280x720',
-        },
-      });
-      expect(created.status).toBe(202);
-      const id = (created.json as { id: string }).id;
-      // Either instance's runner may claim it: the claim names the process.
-      let holder: Instance | undefined;
-      expect(
-        await eventually(async () => {
-          const task = (await instances[1].call('GET', `/v1/videos/${id}`, { key })).json as { progress: number };
-          const pid = claimantPid(dir, id);
-          holder = instances.find((instance) => instance.server.child.pid === pid);
-          return holder !== undefined && task.progress > 0;
-        }, 120_000),
-      ).toBe(true);
-      const survivor = instances.find((instance) => instance !== holder)!;
-      expect(await holder!.kill()).toEqual({ code: null, signal: 'SIGKILL' });
-
-      expect(
-        await eventually(async () => {
-          const task = (await survivor.call('GET', `/v1/videos/${id}`, { key })).json as { status: string };
-          return task.status === 'completed' || task.status === 'failed';
-        }, 240_000),
-      ).toBe(true);
-      expect((await survivor.call('GET', `/v1/videos/${id}`, { key })).json).toMatchObject({
-        status: 'completed',
-        progress: 100,
-      });
-      expect(
-        await eventually(() =>
-          survivor.server.logs().some((line) => line.msg === 'video completed' && line.videoId === id),
-        ),
-      ).toBe(true);
-      expect(
-        survivor.server.logs().find((line) => line.msg === 'video completed' && line.videoId === id),
-      ).toMatchObject({ attempt: 2 });
-
+      const { id, survivor } = await killRendererMidVideo(instances, key, (id) => claimantPid(dir, id), 240_000);
       // The dead instance's place is taken by a new process on the same file: both serve the same bytes.
       const [restarted] = await startInstances({ count: 1, sharedDataDir: dir, shared });
-      const bodies: Buffer[] = [];
-      for (const instance of [survivor, restarted]) {
-        const response = await fetch(`http://127.0.0.1:${instance.port}/v1/videos/${id}/content`, {
-          headers: { authorization: `Bearer ${key}` },
-        });
-        expect(response.status).toBe(200);
-        bodies.push(Buffer.from(await response.arrayBuffer()));
-      }
-      expect(bodies[0].equals(bodies[1])).toBe(true);
-      expect(mp4Summary(new Uint8Array(bodies[0])).seconds).toBeCloseTo(12, 0);
+      await expectSameVideoFrom([survivor, restarted], id, key);
     },
     TEST_TIMEOUT_MS * 2,
   );
