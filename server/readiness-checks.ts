@@ -29,7 +29,7 @@ export function readinessChecks(
   }
   const chat = defaultChatUpstreams(config, registry);
   if (chat?.providers.length === 1) {
-    const [provider] = chat.providers;
+    const provider = chat.providers[0]!; // length 1
     checks.push({ name: `upstream:${provider.id}`, run: () => tcpProblem(provider.base_url) });
   } else if (chat && chat.providers.length > 1) {
     checks.push({

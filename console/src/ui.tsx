@@ -90,8 +90,9 @@ export function useModels(type: string): { models: ModelInfo[]; error: string | 
 export function ModelSelect(props: { type: string; value: string; onChange: (id: string) => void; label?: string }) {
   const { models, error } = useModels(props.type);
   useEffect(() => {
-    if (!props.value && models.length > 0) {
-      props.onChange(models[0].id);
+    const [first] = models;
+    if (!props.value && first !== undefined) {
+      props.onChange(first.id);
     }
   }, [models]);
   return (

@@ -207,7 +207,7 @@ export async function runKeysCommand(
     return 2;
   }
   const { positionals, values } = parsed;
-  const [command, target] = positionals;
+  const [command, target = ''] = positionals;
   if (values.help || command === 'help') {
     out(USAGE);
     out(`database: ${config.databasePath} (from OMNIGATE_DATA_DIR, default ./data; model names from OMNIGATE_CONFIG)`);
@@ -248,11 +248,11 @@ export async function runKeysCommand(
     }
     if (command === 'update') {
       const matches = await keys.find(target);
-      if (matches.length !== 1) {
+      const [current] = matches;
+      if (matches.length !== 1 || current === undefined) {
         out(matches.length > 1 ? `${target} is ambiguous: give the key's id` : `no active key matches ${target}`);
         return 1;
       }
-      const current = matches[0];
       const updated = await keys.update(current.id, {
         name: values.name,
         project: flags.clearProject ? null : values.project,
@@ -314,8 +314,9 @@ export async function runKeysCommand(
       matches.forEach((record) => out(`  ${record.id}\t${record.name}`));
       return 1;
     }
-    if (matches.length === 1 && (await keys.revoke(matches[0].id))) {
-      out(`revoked ${matches[0].id} (${matches[0].name})`);
+    const [match] = matches;
+    if (matches.length === 1 && match !== undefined && (await keys.revoke(match.id))) {
+      out(`revoked ${match.id} (${match.name})`);
       return 0;
     }
     out(`no active key matches ${shown}`);
@@ -366,7 +367,7 @@ export async function runProjectsCommand(
     return 2;
   }
   const { positionals, values } = parsed;
-  const [command, name] = positionals;
+  const [command = '', name = ''] = positionals;
   if (values.help || command === 'help') {
     out(PROJECTS_USAGE);
     return 0;

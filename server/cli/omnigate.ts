@@ -56,7 +56,7 @@ async function run(argv: string[]): Promise<number> {
     case 'config':
       if (rest[0] === 'check' && rest.length === 2) {
         return checkConfigCommand(
-          rest[1],
+          rest[1]!, // length 2
           process.env,
           (line) => process.stdout.write(`${line}\n`),
           (line) => process.stderr.write(`${line}\n`),

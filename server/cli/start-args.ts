@@ -10,9 +10,10 @@ export function startWorkers(args: string[]): string | undefined | null {
   if (args.length === 0) {
     return undefined;
   }
-  const inline = args[0].startsWith('--workers=');
-  const flag = inline ? '--workers' : args[0];
-  const value = inline ? args[0].slice('--workers='.length) : args[1];
+  const first = args[0]!; // args is not empty
+  const inline = first.startsWith('--workers=');
+  const flag = inline ? '--workers' : first;
+  const value = inline ? first.slice('--workers='.length) : args[1];
   if (flag !== '--workers' || !value || args.length !== (inline ? 1 : 2)) {
     return null;
   }

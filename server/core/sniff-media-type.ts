@@ -81,7 +81,7 @@ function extensionOf(filename: string): string {
  */
 function unfinishedTail(chunk: Uint8Array): number {
   for (let back = 1; back <= Math.min(3, chunk.length); back++) {
-    const byte = chunk[chunk.length - back];
+    const byte = chunk[chunk.length - back]!; // back ≤ chunk.length
     if ((byte & 0xc0) !== 0x80) {
       const needs = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
       return needs > back ? back : 0;

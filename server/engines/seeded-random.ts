@@ -42,7 +42,8 @@ export function seededRandom(key: string): SeededRandom {
     between: (min, max) => min + (max - min) * next(),
     integer: (min, max) => min + Math.floor(next() * (max - min + 1)),
     below: (n) => Math.floor(next() * n),
-    pick: (items) => items[Math.floor(next() * items.length)],
+    // Callers pick from non-empty lists: the index is below items.length.
+    pick: (items) => items[Math.floor(next() * items.length)]!,
     chance: (probability) => next() < probability,
   };
 }

@@ -74,7 +74,8 @@ function findRouteFirst(prototype: { metadataMiddleware: MetadataFactory }, path
     const expressions = new Map<string, RegExp[]>();
     const matching = (req: Request): string | undefined => {
       // What lookupRoute matches against, with the options it passes (see its source).
-      const path = (context.useRequestUrl ? req.url : req.originalUrl).split('?')[0];
+      // split always returns at least one part.
+      const path = (context.useRequestUrl ? req.url : req.originalUrl).split('?')[0]!;
       const sensitive = req.app.enabled('case sensitive routing');
       const strict = req.app.enabled('strict routing');
       const settings = `${sensitive}${strict}`;

@@ -249,9 +249,10 @@ export function createMetrics(options: MetricsOptions): Metrics {
     const usage = outcome.usage;
     if (usage) {
       for (let index = 0; index < TOKEN_KINDS.length; index++) {
-        const amount = usage[TOKEN_KINDS[index][1]];
+        // index < TOKEN_KINDS.length, and calls.tokens is TOKEN_KINDS mapped.
+        const amount = usage[TOKEN_KINDS[index]![1]];
         if (amount) {
-          calls.tokens[index].inc(amount);
+          calls.tokens[index]!.inc(amount);
         }
       }
     }

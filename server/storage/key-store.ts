@@ -312,9 +312,10 @@ export function createKeyStore(db: SqliteDatabase, options: KeyStoreOptions = {}
     },
     async revoke(idOrPrefix) {
       const matches = find(idOrPrefix);
-      const revoked = matches.length === 1 && revokeStatement.run(now(), matches[0].id).changes > 0;
+      const [match] = matches;
+      const revoked = matches.length === 1 && match !== undefined && revokeStatement.run(now(), match.id).changes > 0;
       if (revoked) {
-        await publish({ kind: 'revoked', keyId: matches[0].id });
+        await publish({ kind: 'revoked', keyId: match.id });
       }
       return revoked;
     },

@@ -158,10 +158,11 @@ export function createEncoder(options: EncoderOptions = {}): Encoder {
 
   /** The next batch: the first count waiting, and those after it while the chars stay within the cap. */
   function nextBatch(): WaitingCount[] {
-    let chars = charsOf(waiting[0].input);
+    // Called only while a count waits; size < waiting.length below.
+    let chars = charsOf(waiting[0]!.input);
     let size = 1;
-    while (size < waiting.length && chars + charsOf(waiting[size].input) <= ENCODER_BATCH_CHARS) {
-      chars += charsOf(waiting[size].input);
+    while (size < waiting.length && chars + charsOf(waiting[size]!.input) <= ENCODER_BATCH_CHARS) {
+      chars += charsOf(waiting[size]!.input);
       size += 1;
     }
     return waiting.splice(0, size);
@@ -173,7 +174,7 @@ export function createEncoder(options: EncoderOptions = {}): Encoder {
       const outputs = await run('countBatch', { counts: batch.map((count) => count.input) }, () =>
         batch.map((count) => count.fallback()),
       );
-      batch.forEach((count, index) => count.resolve(outputs[index]));
+      batch.forEach((count, index) => count.resolve(outputs[index] ?? count.fallback()));
     }
     sending = false;
   }

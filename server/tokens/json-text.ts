@@ -41,8 +41,9 @@ export function stringifyWithoutRecursion(root: unknown): string {
       out.push('{');
       stack.push('}');
       for (let i = entries.length - 1; i >= 0; i -= 1) {
-        stack.push({ value: entries[i][1] });
-        stack.push(`${JSON.stringify(entries[i][0])}:`);
+        const [key, field] = entries[i]!; // 0 ≤ i < entries.length
+        stack.push({ value: field });
+        stack.push(`${JSON.stringify(key)}:`);
         if (i > 0) {
           stack.push(',');
         }

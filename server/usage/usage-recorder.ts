@@ -163,8 +163,9 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
       await writing;
       // Still queued (a write failed, or it was recorded a moment ago): amended where it waits.
       for (let index = queue.length - 1; index >= 0; index--) {
-        if (queue[index].requestId === requestId) {
-          queue[index] = { ...queue[index], units: amount.units, media: amount.media };
+        const entry = queue[index]!; // 0 ≤ index < queue.length
+        if (entry.requestId === requestId) {
+          queue[index] = { ...entry, units: amount.units, media: amount.media };
           return;
         }
       }

@@ -78,13 +78,11 @@ const dayOf = (seconds: number) => new Date(seconds * 1000).toISOString().slice(
 
 async function readSummary(since: number, records: UsageRecord[]): Promise<Summary> {
   try {
-    const [byDay, byModel, byKey] = await Promise.all(
-      ['day', 'model', 'key'].map((groupBy) =>
-        callJson<{ data: Group[] }>(`/v1/usage/summary?group_by=${groupBy}&since=${since}`).then(
-          (summary) => summary.data,
-        ),
-      ),
-    );
+    const summaryBy = (groupBy: string) =>
+      callJson<{ data: Group[] }>(`/v1/usage/summary?group_by=${groupBy}&since=${since}`).then(
+        (summary) => summary.data,
+      );
+    const [byDay, byModel, byKey] = await Promise.all([summaryBy('day'), summaryBy('model'), summaryBy('key')]);
     return { byDay, byModel, byKey, source: 'summary' };
   } catch (error) {
     if (!(error instanceof ApiFailure && error.status === 404)) {
@@ -103,7 +101,8 @@ function percentile(sorted: number[], fraction: number): number {
   if (sorted.length === 0) {
     return 0;
   }
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
+  // 0 < fraction ≤ 1 and sorted is not empty: the index is within it.
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 }
 
 export function UsagePage() {

@@ -55,7 +55,7 @@ export interface VideoDeps extends CallDeps {
 
 function sizeOf(size: string): { width: number; height: number } {
   const [width, height] = size.split('x').map(Number);
-  if (width % 2 !== 0 || height % 2 !== 0) {
+  if (width === undefined || height === undefined || width % 2 !== 0 || height % 2 !== 0) {
     throw new ApiError(400, `The size ${size} must have even sides (H.264 needs them).`, {
       param: 'size',
       code: 'invalid_size',

@@ -12,7 +12,7 @@ export function applyGain(samples: Int16Array, gain: number): Int16Array {
   }
   const out = new Int16Array(samples.length);
   for (let i = 0; i < samples.length; i += 1) {
-    const value = samples[i] * gain;
+    const value = samples[i]! * gain;
     const magnitude = Math.abs(value);
     if (magnitude <= KNEE) {
       out[i] = Math.round(value);

@@ -146,10 +146,10 @@ function writeFlacTotalSamples(file: Uint8Array, frames: number): void {
     file[1] === 0x4c &&
     file[2] === 0x61 &&
     file[3] === 0x43 &&
-    (file[4] & 0x7f) === 0;
+    (file[4]! & 0x7f) === 0; // length ≥ 42 above
   if (!isStreamInfo) {
     return;
   }
-  file[21] = (file[21] & 0xf0) | (Math.floor(frames / 2 ** 32) & 0x0f);
+  file[21] = (file[21]! & 0xf0) | (Math.floor(frames / 2 ** 32) & 0x0f);
   new DataView(file.buffer, file.byteOffset).setUint32(22, frames >>> 0, false);
 }

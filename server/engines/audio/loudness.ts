@@ -45,7 +45,7 @@ function kWeighting(sampleRate: number): Biquad[] {
 function weightedSquares(samples: Int16Array, sampleRate: number): Float64Array {
   const out = new Float64Array(samples.length);
   for (let i = 0; i < samples.length; i += 1) {
-    out[i] = samples[i] / 32768;
+    out[i] = samples[i]! / 32768; // the loops here stay within the arrays' lengths
   }
   for (const { b, a } of kWeighting(sampleRate)) {
     let x1 = 0;
@@ -53,7 +53,7 @@ function weightedSquares(samples: Int16Array, sampleRate: number): Float64Array 
     let y1 = 0;
     let y2 = 0;
     for (let i = 0; i < out.length; i += 1) {
-      const x = out[i];
+      const x = out[i]!;
       const y = b[0] * x + b[1] * x1 + b[2] * x2 - a[0] * y1 - a[1] * y2;
       x2 = x1;
       x1 = x;
@@ -63,7 +63,7 @@ function weightedSquares(samples: Int16Array, sampleRate: number): Float64Array 
     }
   }
   for (let i = 0; i < out.length; i += 1) {
-    out[i] *= out[i];
+    out[i]! *= out[i]!;
   }
   return out;
 }
@@ -78,11 +78,11 @@ export function integratedLoudness(samples: Int16Array, sampleRate: number): num
   // Prefix sums make every block's mean one subtraction.
   const prefix = new Float64Array(squares.length + 1);
   for (let i = 0; i < squares.length; i += 1) {
-    prefix[i + 1] = prefix[i] + squares[i];
+    prefix[i + 1] = prefix[i]! + squares[i]!; // prefix has one more entry than squares
   }
   const blocks: number[] = [];
   for (let start = 0; start + block <= squares.length; start += step) {
-    const meanSquare = (prefix[start + block] - prefix[start]) / block;
+    const meanSquare = (prefix[start + block]! - prefix[start]!) / block; // start + block ≤ squares.length
     if (toLufs(meanSquare) > -70) {
       blocks.push(meanSquare);
     }

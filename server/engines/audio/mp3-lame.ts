@@ -18,8 +18,9 @@ export function encodeMp3WithLame(pcm: Pcm, kbps: number): Uint8Array {
     left = new Int16Array(frames);
     right = new Int16Array(frames);
     for (let i = 0; i < frames; i += 1) {
-      left[i] = pcm.samples[2 * i];
-      right[i] = pcm.samples[2 * i + 1];
+      // Interleaved whole frames: 2 * i + 1 < samples.length.
+      left[i] = pcm.samples[2 * i]!;
+      right[i] = pcm.samples[2 * i + 1]!;
     }
   }
   for (let start = 0; start < frames; start += BLOCK) {

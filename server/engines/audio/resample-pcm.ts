@@ -13,7 +13,7 @@ export function downmixToMono(pcm: Pcm): Int16Array {
   const frames = pcm.samples.length / 2;
   const mono = new Int16Array(frames);
   for (let i = 0; i < frames; i += 1) {
-    mono[i] = (pcm.samples[2 * i] + pcm.samples[2 * i + 1]) >> 1;
+    mono[i] = (pcm.samples[2 * i]! + pcm.samples[2 * i + 1]!) >> 1; // interleaved whole frames
   }
   return mono;
 }
@@ -31,10 +31,10 @@ export function resampleMono(samples: Int16Array, fromRate: number, toRate: numb
     const position = i * step;
     const index = Math.floor(position);
     if (index >= last) {
-      out[i] = samples[last];
+      out[i] = samples[last]!; // samples is not empty
     } else {
       const fraction = position - index;
-      out[i] = Math.round(samples[index] + (samples[index + 1] - samples[index]) * fraction);
+      out[i] = Math.round(samples[index]! + (samples[index + 1]! - samples[index]!) * fraction); // index < last
     }
   }
   return out;

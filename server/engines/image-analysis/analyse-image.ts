@@ -55,9 +55,10 @@ async function paletteOf(image: Sharp): Promise<PaletteColour[]> {
   const buckets = new Map<number, { count: number; r: number; g: number; b: number }>();
   const pixels = info.width * info.height;
   for (let at = 0; at < data.length; at += info.channels) {
-    const r = data[at];
-    const g = info.channels >= 3 ? data[at + 1] : r;
-    const b = info.channels >= 3 ? data[at + 2] : r;
+    // Whole pixels of info.channels bytes: every index here is within data.
+    const r = data[at]!;
+    const g = info.channels >= 3 ? data[at + 1]! : r;
+    const b = info.channels >= 3 ? data[at + 2]! : r;
     const key = ((r >> BUCKET_SHIFT) << 6) | ((g >> BUCKET_SHIFT) << 3) | (b >> BUCKET_SHIFT);
     const bucket = buckets.get(key) ?? { count: 0, r: 0, g: 0, b: 0 };
     bucket.count += 1;
@@ -148,7 +149,8 @@ export async function analyseImage(bytes: Uint8Array): Promise<ImageFacts> {
       { param: 'image_url', code: 'invalid_image', cause: error },
     );
   }
-  const [red, green, blue] = stats.channels;
+  const red = stats.channels[0]!; // a decoded image has at least one channel
+  const [, green, blue] = stats.channels;
   const mean = (channel: ChannelStats | undefined, fallback: ChannelStats) => (channel ?? fallback).mean;
   const brightness = (0.2126 * mean(red, red) + 0.7152 * mean(green, red) + 0.0722 * mean(blue, red)) / 255;
   const palette = await paletteOf(image);

@@ -35,7 +35,7 @@ const NAMED: ReadonlyArray<readonly [string, number, number, number]> = [
 ];
 
 export function colourName(r: number, g: number, b: number): string {
-  let best = NAMED[0][0];
+  let best = NAMED[0]![0]; // NAMED is a non-empty constant
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const [name, nr, ng, nb] of NAMED) {
     const meanRed = (r + nr) / 2;

@@ -9,7 +9,8 @@ function channels(hex: string): [number, number, number] {
 export function mixColours(from: string, to: string, amount: number): string {
   const a = channels(from);
   const b = channels(to);
-  const mixed = a.map((channel, index) => Math.round(channel + (b[index] - channel) * amount));
+  // a and b are both three channels.
+  const mixed = a.map((channel, index) => Math.round(channel + (b[index]! - channel) * amount));
   return `#${mixed.map((channel) => channel.toString(16).padStart(2, '0')).join('')}`;
 }
 

@@ -108,14 +108,15 @@ interface Motif {
 
 function chordOf(degree: number, plan: MusicPlan, sevenths: boolean, dominant = false): Chord {
   const scale = SCALES[plan.mode];
-  const tone = (step: number) => scale[(degree + step) % 7] + 12 * Math.floor((degree + step) / 7);
+  // Scales have seven steps; a chord has at least three tones.
+  const tone = (step: number) => scale[(degree + step) % 7]! + 12 * Math.floor((degree + step) / 7);
   const tones = [tone(0), tone(2), tone(4)];
   if (sevenths) {
     tones.push(tone(6));
   }
   if (dominant && plan.mode === 'minor' && degree === 4) {
     // Harmonic minor: a major V, so the final cadence pulls home.
-    tones[1] += 1;
+    tones[1]! += 1;
   }
   return { degree, tones };
 }
@@ -154,14 +155,14 @@ export function formOf(bars: number): Section[] {
     ['chorus', 8],
   ];
   for (let index = 0; bar < bars; index += 1) {
-    const [name, length] = index < cycle.length ? cycle[index] : cycle[(index - cycle.length) % 2 === 0 ? 2 : 3];
+    const [name, length] = (index < cycle.length ? cycle[index] : cycle[(index - cycle.length) % 2 === 0 ? 2 : 3])!;
     push(name, length);
   }
   // A stub of one or two bars at the end sounds like a mistake: fold it into the section before.
   const last = sections[sections.length - 1];
-  if (sections.length > 1 && last.bars <= 2) {
+  if (last !== undefined && sections.length > 1 && last.bars <= 2) {
     sections.pop();
-    sections[sections.length - 1].bars += last.bars;
+    sections[sections.length - 1]!.bars += last.bars;
   }
   return sections;
 }
@@ -203,7 +204,7 @@ function swung(tick: number, plan: MusicPlan): number {
 
 /** The index-th note of a chord spread upwards: 0, 1, 2 are its tones, 3 the root an octave up, … */
 function arpeggioPitch(base: number, tones: readonly number[], index: number): number {
-  return base + tones[index % tones.length] + 12 * Math.floor(index / tones.length);
+  return base + tones[index % tones.length]! + 12 * Math.floor(index / tones.length);
 }
 
 export function composeSong(plan: MusicPlan, durationSeconds: number, seed: number): Song {
@@ -217,7 +218,7 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
   const pool: readonly (readonly number[])[] = PROGRESSIONS[plan.mode];
 
   const verseProgression = random.pick(pool);
-  const chorusProgression = pool[(pool.indexOf(verseProgression) + 1 + random.below(pool.length - 1)) % pool.length];
+  const chorusProgression = pool[(pool.indexOf(verseProgression) + 1 + random.below(pool.length - 1)) % pool.length]!;
   const bridgeProgression = plan.mode === 'major' ? [3, 4, 5, 4] : [5, 6, 3, 4];
   const progressionOf: Record<SectionName, readonly number[]> = {
     intro: verseProgression,
@@ -231,7 +232,7 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
   const chords: Chord[] = [];
   for (const section of sections) {
     for (let bar = 0; bar < section.bars; bar += 1) {
-      chords.push(chordOf(progressionOf[section.name][bar % 4], plan, sevenths));
+      chords.push(chordOf(progressionOf[section.name][bar % 4]!, plan, sevenths)); // progressions are four chords
     }
   }
   if (bars >= 2) {
@@ -259,7 +260,7 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
   // The melody walks a scale index (0 = the tonic of octave 5 for a lead, 7 = an octave up).
   const melodyBase = plan.lead === 'flute' ? 72 : plan.lead === 'electric-guitar' || plan.lead === 'guitar' ? 60 : 64;
   const scaleMidi = (index: number) =>
-    melodyBase - (melodyBase % 12) + keyRoot + scale[((index % 7) + 7) % 7] + 12 * Math.floor(index / 7);
+    melodyBase - (melodyBase % 12) + keyRoot + scale[((index % 7) + 7) % 7]! + 12 * Math.floor(index / 7);
   // Chords sit between F#2 and F4 whatever the key.
   const chordBase = keyRoot >= 6 ? 36 : 48;
   let melodyIndex = 2;
@@ -280,12 +281,12 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
     for (let bar = 0; bar < section.bars; bar += 1) {
       const absoluteBar = section.bar + bar;
       const barTick = absoluteBar * BAR;
-      const chord = chords[absoluteBar];
+      const chord = chords[absoluteBar]!; // one chord per bar of the sections
       const lastOfSection = bar === section.bars - 1;
 
       // Melody: chord tones on strong beats, steps between; the motif's rhythm repeats every two bars.
       if (!(section.name === 'intro' && bar < section.bars / 2)) {
-        const rhythm = motif.rhythms[bar % 2];
+        const rhythm = motif.rhythms[bar % 2]!; // a motif has two bars of rhythm
         let position = 0;
         rhythm.forEach((length, noteIndex) => {
           const eighths = Math.abs(length);
@@ -294,7 +295,7 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
           if (length < 0) {
             return;
           }
-          const move = motif.moves[(noteIndex + (bar % 2) * 6) % motif.moves.length];
+          const move = motif.moves[(noteIndex + (bar % 2) * 6) % motif.moves.length]!;
           let target = melodyIndex + move;
           const strong = (tick - barTick) % TICKS_PER_BEAT === 0;
           if (strong) {
@@ -390,7 +391,7 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
 
       // Bass: the root (and fifth) under the chord, its rhythm by genre.
       if (plan.bass && !(section.name === 'intro' && bar === 0 && section.bars > 2)) {
-        const rootPitch = 36 + ((keyRoot + chord.tones[0]) % 12);
+        const rootPitch = 36 + ((keyRoot + chord.tones[0]!) % 12);
         const low = rootPitch > 43 ? rootPitch - 12 : rootPitch;
         const fifth = low + 7;
         const velocity = Math.round(96 * loud);
@@ -403,9 +404,9 @@ export function composeSong(plan: MusicPlan, durationSeconds: number, seed: numb
             add(barTick + eighth * EIGHTH, EIGHTH - 20, low, velocity - (eighth % 2) * 10);
         } else if (plan.genre === 'jazz') {
           const next = chords[absoluteBar + 1] ?? tonic;
-          const nextRoot = 36 + ((keyRoot + next.tones[0]) % 12);
+          const nextRoot = 36 + ((keyRoot + next.tones[0]!) % 12);
           const approach = (nextRoot > 43 ? nextRoot - 12 : nextRoot) + (random.chance(0.5) ? 1 : -1);
-          [low, low + chord.tones[1] - chord.tones[0], fifth, approach].forEach((pitch, beat) =>
+          [low, low + chord.tones[1]! - chord.tones[0]!, fifth, approach].forEach((pitch, beat) =>
             add(barTick + beat * TICKS_PER_BEAT, TICKS_PER_BEAT - 30, pitch),
           );
         } else if (plan.genre === 'lofi' || plan.genre === 'hiphop') {

@@ -202,7 +202,7 @@ function explicitKey(text: string): { root: number; mode?: Mode } | undefined {
   }
   const accidental = match[2] ?? '';
   const shift = /#|♯|sharp/.test(accidental) ? 1 : /b|♭|flat/.test(accidental) ? -1 : 0;
-  const root = (NOTE_NAMES[match[1]] + shift + 12) % 12;
+  const root = (NOTE_NAMES[match[1]!]! + shift + 12) % 12; // group 1 is mandatory, a note NOTE_NAMES has
   const mode = match[3] ? (match[3].startsWith('maj') ? 'major' : 'minor') : undefined;
   return { root, mode };
 }

@@ -107,18 +107,19 @@ function finish(left: Float32Array, right: Float32Array): Pcm {
   for (let i = 0; i < fade; i += 1) {
     // An equal-power curve: a linear one sounds like it drops off a cliff at the end.
     const gain = Math.cos(((i + 1) / fade) * (Math.PI / 2));
-    left[frames - fade + i] *= gain;
-    right[frames - fade + i] *= gain;
+    // left and right are both `frames` long; every index below is under it.
+    left[frames - fade + i]! *= gain;
+    right[frames - fade + i]! *= gain;
   }
   let peak = 0;
   for (let i = 0; i < frames; i += 1) {
-    peak = Math.max(peak, Math.abs(left[i]), Math.abs(right[i]));
+    peak = Math.max(peak, Math.abs(left[i]!), Math.abs(right[i]!));
   }
   const gain = peak > 0 ? Math.min(MAX_GAIN, PEAK / peak) : 1;
   const samples = new Int16Array(frames * 2);
   for (let i = 0; i < frames; i += 1) {
-    samples[2 * i] = Math.round(Math.max(-1, Math.min(1, left[i] * gain)) * 32767);
-    samples[2 * i + 1] = Math.round(Math.max(-1, Math.min(1, right[i] * gain)) * 32767);
+    samples[2 * i] = Math.round(Math.max(-1, Math.min(1, left[i]! * gain)) * 32767);
+    samples[2 * i + 1] = Math.round(Math.max(-1, Math.min(1, right[i]! * gain)) * 32767);
   }
   return { samples, sampleRate: MUSIC_SAMPLE_RATE, channels: 2 };
 }

@@ -43,7 +43,7 @@ function setVoice(requested: string): boolean {
     return true;
   }
   const [language, variant] = requested.split('+');
-  const voice = voiceByLanguage.get(language.toLowerCase());
+  const voice = voiceByLanguage.get(language!.toLowerCase()); // split returns at least one part
   return voice !== undefined && engine.set_voice(variant ? `${voice.identifier}+${variant}` : voice.identifier) === 0;
 }
 

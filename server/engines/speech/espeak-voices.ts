@@ -32,6 +32,6 @@ export function espeakLanguageFor(tag: string): string | undefined {
   if (ESPEAK_LANGUAGES.has(lower)) {
     return lower;
   }
-  const primary = lower.split('-')[0];
+  const primary = lower.split('-')[0]!; // split returns at least one part
   return ESPEAK_LANGUAGES.has(primary) ? primary : undefined;
 }

@@ -62,7 +62,7 @@ export function planVoice(voice: string, language: string, options: VoiceOptions
       pitchOffset: 0,
     };
   }
-  const [base, variant, ...extra] = name.split('+');
+  const [base = '', variant, ...extra] = name.split('+'); // split returns at least one part
   if (ESPEAK_LANGUAGES.has(base) && extra.length === 0 && (variant === undefined || ESPEAK_VARIANTS.has(variant))) {
     const spoken = language === 'auto' ? requireEspeak(base, options, 'voice') : espeakLanguage(language, options);
     return { engine: 'espeak', voice: variant ? `${spoken}+${variant}` : spoken, pitchOffset: 0 };

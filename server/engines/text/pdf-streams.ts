@@ -37,7 +37,8 @@ const EXPANDING = new Set(['LZWDecode', 'LZW', 'RunLengthDecode', 'RL']);
 
 function filtersOf(dictionary: string): string[] {
   const match = /\/Filter\s*(\[[^\]]*\]|\/[A-Za-z0-9]+)/.exec(dictionary);
-  return match ? [...match[1].matchAll(/\/([A-Za-z0-9]+)/g)].map((name) => name[1]) : [];
+  // Both groups are mandatory.
+  return match ? [...match[1]!.matchAll(/\/([A-Za-z0-9]+)/g)].map((name) => name[1]!) : [];
 }
 
 /** Inflates `data` through `layers` chained zlib inflaters, calling `count` with each final chunk's size; false stops. */
@@ -46,10 +47,11 @@ function inflateThrough(data: Uint8Array, layers: number, count: (size: number) 
   const inflaters: Inflate[] = Array.from({ length: layers }, () =>
     createInflate({ finishFlush: constants.Z_SYNC_FLUSH }),
   );
+  // layers ≥ 1: the caller counts a stream without a leading Flate layer as stored.
   for (let index = 0; index + 1 < inflaters.length; index += 1) {
-    inflaters[index].pipe(inflaters[index + 1]);
+    inflaters[index]!.pipe(inflaters[index + 1]!);
   }
-  const last = inflaters[inflaters.length - 1];
+  const last = inflaters[inflaters.length - 1]!;
   return new Promise((resolve) => {
     const stop = () => {
       for (const inflater of inflaters) {
@@ -67,7 +69,7 @@ function inflateThrough(data: Uint8Array, layers: number, count: (size: number) 
     for (const inflater of inflaters) {
       inflater.on('error', stop);
     }
-    inflaters[0].end(data);
+    inflaters[0]!.end(data);
   });
 }
 
@@ -95,7 +97,7 @@ export async function measurePdfStreams(
     // A keyword, as pdf.js's lexer sees one: not part of a longer token (`endstream`, a name like `/Headstream`),
     // followed by white space; pdf.js then skips to the next line. The scan goes on right after the keyword, never
     // past the data, so no false match (or `endstream` bytes planted in the data) can hide a stream from it.
-    const previous = keyword > 0 ? file[keyword - 1] : 0x0a;
+    const previous = keyword > 0 ? file[keyword - 1]! : 0x0a;
     if (!TOKEN_BOUNDARY.has(previous) || !WHITE_SPACE.has(file[at] ?? 0)) {
       continue;
     }

@@ -50,7 +50,7 @@ export function applyBackdrop(frame: PixelFrame, backdrop: Uint8Array, t: number
   }
   const bytes = frame.bytes;
   for (let index = 0; index < bytes.length; index++) {
-    const under = backdrop[index];
-    bytes[index] = under + (((bytes[index] - under) * weight) >> 8);
+    const under = backdrop[index]!; // the backdrop is a frame of the same size
+    bytes[index] = under + (((bytes[index]! - under) * weight) >> 8);
   }
 }

@@ -76,7 +76,7 @@ export function moveMoovFirst(file: Uint8Array): Uint8Array {
   if (moovIndex < 0 || mdatIndex < 0) {
     throw new Error('an MP4 without moov or mdat');
   }
-  const moovBox = boxes[moovIndex];
+  const moovBox = boxes[moovIndex]!; // found above
   const moov = file.slice(moovBox.start, moovBox.start + moovBox.size);
   const moving = moovIndex > mdatIndex;
   // stco offsets are 32-bit: a file near 4 GiB would overflow them, which no video of ours comes near.

@@ -43,7 +43,7 @@ function ridgeHeights(stage: Stage, columns: number, low: number, high: number, 
     const along = (x / columns) * steps;
     const index = Math.floor(along);
     const fraction = along - index;
-    heights[x] = peaks[index] + (peaks[Math.min(steps, index + 1)] - peaks[index]) * fraction;
+    heights[x] = peaks[index]! + (peaks[Math.min(steps, index + 1)]! - peaks[index]!) * fraction; // index ≤ steps
   }
   return heights;
 }
@@ -71,9 +71,10 @@ function paintRidge(
     const pixels = frame.pixels;
     const lastRow = Math.min(frame.height, Math.ceil(base));
     for (let x = 0; x < width; x++) {
-      const top = Math.max(0, Math.round(base - heights[wrap(x + offset, heights.length)]));
+      const top = Math.max(0, Math.round(base - heights[wrap(x + offset, heights.length)]!));
       for (let y = top; y < lastRow; y++) {
-        pixels[y * width + x] = cap !== null && y < capLine ? cap : rowColours[y - firstRow];
+        // firstRow ≤ top ≤ y < lastRow ≤ ceil(base): within rowColours.
+        pixels[y * width + x] = cap !== null && y < capLine ? cap : rowColours[y - firstRow]!;
       }
     }
   };
@@ -166,7 +167,7 @@ export function groundLayer(stage: Stage): PaintLayer {
   }
   return (frame) => {
     for (let y = from; y < height; y++) {
-      frame.pixels.fill(rows[y], y * width, (y + 1) * width);
+      frame.pixels.fill(rows[y]!, y * width, (y + 1) * width);
     }
   };
 }

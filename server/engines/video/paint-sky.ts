@@ -7,7 +7,7 @@ export function skyLayer(stage: Stage): PaintLayer {
   return (frame) => {
     const rows = Math.min(frame.height, stage.horizon + 1);
     for (let y = 0; y < rows; y++) {
-      frame.pixels.fill(skyRows[y], y * width, (y + 1) * width);
+      frame.pixels.fill(skyRows[y]!, y * width, (y + 1) * width); // skyRows has a row per frame row
     }
   };
 }
@@ -31,7 +31,7 @@ export function starsLayer(stage: Stage): PaintLayer {
       const y = Math.round(star.y);
       // Twinkle: each star's brightness rises and falls at its own rate.
       const shine = 0.35 + 0.65 * triangle(star.phase + t * star.rate);
-      const colour = mixPacked(stage.skyRows[y], white, shine);
+      const colour = mixPacked(stage.skyRows[y]!, white, shine); // stars lie within the sky's rows
       for (let row = 0; row < star.size; row++) {
         fillSpan(frame, y + row, x, x + star.size * Math.max(1, unit / 720), colour);
       }
@@ -77,7 +77,7 @@ export function planetLayer(stage: Stage): PaintLayer {
   const radius = unit * random.between(0.1, 0.16);
   const x0 = random.between(0.25, 0.75) * width;
   const y0 = stage.height * random.between(0.2, 0.4);
-  const colour = packHex(stage.accentsOr(['#c98b4f', '#6fa8dc', '#b07cc6'])[0]);
+  const colour = packHex(stage.accentsOr(['#c98b4f', '#6fa8dc', '#b07cc6'])[0]!); // accents, or these defaults
   const band = mixPacked(colour, packHex('#ffffff'), 0.35);
   const ring = packHex('#e8dcc0');
   return (frame, t) => {

@@ -89,7 +89,8 @@ export function flamesLayer(stage: Stage, seconds: number): PaintLayer {
       const index = Math.floor(at);
       const fraction = at - index;
       const eased = fraction * fraction * (3 - 2 * fraction);
-      const scale = tongue.noise[index] + (tongue.noise[index + 1] - tongue.noise[index]) * eased;
+      // The noise has ceil(seconds * 8) + 2 values: index + 1 is within it for every t of the video.
+      const scale = tongue.noise[index]! + (tongue.noise[index + 1]! - tongue.noise[index]!) * eased;
       const tall = tongue.tall * scale;
       for (const [colour, size, alpha] of [
         [outer, 1, 0.75],
@@ -118,8 +119,9 @@ export function lightningLayer(stage: Stage, seconds: number): PaintLayer {
   const { random, width, unit, horizon } = stage;
   const strikes = Array.from({ length: Math.max(1, Math.round(seconds / random.between(2.5, 4))) }, () => {
     const points: [number, number][] = [[random.between(0.2, 0.8) * width, 0]];
-    while (points[points.length - 1][1] < horizon * 0.85) {
-      const [x, y] = points[points.length - 1];
+    // points starts with one point and only grows.
+    while (points[points.length - 1]![1] < horizon * 0.85) {
+      const [x, y] = points[points.length - 1]!;
       points.push([x + random.between(-0.06, 0.06) * unit, y + random.between(0.04, 0.09) * unit]);
     }
     return { at: random.between(0.3, Math.max(0.4, seconds - 0.3)), points };
@@ -136,8 +138,8 @@ export function lightningLayer(stage: Stage, seconds: number): PaintLayer {
       const strength = 1 - since / 0.25;
       fillRect(frame, 0, 0, width, horizon, flash, 0.35 * strength);
       for (let i = 1; i < strike.points.length; i++) {
-        const [x0, y0] = strike.points[i - 1];
-        const [x1, y1] = strike.points[i];
+        const [x0, y0] = strike.points[i - 1]!; // 1 ≤ i < points.length
+        const [x1, y1] = strike.points[i]!;
         strokeLine(frame, x0, y0, x1, y1, thickness, bolt, strength);
       }
     }

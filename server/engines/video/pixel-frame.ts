@@ -64,7 +64,7 @@ function blendRun(pixels: Uint32Array, start: number, end: number, colour: numbe
   const g = ((colour >>> 8) & 255) * a;
   const b = ((colour >>> 16) & 255) * a;
   for (let index = start; index < end; index++) {
-    const under = pixels[index];
+    const under = pixels[index]!; // fillSpan clips the span to the frame
     pixels[index] =
       ((255 << 24) |
         (((((under >>> 16) & 255) * keep + b) >> 8) << 16) |

@@ -75,7 +75,7 @@ export async function renderVideo(input: RenderVideoInput, reporter: JobReporter
     for (let index = 0; index < total; index++) {
       const slot = index % 2;
       await handedOver[slot];
-      const frame = frames[slot];
+      const frame = frames[slot]!; // slot is 0 or 1
       const t = index / VIDEO_FPS;
       scene.draw(frame, t);
       if (backdrop) {

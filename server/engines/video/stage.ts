@@ -39,7 +39,8 @@ export function createStage(
   for (let y = 0; y < height; y++) {
     const along = y / Math.max(1, height - 1);
     skyRows[y] =
-      along < 0.5 ? mixPacked(stops[0], stops[1], along * 2) : mixPacked(stops[1], stops[2], (along - 0.5) * 2);
+      // Every sky palette has three stops.
+      along < 0.5 ? mixPacked(stops[0]!, stops[1]!, along * 2) : mixPacked(stops[1]!, stops[2]!, (along - 0.5) * 2);
   }
   // A slow drift sideways: about a twentieth of the picture over ten seconds, whichever way the seed says.
   const direction = random.chance(0.5) ? 1 : -1;

@@ -66,7 +66,8 @@ function encodeImage(part: ImagePart, warn: (warning: CallWarning) => void): Ant
   if (part.url !== undefined) {
     const dataUrl = DATA_URL.exec(part.url);
     if (dataUrl) {
-      return { type: 'image', source: { type: 'base64', media_type: dataUrl[1], data: dataUrl[2] } };
+      // Both groups of DATA_URL are mandatory.
+      return { type: 'image', source: { type: 'base64', media_type: dataUrl[1]!, data: dataUrl[2]! } };
     }
     if (/^https?:\/\//i.test(part.url)) {
       return { type: 'image', source: { type: 'url', url: part.url } };
@@ -106,8 +107,9 @@ function encodeToolResult(
 ): AnthropicUpstreamToolResultBlock {
   const block: AnthropicUpstreamToolResultBlock = { type: 'tool_result', tool_use_id: part.toolCallId };
   const content = encodeUserParts(part.content, warn);
-  if (content.length === 1 && content[0].type === 'text') {
-    block.content = content[0].text;
+  const [first] = content;
+  if (content.length === 1 && first?.type === 'text') {
+    block.content = first.text;
   } else if (content.length > 0) {
     block.content = content;
   }

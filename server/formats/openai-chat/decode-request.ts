@@ -253,7 +253,7 @@ export function decodeChatRequest(
     }
   }
   if (unknown.length === 1) {
-    warn({ field: unknown[0], reason: 'unknown field; ignored' });
+    warn({ field: unknown[0]!, reason: 'unknown field; ignored' });
   } else if (unknown.length > 1) {
     const named = unknown.slice(0, UNKNOWN_FIELDS_NAMED).map((name) => cutText(name, 40));
     const more = unknown.length > UNKNOWN_FIELDS_NAMED ? `, and ${unknown.length - UNKNOWN_FIELDS_NAMED} more` : '';

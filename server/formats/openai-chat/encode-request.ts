@@ -66,8 +66,9 @@ function joinText(parts: Array<{ type: string; text?: string }>): string {
 
 /** A single text stays a plain string (what every server accepts); anything richer becomes parts. */
 function encodeUserContent(content: Array<TextPart | ImagePart>): string | UpstreamContentPart[] {
-  if (content.length === 1 && content[0].type === 'text') {
-    return content[0].text;
+  const [first] = content;
+  if (content.length === 1 && first?.type === 'text') {
+    return first.text;
   }
   return content.map((part) => (part.type === 'text' ? { type: 'text' as const, text: part.text } : encodeImage(part)));
 }

@@ -23,7 +23,8 @@ function sizeOf(body: ImageRequest): { width?: number; height?: number } {
     return { width, height };
   }
   if (body.aspect_ratio !== undefined) {
-    const [w, h] = body.aspect_ratio.split(':').map(Number);
+    // The spec's enum: always `w:h`.
+    const [w, h] = body.aspect_ratio.split(':').map(Number) as [number, number];
     // Even sides: video encoders and some viewers need them, and 16:9 of 1024 is 576 exactly.
     const even = (value: number) => Math.max(2, Math.round(value / 2) * 2);
     return w >= h

@@ -224,7 +224,7 @@ class ResponsesStreamEncoder implements ResponsesStream {
         part: { type: 'summary_text', text: '' },
       });
     }
-    item.summary[0].text += text;
+    item.summary[0]!.text += text; // pushed above when empty
     const at = { item_id: item.id, output_index: outputIndex, summary_index: 0 };
     this.emit({ type: 'response.reasoning_summary_text.delta', ...at, delta: text });
   }

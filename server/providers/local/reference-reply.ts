@@ -145,7 +145,13 @@ export function referenceReply(options: ChatCallOptions): ReferenceReply {
       return { kind: 'tool-call', ...command, reasoning };
     }
     if (choice.type === 'required' || choice.type === 'tool') {
-      return { kind: 'tool-call', name: names[0], arguments: normaliseArguments(firstJsonObject(userText)), reasoning };
+      // names is never empty: choice names a tool, or tools has at least one.
+      return {
+        kind: 'tool-call',
+        name: names[0]!,
+        arguments: normaliseArguments(firstJsonObject(userText)),
+        reasoning,
+      };
     }
   }
 

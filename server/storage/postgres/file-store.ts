@@ -52,7 +52,7 @@ export function createPostgresFileStore(pool: PgPool): FileStore {
             initialIndexingLease(file, now),
           ],
         );
-        return { file: toFile(rows[0]) };
+        return { file: toFile(rows[0]!) }; // an INSERT … RETURNING that succeeded returns its row
       });
     },
     async get(id, keyId, now) {

@@ -57,7 +57,8 @@ export async function checkPepper(pool: PgPool, pepper: Buffer): Promise<void> {
     check,
   ]);
   const { rows } = await query<{ value: Buffer }>(pool, "SELECT value FROM omnigate_meta WHERE name = 'pepper_check'");
-  if (rows.length !== 1 || !timingSafeEqual(rows[0].value, check)) {
+  const [row] = rows;
+  if (rows.length !== 1 || row === undefined || !timingSafeEqual(row.value, check)) {
     throw new Error(
       'the key pepper does not match this PostgreSQL database: its keys were hashed with another; give every instance the same pepper (OMNIGATE_PEPPER_FILE, or the omnigate.pepper of the first instance)',
     );
@@ -99,7 +100,7 @@ export function createPostgresKeyStore(
         input.admin ?? false,
       ],
     );
-    const record = toRecord(rows[0]);
+    const record = toRecord(rows[0]!); // ON CONFLICT DO UPDATE … RETURNING returns the row either way
     await publish({ kind: 'created', keyId: record.id });
     return record;
   }
@@ -171,22 +172,24 @@ export function createPostgresKeyStore(
     find,
     async revoke(idOrPrefix) {
       const matches = await find(idOrPrefix);
+      const [match] = matches;
       const revoked =
         matches.length === 1 &&
+        match !== undefined &&
         (
           await query(pool, 'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
             now(),
-            matches[0].id,
+            match.id,
           ])
         ).rowCount === 1;
       if (revoked) {
-        await publish({ kind: 'revoked', keyId: matches[0].id });
+        await publish({ kind: 'revoked', keyId: match.id });
       }
       return revoked;
     },
     async count() {
       const { rows } = await query<{ n: number }>(pool, 'SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL');
-      return rows[0].n;
+      return rows[0]!.n; // count(*) returns one row
     },
   };
 }

@@ -60,7 +60,7 @@ export function createPostgresPassageStore(pool: PgPool): PassageStore {
       const { rows } = await query<{ n: number }>(pool, 'SELECT count(*) AS n FROM search_passages WHERE key_id = $1', [
         keyId,
       ]);
-      return rows[0].n;
+      return rows[0]!.n; // count(*) returns one row
     },
     async unembedded(model, limit) {
       const { rows } = await query<{ id: string; title: string; text: string }>(

@@ -58,13 +58,13 @@ export function createPostgresVideoTaskStore(pool: PgPool): VideoTaskStore {
       "SELECT count(*) AS count FROM video_tasks WHERE key_id = $1 AND status IN ('queued', 'processing')",
       [keyId],
     );
-    return rows[0].count;
+    return rows[0]!.count; // count(*) returns one row
   };
 
   return {
     async create(task, now) {
       const { rows } = await query<TaskRow>(pool, INSERT, insertValues(task, now, now));
-      return toTask(rows[0]);
+      return toTask(rows[0]!); // an INSERT … RETURNING that succeeded returns its row
     },
     async createWithin(task, now, maxActive, options = {}): Promise<CreateVideoTaskOutcome> {
       return transaction(pool, async (client) => {
@@ -74,12 +74,12 @@ export function createPostgresVideoTaskStore(pool: PgPool): VideoTaskStore {
           "SELECT count(*) AS count FROM video_tasks WHERE key_id = $1 AND status IN ('queued', 'processing')",
           [task.keyId],
         );
-        const current = rows[0].count;
+        const current = rows[0]!.count; // count(*) returns one row
         if (current >= maxActive) {
           return { refused: { active: current } };
         }
         const inserted = await client.query<TaskRow>(INSERT, insertValues(task, now, options.runAfter ?? now));
-        return { task: toTask(inserted.rows[0]) };
+        return { task: toTask(inserted.rows[0]!) }; // an INSERT … RETURNING that succeeded returns its row
       });
     },
     attachInput: (id, inputBlob, now) =>
