@@ -16,6 +16,7 @@ import { expectOpenAIError, expectRequestId, usageOf } from '../helpers/contract
 import type { TestApp } from '../helpers/create-test-app.js';
 import { finishedVideo } from '../helpers/finished-video.js';
 import { freePort } from '../helpers/free-port.js';
+import { sseJson } from '../helpers/read-sse.js';
 import { assertMatchesSchema } from '../helpers/spec-schemas.js';
 import { gatewayFromYaml, jsonAnswer, resetConnection } from '../helpers/yaml-gateway.js';
 
@@ -329,6 +330,31 @@ describe('speech-to-text', () => {
     await expectServedBy(res, 'b:whisper-b', 2);
   });
 
+  it('a stream: a reset connection on the first deployment, the second’s events from the first one', async () => {
+    a.handle(resetConnection);
+    b.handle(
+      byPath({
+        '/v1/audio/transcriptions': (_request, res) => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          for (const delta of ['Hello', ' there.']) {
+            res.write(`data: ${JSON.stringify({ type: 'transcript.text.delta', delta })}\n\n`);
+          }
+          res.end(`data: ${JSON.stringify({ type: 'transcript.text.done', text: 'Hello there.' })}\n\n`);
+        },
+      }),
+    );
+    const res = await bytesOf(transcribe().field('stream', 'true'));
+    expect(res.status).toBe(200);
+    const events = sseJson((res.body as Buffer).toString('utf8')).map((event) => event.data);
+    expect(events.filter((event) => event.type === 'transcript.text.delta').map((event) => event.delta)).toEqual([
+      'Hello',
+      ' there.',
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'transcript.text.done', text: 'Hello there.' });
+    expect(a.requests).toHaveLength(1);
+    await expectServedBy(res, 'b:whisper-b', 2);
+  });
+
   it('every deployment failing: the OpenAI envelope of the last failure, the attempts recorded', async () => {
     a.handle(fail500);
     b.handle(fail500);
@@ -397,21 +423,22 @@ describe('embeddings and rerank', () => {
 });
 
 describe('a tool over the MCP endpoint', () => {
-  it('web_search on a model with deployments: served by the second, and the MCP request’s record says so', async () => {
-    a.handle(fail500);
-    b.handle(byPath({ '/search': searxng }));
+  /** One tools/call (as test/helpers/mcp-tool-call.ts makes it), answered as an SSE stream: the response itself, for its request id. */
+  async function mcpCall(name: string, args: Record<string, unknown>) {
     const res = await request(gateway.app)
       .post('/v1/mcp')
       .set('authorization', `Bearer ${gateway.key}`)
       .set('accept', 'application/json, text/event-stream')
       .set('mcp-protocol-version', '2025-11-25')
-      .send({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'web_search', arguments: { query: 'lighthouse', model: 'finder' } },
-      });
+      .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
     expect(res.status).toBe(200);
+    return res;
+  }
+
+  it('web_search on a model with deployments: served by the second, and the MCP request’s record says so', async () => {
+    a.handle(fail500);
+    b.handle(byPath({ '/search': searxng }));
+    const res = await mcpCall('web_search', { query: 'lighthouse', model: 'finder' });
     const result = JSON.parse(/^data: (.+)$/m.exec(res.text)![1]!).result;
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent.results[0].url).toBe('https://example.com/lighthouse');
@@ -421,6 +448,21 @@ describe('a tool over the MCP endpoint', () => {
       deployment: 'sb:web-b',
       attempts: 2,
       provider: 'sb',
+    });
+  });
+
+  it('generate_music with every deployment failing: an error result, and the record holds the attempts', async () => {
+    a.handle(fail503);
+    b.handle(fail503);
+    const res = await mcpCall('generate_music', { prompt: 'calm piano', model: 'composer', duration: 1 });
+    const result = JSON.parse(/^data: (.+)$/m.exec(res.text)![1]!).result;
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toContain('Upstream a failed (503)');
+    expect(a.requests.length + b.requests.length).toBe(3);
+    expect(await usageRow(expectRequestId(res))).toMatchObject({
+      operation: 'mcpPost:generate_music',
+      deployment: 'a:song-a',
+      attempts: 3,
     });
   });
 });
