@@ -132,6 +132,7 @@ beforeAll(async () => {
   b = await startFakeUpstream();
   gateway = await gatewayFromYaml(yaml(), {
     videos: { pollMs: 100 },
+    defaultSearchModel: 'finder',
     transcription: { maxBytes: 1024 * 1024, maxSeconds: 30 },
   });
 });
@@ -173,6 +174,21 @@ describe('web search', () => {
     // retries: 1 — a, then b, then the fallback.
     expect(a.requests.length + b.requests.length).toBe(2);
     await expectServedBy(res, 'local:search', 3);
+  });
+});
+
+describe('search answers', () => {
+  it('the search step on the default search model with deployments: the second serves, the answer cites it', async () => {
+    a.handle(resetConnection);
+    b.handle(byPath({ '/search': searxng }));
+    const res = await post('/v1/search/answer', { query: 'lighthouse keeper lamp', model: 'local:chat' });
+    expect(res.status).toBe(200);
+    assertMatchesSchema('SearchAnswer', res.body);
+    expect(res.body.citations.map((citation: { url: string }) => citation.url)).toEqual([
+      'https://example.com/lighthouse',
+    ]);
+    expect(a.requests).toHaveLength(1);
+    await expectServedBy(res, 'sb:web-b', 2);
   });
 });
 
@@ -327,6 +343,25 @@ describe('speech-to-text', () => {
     expect(a.requests).toHaveLength(1);
     expect(b.requests[0]!.raw.includes(Buffer.from(wav))).toBe(true);
     expect(b.requests[0]!.text).toContain('whisper-b');
+    await expectServedBy(res, 'b:whisper-b', 2);
+  });
+
+  it('a translation: a 500 from the first deployment, the second translates', async () => {
+    a.handle(fail500);
+    b.handle(
+      byPath({
+        '/v1/audio/translations': (_request, res) =>
+          sendJson(res, 200, JSON.stringify({ text: 'Hello and welcome.', usage: { type: 'duration', seconds: 1 } })),
+      }),
+    );
+    const res = await request(gateway.app)
+      .post('/v1/audio/translations')
+      .set('authorization', `Bearer ${gateway.key}`)
+      .field('model', 'listener')
+      .attach('file', Buffer.from(wav), 'note.wav');
+    expect(res.status).toBe(200);
+    expect(res.body.text).toBe('Hello and welcome.');
+    expect(b.requests[0]!.url).toBe('/v1/audio/translations');
     await expectServedBy(res, 'b:whisper-b', 2);
   });
 
