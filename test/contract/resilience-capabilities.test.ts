@@ -51,6 +51,8 @@ providers:
   a:${upstream(a.origin)}
   b:${upstream(b.origin)}
   dead:${upstream(`http://127.0.0.1:${deadPort}`)}
+  wavonly:${upstream(b.origin)}
+    transcription: { accepted_formats: [wav] }
   sa: { type: searxng, base_url: '${a.origin}', timeout_ms: 5000 }
   sb: { type: searxng, base_url: '${b.origin}', timeout_ms: 5000 }
 circuit_breaker: { failure_threshold: 1000, cooldown_ms: 1000 }
@@ -61,6 +63,7 @@ ${model('director', 'video', 'sora')}
 ${model('painter', 'image', 'image', '    fallbacks: [local:image]')}
 ${model('voice', 'speech', 'tts')}
 ${model('listener', 'transcription', 'whisper')}
+${model('picky', 'transcription', 'whisper', '', 'a', 'wavonly')}
 ${model('embedder', 'embedding', 'embed', '    fallbacks: [local:embed]')}
 ${model('ranker', 'rerank', 'rerank', '', 'dead', 'b')}
 `;
@@ -344,6 +347,28 @@ describe('speech-to-text', () => {
     expect(b.requests[0]!.raw.includes(Buffer.from(wav))).toBe(true);
     expect(b.requests[0]!.text).toContain('whisper-b');
     await expectServedBy(res, 'b:whisper-b', 2);
+  });
+
+  it('audio is converted into a container every deployment takes: the WAV-only second gets WAV for an MP3', async () => {
+    a.handle(fail503);
+    b.handle(
+      byPath({
+        '/v1/audio/transcriptions': (_request, res) =>
+          sendJson(res, 200, JSON.stringify({ text: 'Hello there.', usage: { type: 'duration', seconds: 1 } })),
+      }),
+    );
+    const res = await request(gateway.app)
+      .post('/v1/audio/transcriptions')
+      .set('authorization', `Bearer ${gateway.key}`)
+      .field('model', 'picky')
+      .attach('file', Buffer.from(mp3), 'note.mp3');
+    expect(res.status).toBe(200);
+    expect(res.body.text).toBe('Hello there.');
+    for (const received of [a.requests[0]!, b.requests[0]!]) {
+      expect(received.raw.includes(Buffer.from('RIFF'))).toBe(true);
+      expect(received.text).toContain('filename="note.wav"');
+    }
+    await expectServedBy(res, 'wavonly:whisper-b', 2);
   });
 
   it('a translation: a 500 from the first deployment, the second translates', async () => {

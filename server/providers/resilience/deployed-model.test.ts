@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../core/api-error.js';
 import type { AttemptOutcome, CallContext } from '../../core/call-context.js';
 import type { ChatModel, ChatStreamPart } from '../../core/chat.js';
-import type { VideoModel, VideoTaskContext } from '../../core/models.js';
+import type { AudioContainer, TranscriptionModel, VideoModel, VideoTaskContext } from '../../core/models.js';
 import { createMemoryBreakers } from './circuit-breaker.js';
-import { deployedModel } from './deployed-model.js';
+import { commonAcceptedFormats, deployedModel } from './deployed-model.js';
 import type { ResiliencePlan, Target } from './resilience-plan.js';
 import { createDeploymentStats, orderDeployments } from './select-deployments.js';
 
@@ -143,6 +143,26 @@ describe('deployed video model', () => {
     // The queue's next attempt: a's circuit is open (threshold 1), so b starts a job of its own.
     await model.generate(options, taskContext(stored));
     expect(log).toEqual(['a:fresh', 'b:fresh']);
+  });
+});
+
+describe('deployed transcription model', () => {
+  it('converts into a container every deployment takes, so the one that serves accepts the audio', () => {
+    expect(commonAcceptedFormats([{}, {}])).toBeUndefined();
+    expect(commonAcceptedFormats([{}, { acceptedFormats: ['wav', 'mp3'] }])).toEqual(['wav', 'mp3']);
+    expect(
+      commonAcceptedFormats([{ acceptedFormats: ['flac', 'mp3', 'wav'] }, {}, { acceptedFormats: ['wav', 'mp3'] }]),
+    ).toEqual(['mp3', 'wav']);
+    // Nothing in common: the first restricted list, as with one deployment.
+    expect(commonAcceptedFormats([{ acceptedFormats: ['flac'] }, { acceptedFormats: ['wav'] }])).toEqual(['flac']);
+    const model = (acceptedFormats?: AudioContainer[]) =>
+      ({ provider: 'p', modelId: 'm', ...(acceptedFormats && { acceptedFormats }) }) as TranscriptionModel;
+    const deployed = deployedModel(
+      'transcription',
+      plan([target('a', model()), target('b', model(['wav']))]),
+      runtime(),
+    );
+    expect(deployed.acceptedFormats).toEqual(['wav']);
   });
 });
 
