@@ -20,7 +20,7 @@ const direct: ChatModel = {
   stream: async function* () {},
   countTokens: async () => 0,
 };
-const target = (id: string, weight: number) => ({ id, weight, upstreamModel: 'm', model: () => direct });
+const target = (id: string, weight: number) => ({ id, provider: id, weight, upstreamModel: 'm', model: () => direct });
 const layered = deployedModel(
   'chat',
   {

@@ -78,9 +78,13 @@ export function prepareCall<T extends ModelType>(
       owner: scope.key.id,
       warn,
       // Only models with deployments call it; set before the first byte (retries end there), so headers still go.
-      attempted({ deployment, attempts }) {
+      // The record's provider becomes the one that served (or failed last): a deployment's or a fallback's.
+      attempted({ deployment, provider, attempts }) {
         call.deployment = deployment;
         call.attempts = attempts;
+        if (provider !== null) {
+          call.provider = provider;
+        }
         if (deployment !== null) {
           scope.setHeader(DEPLOYMENT_HEADER, deployment.replace(/[^\x20-\x7e]/g, '?'));
         }

@@ -28,8 +28,12 @@ export interface CallContext {
   attempted?(outcome: AttemptOutcome): void;
 }
 
-/** What the retry layer says about one call: the deployment's id (`provider:model` unless named) and attempts made. */
+/**
+ * What the retry layer says about one call: the deployment's id (`provider:model` unless named), the provider
+ * it runs on (a fallback's may be another than the model's first deployment's) and the attempts made.
+ */
 export interface AttemptOutcome {
   deployment: string | null;
+  provider: string | null;
   attempts: number;
 }

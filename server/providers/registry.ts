@@ -171,6 +171,7 @@ export function createModelRegistry(input: {
       let made: ModelByType[T] | undefined;
       return {
         id: deployment.id,
+        provider: deployment.provider,
         weight: deployment.weight,
         upstreamModel: deployment.model,
         model: () => {

@@ -104,6 +104,11 @@ export function toolCallRecord(parent: CallRecord, operation: string, costOf: Co
       parent.modelRequested = record.modelRequested ?? parent.modelRequested;
       parent.model = record.model ?? parent.model;
       parent.provider = record.provider ?? parent.provider;
+      // Where a model with deployments served the tool's call (the request's record shows the last such call).
+      if (record.deployment !== undefined) {
+        parent.deployment = record.deployment;
+        parent.attempts = record.attempts;
+      }
       parent.usage = addUsage(parent.usage, record.usage);
       parent.media = addMedia(parent.media, record.media);
       parent.units = record.units === null ? parent.units : (parent.units ?? 0) + record.units;

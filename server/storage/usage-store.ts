@@ -72,12 +72,22 @@ export interface UsageSummaryRow {
 export interface UsageStore {
   /** Writes the entries together (one transaction, one multi-row statement where the backend has it). */
   insertMany(entries: UsageEntry[]): Promise<void>;
-  /** Sets what a call produced after it answered (a video task that completed later); false if no record. */
-  amendMedia(requestId: string, amount: { units: number; media: MediaUsage }): Promise<boolean>;
+  /**
+   * Sets what a call produced after it answered (a video task that completed later), and where it was made
+   * when the retry layer placed it (`placed`: the deployment, its provider, the upstream attempts); false if no record.
+   */
+  amendMedia(requestId: string, amount: UsageAmendment): Promise<boolean>;
   /** One page of the key's own records and whether more follow. */
   list(query: UsageQuery): Promise<{ records: UsageRecord[]; hasMore: boolean }>;
   /** Totals per group (one GROUP BY), ordered by group. */
   summary(query: UsageSummaryQuery): Promise<UsageSummaryRow[]>;
+}
+
+/** What a call's record learns after it answered: a video task's seconds, and the deployment that made it. */
+export interface UsageAmendment {
+  units: number;
+  media: MediaUsage;
+  placed?: { deployment: string | null; provider: string | null; attempts: number };
 }
 
 interface UsageRow {
@@ -214,11 +224,23 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
     }
   });
 
-  const amend = db.prepare('UPDATE usage_records SET units = @units, media = @media WHERE request_id = @requestId');
+  const amend = db.prepare(
+    `UPDATE usage_records SET units = @units, media = @media, deployment = COALESCE(@deployment, deployment),
+       provider = COALESCE(@provider, provider), attempts = COALESCE(@attempts, attempts) WHERE request_id = @requestId`,
+  );
 
   return {
     async amendMedia(requestId, amount) {
-      return amend.run({ requestId, units: amount.units, media: JSON.stringify(amount.media) }).changes > 0;
+      return (
+        amend.run({
+          requestId,
+          units: amount.units,
+          media: JSON.stringify(amount.media),
+          deployment: amount.placed?.deployment ?? null,
+          provider: amount.placed?.provider ?? null,
+          attempts: amount.placed?.attempts ?? null,
+        }).changes > 0
+      );
     },
     async insertMany(entries) {
       if (entries.length > 0) {

@@ -160,7 +160,7 @@ describe('usage recorder', () => {
     expect(turns).toBeGreaterThanOrEqual(40);
   });
 
-  it('amends a record still queued where it waits, and one written in the database', async () => {
+  it('amends a record still queued where it waits, and one written in the database (with its deployment)', async () => {
     const { store, state } = flakyStore();
     const recorder = createUsageRecorder(store, { flushIntervalMs: 5 });
     recorder.record(entry(1));
@@ -168,13 +168,16 @@ describe('usage recorder', () => {
     state.down = true;
     recorder.record(entry(2));
     await recorder.amend(entry(1).requestId, { units: 4, media: { seconds: 4 } });
-    await recorder.amend(entry(2).requestId, { units: 8, media: { seconds: 8 } });
+    const placed = { deployment: 'west:sora-2', provider: 'west', attempts: 2 };
+    await recorder.amend(entry(2).requestId, { units: 8, media: { seconds: 8 }, placed });
     state.down = false;
     const { records } = await recorder.list({ keyId: 'key_a', limit: 10, order: 'asc' });
     expect(records.map((record) => [record.requestId, record.units])).toEqual([
       [entry(1).requestId, 4],
       [entry(2).requestId, 8],
     ]);
+    expect(records[0]).toMatchObject({ deployment: null, attempts: null });
+    expect(records[1]).toMatchObject({ deployment: 'west:sora-2', provider: 'west', attempts: 2 });
     await recorder.close();
   });
 

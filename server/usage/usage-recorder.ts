@@ -13,8 +13,8 @@
  */
 import type { Logger } from 'pino';
 import { DEFAULT_USAGE_BUFFER_MAX } from '../config.js';
-import type { MediaUsage } from '../core/models.js';
 import type {
+  UsageAmendment,
   UsageEntry,
   UsageQuery,
   UsageRecord,
@@ -29,7 +29,7 @@ export interface UsageRecorder {
    * Adds what a call produced after it answered (a video task completing later), to the record of its request
    * id: in the queue when the record still waits there, else in the database. Never rejects (a failure is logged).
    */
-  amend(requestId: string, amount: { units: number; media: MediaUsage }): Promise<void>;
+  amend(requestId: string, amount: UsageAmendment): Promise<void>;
   /** Writes what waits now (also during a backoff); never rejects: what could not be written stays queued. */
   flush(): Promise<void>;
   list(query: UsageQuery): Promise<{ records: UsageRecord[]; hasMore: boolean }>;
@@ -165,7 +165,17 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
       for (let index = queue.length - 1; index >= 0; index--) {
         const entry = queue[index]!; // 0 ≤ index < queue.length
         if (entry.requestId === requestId) {
-          queue[index] = { ...entry, units: amount.units, media: amount.media };
+          const placed = amount.placed;
+          queue[index] = {
+            ...entry,
+            units: amount.units,
+            media: amount.media,
+            ...(placed && {
+              deployment: placed.deployment ?? entry.deployment,
+              provider: placed.provider ?? entry.provider,
+              attempts: placed.attempts,
+            }),
+          };
           return;
         }
       }

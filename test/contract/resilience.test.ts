@@ -7,13 +7,13 @@
  */
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfigFile } from '../../server/config.js';
 import { sendBytes, sendJson, sseHead, writeInPieces } from '../fakes/answers.js';
 import { sampleAudio, sampleImage } from '../fakes/media-samples.js';
 import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../fakes/fake-upstream.js';
 import { openAIFixture as fixture } from '../fakes/fixtures.js';
 import { expectRequestId } from '../helpers/contract-assertions.js';
-import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
+import type { TestApp } from '../helpers/create-test-app.js';
+import { gatewayFromYaml, jsonAnswer, resetConnection } from '../helpers/yaml-gateway.js';
 import { readSse } from '../helpers/read-sse.js';
 
 let a: FakeUpstream;
@@ -49,21 +49,10 @@ ${extra}`;
 }
 
 async function start(text: string) {
-  const file = parseConfigFile(text, {});
-  const breaker = file.circuit_breaker;
-  gateway = await createTestApp({
-    providers: Object.entries(file.providers).map(([id, provider]) => ({ ...provider, id })),
-    models: file.models,
-    circuitBreaker: breaker,
-  });
+  gateway = await gatewayFromYaml(text);
 }
 
-const json =
-  (status: number, body: string, headers: Record<string, string> = {}): FakeHandler =>
-  (_request, res) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(body);
-  };
+const json = jsonAnswer;
 
 const healthyJson = json(200, fixture('text.json'));
 const healthyStream: FakeHandler = async (_request, res) => {
@@ -139,7 +128,7 @@ describe('failures before the first byte are retried on the next deployment', ()
   const cases: Array<[string, FakeHandler, string]> = [
     ['a 500', json(500, '{"error":{"message":"boom"}}'), 'status_5xx'],
     ['a 503', json(503, '{"error":{"message":"overloaded"}}'), 'status_5xx'],
-    ['a reset connection', (_request, _res, req) => void req.socket.destroy(), 'unreachable'],
+    ['a reset connection', resetConnection, 'unreachable'],
     ['a hang before headers', () => undefined, 'timeout'],
     [
       'a 429 whose Retry-After is longer than max_backoff_ms',
@@ -400,7 +389,7 @@ describe('other capabilities go through the same layer', () => {
   it('a speech call whose first deployment resets the connection is served by the second', async () => {
     await start(yaml(media));
     const audio = await sampleAudio('mp3', 1);
-    a.handle((_request, _res, req) => void req.socket.destroy());
+    a.handle(resetConnection);
     b.handle((_request, res) => sendBytes(res, audio, 'audio/mpeg'));
     const res = await request(gateway.app)
       .post('/v1/audio/speech')

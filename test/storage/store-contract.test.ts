@@ -290,6 +290,12 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     expect(await usage.amendMedia('req_none', { units: 4, media: {} as never })).toBe(false);
     const amended = (await usage.list({ keyId: 'key_a', limit: 1, order: 'asc', requestId: 'req_4' })).records[0];
     expect(amended).toMatchObject({ units: 4, media: { video: { seconds: 4 } }, inputTokens: 3, latencyMs: 12 });
+    expect(amended).toMatchObject({ deployment: null, attempts: null });
+    // A video made later names the deployment that made it (and its provider) on the create call's record.
+    const placed = { deployment: 'west:sora-2', provider: 'west', attempts: 2 };
+    expect(await usage.amendMedia('req_4', { units: 5, media: {} as never, placed })).toBe(true);
+    const placedRecord = (await usage.list({ keyId: 'key_a', limit: 1, order: 'asc', requestId: 'req_4' })).records[0];
+    expect(placedRecord).toMatchObject({ units: 5, deployment: 'west:sora-2', provider: 'west', attempts: 2 });
     expect(amended.id).toMatch(/^usage_\d+$/);
   });
 

@@ -61,5 +61,7 @@ export async function runSearch(deps: SearchDeps, scope: CallScope, body: Search
   );
   const record = call.call;
   record.media = { queries: 1, results: absolute.length };
-  return { provider: call.resolved.entry.provider, results: absolute, ...(filesIndexing && { filesIndexing }) };
+  // The provider that ran it: with deployments, the one that served (recorded by the retry layer), not the first.
+  const provider = record.provider ?? call.resolved.entry.provider;
+  return { provider, results: absolute, ...(filesIndexing && { filesIndexing }) };
 }

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ApiError } from '../../core/api-error.js';
+import type { AttemptOutcome } from '../../core/call-context.js';
 import type { GeneratedMedia, VideoTaskContext } from '../../core/models.js';
 import type { VideoRunnerSettings } from '../../config.js';
 import type { ModelRegistry } from '../../providers/registry.js';
@@ -107,13 +108,18 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
     deadline.unref();
     let checkpoint = task.checkpoint ?? undefined;
     let lastProgressAt = 0;
+    let placed: AttemptOutcome | undefined;
     const context: VideoTaskContext = {
       signal: controller.signal,
       requestId: task.requestId,
       owner: task.keyId,
       warn: ({ field, reason }) => log.warn({ field }, `accepted but not honoured: ${field} (${reason})`),
-      // A model with deployments says where this attempt ran (the next attempt may move to another one).
-      attempted: ({ deployment, attempts }) => log.info({ deployment, attempts }, 'video attempt placed'),
+      // A model with deployments says where this attempt ran (the next attempt may move to another one); the
+      // create call's usage record names the one that made the video.
+      attempted: (outcome) => {
+        placed = outcome;
+        log.info({ deployment: outcome.deployment, attempts: outcome.attempts }, 'video attempt placed');
+      },
       progress(percent) {
         // Pollers want movement, not every frame: a write at most every 250 ms.
         if (now() - lastProgressAt >= 250) {
@@ -175,6 +181,7 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
       await deps.usage.amend(task.requestId, {
         units: result.usage.seconds,
         media: { seconds: result.usage.seconds },
+        ...(placed && { placed }),
       });
       log.info({ seconds: result.usage.seconds }, 'video completed');
     } catch (thrown) {

@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../core/api-error.js';
-import type { CallContext } from '../../core/call-context.js';
+import type { AttemptOutcome, CallContext } from '../../core/call-context.js';
 import type { ChatModel, ChatStreamPart } from '../../core/chat.js';
-import type { VideoModel, VideoTaskContext } from '../../core/models.js';
+import type { AudioContainer, TranscriptionModel, VideoModel, VideoTaskContext } from '../../core/models.js';
 import { createMemoryBreakers } from './circuit-breaker.js';
-import { deployedModel } from './deployed-model.js';
+import { commonAcceptedFormats, deployedModel } from './deployed-model.js';
 import type { ResiliencePlan, Target } from './resilience-plan.js';
 import { createDeploymentStats, orderDeployments } from './select-deployments.js';
 
@@ -30,10 +30,10 @@ function plan<M>(targets: Array<Target<M>>, retries = 2): ResiliencePlan<M> {
 }
 
 function target<M>(id: string, model: M, weight = 1): Target<M> {
-  return { id, weight, upstreamModel: id, model: () => model };
+  return { id, provider: id.split(':')[0]!, weight, upstreamModel: id, model: () => model };
 }
 
-function context(outcomes: Array<{ deployment: string | null; attempts: number }> = []): CallContext {
+function context(outcomes: AttemptOutcome[] = []): CallContext {
   return {
     signal: new AbortController().signal,
     requestId: 'req_1',
@@ -78,7 +78,7 @@ describe('deployed chat model', () => {
       ]),
       runtime(),
     );
-    const outcomes: Array<{ deployment: string | null; attempts: number }> = [];
+    const outcomes: AttemptOutcome[] = [];
     const parts: ChatStreamPart[] = [];
     await expect(async () => {
       for await (const part of model.stream({ messages: [] }, context(outcomes))) {
@@ -87,7 +87,7 @@ describe('deployed chat model', () => {
     }).rejects.toThrow('Upstream b failed');
     expect(calls).toEqual(['a', 'b']);
     expect(parts).toEqual([{ type: 'text-delta', text: 'hi' }]);
-    expect(outcomes).toEqual([{ deployment: 'b', attempts: 2 }]);
+    expect(outcomes).toEqual([{ deployment: 'b', provider: 'b', attempts: 2 }]);
   });
 });
 
@@ -143,6 +143,26 @@ describe('deployed video model', () => {
     // The queue's next attempt: a's circuit is open (threshold 1), so b starts a job of its own.
     await model.generate(options, taskContext(stored));
     expect(log).toEqual(['a:fresh', 'b:fresh']);
+  });
+});
+
+describe('deployed transcription model', () => {
+  it('converts into a container every deployment takes, so the one that serves accepts the audio', () => {
+    expect(commonAcceptedFormats([{}, {}])).toBeUndefined();
+    expect(commonAcceptedFormats([{}, { acceptedFormats: ['wav', 'mp3'] }])).toEqual(['wav', 'mp3']);
+    expect(
+      commonAcceptedFormats([{ acceptedFormats: ['flac', 'mp3', 'wav'] }, {}, { acceptedFormats: ['wav', 'mp3'] }]),
+    ).toEqual(['mp3', 'wav']);
+    // Nothing in common: the first restricted list, as with one deployment.
+    expect(commonAcceptedFormats([{ acceptedFormats: ['flac'] }, { acceptedFormats: ['wav'] }])).toEqual(['flac']);
+    const model = (acceptedFormats?: AudioContainer[]) =>
+      ({ provider: 'p', modelId: 'm', ...(acceptedFormats && { acceptedFormats }) }) as TranscriptionModel;
+    const deployed = deployedModel(
+      'transcription',
+      plan([target('a', model()), target('b', model(['wav']))]),
+      runtime(),
+    );
+    expect(deployed.acceptedFormats).toEqual(['wav']);
   });
 });
 

@@ -16,6 +16,7 @@ import type {
   PassthroughResponse,
 } from '../../core/chat.js';
 import type {
+  AudioContainer,
   EmbeddingModel,
   ImageModel,
   ModelByType,
@@ -229,13 +230,36 @@ function video(plan: ResiliencePlan<VideoModel>, runtime: ResilienceRuntime): Vi
   };
 }
 
+/**
+ * The containers the audio is converted into before any attempt: those every deployment and fallback takes (one
+ * taking any container restricts nothing), so whichever serves gets audio it accepts. When their lists share
+ * none, the first restricted one's, as a model with one deployment would have it.
+ */
+export function commonAcceptedFormats(
+  models: ReadonlyArray<Pick<TranscriptionModel, 'acceptedFormats'>>,
+): readonly AudioContainer[] | undefined {
+  const lists = models.flatMap((model) => (model.acceptedFormats ? [model.acceptedFormats] : []));
+  if (lists.length === 0) {
+    return undefined;
+  }
+  const common = lists[0]!.filter((format) => lists.every((list) => list.includes(format)));
+  return common.length > 0 ? common : lists[0];
+}
+
 /** Speech to text: a stream is committed at its first part, like chat's. */
 function transcription(plan: ResiliencePlan<TranscriptionModel>, runtime: ResilienceRuntime): TranscriptionModel {
   const first = plan.deployments[0]!.model();
+  let accepted: { formats: readonly AudioContainer[] | undefined } | undefined;
   return {
     provider: first.provider,
     modelId: first.modelId,
-    ...(first.acceptedFormats ? { acceptedFormats: first.acceptedFormats } : {}),
+    // Worked out on first use: the fallbacks name other models, resolved only then.
+    get acceptedFormats() {
+      accepted ??= {
+        formats: commonAcceptedFormats([...plan.deployments, ...plan.fallbacks()].map((target) => target.model())),
+      };
+      return accepted.formats;
+    },
     transcribe: (options, context) =>
       once(plan, runtime, context, (model, signal) => model.transcribe(options, withSignal(context, signal))),
     translate: (options, context) =>

@@ -25,6 +25,8 @@ export type { Strategy };
 export interface Target<M> {
   /** The breaker's, the header's and the metrics' name: `provider:model` unless configured. */
   id: string;
+  /** The configured provider it runs on. */
+  provider: string;
   weight: number;
   upstreamModel: string;
   /** The provider's model, made on first use. */
@@ -107,7 +109,8 @@ export async function runResilient<M, R>(
       `No deployment of the model '${plan.modelId}' answered within ${plan.budgetMs} ms (${attempts} attempts).`,
       { code: 'upstream_timeout' },
     );
-  const report = (target: Target<M> | undefined) => context.attempted?.({ deployment: target?.id ?? null, attempts });
+  const report = (target: Target<M> | undefined) =>
+    context.attempted?.({ deployment: target?.id ?? null, provider: target?.provider ?? null, attempts });
 
   /** One attempt on `target`; the committed result, or undefined to go on (`contextWindow` when that is why). */
   async function tryTarget(target: Target<M>): Promise<Committed<M, R> | 'skip' | 'failed' | 'context-window'> {

@@ -154,11 +154,19 @@ export function createPostgresUsageStore(pool: PgPool): PostgresUsageStore {
       }
     },
     async amendMedia(requestId, amount) {
-      const result = await query(pool, 'UPDATE usage_records SET units = $1, media = $2 WHERE request_id = $3', [
-        amount.units,
-        JSON.stringify(amount.media),
-        requestId,
-      ]);
+      const result = await query(
+        pool,
+        `UPDATE usage_records SET units = $1, media = $2, deployment = COALESCE($4, deployment),
+           provider = COALESCE($5, provider), attempts = COALESCE($6, attempts) WHERE request_id = $3`,
+        [
+          amount.units,
+          JSON.stringify(amount.media),
+          requestId,
+          amount.placed?.deployment ?? null,
+          amount.placed?.provider ?? null,
+          amount.placed?.attempts ?? null,
+        ],
+      );
       return (result.rowCount ?? 0) > 0;
     },
     async list(request) {
