@@ -5,10 +5,10 @@
  * and are driven one at a time in interleaved rounds whose order turns each round, so drift on a shared machine
  * hits all alike; a second metrics-off gateway is the control (what two equal systems read apart).
  *
- * Traces go out in the gateway's default encoding (OTLP/HTTP protobuf). With `BENCH_BEFORE_DIR` (another checkout,
+ * `BENCH_SAMPLED=0` leaves out the gateway that samples 10 % of traces. Traces go out in the gateway's default encoding (OTLP/HTTP protobuf). With `BENCH_BEFORE_DIR` (another checkout,
  * built, with `node_modules`), its gateway with traces on runs in the same rounds too, for a before/after.
  *
- *   node scripts/ensure-build.mjs && npx tsx bench/observability.ts      # BENCH_ROUNDS, BENCH_DURATION_S, BENCH_RATE, BENCH_BEFORE_DIR
+ *   node scripts/ensure-build.mjs && npx tsx bench/observability.ts      # BENCH_ROUNDS, BENCH_DURATION_S, BENCH_RATE, BENCH_BEFORE_DIR, BENCH_SAMPLED=0
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -62,7 +62,9 @@ async function main(): Promise<void> {
         OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
       }),
     },
-    {
+  ];
+  if (process.env.BENCH_SAMPLED !== '0') {
+    systems.push({
       name: 'metrics on + traces sampled 10 %',
       gateway: await startGateway(upstreamPort, {
         ...quiet,
@@ -71,8 +73,8 @@ async function main(): Promise<void> {
         OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
         OTEL_TRACES_SAMPLER_ARG: '0.1',
       }),
-    },
-  ];
+    });
+  }
   if (BEFORE_DIR) {
     systems.push({
       name: `metrics on + traces, before (${BEFORE_DIR})`,
