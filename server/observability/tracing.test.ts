@@ -3,7 +3,7 @@
  * sent). The spans' content and the export are tested against a collector in test/contract/traces.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { samplerFromEnv, startTracing } from './tracing.js';
+import { batchSettings, samplerFromEnv, startTracing } from './tracing.js';
 
 function tracedRequest(env: NodeJS.ProcessEnv, traceparent?: string): string | undefined {
   const tracing = startTracing({ serviceName: 'test', version: '0', traceContent: false }, env);
@@ -31,5 +31,11 @@ describe('tracing sampler', () => {
     // Parent-based: a caller's unsampled trace stays unsampled, in the same trace.
     const caller = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00';
     expect(tracedRequest({}, caller)).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-00$/);
+  });
+
+  it('batches 2,048 spans an export from a 16,384-span queue unless OTEL_BSP_* says otherwise', () => {
+    expect(batchSettings({})).toEqual({ maxQueueSize: 16_384, maxExportBatchSize: 2_048 });
+    // Set, the variable wins: the SDK's processor reads it when the setting is absent.
+    expect(batchSettings({ OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '10' })).toEqual({});
   });
 });

@@ -228,7 +228,7 @@ export function traceExporter(env: NodeJS.ProcessEnv = process.env): ReadableSpa
   );
 }
 
-function batchSettings(env: NodeJS.ProcessEnv): Record<string, number> {
+export function batchSettings(env: NodeJS.ProcessEnv): Record<string, number> {
   const settings: Record<string, number> = {};
   if (!env.OTEL_BSP_MAX_QUEUE_SIZE) settings.maxQueueSize = 16_384;
   if (!env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE) settings.maxExportBatchSize = 2_048;
