@@ -5,7 +5,10 @@
  * and are driven one at a time in interleaved rounds whose order turns each round, so drift on a shared machine
  * hits all alike; a second metrics-off gateway is the control (what two equal systems read apart).
  *
- *   node scripts/ensure-build.mjs && npx tsx bench/observability.ts      # BENCH_ROUNDS, BENCH_DURATION_S, BENCH_RATE
+ * `BENCH_SAMPLED=0` leaves out the gateway that samples 10 % of traces. Traces go out in the gateway's default encoding (OTLP/HTTP protobuf). With `BENCH_BEFORE_DIR` (another checkout,
+ * built, with `node_modules`), its gateway with traces on runs in the same rounds too, for a before/after.
+ *
+ *   node scripts/ensure-build.mjs && npx tsx bench/observability.ts      # BENCH_ROUNDS, BENCH_DURATION_S, BENCH_RATE, BENCH_BEFORE_DIR, BENCH_SAMPLED=0
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -18,6 +21,7 @@ import { freePort, KEY, LOAD_CORE, median, PIN, startChild, startGateway } from 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
+const BEFORE_DIR = process.env.BENCH_BEFORE_DIR;
 
 function cpuTicks(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -58,7 +62,9 @@ async function main(): Promise<void> {
         OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
       }),
     },
-    {
+  ];
+  if (process.env.BENCH_SAMPLED !== '0') {
+    systems.push({
       name: 'metrics on + traces sampled 10 %',
       gateway: await startGateway(upstreamPort, {
         ...quiet,
@@ -67,8 +73,24 @@ async function main(): Promise<void> {
         OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
         OTEL_TRACES_SAMPLER_ARG: '0.1',
       }),
-    },
-  ];
+    });
+  }
+  if (BEFORE_DIR) {
+    systems.push({
+      name: `metrics on + traces, before (${BEFORE_DIR})`,
+      gateway: await startGateway(
+        upstreamPort,
+        {
+          ...quiet,
+          OMNIGATE_ADMIN_KEY: 'bench-admin-key-0123456789',
+          OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+        },
+        undefined,
+        undefined,
+        BEFORE_DIR,
+      ),
+    });
+  }
   const results = new Map<string, number[]>(systems.map((system) => [system.name, []]));
   const loads: number[] = [];
   const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'Say something about foxes.' }] });

@@ -30,6 +30,8 @@ interface Collector {
   url: string;
   spans: OtlpSpan[];
   contentTypes: string[];
+  /** The bodies of protobuf exports, undecoded. */
+  protobufBodies: Buffer[];
   close(): Promise<void>;
 }
 
@@ -37,12 +39,15 @@ interface Collector {
 async function startCollector(): Promise<Collector> {
   const spans: OtlpSpan[] = [];
   const contentTypes: string[] = [];
+  const protobufBodies: Buffer[] = [];
   const server: Server = createServer((req, res) => {
     const pieces: Buffer[] = [];
     req.on('data', (piece: Buffer) => pieces.push(piece));
     req.on('end', () => {
       contentTypes.push(String(req.headers['content-type']));
-      if (req.url === '/v1/traces') {
+      if (req.url === '/v1/traces' && req.headers['content-type'] === 'application/x-protobuf') {
+        protobufBodies.push(Buffer.concat(pieces));
+      } else if (req.url === '/v1/traces') {
         const body = JSON.parse(Buffer.concat(pieces).toString('utf8')) as {
           resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
         };
@@ -60,6 +65,7 @@ async function startCollector(): Promise<Collector> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
     contentTypes,
+    protobufBodies,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -115,6 +121,7 @@ async function setUp(
     OMNIGATE_CONFIG: config,
     OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
     OTEL_BSP_SCHEDULE_DELAY: '100',
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     ...extra,
   });
   return { base: `http://127.0.0.1:${server.port}`, upstream, collector };
@@ -193,5 +200,40 @@ describe('OpenTelemetry traces', () => {
     const serverSpan = (await spansOf(collector, traceId, 2)).find((span) => span.kind === 2)!;
     expect(String(attribute(serverSpan, 'gen_ai.input.messages'))).toContain(PROMPT);
     expect(String(attribute(serverSpan, 'gen_ai.output.messages'))).toContain(ANSWER);
+  });
+
+  it('exports OTLP/HTTP protobuf by default: the spans of a traced request arrive as application/x-protobuf', {
+    timeout: 180_000,
+  }, async () => {
+    const { base, collector } = await setUp({ OTEL_EXPORTER_OTLP_PROTOCOL: '' });
+    const traceId = '5bf92f3577b34da6a3ce929d0e0e4737';
+    const response = await chat(base, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    expect(response.status).toBe(200);
+    const requestId = String(response.headers.get('x-request-id'));
+    // Protobuf carries ids as raw bytes and strings as UTF-8: the export holds the trace id (once per span),
+    // the request id and the GenAI attribute names and values.
+    const traceBytes = Buffer.from(traceId, 'hex');
+    const count = (body: Buffer, needle: Buffer) => {
+      let found = 0;
+      for (let at = body.indexOf(needle); at >= 0; at = body.indexOf(needle, at + 1)) found++;
+      return found;
+    };
+    for (let tries = 0; tries < 200 && collector.protobufBodies.every((body) => count(body, traceBytes) < 2); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const body = collector.protobufBodies.find((piece) => count(piece, traceBytes) >= 2);
+    expect(body).toBeDefined();
+    expect(collector.contentTypes).not.toContain('application/json');
+    for (const text of [
+      requestId,
+      'omnigate.request_id',
+      'gen_ai.request.model',
+      'fast',
+      'gen_ai.response.model',
+      'up:good',
+    ]) {
+      expect(body!.includes(Buffer.from(text))).toBe(true);
+    }
+    expect(body!.includes(Buffer.from('zebras'))).toBe(false);
   });
 });
