@@ -92,6 +92,9 @@ const BUDGETS: Budget[] = [
   },
 ];
 
+/** The kit's phase c asks for 1,000 req/s; a run that reached less measured a saturated gateway. */
+const MIN_RATE = 950;
+
 const median = (values: number[]): number | undefined => {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
   if (sorted.length === 0) return undefined;
@@ -166,8 +169,13 @@ function main(): void {
     const ratio = median(perRun);
     const unit = budget.metric === 'cpu' ? ' µs' : budget.metric === 'maxRps' ? ' req/s' : ' ms';
     const digits = budget.metric === 'addedP99' ? 2 : 0;
-    const verdict = ratio === undefined ? 'n/a' : ratio <= 1 + budget.limitPct / 100 ? 'pass' : 'FAIL';
+    let verdict = ratio === undefined ? 'n/a' : ratio <= 1 + budget.limitPct / 100 ? 'pass' : 'FAIL';
     if (verdict === 'FAIL') failed += 1;
+    // Below ~1,000 req/s the phase measured a saturated gateway, not the budget's operating point.
+    const slow = runs.some((run) =>
+      [budget.variant, budget.against].some((system) => (at(system, run)?.open?.achievedRate ?? 0) < MIN_RATE),
+    );
+    if (verdict !== 'n/a' && slow) verdict += ' (rate not reached: undecided)';
     console.log(
       `| ${budget.issue} | ${budget.what} | ${budget.variant} ${num(medianOf(budget.variant, budget.metric), digits)}${unit} | ` +
         `${budget.against} ${num(medianOf(budget.against, budget.metric), digits)}${unit} | ${pct(ratio)} (${perRun.map((r) => pct(r)).join(', ')}) | ` +
