@@ -19,7 +19,7 @@ interface RunResult {
   psiStart?: number | null;
   psiEnd?: number | null;
   loadStart?: string;
-  open?: { achievedRate?: number; latency?: { p99?: number }; errors?: number };
+  open?: { sent?: number; achievedRate?: number; latency?: { p99?: number }; errors?: number; error?: string };
   max?: { rps?: number };
 }
 
@@ -115,15 +115,23 @@ function main(): void {
     machine: { loadavg?: string; loadavgEnd?: string };
     results: RunResult[];
   };
+  // The load average at the end is only in summary.json (written once every run is done).
+  const summaryFile = path.join(dir, 'summary.json');
+  if (existsSync(summaryFile)) {
+    raw.machine.loadavgEnd = (JSON.parse(readFileSync(summaryFile, 'utf8')) as typeof raw).machine.loadavgEnd;
+  }
   const ok = raw.results.filter((r) => !r.error);
   const runs = [...new Set(raw.results.map((r) => r.run))].sort((a, b) => a - b);
   const at = (system: string, run: number) => ok.find((r) => r.system === system && r.run === run);
   const metric = (r: RunResult | undefined, m: Budget['metric']): number | undefined => {
     if (!r) return undefined;
-    if (m === 'cpu') return r.cpuUsPerReqAt1k;
+    // A 1,000 req/s phase that did not finish (the driver's "hard stop" on a gateway far below the rate) has no
+    // request count: the kit then divides its CPU by 1, which is no figure at all.
+    const openFailed = Boolean(r.open?.error) || !r.open?.sent;
+    if (m === 'cpu') return openFailed ? undefined : r.cpuUsPerReqAt1k;
     if (m === 'maxRps') return r.max?.rps;
     const direct = at('direct', r.run);
-    const p99 = r.open?.latency?.p99;
+    const p99 = openFailed ? undefined : r.open?.latency?.p99;
     const directP99 = direct?.open?.latency?.p99;
     return p99 !== undefined && directP99 !== undefined ? p99 - directP99 : undefined;
   };
@@ -147,12 +155,17 @@ function main(): void {
   for (const failed of raw.results.filter((r) => r.error)) {
     console.log(`!! ${failed.system} run ${failed.run + 1} failed: ${failed.error}`);
   }
+  for (const r of ok.filter((r) => r.open?.error || !r.open?.sent)) {
+    console.log(
+      `!! ${r.system} run ${r.run + 1}: the 1,000 req/s phase did not finish (${r.open?.error ?? 'no count'}): no CPU figure`,
+    );
+  }
   console.log('CPU µs/request @1k and achieved rate per candidate (median of runs; per run):');
   const systems = [...new Set(raw.results.map((r) => r.system))];
   for (const system of systems) {
     const perRun = runs.map((run) => at(system, run));
     console.log(
-      `  ${system.padEnd(26)} ${num(medianOf(system, 'cpu')).padStart(5)} µs   [${perRun.map((r) => num(r?.cpuUsPerReqAt1k)).join(', ')}]` +
+      `  ${system.padEnd(26)} ${num(medianOf(system, 'cpu')).padStart(5)} µs   [${perRun.map((r) => num(metric(r, 'cpu'))).join(', ')}]` +
         `   achieved ${perRun.map((r) => num(r?.open?.achievedRate)).join(', ')} req/s` +
         `   cpu psi ${perRun.map((r) => (r ? `${r.psiStart ?? '?'}→${r.psiEnd ?? '?'}` : 'n/a')).join(', ')} %`,
     );
@@ -164,18 +177,25 @@ function main(): void {
   console.log('| issue | budget | variant | comparison | median ratio (per run) | limit | verdict |');
   console.log('|---|---|---|---|---|---|---|');
   let failed = 0;
+  let undecided = 0;
   for (const budget of BUDGETS) {
     const perRun = ratios(budget.variant, budget.against, budget.metric);
     const ratio = median(perRun);
     const unit = budget.metric === 'cpu' ? ' µs' : budget.metric === 'maxRps' ? ' req/s' : ' ms';
     const digits = budget.metric === 'addedP99' ? 2 : 0;
     let verdict = ratio === undefined ? 'n/a' : ratio <= 1 + budget.limitPct / 100 ? 'pass' : 'FAIL';
-    if (verdict === 'FAIL') failed += 1;
     // Below ~1,000 req/s the phase measured a saturated gateway, not the budget's operating point.
     const slow = runs.some((run) =>
       [budget.variant, budget.against].some((system) => (at(system, run)?.open?.achievedRate ?? 0) < MIN_RATE),
     );
-    if (verdict !== 'n/a' && slow) verdict += ' (rate not reached: undecided)';
+    if (verdict !== 'n/a' && slow) {
+      verdict += ' (rate not reached: undecided)';
+      undecided += 1;
+    } else if (verdict === 'FAIL') {
+      failed += 1;
+    } else if (verdict === 'n/a') {
+      undecided += 1;
+    }
     console.log(
       `| ${budget.issue} | ${budget.what} | ${budget.variant} ${num(medianOf(budget.variant, budget.metric), digits)}${unit} | ` +
         `${budget.against} ${num(medianOf(budget.against, budget.metric), digits)}${unit} | ${pct(ratio)} (${perRun.map((r) => pct(r)).join(', ')}) | ` +
@@ -193,7 +213,7 @@ function main(): void {
     const counts = readFileSync(sink, 'utf8').match(/^otlp sink: .*$/gm) ?? [];
     console.log(`tracing collector: ${counts.length ? counts.join('; ') : 'no count yet (still running?)'}`);
   }
-  console.log(`\n${failed} budget(s) over their limit in this run.`);
+  console.log(`\n${failed} budget(s) over their limit, ${undecided} not decided by this run.`);
 }
 
 main();
