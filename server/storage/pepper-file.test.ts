@@ -2,7 +2,7 @@
  * The operator's pepper file (`OMNIGATE_PEPPER_FILE`): never created, at least 32 bytes, not writable by group
  * or others (refused), readable by them only with a warning; one final line ending is not part of it.
  */
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -67,5 +67,17 @@ describe('readPepperFile', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'omnigate-data-'));
     expect(loadPepper(dataDir, { file: pepperFile(HEX) })).toEqual(Buffer.from(HEX));
     expect(existsSync(path.join(dataDir, PEPPER_FILE))).toBe(false);
+  });
+});
+
+describe('loadPepper without a pepper file', () => {
+  // On PostgreSQL no SQLite file creates the data directory first: the pepper is the first thing written there.
+  it('creates a data directory that does not exist yet (0700), then the pepper (0600), read back alike', () => {
+    const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'omnigate-data-')), 'fresh', 'data');
+    const pepper = loadPepper(dataDir);
+    expect(pepper).toHaveLength(32);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(dataDir, PEPPER_FILE)).mode & 0o777).toBe(0o600);
+    expect(loadPepper(dataDir)).toEqual(pepper);
   });
 });

@@ -11,7 +11,7 @@
  * group or others is accepted with a warning, because mounted secrets often are (Kubernetes' default 0644,
  * Docker's 0444) and refusing them would make the safe setting harder to reach than the unsafe one.
  */
-import { chmodSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { ConfigError } from '../config.js';
@@ -86,6 +86,9 @@ export function loadPepper(dataDir: string, given?: { file?: string; warn?: (mes
   // Written to a private temporary name and linked into place, so that a server and the keys CLI starting at
   // the same moment never read a half-written pepper: the first link wins and both read the winner.
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  // The data directory may not exist yet: on SQLite the database creates it first, but on PostgreSQL
+  // (`OMNIGATE_DATABASE_URL`) the pepper is the first thing written there. Private, as database.ts makes it.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   writeFileSync(temporary, randomBytes(PEPPER_BYTES), { mode: 0o600, flag: 'wx' });
   try {
     linkSync(temporary, file);
