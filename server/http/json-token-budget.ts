@@ -19,6 +19,8 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 
@@ -27,6 +29,13 @@ export interface JsonTokenCounter {
   write(chunk: Uint8Array): void;
   /** Whether the body so far holds more tokens than the limit. */
   readonly over: boolean;
+  /** The keys and values counted so far (counting stops once past the limit). */
+  readonly count: number;
+  /**
+   * The deepest nesting of objects and arrays seen so far (1 for a flat object), counted on the same bytes, so
+   * the depth limit (json-depth.ts) needs no walk over the parsed body.
+   */
+  readonly deepest: number;
 }
 
 /**
@@ -36,6 +45,8 @@ export interface JsonTokenCounter {
  */
 export function createJsonTokenCounter(limit: number): JsonTokenCounter {
   let count = 0;
+  let depth = 0;
+  let deepest = 0;
   let inString = false;
   let escaped = false;
   return {
@@ -66,14 +77,28 @@ export function createJsonTokenCounter(limit: number): JsonTokenCounter {
         const byte = chunk[index]!;
         if (byte === QUOTE) {
           inString = true;
-        } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET || byte === COMMA || byte === COLON) {
+        } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
           count += 1;
+          depth += 1;
+          if (depth > deepest) {
+            deepest = depth;
+          }
+        } else if (byte === COMMA || byte === COLON) {
+          count += 1;
+        } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+          depth -= 1;
         }
         index += 1;
       }
     },
     get over() {
       return count > limit;
+    },
+    get count() {
+      return count;
+    },
+    get deepest() {
+      return deepest;
     },
   };
 }
