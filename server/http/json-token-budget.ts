@@ -8,12 +8,16 @@
  * JSON.parse would build) chunk by chunk as the body arrives, so its own cost is spread over the reads and a
  * body over the budget is refused before it is parsed at all.
  *
- * The budget is far above what real clients send (a long Claude Code or Codex session with all its tools is
- * about 10^5 tokens; the contract's largest arrays, 100,000 minimal messages, fit in it).
+ * The budget bounds how long any accepted body can hold the event loop, whatever its shape: parsing, validating
+ * and answering cost about 0.2–0.7 µs per key or value (content blocks, each tried against every block type by
+ * the validator, are the dearest), so 1,000,000 let a 5 MB body of content blocks hold the loop 0.6 s. It is
+ * above what real clients send: 10,000 messages (the contract's `maxItems`) of the shape Claude Code sends —
+ * text, tool_use and tool_result blocks with `cache_control`, about 18 keys and values each — and 24 tools fit,
+ * and a long Claude Code session is compacted well before that many messages.
  */
 import { ApiError } from '../core/api-error.js';
 
-export const MAX_JSON_TOKENS = 1_000_000;
+export const MAX_JSON_TOKENS = 200_000;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
