@@ -1,11 +1,14 @@
 /**
  * The JSON body parser: express.json with the body size limit, and the token budget of `json-token-budget.ts`
- * counted while the body arrives, so a body too costly to parse is refused before JSON.parse sees it. A body
+ * counted while the body arrives, so a body too costly to parse is refused before JSON.parse sees it. The same
+ * count measures how deeply the body nests, so one nested too deeply is refused before it is parsed too, and the
+ * depth limit (json-depth.ts) does not walk the parsed body again. A body
  * whose declared length is over the limit is refused before any of it is read: express.json would read all of
  * it, however large, before passing its 413 on; the error handler reads only a bounded rest (drain-early-answer.ts).
  */
 import express, { type RequestHandler } from 'express';
 import { ApiError } from '../core/api-error.js';
+import { depthMeasured, MAX_JSON_DEPTH, nestingTooDeep } from './json-depth.js';
 import {
   createJsonTokenCounter,
   MAX_JSON_TOKENS,
@@ -30,6 +33,10 @@ export function jsonBody(limit: number, maxTokens = MAX_JSON_TOKENS): RequestHan
       if (counter.over) {
         throw tooManyJsonTokens(maxTokens);
       }
+      if (counter.deepest > MAX_JSON_DEPTH) {
+        throw nestingTooDeep(MAX_JSON_DEPTH);
+      }
+      depthMeasured.add(req);
     },
   });
   return (req, res, next) => {

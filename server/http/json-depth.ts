@@ -4,14 +4,26 @@
  * upstream, schema validation, codecs) would overflow its stack on ten thousand levels: refusing such a body
  * right after parsing keeps every later stage safe.
  *
- * The walk is iterative and visits each object and array once (strings are not scanned), so a 25 MiB prompt
- * costs nothing here, and it runs on the parsed value rather than the raw bytes so that body-parser can keep
- * decoding the body chunk by chunk as it arrives.
+ * A JSON body read by json-body.ts has its depth measured on its raw bytes while it arrives (by the token
+ * counter, json-token-budget.ts) and is refused there, before parsing. This walk is the fallback for any other
+ * body that reaches here as an object: it is iterative and visits each object and array once (strings are not
+ * scanned), but on the largest accepted body it still cost as much as parsing it, in one block of the event loop.
  */
 import type { RequestHandler } from 'express';
 import { ApiError } from '../core/api-error.js';
 
 export const MAX_JSON_DEPTH = 256;
+
+/**
+ * Requests whose JSON body's depth was already measured on its raw bytes while it arrived (json-body.ts): the
+ * walk below is skipped for them, so the largest accepted body pays for its depth check in the reads, not in one
+ * block after parsing.
+ */
+export const depthMeasured = new WeakSet<object>();
+
+export function nestingTooDeep(maxDepth: number): ApiError {
+  return new ApiError(400, `The JSON body nests deeper than ${maxDepth} levels.`, { code: 'nesting_too_deep' });
+}
 
 /** Whether `value` nests objects and arrays deeper than `maxDepth` levels. */
 export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
@@ -35,8 +47,13 @@ export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
 
 export function jsonDepthLimit(maxDepth = MAX_JSON_DEPTH): RequestHandler {
   return (req, _res, next) => {
-    if (typeof req.body === 'object' && req.body !== null && nestsDeeperThan(req.body, maxDepth)) {
-      next(new ApiError(400, `The JSON body nests deeper than ${maxDepth} levels.`, { code: 'nesting_too_deep' }));
+    if (
+      !depthMeasured.has(req) &&
+      typeof req.body === 'object' &&
+      req.body !== null &&
+      nestsDeeperThan(req.body, maxDepth)
+    ) {
+      next(nestingTooDeep(maxDepth));
       return;
     }
     next();

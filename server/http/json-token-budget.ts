@@ -8,17 +8,23 @@
  * JSON.parse would build) chunk by chunk as the body arrives, so its own cost is spread over the reads and a
  * body over the budget is refused before it is parsed at all.
  *
- * The budget is far above what real clients send (a long Claude Code or Codex session with all its tools is
- * about 10^5 tokens; the contract's largest arrays, 100,000 minimal messages, fit in it).
+ * The budget bounds how long any accepted body can hold the event loop, whatever its shape: parsing, validating
+ * and answering cost about 0.2–0.7 µs per key or value (content blocks, each tried against every block type by
+ * the validator, are the dearest), so 1,000,000 let a 5 MB body of content blocks hold the loop 0.6 s. It is
+ * above what real clients send: 10,000 messages (the contract's `maxItems`) of the shape Claude Code sends —
+ * text, tool_use and tool_result blocks with `cache_control`, about 18 keys and values each — and 24 tools fit,
+ * and a long Claude Code session is compacted well before that many messages.
  */
 import { ApiError } from '../core/api-error.js';
 
-export const MAX_JSON_TOKENS = 1_000_000;
+export const MAX_JSON_TOKENS = 200_000;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 
@@ -27,6 +33,13 @@ export interface JsonTokenCounter {
   write(chunk: Uint8Array): void;
   /** Whether the body so far holds more tokens than the limit. */
   readonly over: boolean;
+  /** The keys and values counted so far (counting stops once past the limit). */
+  readonly count: number;
+  /**
+   * The deepest nesting of objects and arrays seen so far (1 for a flat object), counted on the same bytes, so
+   * the depth limit (json-depth.ts) needs no walk over the parsed body.
+   */
+  readonly deepest: number;
 }
 
 /**
@@ -36,6 +49,8 @@ export interface JsonTokenCounter {
  */
 export function createJsonTokenCounter(limit: number): JsonTokenCounter {
   let count = 0;
+  let depth = 0;
+  let deepest = 0;
   let inString = false;
   let escaped = false;
   return {
@@ -66,14 +81,28 @@ export function createJsonTokenCounter(limit: number): JsonTokenCounter {
         const byte = chunk[index]!;
         if (byte === QUOTE) {
           inString = true;
-        } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET || byte === COMMA || byte === COLON) {
+        } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
           count += 1;
+          depth += 1;
+          if (depth > deepest) {
+            deepest = depth;
+          }
+        } else if (byte === COMMA || byte === COLON) {
+          count += 1;
+        } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+          depth -= 1;
         }
         index += 1;
       }
     },
     get over() {
       return count > limit;
+    },
+    get count() {
+      return count;
+    },
+    get deepest() {
+      return deepest;
     },
   };
 }

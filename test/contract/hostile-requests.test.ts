@@ -71,6 +71,27 @@ describe('nesting depth (finding 5)', () => {
     const res = await post('/v1/chat/completions').set('content-type', 'application/json').send(raw);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
+
+  it('one level over the limit is refused, as raw bytes and gzip-compressed, and escaped quotes keep strings closed', async () => {
+    // The depth is measured on the raw bytes while they arrive: `\\"` inside a string must not end it, or the
+    // brackets after it would count.
+    const over = `{"model":"local:chat","messages":[{"role":"user","content":"a \\" [[[[ \\\\"}],"tools":[{"type":"function","function":{"name":"f","parameters":${nested(MAX_JSON_DEPTH - 3)}}}]}`;
+    const atLimit = over.replace(nested(MAX_JSON_DEPTH - 3), nested(MAX_JSON_DEPTH - 4));
+    expect(JSON.parse(over).messages[0].content).toBe('a " [[[[ \\');
+    const served = await post('/v1/chat/completions').set('content-type', 'application/json').send(atLimit);
+    expect(served.status, JSON.stringify(served.body)).toBe(200);
+    expectOpenAiError(
+      await post('/v1/chat/completions').set('content-type', 'application/json').send(over),
+      400,
+      'nesting_too_deep',
+    );
+    const gzipped = await post('/v1/chat/completions')
+      .set('content-type', 'application/json')
+      .set('content-encoding', 'gzip')
+      .serialize((body) => body)
+      .send(gzipSync(over));
+    expectOpenAiError(gzipped, 400, 'nesting_too_deep');
+  });
 });
 
 describe('bodies that cannot be decoded (finding 6)', () => {
