@@ -77,6 +77,11 @@ const adminKeyRequired = () =>
     { code: 'admin_key_required' },
   );
 
+const adminKeyNotApiKey = () =>
+  new ApiError(403, 'This is an admin key: it authenticates the admin API (/admin/v1) only; use an API key here.', {
+    code: 'admin_key_not_api_key',
+  });
+
 export function authenticate(
   keys: Pick<KeyCache, 'cached' | 'verify'>,
   isPublic: PublicPaths,
@@ -123,21 +128,15 @@ export function authenticate(
       return;
     }
     const admitKey = (key: ApiKeyRecord | undefined) => {
-      if (!key) {
-        next(new ApiError(401, 'Invalid API key.', { code: 'invalid_api_key' }));
+      // The operator's OMNIGATE_ADMIN_KEY is never in the key store: it is compared (in constant time) only once
+      // the store does not know the secret, so an API key's call never pays for it.
+      if (key?.admin || (!key && admin?.check(secret))) {
+        // An admin key runs the admin API only: it has no limits, usage or models of its own to spend.
+        next(adminKeyNotApiKey());
         return;
       }
-      if (key.admin) {
-        // An admin key runs the admin API only: it has no limits, usage or models of its own to spend.
-        next(
-          new ApiError(
-            403,
-            'This is an admin key: it authenticates the admin API (/admin/v1) only; use an API key here.',
-            {
-              code: 'admin_key_not_api_key',
-            },
-          ),
-        );
+      if (!key) {
+        next(new ApiError(401, 'Invalid API key.', { code: 'invalid_api_key' }));
         return;
       }
       res.locals.apiKey = key;

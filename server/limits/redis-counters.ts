@@ -1,6 +1,7 @@
 /**
  * The counters in Redis (`OMNIGATE_REDIS_URL`): every instance pointed at the same Redis shares them, and each
- * admission, settlement and renewal is one Lua script (redis-scripts.ts), so they are exact across instances.
+ * admission, settlement and renewal runs in a Lua script (redis-scripts.ts), so they are exact across instances;
+ * the admissions (and the settlements) of one event-loop turn share one script call.
  * Commands fail at once while Redis is unreachable (no offline queue, a short command timeout): the call limiter
  * then applies `limits.on_store_down` instead of letting requests wait for a reconnection.
  */
@@ -31,8 +32,8 @@ export interface RedisCountersOptions {
 }
 
 const DAY_MS = 86_400_000;
-/** Settlements sent in one script call at most (a script blocks Redis while it runs). */
-const MAX_SETTLE_BATCH = 200;
+/** Admissions or settlements sent in one script call at most (a script blocks Redis while it runs). */
+const MAX_BATCH = 200;
 
 type ScriptClient = RedisClient & {
   omnigateAdmit(...args: Array<string | number>): Promise<Array<number | string>>;
@@ -100,55 +101,110 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     return waiting;
   }
 
-  const pending: Array<{ request: Settle; resolve(): void; reject(error: unknown): void }> = [];
+  /**
+   * Admissions and settlements are queued and sent once per event-loop turn: every settlement of the turn as one
+   * script call, then every admission as another (each at most MAX_BATCH calls), both in one write. N concurrent
+   * calls cost two script calls and one round trip, not N. Settlements go first, so a slot freed in a turn is
+   * free for the admissions of the same turn. Each queue keeps its argument list as it fills: nothing is built
+   * twice.
+   */
+  let admitArgs: Array<string | number> = [0];
+  let admitWaiters: Array<{
+    scopes: ScopeLimits[];
+    resolve(admission: Admission): void;
+    reject(error: unknown): void;
+  }> = [];
+  let settleArgs: Array<string | number> = [0, 0];
+  let settleWaiters: Array<{ resolve(): void; reject(error: unknown): void }> = [];
+  /** The latest clock of the queued settlements: one clock for the batch, so no bucket drains backwards. */
+  let settleNow = 0;
+  let scheduled = false;
 
-  function settleArgs(request: Settle, args: Array<string | number>): void {
-    const { now } = request;
-    args.push(request.lease, request.tokensDelta, request.costUsd, request.mediaUnits, request.scopes.length);
-    for (const { scope, limits } of request.scopes) {
-      // A scope counts spend only while it has a budget, and media units only while it limits them.
-      const budget = limits.budgetUsd !== undefined && request.costUsd > 0;
-      const media = limits.mediaUnitsPerDay !== undefined && request.mediaUnits > 0;
-      const total = (limits.budgetPeriod ?? 'month') === 'total';
-      args.push(
-        baseOf(scope),
-        field(limits.tpm),
-        budget ? periodOf(limits, now) : '',
-        media ? dayOf(now) : '',
-        budget && !total ? periodEndsIn(limits, now) + DAY_MS : -1,
-        media ? dayEndsIn(now) + DAY_MS : 0,
-      );
+  function schedule(): void {
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
     }
   }
 
-  async function flushSettlements(): Promise<void> {
-    const batch = pending.splice(0, MAX_SETTLE_BATCH);
-    if (pending.length > 0) {
-      setImmediate(flushSettlements);
+  function flush(): void {
+    scheduled = false;
+    if (settleWaiters.length > 0) {
+      sendSettlements();
     }
-    // One clock for the batch: the latest, so no bucket drains backwards.
-    const now = Math.max(...batch.map(({ request }) => request.now));
-    const args: Array<string | number> = [now, batch.length];
-    for (const { request } of batch) {
-      settleArgs(request, args);
+    if (admitWaiters.length > 0) {
+      sendAdmissions();
     }
-    try {
-      await ready();
-      await client.omnigateSettle(...args);
-      for (const { resolve } of batch) {
-        resolve();
-      }
-    } catch (error) {
-      for (const { reject } of batch) {
-        reject(error);
-      }
+  }
+
+  function sendSettlements(): void {
+    const args = settleArgs;
+    const waiters = settleWaiters;
+    args[0] = settleNow;
+    args[1] = waiters.length;
+    settleArgs = [0, 0];
+    settleWaiters = [];
+    settleNow = 0;
+    const send = () => client.omnigateSettle(...args);
+    const waited = ready();
+    (waited ? waited.then(send) : send()).then(
+      () => {
+        for (const waiter of waiters) {
+          waiter.resolve();
+        }
+      },
+      (error: unknown) => {
+        for (const waiter of waiters) {
+          waiter.reject(error);
+        }
+      },
+    );
+  }
+
+  function sendAdmissions(): void {
+    const args = admitArgs;
+    const waiters = admitWaiters;
+    args[0] = waiters.length;
+    admitArgs = [0];
+    admitWaiters = [];
+    const send = () => client.omnigateAdmit(...args);
+    const waited = ready();
+    (waited ? waited.then(send) : send()).then(
+      (reply) => {
+        for (let at = 0; at < waiters.length; at++) {
+          waiters[at]!.resolve(admissionOf(reply, at * 10, waiters[at]!.scopes));
+        }
+      },
+      (error: unknown) => {
+        for (const waiter of waiters) {
+          waiter.reject(error);
+        }
+      },
+    );
+  }
+
+  function admissionOf(reply: Array<number | string>, at: number, scopes: ScopeLimits[]): Admission {
+    const rates = {
+      requests: rate(Number(reply[at + 4]), Number(reply[at + 5]), Number(reply[at + 6])),
+      tokens: rate(Number(reply[at + 7]), Number(reply[at + 8]), Number(reply[at + 9])),
+    };
+    if (Number(reply[at]) === 1) {
+      return { admitted: true, rates };
     }
+    return {
+      admitted: false,
+      kind: String(reply[at + 1]) as LimitKind,
+      scope: scopes[Number(reply[at + 2])]!.scope,
+      retryAfterMs: Number(reply[at + 3]),
+      rates,
+    };
   }
 
   return {
-    async admit(request: Admit): Promise<Admission> {
+    admit(request: Admit): Promise<Admission> {
       const { now } = request;
-      const args: Array<string | number> = [
+      const args = admitArgs;
+      args.push(
         now,
         request.leaseMs,
         request.lease,
@@ -157,7 +213,7 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
         request.mediaUnits,
         request.scopes.length,
         request.spends === false ? 0 : 1,
-      ];
+      );
       for (const { scope, limits } of request.scopes) {
         // Days and periods are read only by the limits that count per day or period (dates cost CPU per call).
         const budget = limits.budgetUsd !== undefined;
@@ -176,30 +232,47 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
           daily ? dayEndsIn(now) : 0,
         );
       }
-      await ready();
-      const reply = await client.omnigateAdmit(...args);
-      const [admitted, kind, index, retryAfterMs, reqL, reqR, reqT, tokL, tokR, tokT] = reply.map((value, at) =>
-        at === 1 ? value : Number(value),
-      ) as [number, string, number, number, number, number, number, number, number, number];
-      const rates = { requests: rate(reqL, reqR, reqT), tokens: rate(tokL, tokR, tokT) };
-      if (admitted === 1) {
-        return { admitted: true, rates };
-      }
-      return {
-        admitted: false,
-        kind: kind as LimitKind,
-        scope: request.scopes[index]!.scope,
-        retryAfterMs,
-        rates,
-      };
+      return new Promise<Admission>((resolve, reject) => {
+        admitWaiters.push({ scopes: request.scopes, resolve, reject });
+        if (admitWaiters.length >= MAX_BATCH) {
+          // A full batch goes now, after the settlements queued before it.
+          if (settleWaiters.length > 0) {
+            sendSettlements();
+          }
+          sendAdmissions();
+        } else {
+          schedule();
+        }
+      });
     },
 
-    settle(request) {
-      // Queued, and sent with every other settlement of this event-loop turn as one script call.
+    settle(request: Settle): Promise<void> {
+      const { now } = request;
+      const args = settleArgs;
+      args.push(request.lease, request.tokensDelta, request.costUsd, request.mediaUnits, request.scopes.length);
+      for (const { scope, limits } of request.scopes) {
+        // A scope counts spend only while it has a budget, and media units only while it limits them.
+        const budget = limits.budgetUsd !== undefined && request.costUsd > 0;
+        const media = limits.mediaUnitsPerDay !== undefined && request.mediaUnits > 0;
+        const total = (limits.budgetPeriod ?? 'month') === 'total';
+        args.push(
+          baseOf(scope),
+          field(limits.tpm),
+          budget ? periodOf(limits, now) : '',
+          media ? dayOf(now) : '',
+          budget && !total ? periodEndsIn(limits, now) + DAY_MS : -1,
+          media ? dayEndsIn(now) + DAY_MS : 0,
+        );
+      }
+      if (now > settleNow) {
+        settleNow = now;
+      }
       return new Promise<void>((resolve, reject) => {
-        pending.push({ request, resolve, reject });
-        if (pending.length === 1) {
-          setImmediate(flushSettlements);
+        settleWaiters.push({ resolve, reject });
+        if (settleWaiters.length >= MAX_BATCH) {
+          sendSettlements();
+        } else {
+          schedule();
         }
       });
     },

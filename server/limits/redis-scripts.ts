@@ -48,101 +48,115 @@ end
 `;
 
 /**
- * ARGV: now, leaseMs, lease, tokens, costUsd, mediaUnits, scopeCount, spends (1/0), then per scope 10 fields: base, rpm, tpm,
- * maxParallel, mediaPerDay, budgetUsd, period id, day id, ms to the period's end (-1: never), ms to the day's end.
- * Returns {admitted, kind, scope index, retryAfterMs, req limit, remaining, reset, tok limit, remaining, reset}
- * (-1 where a rate is not limited).
+ * Admits several calls at once (the calls that began in one event-loop turn: one round trip for all of them), in
+ * the order given, each exactly as if it were alone: a later call sees what an earlier one took.
+ * ARGV: admitCount, then per call: now, leaseMs, lease, tokens, costUsd, mediaUnits, scopeCount, spends (1/0),
+ * then per scope 10 fields: base, rpm, tpm, maxParallel, mediaPerDay, budgetUsd, period id, day id, ms to the
+ * period's end (-1: never), ms to the day's end.
+ * Returns, per call, 10 values: admitted, kind, scope index, retryAfterMs, req limit, remaining, reset, tok limit,
+ * remaining, reset (-1 where a rate is not limited).
  */
 export const ADMIT_SCRIPT = `${COMMON}
-local now = tonumber(ARGV[1])
-local leaseMs = tonumber(ARGV[2])
-local lease = ARGV[3]
-local tokens = tonumber(ARGV[4])
-local cost = tonumber(ARGV[5])
-local media = tonumber(ARGV[6])
-local n = tonumber(ARGV[7])
-local spends = ARGV[8] == '1'
-local reqL, reqR, reqT, tokL, tokR, tokT = -1, -1, -1, -1, -1, -1
-local function keepReq(l, r, t) if reqL < 0 or r < reqR then reqL, reqR, reqT = l, r, t end end
-local function keepTok(l, r, t) if tokL < 0 or r < tokR then tokL, tokR, tokT = l, r, t end end
-local levels = {}
-for i = 0, n - 1 do
-  local o = 9 + i * 10
-  local base = ARGV[o]
-  local rpm, tpm, par, mpd, budget = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3]), num(ARGV[o+4]), num(ARGV[o+5])
-  local period, day, periodEnds, dayEnds = ARGV[o+6], ARGV[o+7], tonumber(ARGV[o+8]), tonumber(ARGV[o+9])
-  sweep(base, now, rpm, par, budget or mpd)
-  local function refuse(kind, after)
-    return {0, kind, i, math.max(1, math.ceil(after)), reqL, reqR, reqT, tokL, tokR, tokT}
-  end
-  if rpm then
-    local count = redis.call('ZCARD', base .. ':req')
-    local reset = W
-    if count > 0 then
-      local oldest = redis.call('ZRANGE', base .. ':req', 0, 0, 'WITHSCORES')
-      reset = tonumber(oldest[2]) + W - now
+local function admitOne(a)
+  local now = tonumber(ARGV[a])
+  local leaseMs = tonumber(ARGV[a+1])
+  local lease = ARGV[a+2]
+  local tokens = tonumber(ARGV[a+3])
+  local cost = tonumber(ARGV[a+4])
+  local media = tonumber(ARGV[a+5])
+  local n = tonumber(ARGV[a+6])
+  local spends = ARGV[a+7] == '1'
+  local first = a + 8
+  local reqL, reqR, reqT, tokL, tokR, tokT = -1, -1, -1, -1, -1, -1
+  local function keepReq(l, r, t) if reqL < 0 or r < reqR then reqL, reqR, reqT = l, r, t end end
+  local function keepTok(l, r, t) if tokL < 0 or r < tokR then tokL, tokR, tokT = l, r, t end end
+  local levels = {}
+  for i = 0, n - 1 do
+    local o = first + i * 10
+    local base = ARGV[o]
+    local rpm, tpm, par, mpd, budget = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3]), num(ARGV[o+4]), num(ARGV[o+5])
+    local period, day, periodEnds, dayEnds = ARGV[o+6], ARGV[o+7], tonumber(ARGV[o+8]), tonumber(ARGV[o+9])
+    sweep(base, now, rpm, par, budget or mpd)
+    local function refuse(kind, after)
+      return {0, kind, i, math.max(1, math.ceil(after)), reqL, reqR, reqT, tokL, tokR, tokT}
     end
-    if count + 1 > rpm then
-      keepReq(rpm, 0, reset)
-      return refuse('rpm', reset)
+    if rpm then
+      local count = redis.call('ZCARD', base .. ':req')
+      local reset = W
+      if count > 0 then
+        local oldest = redis.call('ZRANGE', base .. ':req', 0, 0, 'WITHSCORES')
+        reset = tonumber(oldest[2]) + W - now
+      end
+      if count + 1 > rpm then
+        keepReq(rpm, 0, reset)
+        return refuse('rpm', reset)
+      end
+      keepReq(rpm, rpm - count - 1, reset)
     end
-    keepReq(rpm, rpm - count - 1, reset)
-  end
-  if tpm then
-    local level = bucket(base, now, tpm)
-    levels[i] = level
-    local rate = tpm / W
-    if tokens > 0 and level > 0 and level + tokens > tpm then
-      keepTok(tpm, math.max(0, math.floor(tpm - level)), math.ceil(level / rate))
-      return refuse('tpm', (level + tokens - tpm) / rate)
+    if tpm then
+      local level = bucket(base, now, tpm)
+      levels[i] = level
+      local rate = tpm / W
+      if tokens > 0 and level > 0 and level + tokens > tpm then
+        keepTok(tpm, math.max(0, math.floor(tpm - level)), math.ceil(level / rate))
+        return refuse('tpm', (level + tokens - tpm) / rate)
+      end
+      keepTok(tpm, math.max(0, math.floor(tpm - level - tokens)), math.ceil((level + tokens) / rate))
     end
-    keepTok(tpm, math.max(0, math.floor(tpm - level - tokens)), math.ceil((level + tokens) / rate))
-  end
-  if par then
-    local count = redis.call('ZCARD', base .. ':par')
-    if count >= par then
-      local first = redis.call('ZRANGE', base .. ':par', 0, 0, 'WITHSCORES')
-      return refuse('parallel', math.min(1000, tonumber(first[2]) - now))
+    if par then
+      local count = redis.call('ZCARD', base .. ':par')
+      if count >= par then
+        local oldest = redis.call('ZRANGE', base .. ':par', 0, 0, 'WITHSCORES')
+        return refuse('parallel', math.min(1000, tonumber(oldest[2]) - now))
+      end
+    end
+    if mpd and media > 0 then
+      local used = tonumber(redis.call('GET', base .. ':media:' .. day) or '0')
+        + tonumber(redis.call('HGET', base .. ':reserved', 'media') or '0')
+      if used + media > mpd then return refuse('media', dayEnds) end
+    end
+    if budget and spends then
+      local spent = tonumber(redis.call('GET', base .. ':spend:' .. period) or '0')
+        + tonumber(redis.call('HGET', base .. ':reserved', 'cost') or '0')
+      if spent >= budget then
+        if periodEnds < 0 then periodEnds = dayEnds end
+        return refuse('budget', periodEnds)
+      end
     end
   end
-  if mpd and media > 0 then
-    local used = tonumber(redis.call('GET', base .. ':media:' .. day) or '0')
-      + tonumber(redis.call('HGET', base .. ':reserved', 'media') or '0')
-    if used + media > mpd then return refuse('media', dayEnds) end
-  end
-  if budget and spends then
-    local spent = tonumber(redis.call('GET', base .. ':spend:' .. period) or '0')
-      + tonumber(redis.call('HGET', base .. ':reserved', 'cost') or '0')
-    if spent >= budget then
-      if periodEnds < 0 then periodEnds = dayEnds end
-      return refuse('budget', periodEnds)
+  for i = 0, n - 1 do
+    local o = first + i * 10
+    local base = ARGV[o]
+    local rpm, tpm, par, mpd, budget = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3]), num(ARGV[o+4]), num(ARGV[o+5])
+    if rpm then
+      redis.call('ZADD', base .. ':req', now, lease)
+      redis.call('PEXPIRE', base .. ':req', W)
+    end
+    if tpm then setBucket(base, now, tpm, levels[i] + tokens) end
+    if par then
+      redis.call('ZADD', base .. ':par', now + leaseMs, lease)
+      redis.call('PEXPIRE', base .. ':par', leaseMs * 2)
+    end
+    if (cost > 0 or media > 0) and (budget or mpd) then
+      redis.call('ZADD', base .. ':res', now + leaseMs, lease)
+      redis.call('HSET', base .. ':resamt', lease, tostring(cost) .. '|' .. tostring(media))
+      redis.call('HINCRBYFLOAT', base .. ':reserved', 'cost', cost)
+      redis.call('HINCRBYFLOAT', base .. ':reserved', 'media', media)
+      for _, suffix in ipairs({':res', ':resamt', ':reserved'}) do
+        redis.call('PEXPIRE', base .. suffix, leaseMs * 2)
+      end
     end
   end
+  return {1, '', -1, 0, reqL, reqR, reqT, tokL, tokR, tokT}
 end
-for i = 0, n - 1 do
-  local o = 9 + i * 10
-  local base = ARGV[o]
-  local rpm, tpm, par, mpd, budget = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3]), num(ARGV[o+4]), num(ARGV[o+5])
-  if rpm then
-    redis.call('ZADD', base .. ':req', now, lease)
-    redis.call('PEXPIRE', base .. ':req', W)
-  end
-  if tpm then setBucket(base, now, tpm, levels[i] + tokens) end
-  if par then
-    redis.call('ZADD', base .. ':par', now + leaseMs, lease)
-    redis.call('PEXPIRE', base .. ':par', leaseMs * 2)
-  end
-  if (cost > 0 or media > 0) and (budget or mpd) then
-    redis.call('ZADD', base .. ':res', now + leaseMs, lease)
-    redis.call('HSET', base .. ':resamt', lease, tostring(cost) .. '|' .. tostring(media))
-    redis.call('HINCRBYFLOAT', base .. ':reserved', 'cost', cost)
-    redis.call('HINCRBYFLOAT', base .. ':reserved', 'media', media)
-    for _, suffix in ipairs({':res', ':resamt', ':reserved'}) do
-      redis.call('PEXPIRE', base .. suffix, leaseMs * 2)
-    end
-  end
+local out = {}
+local a = 2
+for _ = 1, tonumber(ARGV[1]) do
+  local reply = admitOne(a)
+  for j = 1, 10 do out[#out + 1] = reply[j] end
+  a = a + 8 + tonumber(ARGV[a+6]) * 10
 end
-return {1, '', -1, 0, reqL, reqR, reqT, tokL, tokR, tokT}
+return out
 `;
 
 /**

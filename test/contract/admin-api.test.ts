@@ -1,6 +1,6 @@
 /**
  * The admin API (`/admin/v1`) on a real app: every operation, who may call it (the OMNIGATE_ADMIN_KEY, an
- * admin key of the key store; never an API key, which gets 401, and an admin key is refused on /v1 with 403),
+ * admin key of the key store; never an API key, which gets 401, and either admin key is refused on /v1 with 403),
  * bad input as 400s naming the field, and limits that take effect: a key given rpm 2 here is refused on its 3rd
  * call, a limit changed on a key already in use holds from its next call, and a project's limit stricter than
  * its key's applies. Also `GET /v1/usage/summary` and the admin's summary agree with `GET /v1/usage`'s records.
@@ -52,6 +52,32 @@ describe('admin API', () => {
     // Revoked, the admin key opens nothing.
     expect((await request(app).delete(`/admin/v1/keys/${created.body.id}`).set(admin)).status).toBe(200);
     expect((await request(app).get('/admin/v1/projects').set(bearer(adminKey))).status).toBe(401);
+  });
+
+  it('refuses OMNIGATE_ADMIN_KEY on /v1 and /anthropic with 403 admin_key_not_api_key, as a stored admin key, never echoing it', async () => {
+    const { app, key } = await open();
+    for (const call of [
+      request(app).get('/v1/models').set(admin),
+      request(app).post('/v1/chat/completions').set(admin).send({ model: 'x', messages: [] }),
+    ]) {
+      const answer = await call;
+      expect(answer.status).toBe(403);
+      expect(answer.body.error.code).toBe('admin_key_not_api_key');
+      expect(JSON.stringify(answer.body)).not.toContain(ADMIN);
+    }
+    // Anthropic's envelope has no code: its permission error, with the same message.
+    const anthropic = await request(app).get('/anthropic/v1/models').set('x-api-key', ADMIN);
+    expect(anthropic.status).toBe(403);
+    expect(anthropic.body.error.type).toBe('permission_error');
+    expect(anthropic.body.error.message).toContain('admin key');
+    expect(JSON.stringify(anthropic.body)).not.toContain(ADMIN);
+    // A wrong key is still an invalid API key, and an API key still works.
+    const wrong = await request(app)
+      .get('/v1/models')
+      .set(bearer(`${ADMIN}x`));
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe('invalid_api_key');
+    expect((await request(app).get('/v1/models').set(bearer(key))).status).toBe(200);
   });
 
   it('keys: create (secret once), list, get, update, revoke', async () => {
