@@ -2128,7 +2128,7 @@ export interface components {
             /** @description The id of the API key that made the call. */
             key_id: string;
             /**
-             * @description The `operationId` of the operation called; `unknown` for a request that matched no operation (unknown path or method).
+             * @description The `operationId` of the operation called; `unknown` for a request that matched no operation (unknown path or method); `embedFilePassages` for the background embedding of the key's uploaded files for semantic search (`search.embedding_model`), one record per embedding call, with its input tokens and cost.
              * @example createChatCompletion
              */
             operation: string;
