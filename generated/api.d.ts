@@ -3998,15 +3998,37 @@ export interface components {
             temperature?: string;
         };
         /**
-         * @description `json` (default) and `verbose_json` answer JSON; `text`, `srt` and `vtt` answer `text/plain`.
+         * @description `json` (default), `verbose_json` and `diarized_json` answer JSON; `text`, `srt` and `vtt` answer `text/plain`. `diarized_json` (segments labelled by speaker) is for transcriptions by a diarizing model (`gpt-4o-transcribe-diarize`); a translation refuses it with 400 `invalid_value`.
          * @default json
          * @enum {string}
          */
-        TranscriptionFormat: "json" | "text" | "srt" | "verbose_json" | "vtt";
+        TranscriptionFormat: "json" | "text" | "srt" | "verbose_json" | "vtt" | "diarized_json";
         /** @enum {string} */
         TranscriptionGranularity: "word" | "segment";
-        /** @description `TranscriptionJson` for `response_format` `json`, `TranscriptionVerbose` for `verbose_json`. */
-        TranscriptionResponse: components["schemas"]["TranscriptionJson"] | components["schemas"]["TranscriptionVerbose"];
+        /** @description `TranscriptionJson` for `response_format` `json`, `TranscriptionVerbose` for `verbose_json`, `TranscriptionDiarized` for `diarized_json`. */
+        TranscriptionResponse: components["schemas"]["TranscriptionJson"] | components["schemas"]["TranscriptionVerbose"] | components["schemas"]["TranscriptionDiarized"];
+        /** @description OpenAI's `diarized_json`, passed on from the upstream's answer; the text and who said what, when. */
+        TranscriptionDiarized: {
+            /** @constant */
+            task: "transcribe";
+            /** @description Seconds of audio. */
+            duration: number;
+            /** @description The whole transcript. */
+            text: string;
+            segments: components["schemas"]["TranscriptionDiarizedSegment"][];
+            usage?: components["schemas"]["TranscriptionUsage"];
+        };
+        TranscriptionDiarizedSegment: {
+            /** @constant */
+            type: "transcript.text.segment";
+            id: string;
+            /** @description Seconds from the start. */
+            start: number;
+            end: number;
+            text: string;
+            /** @description The speaker's label (`A`, `B`, …), or the name given in `known_speaker_names[]`. */
+            speaker: string;
+        };
         /** @description `TranscriptionJson` for `response_format` `json`, `TranscriptionVerbose` (task `translate`) for `verbose_json`. */
         TranslationResponse: components["schemas"]["TranscriptionJson"] | components["schemas"]["TranscriptionVerbose"];
         TranscriptionJson: {
@@ -4614,11 +4636,11 @@ export interface components {
             language?: string;
             prompt?: string;
             /**
-             * @description The shape of `content` — text, srt, vtt, json or verbose_json (JSON serialised as text).
+             * @description The shape of `content` — text, srt, vtt, json, verbose_json or diarized_json (JSON serialised as text).
              * @default text
              * @enum {string}
              */
-            response_format?: "json" | "text" | "srt" | "verbose_json" | "vtt";
+            response_format?: "json" | "text" | "srt" | "verbose_json" | "vtt" | "diarized_json";
         };
         /** @description The structured output of the `transcribe_audio` tool. */
         TranscribeAudioToolOutput: {
@@ -4629,7 +4651,7 @@ export interface components {
             /** @description Seconds of audio, measured by decoding the file. */
             seconds: number;
             /** @enum {string} */
-            response_format: "json" | "text" | "srt" | "verbose_json" | "vtt";
+            response_format: "json" | "text" | "srt" | "verbose_json" | "vtt" | "diarized_json";
             /** @description The answer in `response_format`, as text (JSON formats serialised). */
             content: string;
         };

@@ -92,6 +92,11 @@ const SEGMENTS = [
   },
 ];
 
+const DIARIZED_SEGMENTS = [
+  { type: 'transcript.text.segment', id: 'seg_0', start: 0, end: 1.2, text: 'Hello there.', speaker: 'A' },
+  { type: 'transcript.text.segment', id: 'seg_1', start: 1.2, end: 2, text: 'General Kenobi.', speaker: 'B' },
+];
+
 async function answerTranscription(request: RecordedRequest, res: ServerResponse, translate: boolean): Promise<void> {
   const got = await readForm(request);
   received.push(got);
@@ -110,6 +115,17 @@ async function answerTranscription(request: RecordedRequest, res: ServerResponse
       input_token_details: { text_tokens: 0, audio_tokens: 14 },
     };
     res.end(`data: ${JSON.stringify({ type: 'transcript.text.done', text, usage })}\n\n`);
+    return;
+  }
+  if (format === 'diarized_json') {
+    // gpt-4o-transcribe-diarize's answer: segments labelled by speaker.
+    sendJson(res, {
+      task: 'transcribe',
+      duration: 2,
+      text,
+      segments: DIARIZED_SEGMENTS,
+      usage: { type: 'tokens', input_tokens: 30, output_tokens: 8, total_tokens: 38 },
+    });
     return;
   }
   if (format === 'verbose_json') {
@@ -310,6 +326,41 @@ describe('audio.transcriptions.create', () => {
       total_tokens: 20,
       input_token_details: { text_tokens: 0, audio_tokens: 14 },
     });
+  });
+});
+
+describe('response_format diarized_json', () => {
+  it('passes the diarizing upstream its format and answers its speaker-labelled segments', async () => {
+    received = [];
+    const transcript = await client.audio.transcriptions.create({
+      file: await toFile(wav, 'meeting.wav'),
+      model: 'fake:whisper-1',
+      response_format: 'diarized_json',
+      known_speaker_names: ['Obi-Wan'],
+    } as Parameters<typeof client.audio.transcriptions.create>[0]);
+    expect(received[0]!.fields.response_format).toEqual(['diarized_json']);
+    expect(received[0]!.fields['known_speaker_names[]']).toEqual(['Obi-Wan']);
+    expect(transcript).toEqual({
+      task: 'transcribe',
+      duration: 2,
+      text: 'Hello there. General Kenobi.',
+      segments: DIARIZED_SEGMENTS,
+      usage: { type: 'tokens', input_tokens: 30, output_tokens: 8, total_tokens: 38 },
+    });
+  });
+
+  it('is refused for a translation, before the upstream is called', async () => {
+    received = [];
+    const refused = (await client.audio.translations
+      .create({
+        file: await toFile(wav, 'bonjour.wav'),
+        model: 'fake:whisper-1',
+        response_format: 'diarized_json' as 'json',
+      })
+      .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+    expect(refused.status).toBe(400);
+    expect(refused.code).toBe('invalid_value');
+    expect(received).toEqual([]);
   });
 });
 
