@@ -30,6 +30,7 @@ import {
   understandImage,
   webSearch,
   webSearchTool,
+  transcribeAudioTool,
 } from './json-calls.js';
 import type { CallOptions, RawClient } from './raw-client.js';
 import { streamChatCompletion, streamMessage, streamResponse, streamSearchAnswer } from './streams.js';
@@ -66,6 +67,7 @@ export interface OmnigateClient {
   createSearchAnswer: Bound<typeof createSearchAnswer>;
   understandImage: Bound<typeof understandImage>;
   webSearchTool: Bound<typeof webSearchTool>;
+  transcribeAudioTool: Bound<typeof transcribeAudioTool>;
   streamChatCompletion: Bound<typeof streamChatCompletion>;
   streamResponse: Bound<typeof streamResponse>;
   streamMessage: Bound<typeof streamMessage>;
@@ -107,6 +109,7 @@ export function createClient(options: ClientOptions): OmnigateClient {
     createSearchAnswer: (body, callOptions) => createSearchAnswer(raw, body, callOptions),
     understandImage: (body, callOptions) => understandImage(raw, body, callOptions),
     webSearchTool: (body, callOptions) => webSearchTool(raw, body, callOptions),
+    transcribeAudioTool: (body, callOptions) => transcribeAudioTool(raw, body, callOptions),
     streamChatCompletion: (body, callOptions) => streamChatCompletion(raw, body, callOptions),
     streamResponse: (body, callOptions) => streamResponse(raw, body, callOptions),
     streamMessage: (body, callOptions) => streamMessage(raw, body, callOptions),

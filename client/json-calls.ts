@@ -19,6 +19,8 @@ import type {
   ImageUnderstandingResponse,
   SearchAnswer,
   SearchAnswerRequest,
+  TranscribeAudioToolRequest,
+  TranscribeAudioToolResponse,
   WebSearchToolRequest,
   WebSearchToolResponse,
   WebSearchRequest,
@@ -97,4 +99,15 @@ export async function webSearchTool(
   options: CallOptions = {},
 ): Promise<WebSearchToolResponse> {
   return unwrap(await raw.POST('/v1/tools/web_search', { body, signal: options.signal })) as WebSearchToolResponse;
+}
+
+/** The `transcribe_audio` tool over REST: an uploaded file (`file_id`) or base64 audio, transcribed or translated. */
+export async function transcribeAudioTool(
+  raw: RawClient,
+  body: TranscribeAudioToolRequest,
+  options: CallOptions = {},
+): Promise<TranscribeAudioToolResponse> {
+  return unwrap(
+    await raw.POST('/v1/tools/transcribe_audio', { body, signal: options.signal }),
+  ) as TranscribeAudioToolResponse;
 }

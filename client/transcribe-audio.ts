@@ -1,7 +1,7 @@
 /**
  * `POST /v1/audio/transcriptions` and `/v1/audio/translations` as `multipart/form-data`, with arrays sent as
- * the OpenAI SDKs send them (`timestamp_granularities[]`, `include[]`, one field per value). `json` and
- * `verbose_json` answer the parsed object; `text`, `srt` and `vtt` the text. Streamed transcriptions are
+ * the OpenAI SDKs send them (`timestamp_granularities[]`, `include[]`, one field per value). `json`,
+ * `verbose_json` and `diarized_json` answer the parsed object; `text`, `srt` and `vtt` the text. Streamed transcriptions are
  * reachable through `raw` with `stream: 'true'` and `parseSse`.
  */
 import type { CallOptions, RawClient } from './raw-client.js';
@@ -26,7 +26,7 @@ export interface TranscriptionInput<F extends TranscriptionFormat = Transcriptio
   include?: Array<'logprobs'>;
 }
 
-export type TranscriptionResult<F extends TranscriptionFormat> = F extends 'json' | 'verbose_json'
+export type TranscriptionResult<F extends TranscriptionFormat> = F extends 'json' | 'verbose_json' | 'diarized_json'
   ? Schema<'TranscriptionResponse'>
   : string;
 

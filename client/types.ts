@@ -59,6 +59,8 @@ export type FileDeleted = Schemas['FileDeleted'];
 
 export type WebSearchToolRequest = Schemas['WebSearchToolRequest'];
 export type WebSearchToolResponse = Schemas['WebSearchToolResponse'];
+export type TranscribeAudioToolRequest = Schemas['TranscribeAudioToolRequest'];
+export type TranscribeAudioToolResponse = Schemas['TranscribeAudioToolResponse'];
 export type ImageUnderstandingRequest = Schemas['ImageUnderstandingRequest'];
 export type ImageUnderstandingResponse = Schemas['ImageUnderstandingResponse'];
 

@@ -1223,6 +1223,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tools/transcribe_audio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invoke the transcribe_audio tool
+         * @description Runs the `transcribe_audio` tool directly: the transcription of `POST /v1/audio/transcriptions` (or,
+         *     with `task` `translate`, the English translation of `POST /v1/audio/translations`), run by the same
+         *     code, with the audio given as JSON: `file_id` (a file this key uploaded with `POST /v1/files`) or
+         *     `audio_base64` (the bytes, bounded by the JSON body limit), exactly one of the two. The audio takes the
+         *     same checks (container, size, length, conversion) and the call the same limits as the REST operation.
+         *     `output` holds the text, the seconds of audio and the answer in `response_format` (`text` by default)
+         *     as text; `content` is that answer, exactly what a language model is given when it calls the tool (also
+         *     over MCP).
+         *
+         *     There is no built-in transcription model: without one configured the answer is 503
+         *     `capability_unavailable`. Errors: 400 for neither or both of `file_id` and `audio_base64`, for audio
+         *     that is not a recognised container (`invalid_audio`) or too long (`audio_too_long`); 404 for an unknown
+         *     `file_id` or model; 413 when the audio is larger than the limit; 403 when the key may not use the model;
+         *     502, 503 and 504 when the upstream fails, is unavailable or times out.
+         */
+        post: operations["invokeTranscribeAudioTool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mcp": {
         parameters: {
             query?: never;
@@ -1268,8 +1301,8 @@ export interface paths {
          *     (as `POST /v1/images/generations`), `text_to_speech` (as `POST /v1/audio/speech`), `generate_music`
          *     (as `POST /v1/music/generations`), `create_video` and `get_video` (as `POST /v1/videos` and
          *     `GET /v1/videos/{id}`; `create_video` with `wait_seconds` waits for the video and sends progress
-         *     notifications when the request has a progress token) and `chat` (one question to a configured chat
-         *     model). Results carry `structuredContent` matching the tool's output schema; images and audio up to
+         *     notifications when the request has a progress token), `transcribe_audio` (as
+         *     `POST /v1/tools/transcribe_audio`) and `chat` (one question to a configured chat model). Results carry `structuredContent` matching the tool's output schema; images and audio up to
          *     1 MiB come as MCP `image`/`audio` content, and every medium as a signed URL (a `resource_link` when
          *     not inlined). Tool calls run as the key: its model limits apply (a refused model is an `isError`
          *     result naming the 403), and each POST is one usage record whose operation is `mcpPost:<tool>` for a
@@ -2128,7 +2161,7 @@ export interface components {
             /** @description The id of the API key that made the call. */
             key_id: string;
             /**
-             * @description The `operationId` of the operation called; `unknown` for a request that matched no operation (unknown path or method).
+             * @description The `operationId` of the operation called; `unknown` for a request that matched no operation (unknown path or method); `embedFilePassages` for the background embedding of the key's uploaded files for semantic search (`search.embedding_model`), one record per embedding call, with its input tokens and cost.
              * @example createChatCompletion
              */
             operation: string;
@@ -3965,15 +3998,37 @@ export interface components {
             temperature?: string;
         };
         /**
-         * @description `json` (default) and `verbose_json` answer JSON; `text`, `srt` and `vtt` answer `text/plain`.
+         * @description `json` (default), `verbose_json` and `diarized_json` answer JSON; `text`, `srt` and `vtt` answer `text/plain`. `diarized_json` (segments labelled by speaker) is for transcriptions by a diarizing model (`gpt-4o-transcribe-diarize`); a translation refuses it with 400 `invalid_value`.
          * @default json
          * @enum {string}
          */
-        TranscriptionFormat: "json" | "text" | "srt" | "verbose_json" | "vtt";
+        TranscriptionFormat: "json" | "text" | "srt" | "verbose_json" | "vtt" | "diarized_json";
         /** @enum {string} */
         TranscriptionGranularity: "word" | "segment";
-        /** @description `TranscriptionJson` for `response_format` `json`, `TranscriptionVerbose` for `verbose_json`. */
-        TranscriptionResponse: components["schemas"]["TranscriptionJson"] | components["schemas"]["TranscriptionVerbose"];
+        /** @description `TranscriptionJson` for `response_format` `json`, `TranscriptionVerbose` for `verbose_json`, `TranscriptionDiarized` for `diarized_json`. */
+        TranscriptionResponse: components["schemas"]["TranscriptionJson"] | components["schemas"]["TranscriptionVerbose"] | components["schemas"]["TranscriptionDiarized"];
+        /** @description OpenAI's `diarized_json`, passed on from the upstream's answer; the text and who said what, when. */
+        TranscriptionDiarized: {
+            /** @constant */
+            task: "transcribe";
+            /** @description Seconds of audio. */
+            duration: number;
+            /** @description The whole transcript. */
+            text: string;
+            segments: components["schemas"]["TranscriptionDiarizedSegment"][];
+            usage?: components["schemas"]["TranscriptionUsage"];
+        };
+        TranscriptionDiarizedSegment: {
+            /** @constant */
+            type: "transcript.text.segment";
+            id: string;
+            /** @description Seconds from the start. */
+            start: number;
+            end: number;
+            text: string;
+            /** @description The speaker's label (`A`, `B`, …), or the name given in `known_speaker_names[]`. */
+            speaker: string;
+        };
         /** @description `TranscriptionJson` for `response_format` `json`, `TranscriptionVerbose` (task `translate`) for `verbose_json`. */
         TranslationResponse: components["schemas"]["TranscriptionJson"] | components["schemas"]["TranscriptionVerbose"];
         TranscriptionJson: {
@@ -4556,6 +4611,62 @@ export interface components {
             id: string;
             output: components["schemas"]["WebSearchToolOutput"];
             /** @description The results rendered as numbered plain text, as a language model sees them. */
+            content: string;
+        };
+        /** @description The arguments of the `transcribe_audio` tool. Give exactly one of `file_id` and `audio_base64`. */
+        TranscribeAudioToolRequest: {
+            /** @description An uploaded file of this key (`POST /v1/files`). */
+            file_id?: string;
+            /** @description The audio bytes, base64. */
+            audio_base64?: string;
+            /** @description The file name the upstream is told (its stem). */
+            filename?: string;
+            /**
+             * @description A model of type `transcription` of `GET /v1/models`; the first configured one when absent.
+             * @example whisper-1
+             */
+            model?: string;
+            /**
+             * @description `translate`: English text, as `POST /v1/audio/translations`.
+             * @default transcribe
+             * @enum {string}
+             */
+            task?: "transcribe" | "translate";
+            /** @description The language spoken, ISO-639-1 (transcribe only). */
+            language?: string;
+            prompt?: string;
+            /**
+             * @description The shape of `content` — text, srt, vtt, json, verbose_json or diarized_json (JSON serialised as text).
+             * @default text
+             * @enum {string}
+             */
+            response_format?: "json" | "text" | "srt" | "verbose_json" | "vtt" | "diarized_json";
+        };
+        /** @description The structured output of the `transcribe_audio` tool. */
+        TranscribeAudioToolOutput: {
+            /** @description The model that transcribed. */
+            model: string;
+            /** @description What was said (in English for `translate`). */
+            text: string;
+            /** @description Seconds of audio, measured by decoding the file. */
+            seconds: number;
+            /** @enum {string} */
+            response_format: "json" | "text" | "srt" | "verbose_json" | "vtt" | "diarized_json";
+            /** @description The answer in `response_format`, as text (JSON formats serialised). */
+            content: string;
+        };
+        TranscribeAudioToolResponse: {
+            /** @constant */
+            object: "tool.result";
+            /** @constant */
+            tool: "transcribe_audio";
+            /**
+             * @description Identifies this tool call.
+             * @example tr_01JDA8K1QV6R2S8T0W3X5Y7Z9A
+             */
+            id: string;
+            output: components["schemas"]["TranscribeAudioToolOutput"];
+            /** @description The answer in `response_format`, as a language model sees it. */
             content: string;
         };
         /** @description The arguments of the `image_understanding` tool. Give exactly one of `image_url` and `file_id`. */
@@ -8582,6 +8693,60 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    invokeTranscribeAudioTool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TranscribeAudioToolRequest"];
+            };
+        };
+        responses: {
+            /** @description The tool result. */
+            200: {
+                headers: {
+                    "x-svc-request-id": components["headers"]["RequestId"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
+                    "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "tool.result",
+                     *       "tool": "transcribe_audio",
+                     *       "id": "tr_01JDA8K1QV6R2S8T0W3X5Y7Z9A",
+                     *       "output": {
+                     *         "model": "whisper-1",
+                     *         "text": "Hello, and welcome to the show.",
+                     *         "seconds": 3,
+                     *         "response_format": "text",
+                     *         "content": "Hello, and welcome to the show."
+                     *       },
+                     *       "content": "Hello, and welcome to the show."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TranscribeAudioToolResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             502: components["responses"]["BadGateway"];

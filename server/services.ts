@@ -310,12 +310,31 @@ export interface Services {
  * Opens the stores and builds everything over them. A configuration the registry refuses (an alias or route
  * naming a model that does not exist) throws its ConfigError here, after closing what was opened.
  */
+/** The operation a usage record of the background embedding of a file's passages names (no route has it). */
+export const PASSAGE_EMBEDDING_OPERATION = 'embedFilePassages';
+
+/** What the background embedding of one key's passages did, for its usage record and limits. */
+export interface PassageEmbedding {
+  keyId: string;
+  model: string;
+  provider: string;
+  inputTokens: number;
+  startedAt: number;
+  latencyMs: number;
+}
+
 /**
  * The embedding model of semantic file search as the search index calls it: resolved once at start (a name that
- * is no embedding model is a configuration error), called without a usage record (the index's own work, like
- * text extraction), a query's embedding queued under the searching key.
+ * is no embedding model is a configuration error). A query's embedding is queued under the searching key and is
+ * part of the search call; the background embedding of a key's passages is that key's own work, handed to
+ * `account` (its usage record and limits) once it is done.
  */
-function passageEmbedder(registry: ModelRegistry, name: string): PassageEmbedder {
+function passageEmbedder(
+  registry: ModelRegistry,
+  name: string,
+  account: (embedding: PassageEmbedding) => void,
+  now: () => number,
+): PassageEmbedder {
   let resolved: ReturnType<ModelRegistry['resolve']>;
   try {
     resolved = registry.resolve(name, 'embedding');
@@ -323,13 +342,27 @@ function passageEmbedder(registry: ModelRegistry, name: string): PassageEmbedder
     throw new ConfigError(`search.embedding_model: ${(error as Error).message}`);
   }
   const model = registry.model(resolved, 'embedding');
+  const call = (texts: string[], signal: AbortSignal, owner: string | undefined) =>
+    model.embed(
+      { inputs: texts, single: false, encodingFormat: 'float', extra: {} },
+      { signal, requestId: 'search-index', ...(owner ? { owner } : {}), warn: () => undefined },
+    );
   return {
     model: resolved.entry.id,
     async embed(texts, signal, owner) {
-      const result = await model.embed(
-        { inputs: texts, single: false, encodingFormat: 'float', extra: {} },
-        { signal, requestId: 'search-index', ...(owner ? { owner } : {}), warn: () => undefined },
-      );
+      return (await call(texts, signal, owner)).embeddings;
+    },
+    async embedPassages(texts, signal, keyId) {
+      const startedAt = now();
+      const result = await call(texts, signal, keyId);
+      account({
+        keyId,
+        model: resolved.entry.id,
+        provider: resolved.entry.provider,
+        inputTokens: result.usage.inputTokens,
+        startedAt,
+        latencyMs: Math.max(0, Math.round(now() - startedAt)),
+      });
       return result.embeddings;
     },
   };
@@ -373,10 +406,16 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
   // No worker exists until the first generation; the registry closes the pool with the local models.
   const mediaPool = createMediaPool(config.media);
   let registry: ModelRegistry;
+  let embedder: PassageEmbedder | undefined;
   try {
     registry = buildRegistry(config, logger, searchIndex, mediaPool);
     if (config.searchEmbeddingModel) {
-      searchIndex.useEmbedder(passageEmbedder(registry, config.searchEmbeddingModel));
+      embedder = passageEmbedder(
+        registry,
+        config.searchEmbeddingModel,
+        (embedding) => accountPassageEmbedding(embedding),
+        options.now ?? Date.now,
+      );
     }
   } catch (error) {
     stopIndexingLeases();
@@ -398,6 +437,48 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
     redisPrefix: options.redisPrefix,
     now: options.now,
   });
+  // The background embedding of a file's passages is its owner's work: one usage record per embedding call
+  // (GET /v1/usage lists it under `embedFilePassages`), and its tokens and cost count in the key's limits.
+  const accountPassageEmbedding = (embedding: PassageEmbedding) => {
+    const facts = {
+      operation: PASSAGE_EMBEDDING_OPERATION,
+      modelRequested: config.searchEmbeddingModel ?? null,
+      model: embedding.model,
+      provider: embedding.provider,
+      usage: { inputTokens: embedding.inputTokens, outputTokens: 0 },
+      units: null,
+      media: null,
+    };
+    const costUsd = limits.costOf(facts);
+    usage.record({
+      requestId: `embed_${randomBytes(12).toString('hex')}`,
+      keyId: embedding.keyId,
+      operation: PASSAGE_EMBEDDING_OPERATION,
+      modelRequested: facts.modelRequested,
+      model: embedding.model,
+      provider: embedding.provider,
+      inputTokens: embedding.inputTokens,
+      outputTokens: 0,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      units: null,
+      media: null,
+      costUsd,
+      status: 200,
+      latencyMs: embedding.latencyMs,
+      createdAt: Math.floor(embedding.startedAt / 1000),
+    });
+    void stores.keys
+      .get(embedding.keyId)
+      .then((key) => (key ? limits.limiter.charge({ key, tokens: embedding.inputTokens, costUsd }) : undefined))
+      .catch((error: unknown) =>
+        logger.warn({ err: error, keyId: embedding.keyId }, 'counting a background embedding in the key limits failed'),
+      );
+  };
+  if (embedder) {
+    searchIndex.useEmbedder(embedder);
+  }
   const stopPurges = options.purge ? startPurges(config, stores, logger) : () => {};
   const storage = {
     maxBytes: config.files.quotaBytes,

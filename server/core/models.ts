@@ -272,8 +272,11 @@ export interface TranscriptionCallOptions {
   language?: string;
   prompt?: string;
   temperature?: number;
-  /** `verbose`: the model is asked for segments (and `granularities`) with their times, not only the text. */
-  detail: 'text' | 'verbose';
+  /**
+   * `verbose`: the model is asked for segments (and `granularities`) with their times, not only the text;
+   * `diarized`: for segments labelled by speaker (OpenAI's `diarized_json`, gpt-4o-transcribe-diarize).
+   */
+  detail: 'text' | 'verbose' | 'diarized';
   granularities: Array<'word' | 'segment'>;
   /** Extra information asked for (`logprobs`). */
   include: string[];
@@ -300,6 +303,15 @@ export interface TranscriptSegment {
   noSpeechProb?: number;
 }
 
+/** A stretch of speech by one speaker, as a diarizing model labels it (`A`, `B`, or a known speaker's name). */
+export interface TranscriptSpeakerSegment {
+  id: string;
+  speaker: string;
+  start: number;
+  end: number;
+  text: string;
+}
+
 export interface TranscriptLogprob {
   token: string;
   logprob: number;
@@ -322,6 +334,8 @@ export interface Transcript {
   durationSeconds?: number;
   words?: TranscriptWord[];
   segments?: TranscriptSegment[];
+  /** Segments labelled by speaker (a diarizing model asked for `diarized_json`). */
+  speakerSegments?: TranscriptSpeakerSegment[];
   logprobs?: TranscriptLogprob[];
   tokens?: TranscriptTokens;
 }

@@ -96,6 +96,13 @@ export interface CallLimiter {
    * the call is admitted (its settlement tied to `call`'s end) and rejects with the refusal's ApiError.
    */
   begin(input: BeginCall): Promise<void> | undefined;
+  /**
+   * Counts work done for a key outside any call (the background embedding of its files' passages): its tokens
+   * in the tokens per minute and its cost in the spend budget of the key and its project, settled at once. Nothing
+   * is admitted or refused here (the upload that caused the work was admitted); a spent budget or a full token
+   * bucket refuses the key's next calls. Never rejects (an unreachable store is logged like a settlement's).
+   */
+  charge(input: { key: ApiKeyRecord; tokens: number; costUsd: number }): Promise<void>;
 }
 
 /**
@@ -309,17 +316,37 @@ export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
     timer.unref();
   }
 
+  function scopesOf(record: ApiKeyRecord): ScopeLimits[] {
+    const { key, project } = options.source.limitsFor(record);
+    const scopes: ScopeLimits[] = [];
+    if (limitsSomething(key)) {
+      scopes.push({ scope: `key:${record.id}`, limits: key });
+    }
+    if (project && limitsSomething(project.limits)) {
+      scopes.push({ scope: `project:${project.name}`, limits: project.limits });
+    }
+    return scopes;
+  }
+
   return {
     begin(input) {
-      const { key, project } = options.source.limitsFor(input.key);
-      const scopes: ScopeLimits[] = [];
-      if (limitsSomething(key)) {
-        scopes.push({ scope: `key:${input.key.id}`, limits: key });
-      }
-      if (project && limitsSomething(project.limits)) {
-        scopes.push({ scope: `project:${project.name}`, limits: project.limits });
-      }
+      const scopes = scopesOf(input.key);
       return scopes.length === 0 ? undefined : admit(input, scopes);
+    },
+    async charge({ key, tokens, costUsd }) {
+      const scopes = scopesOf(key);
+      const tokensLimited = scopes.some(({ limits }) => limits.tpm !== undefined);
+      const budgeted = scopes.some(({ limits }) => limits.budgetUsd !== undefined);
+      const tokensDelta = tokensLimited ? tokens : 0;
+      const counted = budgeted ? costUsd : 0;
+      if (tokensDelta <= 0 && counted <= 0) {
+        return;
+      }
+      // A lease no call holds: the settlement only adds the tokens and the spend.
+      const lease = `background:${key.id}:${++sequence}`;
+      await options.counters
+        .settle({ scopes, lease, now: now(), tokensDelta, costUsd: counted, mediaUnits: 0 })
+        .catch((error) => storeFailed(error, 'settle'));
     },
   };
 }

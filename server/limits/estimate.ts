@@ -17,7 +17,12 @@ const DEFAULT_VIDEO_SECONDS = 4;
  * settles at the seconds decoded). The size is all there is before the audio is decoded.
  */
 const TRANSCRIPTION_BYTES_PER_SECOND = 8_000;
-const TRANSCRIPTION_OPERATIONS = new Set(['createTranscription', 'createTranslation', 'mcpPost:transcribe_audio']);
+const TRANSCRIPTION_OPERATIONS = new Set([
+  'createTranscription',
+  'createTranslation',
+  'mcpPost:transcribe_audio',
+  'invokeTranscribeAudioTool',
+]);
 
 export interface CallEstimate {
   /** The model type the operation resolves `model` as; undefined when the call has no priced model. */
@@ -100,7 +105,7 @@ export function estimateCall(operation: string, body: unknown, bodyBytes: number
   }
   if (TRANSCRIPTION_OPERATIONS.has(operation)) {
     // A tool call's audio is base64 (4 characters for 3 bytes) or a stored file of unknown size here.
-    const audioBytes = operation.startsWith('mcpPost:') ? (bodyBytes * 3) / 4 : bodyBytes;
+    const audioBytes = tool ? (bodyBytes * 3) / 4 : bodyBytes;
     return {
       ...NOTHING,
       type: 'transcription',

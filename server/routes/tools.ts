@@ -10,11 +10,22 @@ import { scopeOf } from '../http/call-scope.js';
 import type { OperationHandler, ResponseBody } from '../http/operation-types.js';
 import { imageUnderstandingTool } from '../tools/image-understanding.js';
 import type { Tool } from '../tools/tool-definition.js';
+import { transcribeAudioTool } from '../tools/transcribe-audio.js';
 import { webSearchTool } from '../tools/web-search.js';
 
 type ToolRouteDeps = Pick<
   AppDeps,
-  'registry' | 'mediaPool' | 'logger' | 'shutdownSignal' | 'now' | 'media' | 'videos' | 'files' | 'search' | 'tools'
+  | 'registry'
+  | 'mediaPool'
+  | 'logger'
+  | 'shutdownSignal'
+  | 'now'
+  | 'media'
+  | 'videos'
+  | 'files'
+  | 'search'
+  | 'tools'
+  | 'transcription'
 >;
 
 const noProgress = async (): Promise<void> => undefined;
@@ -36,6 +47,7 @@ function toolInput<I extends z.ZodObject>(tool: Tool<I>, body: unknown): z.outpu
 export function toolHandlers(deps: ToolRouteDeps): {
   invokeImageUnderstandingTool: OperationHandler<'invokeImageUnderstandingTool'>;
   invokeWebSearchTool: OperationHandler<'invokeWebSearchTool'>;
+  invokeTranscribeAudioTool: OperationHandler<'invokeTranscribeAudioTool'>;
 } {
   return {
     async invokeImageUnderstandingTool(req, res) {
@@ -54,6 +66,22 @@ export function toolHandlers(deps: ToolRouteDeps): {
         content: text,
       };
       res.json(body satisfies ResponseBody<'invokeWebSearchTool', 200>);
+    },
+    async invokeTranscribeAudioTool(req, res) {
+      const input = toolInput(transcribeAudioTool, req.body);
+      const { output, text } = await transcribeAudioTool.run(input, {
+        deps,
+        scope: scopeOf(res),
+        progress: noProgress,
+      });
+      const body = {
+        object: 'tool.result' as const,
+        tool: 'transcribe_audio' as const,
+        id: randomId('tr'),
+        output,
+        content: text,
+      };
+      res.json(body satisfies ResponseBody<'invokeTranscribeAudioTool', 200>);
     },
   };
 }

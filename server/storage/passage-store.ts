@@ -37,7 +37,22 @@ export interface PassageStore {
   count(keyId: string): Promise<number>;
   /** Passages without a vector of `model` (none yet, or another model's: a change of model re-embeds), oldest first. */
   unembedded(model: string, limit: number): Promise<Array<{ id: number; title: string; text: string }>>;
-  /** Keeps each passage's vector of `model`; a passage removed meanwhile gets none. */
+  /**
+   * Takes up to `limit` passages lacking a vector of `model` that nobody holds a live claim on (its `until`,
+   * ms since the epoch, past `now`), oldest first, and claims them until `until` in the same statement: two
+   * processes (the workers of `--workers N`, instances on one PostgreSQL) never take the same passage while
+   * a claim lives, so each passage is embedded once. A claim is dropped when its vectors are stored or it is
+   * released; one whose process died expires at `until`.
+   */
+  claimUnembedded(
+    model: string,
+    limit: number,
+    now: number,
+    until: number,
+  ): Promise<Array<{ id: number; keyId: string; title: string; text: string }>>;
+  /** Drops claims taken by `claimUnembedded` (the embedding failed): another round may take them at once. */
+  releaseClaims(ids: number[]): Promise<void>;
+  /** Keeps each passage's vector of `model` (and drops its claim); a passage removed meanwhile gets none. */
   storeVectors(model: string, rows: Array<{ id: number; vector: number[] }>): Promise<void>;
   /** The key's passages with a vector of `model`, by cosine similarity to `vector` (the score), best first. */
   nearest(query: { keyId: string; model: string; vector: number[]; limit: number }): Promise<PassageHit[]>;
@@ -128,18 +143,55 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
     CREATE TRIGGER IF NOT EXISTS search_passages_vectors_ad AFTER DELETE ON search_passages BEGIN
       DELETE FROM search_passage_vectors WHERE passage_id = old.id;
     END;
+    CREATE TABLE IF NOT EXISTS search_passage_embed_claims (
+      passage_id INTEGER PRIMARY KEY,
+      model TEXT NOT NULL,
+      until_ms INTEGER NOT NULL
+    );
+    CREATE TRIGGER IF NOT EXISTS search_passages_claims_ad AFTER DELETE ON search_passages BEGIN
+      DELETE FROM search_passage_embed_claims WHERE passage_id = old.id;
+    END;
   `);
   const unembedded = db.prepare(`
     SELECT p.id AS id, p.title AS title, p.body AS text FROM search_passages p
     LEFT JOIN search_passage_vectors v ON v.passage_id = p.id
     WHERE v.passage_id IS NULL OR v.model <> ?
     ORDER BY p.id LIMIT ?`);
+  const claimable = db.prepare(`
+    SELECT p.id AS id, p.key_id AS keyId, p.title AS title, p.body AS text FROM search_passages p
+    LEFT JOIN search_passage_vectors v ON v.passage_id = p.id
+    LEFT JOIN search_passage_embed_claims c ON c.passage_id = p.id
+    WHERE (v.passage_id IS NULL OR v.model <> @model) AND (c.passage_id IS NULL OR c.until_ms <= @now OR c.model <> @model)
+    ORDER BY p.id LIMIT @limit`);
+  const claim = db.prepare(
+    'INSERT OR REPLACE INTO search_passage_embed_claims (passage_id, model, until_ms) VALUES (?, ?, ?)',
+  );
+  const release = db.prepare('DELETE FROM search_passage_embed_claims WHERE passage_id = ?');
+  // IMMEDIATE: the write lock is taken before the read, so another process's claim cannot slip in between.
+  const claimUnembedded = db.transaction((model: string, limit: number, now: number, until: number) => {
+    const rows = claimable.all({ model, limit, now }) as Array<{
+      id: number;
+      keyId: string;
+      title: string;
+      text: string;
+    }>;
+    for (const row of rows) {
+      claim.run(row.id, model, until);
+    }
+    return rows;
+  });
+  const releaseClaims = db.transaction((ids: number[]) => {
+    for (const id of ids) {
+      release.run(id);
+    }
+  });
   const storeVector = db.prepare(`
     INSERT OR REPLACE INTO search_passage_vectors (passage_id, model, vector)
     SELECT @id, @model, @vector WHERE EXISTS (SELECT 1 FROM search_passages WHERE id = @id)`);
   const storeVectors = db.transaction((model: string, rows: Array<{ id: number; vector: number[] }>) => {
     for (const row of rows) {
       storeVector.run({ id: row.id, model, vector: vectorBytes(row.vector) });
+      release.run(row.id);
     }
   });
   const withVectors = db.prepare(`
@@ -180,6 +232,12 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
     },
     async unembedded(model, limit) {
       return unembedded.all(model, limit) as Array<{ id: number; title: string; text: string }>;
+    },
+    async claimUnembedded(model, limit, now, until) {
+      return claimUnembedded.immediate(model, limit, now, until);
+    },
+    async releaseClaims(ids) {
+      releaseClaims(ids);
     },
     async storeVectors(model, rows) {
       storeVectors(model, rows);

@@ -13,7 +13,7 @@ import { encodeTranscript } from '../formats/openai-audio/transcription-answer.j
 import { decodeTranscriptionRequest } from '../formats/openai-audio/transcription-request.js';
 import { defineTool, type ToolInvocation } from './tool-definition.js';
 
-const FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const;
+const FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt', 'diarized_json'] as const;
 
 async function audioOf(
   input: { file_id?: string; audio_base64?: string; filename?: string },
@@ -71,7 +71,7 @@ export const transcribeAudioTool = defineTool({
     response_format: z
       .enum(FORMATS)
       .default('text')
-      .describe('The shape of `content`: text, srt, vtt, json or verbose_json.'),
+      .describe('The shape of `content`: text, srt, vtt, json, verbose_json or diarized_json (speakers).'),
   }),
   output: z.object({
     model: z.string(),

@@ -92,6 +92,11 @@ const SEGMENTS = [
   },
 ];
 
+const DIARIZED_SEGMENTS = [
+  { type: 'transcript.text.segment', id: 'seg_0', start: 0, end: 1.2, text: 'Hello there.', speaker: 'A' },
+  { type: 'transcript.text.segment', id: 'seg_1', start: 1.2, end: 2, text: 'General Kenobi.', speaker: 'B' },
+];
+
 async function answerTranscription(request: RecordedRequest, res: ServerResponse, translate: boolean): Promise<void> {
   const got = await readForm(request);
   received.push(got);
@@ -110,6 +115,17 @@ async function answerTranscription(request: RecordedRequest, res: ServerResponse
       input_token_details: { text_tokens: 0, audio_tokens: 14 },
     };
     res.end(`data: ${JSON.stringify({ type: 'transcript.text.done', text, usage })}\n\n`);
+    return;
+  }
+  if (format === 'diarized_json') {
+    // gpt-4o-transcribe-diarize's answer: segments labelled by speaker.
+    sendJson(res, {
+      task: 'transcribe',
+      duration: 2,
+      text,
+      segments: DIARIZED_SEGMENTS,
+      usage: { type: 'tokens', input_tokens: 30, output_tokens: 8, total_tokens: 38 },
+    });
     return;
   }
   if (format === 'verbose_json') {
@@ -313,6 +329,41 @@ describe('audio.transcriptions.create', () => {
   });
 });
 
+describe('response_format diarized_json', () => {
+  it('passes the diarizing upstream its format and answers its speaker-labelled segments', async () => {
+    received = [];
+    const transcript = await client.audio.transcriptions.create({
+      file: await toFile(wav, 'meeting.wav'),
+      model: 'fake:whisper-1',
+      response_format: 'diarized_json',
+      known_speaker_names: ['Obi-Wan'],
+    } as Parameters<typeof client.audio.transcriptions.create>[0]);
+    expect(received[0]!.fields.response_format).toEqual(['diarized_json']);
+    expect(received[0]!.fields['known_speaker_names[]']).toEqual(['Obi-Wan']);
+    expect(transcript).toEqual({
+      task: 'transcribe',
+      duration: 2,
+      text: 'Hello there. General Kenobi.',
+      segments: DIARIZED_SEGMENTS,
+      usage: { type: 'tokens', input_tokens: 30, output_tokens: 8, total_tokens: 38 },
+    });
+  });
+
+  it('is refused for a translation, before the upstream is called', async () => {
+    received = [];
+    const refused = (await client.audio.translations
+      .create({
+        file: await toFile(wav, 'bonjour.wav'),
+        model: 'fake:whisper-1',
+        response_format: 'diarized_json' as 'json',
+      })
+      .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+    expect(refused.status).toBe(400);
+    expect(refused.code).toBe('invalid_value');
+    expect(received).toEqual([]);
+  });
+});
+
 describe('audio.translations.create', () => {
   it('json and verbose_json: English text from the upstream translation endpoint', async () => {
     received = [];
@@ -513,5 +564,100 @@ describe('the transcribe_audio MCP tool', () => {
     });
     expect(notAudio.isError).toBe(true);
     expect(notAudio.content[0]?.text).toMatch(/invalid_audio/);
+  });
+});
+
+describe('POST /v1/tools/transcribe_audio', () => {
+  const invoke = (body: unknown) =>
+    fetch(`${server.baseURL}/v1/tools/transcribe_audio`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('answers the tool result of an uploaded file and of base64 audio, as the MCP tool does', async () => {
+    const uploaded = await client.files.create({ file: await toFile(mp3, 'note.mp3'), purpose: 'user_data' });
+    received = [];
+    const byId = await invoke({ file_id: uploaded.id, response_format: 'srt' });
+    expect(byId.status).toBe(200);
+    expect(byId.headers.get('x-request-id')).toBeTruthy();
+    const srt = '1\n00:00:00,000 --> 00:00:01,200\nHello there.\n\n2\n00:00:01,200 --> 00:00:02,000\nGeneral Kenobi.\n';
+    const body = (await byId.json()) as Record<string, unknown>;
+    expect(body).toEqual({
+      object: 'tool.result',
+      tool: 'transcribe_audio',
+      id: expect.stringMatching(/^tr_/),
+      output: {
+        model: 'fake:whisper-1',
+        text: 'Hello there. General Kenobi.',
+        seconds: expect.closeTo(2, 0),
+        response_format: 'srt',
+        content: srt,
+      },
+      content: srt,
+    });
+    expect(received[0]!.codec).toBe('mp3');
+    expect(received[0]!.fields.model).toEqual(['whisper-1']);
+
+    const inline = await invoke({ audio_base64: Buffer.from(webm).toString('base64'), task: 'translate' });
+    expect(inline.status).toBe(200);
+    expect(((await inline.json()) as { content: string }).content).toBe('Hello and welcome.\n');
+    expect(received[1]!.path).toBe('/v1/audio/translations');
+  });
+
+  it('refuses what the contract or the audio checks refuse, with the upstream never called', async () => {
+    received = [];
+    const both = await invoke({ file_id: 'file-x', audio_base64: 'AAAA' });
+    expect(both.status).toBe(400);
+    expect(((await both.json()) as { error: { code: string } }).error.code).toBe('missing_audio');
+    const unknownField = await invoke({ audio_base64: 'AAAA', speed: 2 });
+    expect(unknownField.status).toBe(400);
+    const notAudio = await invoke({ audio_base64: Buffer.from('not audio at all, only words').toString('base64') });
+    expect(notAudio.status).toBe(400);
+    expect(((await notAudio.json()) as { error: { code: string } }).error.code).toBe('invalid_audio');
+    expect(received).toEqual([]);
+  });
+
+  it('counts the seconds of audio in the media units, as the REST transcription does', async () => {
+    const limited = await startServer({
+      providers: [
+        {
+          type: 'openai-compatible',
+          id: 'fake',
+          base_url: `${upstream.origin}/v1`,
+          timeout_ms: 5000,
+          max_connections: 4,
+          headers: {},
+          responses: 'translate',
+        },
+      ],
+      models: [{ provider: 'fake', model: 'whisper-1', type: 'transcription', aliases: [] }],
+      // The 2 s WAV (~96 KB, ~128 KB as base64) is estimated at 12 s (admitted), settles at the 2 s decoded,
+      // and 2 + 12 > 13 refuses the next.
+      limits: { defaults: {}, onStoreDown: 'allow', leaseMs: 60_000 },
+      limitsSource: { limitsFor: () => ({ key: { mediaUnitsPerDay: 13 } }) },
+    });
+    try {
+      const call = () =>
+        fetch(`${limited.baseURL}/v1/tools/transcribe_audio`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${limited.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ audio_base64: Buffer.from(wav).toString('base64') }),
+        });
+      const first = await call();
+      expect(first.status).toBe(200);
+      await limited.testApp.usage.flush();
+      const usage = await fetch(`${limited.baseURL}/v1/usage?request_id=${first.headers.get('x-request-id')}`, {
+        headers: { authorization: `Bearer ${limited.key}` },
+      });
+      const record = ((await usage.json()) as { data: Array<Record<string, unknown>> }).data[0]!;
+      expect(record.operation).toBe('invokeTranscribeAudioTool');
+      expect(record.media).toEqual({ seconds: expect.closeTo(2, 0) });
+      const refused = await call();
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/media units per day/);
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -5,7 +5,9 @@
  */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProviderConfig } from '../../server/config.js';
+import type { LimitSettings, ProviderConfig } from '../../server/config.js';
+import type { Limits } from '../../server/core/limits.js';
+import type { LimitsSource } from '../../server/limits/call-limiter.js';
 import { sendJson } from '../fakes/answers.js';
 import { byPath, startFakeUpstream, type FakeUpstream } from '../fakes/fake-upstream.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
@@ -27,6 +29,9 @@ function conceptVector(text: string): number[] {
 
 let upstream: FakeUpstream;
 let t: TestApp;
+const limitsByKey = new Map<string, Limits>();
+const source: LimitsSource = { limitsFor: (key) => ({ key: limitsByKey.get(key.id) ?? {} }) };
+const limits: LimitSettings = { defaults: {}, onStoreDown: 'allow', leaseMs: 60_000, redisUrl: undefined };
 const auth = () => ({ authorization: `Bearer ${t.key}` });
 
 beforeAll(async () => {
@@ -60,6 +65,10 @@ beforeAll(async () => {
     providers: [provider],
     models: [{ provider: 'fake', model: 'concepts', type: 'embedding', aliases: ['concepts'] }],
     searchEmbeddingModel: 'concepts',
+    // A dollar a token: one passage embedded in the background spends a budget of $0.5.
+    prices: { 'fake:concepts': { input: 1_000_000, output: 0 } },
+    limits,
+    limitsSource: source,
   });
 });
 
@@ -68,10 +77,10 @@ afterAll(async () => {
   await upstream.close();
 });
 
-async function upload(name: string, text: string): Promise<string> {
+async function upload(name: string, text: string, key = t.key): Promise<string> {
   const res = await request(t.app)
     .post('/v1/files')
-    .set(auth())
+    .set({ authorization: `Bearer ${key}` })
     .field('purpose', 'user_data')
     .attach('file', Buffer.from(text), name);
   expect(res.status).toBe(200);
@@ -101,6 +110,50 @@ describe('hybrid search with an embedding model', () => {
       .set(auth())
       .send({ model: 'local:search', query: 'bread' });
     expect(both.body.results[0]?.title).toBe('baking.txt');
+  });
+
+  it("records the background embedding of a file's passages as its owner's usage, counted by its budget", async () => {
+    const { key, record } = await t.keys.create({ name: 'budgeted' });
+    limitsByKey.set(record.id, { budgetUsd: 0.5, budgetPeriod: 'total' });
+    const before = upstream.requests.filter((sent) => sent.url === '/v1/embeddings').length;
+    await upload('tides.txt', 'The tide leaves the sea at dawn.', key);
+    await t.searchIndex.idle();
+    await t.services.usage.flush();
+    expect(upstream.requests.filter((sent) => sent.url === '/v1/embeddings').length).toBe(before + 1);
+
+    const usage = await request(t.app)
+      .get('/v1/usage')
+      .set({ authorization: `Bearer ${key}` });
+    expect(usage.status).toBe(200);
+    const embedded = usage.body.data.filter((row: { operation: string }) => row.operation === 'embedFilePassages');
+    // The fake upstream counts a token per input: the file's one passage, at $1 a token.
+    expect(embedded).toEqual([
+      expect.objectContaining({
+        model: 'fake:concepts',
+        model_requested: 'concepts',
+        provider: 'fake',
+        input_tokens: 1,
+        output_tokens: 0,
+        status: 200,
+      }),
+    ]);
+    // The other key's uploads are not this key's usage.
+    const others = await request(t.app).get('/v1/usage').set(auth());
+    expect(
+      others.body.data.filter((row: { operation: string }) => row.operation === 'embedFilePassages').length,
+    ).toBeGreaterThan(0);
+    expect(JSON.stringify(others.body.data)).not.toContain(embedded[0].request_id);
+
+    // The key's budget counted it: its next spending call is refused.
+    await expect
+      .poll(async () => {
+        const res = await request(t.app)
+          .post('/v1/embeddings')
+          .set({ authorization: `Bearer ${key}` })
+          .send({ model: 'concepts', input: 'sea' });
+        return res.body.error?.code ?? res.status;
+      })
+      .toBe('insufficient_quota');
   });
 
   it('is a configuration error when the model is no embedding model', async () => {

@@ -487,6 +487,42 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     expect(await passages.unembedded('m2', 10)).toHaveLength(1);
   });
 
+  it('passage embedding claims: each passage taken by one claimant while its claim lives, freed by vectors, release or expiry', async (context) => {
+    const { passages } = await stores(context);
+    await passages.replace({ fileId: 'file_a', keyId: 'key_1', title: 'a.txt' }, ['one', 'two', 'three'], 1);
+    await passages.replace({ fileId: 'file_b', keyId: 'key_2', title: 'b.txt' }, ['four'], 1);
+    // Two claimants at once (two workers): disjoint batches that together cover every passage.
+    const [first, second] = await Promise.all([
+      passages.claimUnembedded('m1', 2, 1_000, 61_000),
+      passages.claimUnembedded('m1', 2, 1_000, 61_000),
+    ]);
+    const taken = [...first, ...second].map((passage) => passage.text);
+    expect(new Set(taken).size).toBe(taken.length);
+    expect(await passages.claimUnembedded('m1', 10, 2_000, 62_000)).toEqual(
+      (await passages.unembedded('m1', 10))
+        .filter((passage) => !taken.includes(passage.text))
+        .map((passage) => ({ ...passage, keyId: passage.text === 'four' ? 'key_2' : 'key_1' })),
+    );
+    expect(await passages.claimUnembedded('m1', 10, 3_000, 63_000)).toEqual([]);
+    // Vectors drop the claim (nothing left to embed); a release frees the rest at once.
+    const all = await passages.unembedded('m1', 10);
+    expect(all.map((passage) => passage.text)).toEqual(['one', 'two', 'three', 'four']);
+    await passages.storeVectors('m1', [{ id: all[0]!.id, vector: [1, 0] }]);
+    await passages.releaseClaims([all[1]!.id]);
+    expect((await passages.claimUnembedded('m1', 10, 4_000, 64_000)).map((passage) => passage.text)).toEqual(['two']);
+    // A claimant that died: its claims expire at their `until` and are taken over.
+    const retaken = await passages.claimUnembedded('m1', 10, 100_000, 160_000);
+    expect(retaken.map((passage) => [passage.text, passage.keyId])).toEqual([
+      ['two', 'key_1'],
+      ['three', 'key_1'],
+      ['four', 'key_2'],
+    ]);
+    // Another model's claims do not hold this model back.
+    expect(await passages.claimUnembedded('m2', 10, 100_001, 160_001)).toHaveLength(4);
+    await passages.remove('file_a');
+    expect(await passages.claimUnembedded('m3', 10, 100_002, 160_002)).toHaveLength(1);
+  });
+
   it('video tasks: claim once under a lease, fair across keys, take over expired leases, complete', async (context) => {
     const { videoTasks } = await stores(context);
     const a1 = await videoTasks.create(videoTask('key_a', 'a1'), 1_000);

@@ -77,8 +77,29 @@ export function encodeTranscriptionVerbose(
   };
 }
 
+/** OpenAI's `diarized_json`: the text and its segments labelled by speaker. */
+export function encodeTranscriptionDiarized(transcript: Transcript, seconds: number): Schemas['TranscriptionDiarized'] {
+  return {
+    task: 'transcribe',
+    duration: transcript.durationSeconds ?? seconds,
+    text: transcript.text,
+    segments: (transcript.speakerSegments ?? []).map(({ id, speaker, start, end, text }) => ({
+      type: 'transcript.text.segment' as const,
+      id,
+      start,
+      end,
+      text,
+      speaker,
+    })),
+    usage: transcriptionUsage(transcript, seconds),
+  };
+}
+
 export type EncodedTranscript =
-  | { kind: 'json'; body: Schemas['TranscriptionJson'] | Schemas['TranscriptionVerbose'] }
+  | {
+      kind: 'json';
+      body: Schemas['TranscriptionJson'] | Schemas['TranscriptionVerbose'] | Schemas['TranscriptionDiarized'];
+    }
   | { kind: 'text'; body: string };
 
 /** The answer for `format`: an object for `json`/`verbose_json`, text (with OpenAI's final newline) otherwise. */
@@ -93,6 +114,8 @@ export function encodeTranscript(
       return { kind: 'json', body: encodeTranscriptionJson(transcript, seconds) };
     case 'verbose_json':
       return { kind: 'json', body: encodeTranscriptionVerbose(transcript, task, seconds) };
+    case 'diarized_json':
+      return { kind: 'json', body: encodeTranscriptionDiarized(transcript, seconds) };
     case 'text':
       return { kind: 'text', body: `${transcript.text}\n` };
     case 'srt':

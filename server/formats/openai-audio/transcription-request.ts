@@ -78,6 +78,12 @@ export function decodeTranscriptionRequest(
   const include = transcribing ? allowedValues(form, 'include', INCLUDES, 8) : [];
   const stream = transcribing && (form.stream === true || form.stream === 'true');
   const language = transcribing ? (form.language as string | undefined) : undefined;
+  if (format === 'diarized_json' && !transcribing) {
+    throw new ApiError(400, "response_format 'diarized_json' is for transcriptions; a translation has no speakers.", {
+      code: 'invalid_value',
+      param: 'response_format',
+    });
+  }
   return {
     format,
     stream,
@@ -86,7 +92,12 @@ export function decodeTranscriptionRequest(
       ...(body.prompt !== undefined ? { prompt: body.prompt } : {}),
       ...(body.temperature !== undefined ? { temperature: Number(body.temperature) } : {}),
       // Subtitles are written from segments: the model is asked for them whenever the answer needs times.
-      detail: format === 'verbose_json' || format === 'srt' || format === 'vtt' ? 'verbose' : 'text',
+      detail:
+        format === 'diarized_json'
+          ? 'diarized'
+          : format === 'verbose_json' || format === 'srt' || format === 'vtt'
+            ? 'verbose'
+            : 'text',
       granularities:
         format === 'srt' || format === 'vtt' ? [...new Set([...granularities, 'segment' as const])] : granularities,
       include,

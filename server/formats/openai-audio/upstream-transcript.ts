@@ -9,6 +9,7 @@ import type {
   Transcript,
   TranscriptLogprob,
   TranscriptSegment,
+  TranscriptSpeakerSegment,
   TranscriptTokens,
   TranscriptWord,
 } from '../../core/models.js';
@@ -68,6 +69,30 @@ function segments(value: unknown): TranscriptSegment[] | undefined {
   });
 }
 
+/** `diarized_json`'s segments: each with a `speaker` label and a string id. */
+function speakerSegments(value: unknown): TranscriptSpeakerSegment[] | undefined {
+  if (!Array.isArray(value) || !value.some((item) => isObject(item) && typeof item.speaker === 'string')) {
+    return undefined;
+  }
+  return value.flatMap((item, index) =>
+    isObject(item) &&
+    typeof item.speaker === 'string' &&
+    typeof item.text === 'string' &&
+    num(item.start) !== undefined &&
+    num(item.end) !== undefined
+      ? [
+          {
+            id: typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id) : `seg_${index}`,
+            speaker: item.speaker,
+            start: num(item.start)!,
+            end: num(item.end)!,
+            text: item.text,
+          },
+        ]
+      : [],
+  );
+}
+
 export function decodeLogprobs(value: unknown): TranscriptLogprob[] | undefined {
   if (!Array.isArray(value)) {
     return undefined;
@@ -117,7 +142,10 @@ export function decodeUpstreamTranscript(answer: unknown, provider: string, stat
     ...optional('language', typeof answer.language === 'string' ? answer.language : undefined),
     ...optional('durationSeconds', num(answer.duration)),
     ...optional('words', words(answer.words)),
-    ...optional('segments', segments(answer.segments)),
+    // A diarized answer's segments are speakers' (string ids, no tokens), not verbose_json's.
+    ...(speakerSegments(answer.segments)
+      ? { speakerSegments: speakerSegments(answer.segments) }
+      : optional('segments', segments(answer.segments))),
     ...optional('logprobs', decodeLogprobs(answer.logprobs)),
     ...optional('tokens', decodeTranscriptTokens(answer.usage)),
   };

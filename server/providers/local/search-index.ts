@@ -50,12 +50,22 @@ export interface LocalSearchIndex extends FileIndex {
 export interface PassageEmbedder {
   /** The model's id: stored with each vector, so a change of model is seen. */
   model: string;
-  /** One vector per text, in order; `owner` is the key a query embeds for (none for background work). */
+  /** One vector per text, in order; `owner` is the key a query embeds for. */
   embed(texts: string[], signal: AbortSignal, owner?: string): Promise<number[][]>;
+  /**
+   * The background embedding of one key's passages: one vector per text, in order, recorded as that key's usage
+   * (and counted by its limits) by whoever builds the embedder.
+   */
+  embedPassages(texts: string[], signal: AbortSignal, keyId: string): Promise<number[][]>;
 }
 
-/** Passages embedded per call of the background embedding. */
+/** Passages claimed per round of the background embedding (one embedding call per key among them). */
 const EMBED_BATCH = 64;
+/**
+ * How long a claim on passages to embed lives (passage-store.ts `claimUnembedded`): far longer than one batch's
+ * call takes; a process that dies holding one leaves its passages to the next round after it.
+ */
+export const EMBED_CLAIM_MS = 5 * 60_000;
 /** Reciprocal rank fusion's constant (Cormack et al.): a rank's weight is 1 / (RRF_K + rank). */
 const RRF_K = 60;
 
@@ -175,21 +185,38 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
           if (closing.signal.aborted || embedder !== current) {
             return;
           }
-          const batch = await passages.unembedded(current.model, EMBED_BATCH);
+          // Claimed, not just read: another worker or instance running this loop takes other passages. An
+          // empty claim while passages wait means others hold them; their rounds embed them.
+          const at = now();
+          const batch = await passages.claimUnembedded(current.model, EMBED_BATCH, at, at + EMBED_CLAIM_MS);
           if (batch.length === 0) {
             break;
           }
-          const vectors = await current.embed(
-            batch.map((passage) => `${passage.title}\n${passage.text}`),
-            closing.signal,
-          );
-          if (vectors.length !== batch.length) {
-            throw new Error(`${current.model} answered ${vectors.length} vectors for ${batch.length} passages`);
+          const byKey = new Map<string, typeof batch>();
+          for (const passage of batch) {
+            byKey.set(passage.keyId, [...(byKey.get(passage.keyId) ?? []), passage]);
           }
-          await passages.storeVectors(
-            current.model,
-            batch.map((passage, index) => ({ id: passage.id, vector: vectors[index]! })),
-          );
+          try {
+            // One call per key: each key's usage record (and limits) counts exactly its own passages.
+            for (const [keyId, owned] of byKey) {
+              const vectors = await current.embedPassages(
+                owned.map((passage) => `${passage.title}\n${passage.text}`),
+                closing.signal,
+                keyId,
+              );
+              if (vectors.length !== owned.length) {
+                throw new Error(`${current.model} answered ${vectors.length} vectors for ${owned.length} passages`);
+              }
+              await passages.storeVectors(
+                current.model,
+                owned.map((passage, index) => ({ id: passage.id, vector: vectors[index]! })),
+              );
+            }
+          } catch (error) {
+            // What was not stored is free again at once for the next round (an upload, or a start).
+            await passages.releaseClaims(batch.map((passage) => passage.id)).catch(() => undefined);
+            throw error;
+          }
         }
       } while (embedAgain);
     })()

@@ -43,6 +43,13 @@ export const AUDIO_CONTAINER_TYPES: Record<AudioContainer, { mediaType: string; 
   aac: { mediaType: 'audio/aac', extension: 'aac' },
 };
 
+/** The upstream answer asked for: JSON always (subtitles and text are written here from it). */
+const UPSTREAM_FORMAT: Record<TranscriptionCallOptions['detail'], string> = {
+  text: 'json',
+  verbose: 'verbose_json',
+  diarized: 'diarized_json',
+};
+
 /** The form the upstream gets: the file, the model, and only the fields the caller set. */
 export function transcriptionParts(
   options: TranscriptionCallOptions,
@@ -57,7 +64,7 @@ export function transcriptionParts(
   const parts: MultipartPart[] = [
     { name: 'file', filename: `${stem}.${type.extension}`, contentType: type.mediaType, data: options.audio.data },
     { name: 'model', value: modelId },
-    { name: 'response_format', value: options.detail === 'verbose' ? 'verbose_json' : 'json' },
+    { name: 'response_format', value: UPSTREAM_FORMAT[options.detail] },
   ];
   if (task === 'transcribe' && options.language !== undefined) {
     parts.push({ name: 'language', value: options.language });

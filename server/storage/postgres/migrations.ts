@@ -238,6 +238,18 @@ CREATE TABLE search_passage_vectors (
   vector BYTEA NOT NULL
 );`,
   },
+  {
+    // Who embeds a passage (search-index.ts): a claim until `until_ms` (ms since the epoch), so the workers of
+    // `--workers N` and the instances on this database embed each passage once; an expired claim is taken over.
+    version: 7,
+    name: 'search-passage-embed-claims',
+    sql: `
+CREATE TABLE search_passage_embed_claims (
+  passage_id BIGINT PRIMARY KEY REFERENCES search_passages (id) ON DELETE CASCADE,
+  model TEXT NOT NULL,
+  until_ms BIGINT NOT NULL
+);`,
+  },
 ];
 
 export class SchemaTooNewError extends Error {

@@ -73,10 +73,43 @@ export function createPostgresPassageStore(pool: PgPool): PassageStore {
       );
       return rows.map((row) => ({ id: Number(row.id), title: row.title, text: row.text }));
     },
+    async claimUnembedded(model, limit, now, until) {
+      // Rows another statement is claiming are skipped (SKIP LOCKED); a claim committed after this statement's
+      // snapshot is still seen by the upsert's guard, which re-reads the row it conflicts with.
+      const { rows } = await query<{ id: string; keyId: string; title: string; text: string }>(
+        pool,
+        `WITH candidates AS (
+           SELECT p.id FROM search_passages p
+           LEFT JOIN search_passage_vectors v ON v.passage_id = p.id
+           LEFT JOIN search_passage_embed_claims c ON c.passage_id = p.id
+           WHERE (v.passage_id IS NULL OR v.model <> $1) AND (c.passage_id IS NULL OR c.until_ms <= $3 OR c.model <> $1)
+           ORDER BY p.id LIMIT $2
+           FOR UPDATE OF p SKIP LOCKED
+         ), claimed AS (
+           INSERT INTO search_passage_embed_claims (passage_id, model, until_ms)
+           SELECT id, $1, $4 FROM candidates
+           ON CONFLICT (passage_id) DO UPDATE SET model = EXCLUDED.model, until_ms = EXCLUDED.until_ms
+           WHERE search_passage_embed_claims.until_ms <= $3 OR search_passage_embed_claims.model <> $1
+           RETURNING passage_id
+         )
+         SELECT p.id, p.key_id AS "keyId", p.title, p.body AS text
+         FROM search_passages p JOIN claimed ON claimed.passage_id = p.id ORDER BY p.id`,
+        [model, limit, now, until],
+      );
+      return rows.map((row) => ({ id: Number(row.id), keyId: row.keyId, title: row.title, text: row.text }));
+    },
+    async releaseClaims(ids) {
+      if (ids.length > 0) {
+        await query(pool, 'DELETE FROM search_passage_embed_claims WHERE passage_id = ANY($1::bigint[])', [ids]);
+      }
+    },
     async storeVectors(model, rows) {
       if (rows.length === 0) {
         return;
       }
+      await query(pool, 'DELETE FROM search_passage_embed_claims WHERE passage_id = ANY($1::bigint[])', [
+        rows.map((row) => row.id),
+      ]);
       // A passage removed meanwhile is skipped (the join), not a foreign-key error.
       await query(
         pool,
