@@ -306,10 +306,6 @@ export interface Services {
   close(): Promise<void>;
 }
 
-/**
- * Opens the stores and builds everything over them. A configuration the registry refuses (an alias or route
- * naming a model that does not exist) throws its ConfigError here, after closing what was opened.
- */
 /** The operation a usage record of the background embedding of a file's passages names (no route has it). */
 export const PASSAGE_EMBEDDING_OPERATION = 'embedFilePassages';
 
@@ -368,6 +364,10 @@ function passageEmbedder(
   };
 }
 
+/**
+ * Opens the stores and builds everything over them. A configuration the registry refuses (an alias or route
+ * naming a model that does not exist) throws its ConfigError here, after closing what was opened.
+ */
 export async function openServices(config: Readonly<ServiceConfig>, options: ServiceOptions): Promise<Services> {
   const { logger } = options;
   const stores = await openStores(options.stores);
