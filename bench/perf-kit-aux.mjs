@@ -73,12 +73,21 @@ async function main() {
     let exports = 0;
     let spans = 0;
     let bad = 0;
+    let protobufBytes = 0;
     const server = createServer((req, res) => {
       const chunks = [];
       req.on('data', (chunk) => chunks.push(chunk));
       req.on('end', () => {
         if (req.method !== 'POST' || req.url !== '/v1/traces') {
           res.writeHead(404).end();
+          return;
+        }
+        if (String(req.headers['content-type']).startsWith('application/x-protobuf')) {
+          // The gateway's default encoding: counted by export and size (decoding spans would need the proto schema);
+          // an empty body is an empty ExportTraceServiceResponse.
+          exports += 1;
+          protobufBytes += Buffer.concat(chunks).length;
+          res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
           return;
         }
         try {
@@ -97,7 +106,9 @@ async function main() {
     writeFileSync(portFile, String(server.address().port));
     console.log(`otlp sink on 127.0.0.1:${server.address().port} for pid ${pid}`);
     await whenGone(Number(pid));
-    console.log(`otlp sink: ${exports} exports, ${spans} spans, ${bad} unreadable`);
+    console.log(
+      `otlp sink: ${exports} exports, ${spans} spans in JSON, ${protobufBytes} bytes of protobuf, ${bad} unreadable`,
+    );
     server.close();
     server.closeAllConnections();
     return;
