@@ -6,31 +6,16 @@
  *
  *   npx tsx bench/observability-hooks.ts
  */
-import { callEnded, installObserver, startUpstreamAttempt, type CallOutcome } from '../server/observability/hooks.js';
+import { callEnded, installObserver, startUpstreamAttempt } from '../server/observability/hooks.js';
+import { benchOutcome } from './bench-outcome.js';
 import { createMetrics } from '../server/observability/metrics.js';
 
 const CALLS = 200_000;
 const response = { once: () => undefined } as never;
 const signal = new AbortController().signal;
 
-function outcome(i: number): CallOutcome {
-  const start = performance.now();
-  return {
-    operation: 'createChatCompletion',
-    modelRequested: 'bench',
-    model: i % 2 ? 'fake:bench-model' : 'fake:other',
-    provider: 'fake',
-    usage: { inputTokens: 12, outputTokens: 30, cacheReadTokens: 0, reasoningTokens: 0 } as never,
-    units: null,
-    media: null,
-    status: 200,
-    startedAt: start - 1.2,
-    headAt: start - 0.4,
-    errorCode: undefined,
-    keyId: 'key_1',
-    costUsd: 0.0001,
-  };
-}
+/** Two models in turn, so the metrics keep more than one series. */
+const outcome = (i: number) => benchOutcome(i % 2 ? 'fake:bench-model' : 'fake:other');
 
 function run(): number {
   const before = process.cpuUsage();

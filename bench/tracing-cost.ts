@@ -11,7 +11,8 @@
  */
 import { spawn } from 'node:child_process';
 import { setImmediate as turn } from 'node:timers/promises';
-import { callEnded, installObserver, startUpstreamAttempt, type CallOutcome } from '../server/observability/hooks.js';
+import { callEnded, installObserver, startUpstreamAttempt } from '../server/observability/hooks.js';
+import { benchOutcome } from './bench-outcome.js';
 import type { TracingOptions, Tracing } from '../server/observability/tracing.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
@@ -32,25 +33,6 @@ while (lines.length === 0) {
   await new Promise((resolve) => setTimeout(resolve, 20));
 }
 process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${lines[0]}`;
-
-function outcome(): CallOutcome {
-  const start = performance.now();
-  return {
-    operation: 'createChatCompletion',
-    modelRequested: 'bench',
-    model: 'fake:bench-model',
-    provider: 'fake',
-    usage: { inputTokens: 12, outputTokens: 30, cacheReadTokens: 0, reasoningTokens: 0 } as never,
-    units: null,
-    media: null,
-    status: 200,
-    startedAt: start - 1.2,
-    headAt: start - 0.4,
-    errorCode: undefined,
-    keyId: 'key_1',
-    costUsd: 0.0001,
-  };
-}
 
 type Start = (options: TracingOptions) => Tracing;
 const current = (await import('../server/observability/tracing.js')).startTracing;
@@ -77,7 +59,7 @@ async function run(start: Start, protocol: string): Promise<number> {
     observer.runRequest!(request as never, res, `req_${i}`, () => undefined);
     observer.requestSignal!(signal, res);
     startUpstreamAttempt('fake', 'POST', '/chat/completions', signal).end();
-    callEnded(outcome(), res);
+    callEnded(benchOutcome(), res);
     if (i % 100 === 99) {
       await turn();
     }
