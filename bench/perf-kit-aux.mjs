@@ -1,5 +1,5 @@
 // Helpers for bench/perf-kit-start.sh, the start command of the perf-kit budget candidates
-// (bench/perf-kit-budgets.json). Plain Node, no loader: each runs as its own short process.
+// (bench/perf-kit-budgets.ts). Plain Node, no loader: each runs as its own short process.
 //
 //   node bench/perf-kit-aux.mjs create-db ADMIN_URL NAME         creates database NAME, prints its URL
 //   node bench/perf-kit-aux.mjs drop-db-after PID ADMIN_URL NAME  waits until PID is gone, then drops NAME

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start command of the perf-kit budget candidates (bench/perf-kit-budgets.json): does the variant's setup, then
+# Start command of the perf-kit budget candidates (bench/perf-kit-budgets.ts): does the variant's setup, then
 # execs `node dist/main.js` — the same process a user starts, with the pid the kit is watching, so the kit's CPU
 # figure counts the gateway's tree only. Usage (by the kit): bench/perf-kit-start.sh pg-redis|tracing
 #
