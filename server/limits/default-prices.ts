@@ -2,7 +2,8 @@
  * The shipped price table: token prices of well-known upstream models from `@pydantic/genai-prices` (a
  * maintained table, not one typed in by hand). Only its bundled data is read — `updatePrices` (the package's
  * one way to fetch newer data) is never called, so pricing works offline. The package (~0.5 MB of JS) is
- * loaded on the first lookup, so a gateway with only the built-in models never loads it.
+ * loaded on the first lookup (open-limits.ts looks every configured model up at start), so a gateway with only the
+ * built-in models never loads it.
  */
 import { createRequire } from 'node:module';
 import type { ModelPrice } from './prices.js';
