@@ -15,7 +15,7 @@ import { median } from './children.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20_000);
-const WAVE = 64;
+const WAVE = Number(process.env.BENCH_WAVE ?? 64);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const BEFORE_DIR = process.env.BENCH_BEFORE_DIR;
 const LIMITS = { rpm: 100_000_000, tpm: 1_000_000_000_000, maxParallel: 100_000 };
@@ -38,6 +38,7 @@ async function open(dir: string, redisUrl: string | undefined, prefix: string): 
     prices: {},
     registry: {
       find: () => undefined,
+      list: () => [],
       resolve: () => {
         throw new Error('unpriced');
       },

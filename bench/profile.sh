@@ -10,7 +10,8 @@
 #   bench/profile.sh open  [SECS]   chat JSON at 1,000 req/s open loop (the kit's driver); CPU µs/request
 #
 # PERF_KIT names a copy of ../shared/perf-kit with its npm ci done (bench/README.md); extra node flags
-# (`--trace-gc`) go in NODE_FLAGS. Results land in a fresh folder under /tmp, printed at the end.
+# (`--trace-gc`) go in NODE_FLAGS; EXTRA_YAML is appended to the config (a `limits:` block, say) and the environment
+# reaches the gateway (OMNIGATE_REDIS_URL, OMNIGATE_ADMIN_KEY). Results land in a fresh folder under /tmp, printed at the end.
 set -euo pipefail
 MODE=${1:?json, sse, anth or open}; SECS=${2:-8}
 KIT=${PERF_KIT:-/tmp/perf-kit}; ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,6 +28,7 @@ models:
     model: gpt-4o-mini
     id: gpt-4o-mini
 YAML
+[ -n "${EXTRA_YAML:-}" ] && printf '%s\n' "$EXTRA_YAML" >> "$OUT/omnigate.yaml"
 cat > "$OUT/eld.cjs" <<'JS'
 // SIGUSR1 prints the event-loop delay histogram since the last SIGUSR1 to stderr, then resets it.
 const { monitorEventLoopDelay } = require('node:perf_hooks');
