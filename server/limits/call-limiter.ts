@@ -308,10 +308,18 @@ export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
         renewing = false;
         return;
       }
-      const at = now();
+      const byScope = new Map<string, string[]>();
       for (const [lease, scopes] of inFlight) {
-        options.counters.renew(scopes, lease, at, options.leaseMs).catch((error) => storeFailed(error, 'renew'));
+        for (const { scope } of scopes) {
+          const list = byScope.get(scope);
+          if (list) {
+            list.push(lease);
+          } else {
+            byScope.set(scope, [lease]);
+          }
+        }
       }
+      options.counters.renewLeases(byScope, now(), options.leaseMs).catch((error) => storeFailed(error, 'renew'));
     }, options.leaseMs / 2);
     timer.unref();
   }

@@ -204,15 +204,17 @@ export function createMemoryCounters(): CounterStore {
       }
     },
 
-    async renew(scopeList, lease, now, leaseMs) {
-      for (const { scope } of scopeList) {
+    async renewLeases(leases, now, leaseMs) {
+      for (const [scope, list] of leases) {
         const state = stateOf(scope);
-        if (state.parallel.has(lease)) {
-          state.parallel.set(lease, now + leaseMs);
-        }
-        const reservation = state.reservations.get(lease);
-        if (reservation) {
-          reservation.expires = now + leaseMs;
+        for (const lease of list) {
+          if (state.parallel.has(lease)) {
+            state.parallel.set(lease, now + leaseMs);
+          }
+          const reservation = state.reservations.get(lease);
+          if (reservation) {
+            reservation.expires = now + leaseMs;
+          }
         }
       }
     },

@@ -277,9 +277,15 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
       });
     },
 
-    async renew(scopes: ScopeLimits[], lease, now, leaseMs) {
+    async renewLeases(leases, now, leaseMs) {
       await ready();
-      await client.omnigateRenew(now, lease, leaseMs, ...scopes.map(({ scope }) => baseOf(scope)));
+      const sent = [];
+      for (const [scope, list] of leases) {
+        for (const lease of list) {
+          sent.push(client.omnigateRenew(now, lease, leaseMs, baseOf(scope)));
+        }
+      }
+      await Promise.all(sent);
     },
 
     async spent(scope, now) {
