@@ -206,14 +206,27 @@ export function createMemoryCounters(): CounterStore {
 
     async renewLeases(leases, now, leaseMs) {
       for (const [scope, list] of leases) {
-        const state = stateOf(scope);
+        const state = scopes.get(scope);
+        if (!state) {
+          continue;
+        }
         for (const lease of list) {
-          if (state.parallel.has(lease)) {
-            state.parallel.set(lease, now + leaseMs);
+          // A lease that expired (at or before now) is released, as a sweep would, never revived.
+          const expires = state.parallel.get(lease);
+          if (expires !== undefined) {
+            if (expires <= now) {
+              state.parallel.delete(lease);
+            } else {
+              state.parallel.set(lease, now + leaseMs);
+            }
           }
           const reservation = state.reservations.get(lease);
           if (reservation) {
-            reservation.expires = now + leaseMs;
+            if (reservation.expires <= now) {
+              release(state, lease);
+            } else {
+              reservation.expires = now + leaseMs;
+            }
           }
         }
       }
