@@ -298,7 +298,10 @@ export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
     });
   }
 
-  /** Calls holding a slot or a reservation, by lease: renewed together at half the lease, while any runs. */
+  /**
+   * Calls holding a slot or a reservation, by lease: renewed together every half lease while any runs, in one
+   * store call with the leases grouped by scope (with Redis, one script call per 1,000 leases, not one per call).
+   */
   const inFlight = new Map<string, ScopeLimits[]>();
   let renewing = false;
   function startRenewals(): void {
