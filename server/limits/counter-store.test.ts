@@ -204,4 +204,132 @@ describe.each(stores)('%s counters', (_name, make) => {
     }
     expect(admitted).toEqual([true, true, true, false, false, false]);
   });
+
+  it('renews the leases of every scope in one call, and only the leases named', async () => {
+    const project = scope({ maxParallel: 3 }, `project:${randomUUID()}`);
+    const a = scope({ maxParallel: 2 });
+    const b = scope({ maxParallel: 1 });
+    const calls = [admitOf([a, project], T0), admitOf([a, project], T0), admitOf([b, project], T0)];
+    for (const call of calls) {
+      expect((await counters.admit(call)).admitted).toBe(true);
+    }
+    // The second call of key a is not renewed: its lease runs out at T0 + 30 s, the others' at T0 + 50 s.
+    await counters.renewLeases(
+      new Map([
+        [a.scope, [calls[0]!.lease]],
+        [b.scope, [calls[2]!.lease]],
+        [project.scope, [calls[0]!.lease, calls[2]!.lease]],
+      ]),
+      T0 + 20_000,
+      30_000,
+    );
+    const atB = await counters.admit(admitOf([b], T0 + 40_000));
+    expect(atB.admitted === false && atB.kind).toBe('parallel');
+    // Key a and the project each freed exactly the unrenewed call's slot.
+    expect((await counters.admit(admitOf([a, project], T0 + 40_000))).admitted).toBe(true);
+    expect((await counters.admit(admitOf([a, project], T0 + 40_001))).admitted).toBe(false);
+  });
+
+  it('never revives a lease that expired or was settled', async () => {
+    const key = scope({ maxParallel: 1 });
+    const expired = admitOf([key], T0);
+    expect((await counters.admit(expired)).admitted).toBe(true);
+    // Renewed after its lease ran out (a stalled timer), before any admission swept it.
+    await counters.renewLeases(new Map([[key.scope, [expired.lease]]]), T0 + 31_000, 30_000);
+    const next = admitOf([key], T0 + 32_000);
+    expect((await counters.admit(next)).admitted).toBe(true);
+    await counters.settle({
+      scopes: [key],
+      lease: next.lease,
+      now: T0 + 33_000,
+      tokensDelta: 0,
+      costUsd: 0,
+      mediaUnits: 0,
+    });
+    // Renewed after it settled (the renewal raced the call's end).
+    await counters.renewLeases(new Map([[key.scope, [next.lease, expired.lease]]]), T0 + 34_000, 30_000);
+    expect((await counters.admit(admitOf([key], T0 + 35_000))).admitted).toBe(true);
+  });
+
+  it('never revives an expired reservation: its amount is released, not held again', async () => {
+    const key = scope({ budgetUsd: 0.01, budgetPeriod: 'day' });
+    const call = admitOf([key], T0, { costUsd: 0.01 });
+    expect((await counters.admit(call)).admitted).toBe(true);
+    expect((await counters.admit(admitOf([key], T0 + 1, { costUsd: 0.001 }))).admitted).toBe(false);
+    await counters.renewLeases(new Map([[key.scope, [call.lease]]]), T0 + 31_000, 30_000);
+    expect((await counters.admit(admitOf([key], T0 + 32_000, { costUsd: 0.001 }))).admitted).toBe(true);
+  });
+
+  it('renews more leases than one script call takes (batches of 1,000)', async () => {
+    const key = scope({ maxParallel: 2_500 });
+    const project = scope({ maxParallel: 2_500 }, `project:${randomUUID()}`);
+    const calls = Array.from({ length: 2_500 }, () => admitOf([key, project], T0));
+    const admitted = await Promise.all(calls.map((call) => counters.admit(call)));
+    expect(admitted.every((a) => a.admitted)).toBe(true);
+    const leases = calls.map((call) => call.lease);
+    await counters.renewLeases(
+      new Map([
+        [key.scope, leases],
+        [project.scope, leases],
+      ]),
+      T0 + 20_000,
+      30_000,
+    );
+    // Every one of the 2,500 was renewed in both scopes: not one slot is free at T0 + 40 s.
+    const probe = await counters.admit(admitOf([key, project], T0 + 40_000));
+    expect(probe.admitted === false && probe.kind).toBe('parallel');
+    expect((await counters.admit(admitOf([key, project], T0 + 50_001))).admitted).toBe(true);
+  });
+});
+
+/** Redis keys expire on Redis's own clock: a scope's sets must outlive every lease they hold. */
+describe.runIf(hasRedis)("Redis counters: the expiry of a scope's keys", () => {
+  const prefix = `omnigate-test:${randomUUID()}:`;
+  let counters: CounterStore;
+  let client: Redis;
+  beforeAll(() => {
+    counters = createRedisCounters({ url: REDIS_URL, prefix });
+    client = new Redis(REDIS_URL);
+    return async () => {
+      const keys = await client.keys(`${prefix}*`);
+      if (keys.length > 0) {
+        await client.del(...keys);
+      }
+      client.disconnect();
+      await counters.close();
+    };
+  });
+  const ttls = (name: string) =>
+    Promise.all([':par', ':res', ':resamt', ':reserved'].map((suffix) => client.pttl(`${prefix}{${name}}${suffix}`)));
+
+  it('a renewal keeps the sets at least twice the lease', async () => {
+    const key = scope({ maxParallel: 5, budgetUsd: 100 });
+    const now = Date.now();
+    const call = admitOf([key], now, { leaseMs: 1_000, costUsd: 0.01 });
+    expect((await counters.admit(call)).admitted).toBe(true);
+    for (const ttl of await ttls(key.scope)) {
+      expect(ttl).toBeGreaterThan(1_000);
+      expect(ttl).toBeLessThanOrEqual(2_000);
+    }
+    await counters.renewLeases(new Map([[key.scope, [call.lease]]]), now + 500, 30_000);
+    for (const ttl of await ttls(key.scope)) {
+      expect(ttl).toBeGreaterThan(59_000);
+    }
+  });
+
+  it("admitting a call with a shorter lease never shortens the sets' expiry", async () => {
+    const key = scope({ maxParallel: 5, budgetUsd: 100 });
+    const now = Date.now();
+    expect((await counters.admit(admitOf([key], now, { leaseMs: 30_000, costUsd: 0.01 }))).admitted).toBe(true);
+    expect((await counters.admit(admitOf([key], now, { leaseMs: 1_000, costUsd: 0.01 }))).admitted).toBe(true);
+    for (const ttl of await ttls(key.scope)) {
+      expect(ttl).toBeGreaterThan(59_000);
+    }
+  });
+
+  it('a renewal of leases that are all gone creates no keys', async () => {
+    const key = scope({ maxParallel: 5 });
+    await counters.renewLeases(new Map([[key.scope, ['never-admitted']]]), Date.now(), 30_000);
+    expect(await ttls(key.scope)).toEqual([-2, -2, -2, -2]);
+  });
 });

@@ -74,8 +74,12 @@ export interface Settle {
 export interface CounterStore {
   admit(request: Admit): Promise<Admission>;
   settle(request: Settle): Promise<void>;
-  /** Extends a running call's lease (long streams). */
-  renew(scopes: ScopeLimits[], lease: string, now: number, leaseMs: number): Promise<void>;
+  /**
+   * Extends the leases of running calls (long streams) to `now + leaseMs`, all at once: `leases` maps each scope
+   * (`key:<id>`, `project:<name>`) to the leases it holds. A lease that already expired (at or before `now`) or
+   * was settled is never revived; an expired one is released as an admission would release it.
+   */
+  renewLeases(leases: ReadonlyMap<string, readonly string[]>, now: number, leaseMs: number): Promise<void>;
   /** Spend settled in the current period of a scope (for tests and reports). */
   spent(scope: ScopeLimits, now: number): Promise<number>;
   close(): Promise<void>;

@@ -204,15 +204,30 @@ export function createMemoryCounters(): CounterStore {
       }
     },
 
-    async renew(scopeList, lease, now, leaseMs) {
-      for (const { scope } of scopeList) {
-        const state = stateOf(scope);
-        if (state.parallel.has(lease)) {
-          state.parallel.set(lease, now + leaseMs);
+    async renewLeases(leases, now, leaseMs) {
+      for (const [scope, list] of leases) {
+        const state = scopes.get(scope);
+        if (!state) {
+          continue;
         }
-        const reservation = state.reservations.get(lease);
-        if (reservation) {
-          reservation.expires = now + leaseMs;
+        for (const lease of list) {
+          // A lease that expired (at or before now) is released, as a sweep would, never revived.
+          const expires = state.parallel.get(lease);
+          if (expires !== undefined) {
+            if (expires <= now) {
+              state.parallel.delete(lease);
+            } else {
+              state.parallel.set(lease, now + leaseMs);
+            }
+          }
+          const reservation = state.reservations.get(lease);
+          if (reservation) {
+            if (reservation.expires <= now) {
+              release(state, lease);
+            } else {
+              reservation.expires = now + leaseMs;
+            }
+          }
         }
       }
     },

@@ -34,6 +34,8 @@ export interface RedisCountersOptions {
 const DAY_MS = 86_400_000;
 /** Admissions or settlements sent in one script call at most (a script blocks Redis while it runs). */
 const MAX_BATCH = 200;
+/** Leases renewed in one script call at most (a renewal is cheap: one ZADD XX entry per lease and set). */
+const RENEW_BATCH = 1000;
 
 type ScriptClient = RedisClient & {
   omnigateAdmit(...args: Array<string | number>): Promise<Array<number | string>>;
@@ -277,9 +279,36 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
       });
     },
 
-    async renew(scopes: ScopeLimits[], lease, now, leaseMs) {
+    async renewLeases(leases, now, leaseMs) {
+      // Batches of at most RENEW_BATCH leases (a scope's list may span two), all sent in one write (auto-pipelined).
+      const batches: Array<Array<string | number>> = [];
+      let args: Array<string | number> = [now, leaseMs, 0];
+      let size = 0;
+      for (const [scope, list] of leases) {
+        for (let at = 0; at < list.length; ) {
+          const take = Math.min(list.length - at, RENEW_BATCH - size);
+          args.push(baseOf(scope), take);
+          for (let i = at; i < at + take; i++) {
+            args.push(list[i]!);
+          }
+          args[2] = (args[2] as number) + 1;
+          at += take;
+          size += take;
+          if (size === RENEW_BATCH) {
+            batches.push(args);
+            args = [now, leaseMs, 0];
+            size = 0;
+          }
+        }
+      }
+      if (size > 0) {
+        batches.push(args);
+      }
+      if (batches.length === 0) {
+        return;
+      }
       await ready();
-      await client.omnigateRenew(now, lease, leaseMs, ...scopes.map(({ scope }) => baseOf(scope)));
+      await Promise.all(batches.map((batch) => client.omnigateRenew(...batch)));
     },
 
     async spent(scope, now) {

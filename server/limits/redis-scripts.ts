@@ -32,6 +32,12 @@ local function sweep(base, now, rpm, par, reserves)
   if par then redis.call('ZREMRANGEBYSCORE', base .. ':par', '-inf', now) end
   if rpm then redis.call('ZREMRANGEBYSCORE', base .. ':req', '-inf', now - W) end
 end
+-- A scope's keys live at least ms from now and are never shortened: a call admitted (or renewed) with a shorter
+-- lease must not expire the keys that hold other calls' longer leases. A key without an expiry gets one.
+local function extend(key, ms)
+  local ttl = redis.call('PTTL', key)
+  if ttl == -1 or (ttl >= 0 and ttl < ms) then redis.call('PEXPIRE', key, ms) end
+end
 local function bucket(base, now, tpm)
   local state = redis.call('HMGET', base .. ':tok', 'level', 'at')
   local level = tonumber(state[1] or '0') or 0
@@ -135,7 +141,7 @@ local function admitOne(a)
     if tpm then setBucket(base, now, tpm, levels[i] + tokens) end
     if par then
       redis.call('ZADD', base .. ':par', now + leaseMs, lease)
-      redis.call('PEXPIRE', base .. ':par', leaseMs * 2)
+      extend(base .. ':par', leaseMs * 2)
     end
     if (cost > 0 or media > 0) and (budget or mpd) then
       redis.call('ZADD', base .. ':res', now + leaseMs, lease)
@@ -143,7 +149,7 @@ local function admitOne(a)
       redis.call('HINCRBYFLOAT', base .. ':reserved', 'cost', cost)
       redis.call('HINCRBYFLOAT', base .. ':reserved', 'media', media)
       for _, suffix in ipairs({':res', ':resamt', ':reserved'}) do
-        redis.call('PEXPIRE', base .. suffix, leaseMs * 2)
+        extend(base .. suffix, leaseMs * 2)
       end
     end
   end
@@ -198,12 +204,43 @@ end
 return 1
 `;
 
-/** ARGV: now, lease, leaseMs, then the scopes' bases. */
-export const RENEW_SCRIPT = `
-local now, lease, leaseMs = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
-for i = 4, #ARGV do
-  redis.call('ZADD', ARGV[i] .. ':par', 'XX', now + leaseMs, lease)
-  redis.call('ZADD', ARGV[i] .. ':res', 'XX', now + leaseMs, lease)
+/**
+ * Renews many leases at once (every call in flight on an instance, at most 1,000 leases a script call).
+ * ARGV: now, leaseMs, scopeCount, then per scope: base, leaseCount, the leases.
+ * Per sorted set (`:par` slots, `:res` reservations) of a scope: what already expired goes first (an expired
+ * reservation is released, as an admission's sweep would), then one `ZADD XX` moves the named leases to
+ * now + leaseMs; XX never adds, so a lease that expired or settled is not revived. The scope's keys then live at
+ * least 2 × leaseMs, never less than they already had, so a set outlives every lease it holds.
+ */
+export const RENEW_SCRIPT = `${COMMON}
+local now, leaseMs = tonumber(ARGV[1]), tonumber(ARGV[2])
+local score, keep = now + leaseMs, leaseMs * 2
+local function renewSet(key, first, last)
+  local args = {}
+  for i = first, last do
+    args[#args + 1] = score
+    args[#args + 1] = ARGV[i]
+  end
+  redis.call('ZADD', key, 'XX', unpack(args))
+  extend(key, keep)
+end
+local o = 4
+for _ = 1, tonumber(ARGV[3]) do
+  local base, n = ARGV[o], tonumber(ARGV[o+1])
+  local first, last = o + 2, o + 1 + n
+  o = last + 1
+  local par = base .. ':par'
+  if redis.call('EXISTS', par) == 1 then
+    redis.call('ZREMRANGEBYSCORE', par, '-inf', now)
+    renewSet(par, first, last)
+  end
+  local res = base .. ':res'
+  if redis.call('EXISTS', res) == 1 then
+    for _, l in ipairs(redis.call('ZRANGEBYSCORE', res, '-inf', now)) do release(base, l) end
+    renewSet(res, first, last)
+    extend(base .. ':resamt', keep)
+    extend(base .. ':reserved', keep)
+  end
 end
 return 1
 `;
