@@ -8,6 +8,7 @@
 #   npm run bench:budgets -- --quick           # 1 short round: a smoke test
 #   npm run bench:budgets -- --runs 5          # any other flag goes to the kit (--nice, --sut-cpu, ...)
 #   npm run bench:budgets -- --all-phases      # keep the kit's two stream phases (skipped by default, see below)
+#   BUDGETS_ONLY=omnigate-metrics-on,omnigate-two-deployments npm run bench:budgets   # those variants and their controls
 #
 # PERF_KIT_SRC    the kit to copy (default: ../shared/perf-kit beside the checkout, or beside its parent)
 # PERF_KIT_COPY   where to copy it (default: a new mktemp folder); reused as is when it already holds an

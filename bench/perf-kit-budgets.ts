@@ -184,6 +184,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error('usage: npx tsx bench/perf-kit-budgets.ts CANDIDATES_FILE');
     process.exit(2);
   }
-  const candidates = [DIRECT, ...LAYOUT.map(([name, variant]) => candidate(name, variant))];
+  // BUDGETS_ONLY=variant,variant runs those variants with their two controls only (a rerun of the contested ones).
+  const only = process.env.BUDGETS_ONLY?.split(',').filter(Boolean);
+  const unknown = only?.filter((name) => !BUDGETS.some((b) => b.variant === name));
+  if (unknown?.length) {
+    console.error(`BUDGETS_ONLY names no budget variant: ${unknown.join(', ')}`);
+    process.exit(2);
+  }
+  const kept = only ? new Set(only.flatMap((name) => [name, ...between(name)])) : undefined;
+  const layout = kept ? LAYOUT.filter(([name]) => kept.has(name)) : LAYOUT;
+  const candidates = [DIRECT, ...layout.map(([name, variant]) => candidate(name, variant))];
   writeFileSync(file, `${JSON.stringify({ candidates }, null, 2)}\n`);
 }
