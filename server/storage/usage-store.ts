@@ -32,6 +32,9 @@ export interface UsageEntry {
   deployment?: string | null;
   /** Upstream attempts the retry layer made; null when it was not involved. */
   attempts?: number | null;
+  /** The same for the search step of a search answer (`deployment`/`attempts` are its writing model's). */
+  searchDeployment?: string | null;
+  searchAttempts?: number | null;
 }
 
 export interface UsageRecord extends UsageEntry {
@@ -111,6 +114,8 @@ interface UsageRow {
   created_at: number;
   deployment: string | null;
   attempts: number | null;
+  search_deployment: string | null;
+  search_attempts: number | null;
 }
 
 const ID_PREFIX = 'usage_';
@@ -138,6 +143,8 @@ function toRecord(row: UsageRow): UsageRecord {
     createdAt: row.created_at,
     deployment: row.deployment,
     attempts: row.attempts,
+    searchDeployment: row.search_deployment,
+    searchAttempts: row.search_attempts,
   };
 }
 
@@ -177,16 +184,22 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
     db.exec('ALTER TABLE usage_records ADD COLUMN deployment TEXT');
     db.exec('ALTER TABLE usage_records ADD COLUMN attempts INTEGER');
   }
+  // And the search step's of a search answer.
+  if (!columns.some((column) => column.name === 'search_deployment')) {
+    db.exec('ALTER TABLE usage_records ADD COLUMN search_deployment TEXT');
+    db.exec('ALTER TABLE usage_records ADD COLUMN search_attempts INTEGER');
+  }
   // Likewise the cost: rows written before prices existed read as 0.
   if (!columns.some((column) => column.name === 'cost_usd')) {
     db.exec('ALTER TABLE usage_records ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0');
   }
 
-  // Rows go in as multi-row INSERTs of up to ROWS_PER_INSERT rows (19 parameters a row, well under SQLite's
+  // Rows go in as multi-row INSERTs of up to ROWS_PER_INSERT rows (21 parameters a row, well under SQLite's
   // 32,766), the statements of a batch in one transaction: one statement step per 100 rows, not per row.
   const COLUMNS = `request_id, key_id, operation, model_requested, model, provider, input_tokens, output_tokens,
-    cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at, deployment, attempts, cost_usd`;
-  const ROW = `(${Array(19).fill('?').join(', ')})`;
+    cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at, deployment, attempts, cost_usd,
+    search_deployment, search_attempts`;
+  const ROW = `(${Array(21).fill('?').join(', ')})`;
   const statements = new Map<number, Statement>();
   const insertOf = (rows: number) => {
     let statement = statements.get(rows);
@@ -216,6 +229,8 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
     entry.deployment ?? null,
     entry.attempts ?? null,
     entry.costUsd ?? 0,
+    entry.searchDeployment ?? null,
+    entry.searchAttempts ?? null,
   ];
   const insertAll = db.transaction((entries: UsageEntry[]) => {
     for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {

@@ -9,7 +9,7 @@
 import type { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sendBytes, sendJson } from '../fakes/answers.js';
+import { sendBytes, sendJson, sseHead } from '../fakes/answers.js';
 import { byPath, startFakeUpstream, type FakeHandler, type FakeUpstream } from '../fakes/fake-upstream.js';
 import { sampleAudio, sampleVideo } from '../fakes/media-samples.js';
 import { expectOpenAIError, expectRequestId, usageOf } from '../helpers/contract-assertions.js';
@@ -58,6 +58,7 @@ providers:
 circuit_breaker: { failure_threshold: 1000, cooldown_ms: 1000 }
 models:
 ${model('finder', 'search', 'web', '    retries: 1\n    fallbacks: [local:search]', 'sa', 'sb')}
+${model('writer', 'chat', 'chat')}
 ${model('composer', 'music', 'song')}
 ${model('director', 'video', 'sora')}
 ${model('painter', 'image', 'image', '    fallbacks: [local:image]')}
@@ -181,6 +182,32 @@ describe('web search', () => {
 });
 
 describe('search answers', () => {
+  /** The search step's headers and record fields agree, and are apart from the writing model's. */
+  async function expectSearchServedBy(res: request.Response, deployment: string, attempts: number) {
+    expect(res.headers['x-omnigate-search-deployment']).toBe(deployment);
+    expect(res.headers['x-omnigate-search-attempts']).toBe(String(attempts));
+    expect(await usageRow(expectRequestId(res))).toMatchObject({
+      search_deployment: deployment,
+      search_attempts: attempts,
+    });
+  }
+
+  const chatAnswer: FakeHandler = (_request, res) =>
+    sendJson(
+      res,
+      200,
+      JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'chat-b',
+        choices: [
+          { index: 0, message: { role: 'assistant', content: 'The keeper lights the lamp [1].' }, finish_reason: 'stop' },
+        ],
+        usage: { prompt_tokens: 20, completion_tokens: 8, total_tokens: 28 },
+      }),
+    );
+
   it('the search step on the default search model with deployments: the second serves, the answer cites it', async () => {
     a.handle(resetConnection);
     b.handle(byPath({ '/search': searxng }));
@@ -191,7 +218,53 @@ describe('search answers', () => {
       'https://example.com/lighthouse',
     ]);
     expect(a.requests).toHaveLength(1);
-    await expectServedBy(res, 'sb:web-b', 2);
+    await expectSearchServedBy(res, 'sb:web-b', 2);
+    // The built-in local:chat wrote the answer: no deployment of its own, so none said.
+    expect(res.headers['x-omnigate-deployment']).toBeUndefined();
+    expect(res.headers['x-omnigate-attempts']).toBeUndefined();
+    expect(await usageRow(expectRequestId(res))).toMatchObject({
+      model: 'local:chat',
+      provider: 'local',
+      deployment: null,
+      attempts: null,
+    });
+  });
+
+  it('both steps through deployments: the search and the writing model each fail over, each said apart', async () => {
+    a.handle(fail500);
+    b.handle(byPath({ '/search': searxng, '/v1/chat/completions': chatAnswer }));
+    const res = await post('/v1/search/answer', { query: 'lighthouse keeper lamp', model: 'writer' });
+    expect(res.status).toBe(200);
+    assertMatchesSchema('SearchAnswer', res.body);
+    expect(res.body.answer).toBe('The keeper lights the lamp [1].');
+    // a failed once for the search and once for the answer; b served both.
+    expect(a.requests.map((r) => r.url.split('?')[0])).toEqual(['/search', '/v1/chat/completions']);
+    expect(modelsAsked(b).at(-1)).toBe('chat-b');
+    await expectServedBy(res, 'b:chat-b', 2);
+    await expectSearchServedBy(res, 'sb:web-b', 2);
+    expect(await usageRow(expectRequestId(res))).toMatchObject({ model: 'writer', provider: 'b' });
+  });
+
+  it('a streamed answer: the headers of both steps are on the stream’s head', async () => {
+    a.handle(fail503);
+    b.handle(
+      byPath({
+        '/search': searxng,
+        '/v1/chat/completions': (_request, res) => {
+          sseHead(res);
+          const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+            `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'chat-b', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+          res.write(chunk({ role: 'assistant', content: 'Lamps [1].' }));
+          res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
+        },
+      }),
+    );
+    const res = await bytesOf(post('/v1/search/answer', { query: 'lighthouse', model: 'writer', stream: true }));
+    expect(res.status).toBe(200);
+    const events = sseJson((res.body as Buffer).toString('utf8')).map((event) => event.data);
+    expect(events.at(-1)).toMatchObject({ type: 'answer.done', answer: 'Lamps [1].' });
+    await expectServedBy(res, 'b:chat-b', 2);
+    await expectSearchServedBy(res, 'sb:web-b', 2);
   });
 });
 

@@ -299,6 +299,31 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     expect(amended.id).toMatch(/^usage_\d+$/);
   });
 
+  it('usage: a search answer keeps its search step’s deployment and attempts beside its writer’s', async (context) => {
+    const { usage } = await stores(context);
+    await usage.insertMany([
+      usageEntry({
+        requestId: 'req_answer',
+        deployment: 'east:gpt-4o',
+        attempts: 1,
+        searchDeployment: 'sb:searxng',
+        searchAttempts: 3,
+      }),
+      usageEntry({ requestId: 'req_plain' }),
+    ]);
+    const rows = (await usage.list({ keyId: 'key_a', limit: 10, order: 'asc' })).records;
+    expect(rows.find((row) => row.requestId === 'req_answer')).toMatchObject({
+      deployment: 'east:gpt-4o',
+      attempts: 1,
+      searchDeployment: 'sb:searxng',
+      searchAttempts: 3,
+    });
+    expect(rows.find((row) => row.requestId === 'req_plain')).toMatchObject({
+      searchDeployment: null,
+      searchAttempts: null,
+    });
+  });
+
   it('responses: saved per key, items by id, deleted with their items, purged by age', async (context) => {
     const { responses } = await stores(context);
     const response = { id: 'resp_1', output: [{ id: 'msg_1', type: 'message' }] } as never;

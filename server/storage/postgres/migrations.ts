@@ -250,6 +250,13 @@ CREATE TABLE search_passage_embed_claims (
   until_ms BIGINT NOT NULL
 );`,
   },
+  {
+    // A search answer's search step through a model with deployments: where it ran and the attempts it took
+    // (`deployment`/`attempts` are the answer-writing model's); null on every other row.
+    version: 8,
+    name: 'usage-search-deployment',
+    sql: 'ALTER TABLE usage_records ADD COLUMN search_deployment TEXT, ADD COLUMN search_attempts INTEGER;',
+  },
 ];
 
 export class SchemaTooNewError extends Error {

@@ -30,6 +30,8 @@ interface UsageRow {
   deployment: string | null;
   attempts: number | null;
   cost_usd: number;
+  search_deployment: string | null;
+  search_attempts: number | null;
 }
 
 const ID_PREFIX = 'usage_';
@@ -53,8 +55,10 @@ const COLUMNS = [
   'deployment',
   'attempts',
   'cost_usd',
+  'search_deployment',
+  'search_attempts',
 ];
-/** Rows per INSERT: 19 parameters each, well under the 65,535 a statement may bind. */
+/** Rows per INSERT: 21 parameters each, well under the 65,535 a statement may bind. */
 const ROWS_PER_INSERT = 1_000;
 
 function toRecord(row: UsageRow): UsageRecord {
@@ -79,6 +83,8 @@ function toRecord(row: UsageRow): UsageRecord {
     deployment: row.deployment,
     attempts: row.attempts,
     costUsd: row.cost_usd,
+    searchDeployment: row.search_deployment,
+    searchAttempts: row.search_attempts,
   };
 }
 
@@ -109,6 +115,8 @@ function valuesOf(entry: UsageEntry): unknown[] {
     entry.deployment ?? null,
     entry.attempts ?? null,
     entry.costUsd ?? 0,
+    entry.searchDeployment ?? null,
+    entry.searchAttempts ?? null,
   ];
 }
 
