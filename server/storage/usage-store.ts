@@ -86,10 +86,13 @@ export interface UsageStore {
   summary(query: UsageSummaryQuery): Promise<UsageSummaryRow[]>;
 }
 
-/** What a call's record learns after it answered: a video task's seconds, and the deployment that made it. */
+/**
+ * What a call's record learns after it answered: a video task's seconds, and the deployment that made it (a
+ * failed task's record gets `placed` alone: its units and media stay as they were).
+ */
 export interface UsageAmendment {
-  units: number;
-  media: MediaUsage;
+  units?: number;
+  media?: MediaUsage;
   placed?: { deployment: string | null; provider: string | null; attempts: number };
 }
 
@@ -240,7 +243,7 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
   });
 
   const amend = db.prepare(
-    `UPDATE usage_records SET units = @units, media = @media, deployment = COALESCE(@deployment, deployment),
+    `UPDATE usage_records SET units = COALESCE(@units, units), media = COALESCE(@media, media), deployment = COALESCE(@deployment, deployment),
        provider = COALESCE(@provider, provider), attempts = COALESCE(@attempts, attempts) WHERE request_id = @requestId`,
   );
 
@@ -249,8 +252,8 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
       return (
         amend.run({
           requestId,
-          units: amount.units,
-          media: JSON.stringify(amount.media),
+          units: amount.units ?? null,
+          media: amount.media ? JSON.stringify(amount.media) : null,
           deployment: amount.placed?.deployment ?? null,
           provider: amount.placed?.provider ?? null,
           attempts: amount.placed?.attempts ?? null,

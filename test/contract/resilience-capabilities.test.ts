@@ -135,7 +135,8 @@ beforeAll(async () => {
   a = await startFakeUpstream();
   b = await startFakeUpstream();
   gateway = await gatewayFromYaml(yaml(), {
-    videos: { pollMs: 100 },
+    // Two queue runs at most: a failing task ends after one backoff (1 s).
+    videos: { pollMs: 100, maxAttempts: 2 },
     defaultSearchModel: 'finder',
     transcription: { maxBytes: 1024 * 1024, maxSeconds: 30 },
   });
@@ -342,6 +343,78 @@ describe('video (the durable queue)', () => {
       deployment: 'b:sora-b',
       attempts: 2,
       provider: 'b',
+    });
+  });
+});
+
+describe('video across queue runs', () => {
+  /** An upstream that makes video `job_<name>`, its create refused with a 503 the first `refusals` times. */
+  function videoUpstream(name: string, refusals: number): FakeHandler {
+    let creates = 0;
+    return byPath({
+      '/v1/videos': (recorded, res, req) => {
+        creates += 1;
+        if (creates <= refusals) {
+          return fail503(recorded, res, req);
+        }
+        sendJson(res, 200, JSON.stringify({ id: `job_${name}`, object: 'video', status: 'queued', progress: 0 }));
+      },
+      [`/v1/videos/job_${name}`]: (_request, res) =>
+        sendJson(
+          res,
+          200,
+          JSON.stringify({ id: `job_${name}`, object: 'video', status: 'completed', progress: 100, seconds: '1' }),
+        ),
+      [`/v1/videos/job_${name}/content`]: (recorded, res) =>
+        recorded.url.includes('variant=thumbnail')
+          ? sendJson(res, 404, JSON.stringify({ error: { message: 'none' } }))
+          : void sendBytes(res, mp4, 'video/mp4'),
+    });
+  }
+
+  /** The record is amended just after the task row says how it ended: read until it holds `attempts` (bounded). */
+  async function amendedRow(requestId: string, attempts: number) {
+    let row: Record<string, unknown> = {};
+    for (let poll = 0; poll < 50 && row.attempts !== attempts; poll += 1) {
+      row = await usageRow(requestId);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return row;
+  }
+
+  const createVideo = () =>
+    post('/v1/videos', { model: 'director', prompt: 'a fox', seconds: '4', size: '720x1280' }).expect(202);
+
+  it('a first queue run failing on every deployment, the second run served: the record sums both runs’ attempts', async () => {
+    // Run 1: a, b, a (retries: 2) all refuse and the task goes back to the queue; run 2: a makes it.
+    a.handle(videoUpstream('a', 2));
+    b.handle(fail503);
+    const created = await createVideo();
+    const done = await finishedVideo(gateway.app, gateway.key, created.body.id, { polls: 200 });
+    expect(done).toMatchObject({ status: 'completed' });
+    expect(a.requests.filter((r) => r.method === 'POST')).toHaveLength(3);
+    expect(b.requests).toHaveLength(1);
+    expect(await amendedRow(expectRequestId(created), 4)).toMatchObject({
+      deployment: 'a:sora-a',
+      attempts: 4,
+      provider: 'a',
+    });
+  });
+
+  it('a task that fails in every queue run: its record is amended with every upstream attempt all the same', async () => {
+    a.handle(fail500);
+    b.handle(fail503);
+    const created = await createVideo();
+    const done = await finishedVideo(gateway.app, gateway.key, created.body.id, { polls: 200 });
+    expect(done).toMatchObject({ status: 'failed' });
+    // Two queue runs of three upstream attempts each (a, b, a).
+    expect(a.requests).toHaveLength(4);
+    expect(b.requests).toHaveLength(2);
+    expect(await amendedRow(expectRequestId(created), 6)).toMatchObject({
+      deployment: 'a:sora-a',
+      attempts: 6,
+      provider: 'a',
+      status: 202,
     });
   });
 });

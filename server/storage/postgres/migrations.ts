@@ -257,6 +257,13 @@ CREATE TABLE search_passage_embed_claims (
     name: 'usage-search-deployment',
     sql: 'ALTER TABLE usage_records ADD COLUMN search_deployment TEXT, ADD COLUMN search_attempts INTEGER;',
   },
+  {
+    // A video task's upstream attempts (models with deployments), summed over its queue runs and counted as
+    // each starts: the create call's usage record shows the sum, also when a run's process died.
+    version: 9,
+    name: 'video-upstream-attempts',
+    sql: 'ALTER TABLE video_tasks ADD COLUMN upstream_attempts INTEGER NOT NULL DEFAULT 0;',
+  },
 ];
 
 export class SchemaTooNewError extends Error {

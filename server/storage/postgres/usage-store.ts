@@ -164,11 +164,11 @@ export function createPostgresUsageStore(pool: PgPool): PostgresUsageStore {
     async amendMedia(requestId, amount) {
       const result = await query(
         pool,
-        `UPDATE usage_records SET units = $1, media = $2, deployment = COALESCE($4, deployment),
+        `UPDATE usage_records SET units = COALESCE($1, units), media = COALESCE($2, media), deployment = COALESCE($4, deployment),
            provider = COALESCE($5, provider), attempts = COALESCE($6, attempts) WHERE request_id = $3`,
         [
-          amount.units,
-          JSON.stringify(amount.media),
+          amount.units ?? null,
+          amount.media ? JSON.stringify(amount.media) : null,
           requestId,
           amount.placed?.deployment ?? null,
           amount.placed?.provider ?? null,
