@@ -651,9 +651,44 @@ describe('a tool over the MCP endpoint', () => {
     expect(a.requests).toHaveLength(1);
     expect(await usageRow(expectRequestId(res))).toMatchObject({
       operation: 'mcpPost:web_search',
-      deployment: 'sb:web-b',
-      attempts: 2,
       provider: 'sb',
+    });
+    // The stream's head waited for the result, so it carries the tool call's headers; the record agrees.
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    await expectServedBy(res, 'sb:web-b', 2);
+  });
+
+  it('search_answer over MCP: both steps’ headers on the stream, apart, as on the REST route', async () => {
+    a.handle(fail500);
+    b.handle(
+      byPath({
+        '/search': searxng,
+        '/v1/chat/completions': (_request, res) =>
+          sendJson(
+            res,
+            200,
+            JSON.stringify({
+              id: 'chatcmpl-2',
+              object: 'chat.completion',
+              created: 1,
+              model: 'chat-b',
+              choices: [{ index: 0, message: { role: 'assistant', content: 'Lamps [1].' }, finish_reason: 'stop' }],
+              usage: { prompt_tokens: 20, completion_tokens: 3, total_tokens: 23 },
+            }),
+          ),
+      }),
+    );
+    const res = await mcpCall('search_answer', { query: 'lighthouse', model: 'writer' });
+    const result = JSON.parse(/^data: (.+)$/m.exec(res.text)![1]!).result;
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent.answer).toBe('Lamps [1].');
+    await expectServedBy(res, 'b:chat-b', 2);
+    expect(res.headers['x-omnigate-search-deployment']).toBe('sb:web-b');
+    expect(res.headers['x-omnigate-search-attempts']).toBe('2');
+    expect(await usageRow(expectRequestId(res))).toMatchObject({
+      operation: 'mcpPost:search_answer',
+      search_deployment: 'sb:web-b',
+      search_attempts: 2,
     });
   });
 
@@ -665,10 +700,8 @@ describe('a tool over the MCP endpoint', () => {
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toContain('Upstream a failed (503)');
     expect(a.requests.length + b.requests.length).toBe(3);
-    expect(await usageRow(expectRequestId(res))).toMatchObject({
-      operation: 'mcpPost:generate_music',
-      deployment: 'a:song-a',
-      attempts: 3,
-    });
+    expect(await usageRow(expectRequestId(res))).toMatchObject({ operation: 'mcpPost:generate_music' });
+    // An error result is still a 200 whose head names the deployment tried last and the attempts.
+    await expectServedBy(res, 'a:song-a', 3);
   });
 });
