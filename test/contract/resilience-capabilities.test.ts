@@ -203,7 +203,11 @@ describe('search answers', () => {
         created: 1,
         model: 'chat-b',
         choices: [
-          { index: 0, message: { role: 'assistant', content: 'The keeper lights the lamp [1].' }, finish_reason: 'stop' },
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'The keeper lights the lamp [1].' },
+            finish_reason: 'stop',
+          },
         ],
         usage: { prompt_tokens: 20, completion_tokens: 8, total_tokens: 28 },
       }),

@@ -300,7 +300,13 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     const failedPlacement = { deployment: 'east:sora-2', provider: 'east', attempts: 6 };
     expect(await usage.amendMedia('req_4', { placed: failedPlacement })).toBe(true);
     const failedRecord = (await usage.list({ keyId: 'key_a', limit: 1, order: 'asc', requestId: 'req_4' })).records[0];
-    expect(failedRecord).toMatchObject({ units: 5, media: {}, deployment: 'east:sora-2', provider: 'east', attempts: 6 });
+    expect(failedRecord).toMatchObject({
+      units: 5,
+      media: {},
+      deployment: 'east:sora-2',
+      provider: 'east',
+      attempts: 6,
+    });
     expect(amended.id).toMatch(/^usage_\d+$/);
   });
 
@@ -601,7 +607,11 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     expect(await videoTasks.addUpstreamAttempt(task.id, 'r2')).toBeUndefined();
     expect(await videoTasks.release(task.id, 'r1', 6_000)).toBe(true);
     // The next queue run starts from the sum so far.
-    expect(await videoTasks.claim('r2', 7_000, 10_000)).toMatchObject({ id: task.id, attempts: 2, upstreamAttempts: 2 });
+    expect(await videoTasks.claim('r2', 7_000, 10_000)).toMatchObject({
+      id: task.id,
+      attempts: 2,
+      upstreamAttempts: 2,
+    });
     expect(await videoTasks.addUpstreamAttempt(task.id, 'r2')).toBe(3);
     await videoTasks.fail(task.id, 'r2', { code: 'upstream_error', message: 'x', now: 8 });
     expect(await videoTasks.addUpstreamAttempt(task.id, 'r2')).toBeUndefined();

@@ -43,13 +43,7 @@ export async function runSearch(
   body: SearchRequest,
   role: CallRole = 'call',
 ): Promise<SearchOutcome> {
-  const call = prepareCall(
-    deps,
-    scope,
-    body.model ?? deps.defaultSearchModel ?? BUILT_IN_SEARCH_MODEL,
-    'search',
-    role,
-  );
+  const call = prepareCall(deps, scope, body.model ?? deps.defaultSearchModel ?? BUILT_IN_SEARCH_MODEL, 'search', role);
   if (body.search_type === 'news') {
     call.context.warn({
       field: 'search_type',
@@ -75,6 +69,7 @@ export async function runSearch(
   record.media = { queries: 1, results: absolute.length };
   // The provider that ran it: with deployments, the one that served (recorded by the retry layer), not the first.
   // (A search step leaves the record's provider to the answer's writer; search answers do not name theirs.)
-  const provider = role === 'search-step' ? call.resolved.entry.provider : (record.provider ?? call.resolved.entry.provider);
+  const provider =
+    role === 'search-step' ? call.resolved.entry.provider : (record.provider ?? call.resolved.entry.provider);
   return { provider, results: absolute, ...(filesIndexing && { filesIndexing }) };
 }
