@@ -1296,6 +1296,13 @@ export interface paths {
          *     notifications precede the result. A notification or a JSON-RPC response sent by the client is
          *     accepted with 202 and no body.
          *
+         *     The head of an answer is held until its first body byte, so a `tools/call` answer carries the headers
+         *     of the call its tool made: `x-omnigate-deployment` and `x-omnigate-attempts` (and for `search_answer`
+         *     `x-omnigate-search-*`) when the tool's model has deployments, and the key's `x-ratelimit-*` headers
+         *     when it is limited. A stream's first byte is its first frame (a progress notification, the result) or
+         *     keep-alive comment, so in a JSON-RPC batch the headers cover only the calls that finished before it
+         *     (the last of them to set one wins).
+         *
          *     **Tools.** `tools/list` offers the tools whose capability this server serves, each with an input and
          *     an output schema: `image_understanding` (as `POST /v1/tools/image_understanding`), `generate_image`
          *     (as `POST /v1/images/generations`), `text_to_speech` (as `POST /v1/audio/speech`), `generate_music`
@@ -2194,6 +2201,13 @@ export interface components {
             deployment: string | null;
             /** @description Upstream attempts the retry layer made for the call, the answered one included; null when the layer was not involved. */
             attempts: number | null;
+            /**
+             * @description A search answer's search step (`POST /v1/search/answer`, the `search_answer` tool): the deployment of the search model that served it, for a search model with deployments, retries or fallbacks; null otherwise. `deployment` and `attempts` of the same record describe the model that wrote the answer (null when the built-in `local:chat` wrote it).
+             * @example sb:searxng
+             */
+            search_deployment: string | null;
+            /** @description Upstream attempts the search step of a search answer made, the answered one included; null when the retry layer was not involved in it. */
+            search_attempts: number | null;
             /** @description The HTTP status Omnigate answered. 499 (never sent) marks a stream the client abandoned before it ended. */
             status: number;
             /** @description Time from receiving the request to the last byte of the answer. */
@@ -5700,7 +5714,9 @@ export interface components {
         /**
          * @description Present when the model is configured with `deployments`, `retries` or `fallbacks`: the deployment
          *     (`provider:model` unless the configuration names it) that served the call, or the last one tried when
-         *     none did. The usage record names it too.
+         *     none did. The usage record names it too. On a search answer it is the answer-writing model's (absent
+         *     when the built-in `local:chat` wrote it; the search step's is `x-omnigate-search-deployment`); on
+         *     `/v1/mcp`, that of the call a `tools/call` made.
          */
         OmnigateDeployment: string;
         /**
@@ -5709,6 +5725,19 @@ export interface components {
          *     answer. The usage record holds the same number.
          */
         OmnigateAttempts: string;
+        /**
+         * @description On a search answer whose search step ran on a search model configured with `deployments`, `retries`
+         *     or `fallbacks`: the deployment that served the search (or the last one tried). `x-omnigate-deployment`
+         *     on the same answer names the answer-writing model's deployment instead (absent when the built-in
+         *     `local:chat` wrote it). The usage record's `search_deployment` names it too.
+         */
+        OmnigateSearchDeployment: string;
+        /**
+         * @description On a search answer whose search step ran on a search model configured with `deployments`, `retries`
+         *     or `fallbacks`: the upstream attempts the search made. The usage record's `search_attempts` holds the
+         *     same number.
+         */
+        OmnigateSearchAttempts: string;
         /** @description The same value as `x-svc-request-id`, under the name the OpenAI SDK reads. */
         XRequestId: string;
         /** @description The same value as `x-svc-request-id`, under the name the Anthropic SDK reads. */
@@ -5996,6 +6025,10 @@ export interface operations {
                      *           "units": null,
                      *           "media": null,
                      *           "cost_usd": 0.000021,
+                     *           "deployment": null,
+                     *           "attempts": null,
+                     *           "search_deployment": null,
+                     *           "search_attempts": null,
                      *           "status": 200,
                      *           "latency_ms": 412,
                      *           "created_at": 1732240000
@@ -6020,6 +6053,10 @@ export interface operations {
                      *             "seconds": 3.42
                      *           },
                      *           "cost_usd": 0.000855,
+                     *           "deployment": null,
+                     *           "attempts": null,
+                     *           "search_deployment": null,
+                     *           "search_attempts": null,
                      *           "status": 200,
                      *           "latency_ms": 1380,
                      *           "created_at": 1732239950
@@ -8505,6 +8542,8 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
                     "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
+                    "x-omnigate-search-deployment": components["headers"]["OmnigateSearchDeployment"];
+                    "x-omnigate-search-attempts": components["headers"]["OmnigateSearchAttempts"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8811,6 +8850,8 @@ export interface operations {
                     "x-request-id": components["headers"]["XRequestId"];
                     "x-omnigate-deployment": components["headers"]["OmnigateDeployment"];
                     "x-omnigate-attempts": components["headers"]["OmnigateAttempts"];
+                    "x-omnigate-search-deployment": components["headers"]["OmnigateSearchDeployment"];
+                    "x-omnigate-search-attempts": components["headers"]["OmnigateSearchAttempts"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -44,12 +44,23 @@ function standInWarning(requested: string, model: string, pattern: string): stri
 /** Said on every answer of a model with deployments: which one served it, after how many upstream attempts. */
 export const DEPLOYMENT_HEADER = 'x-omnigate-deployment';
 export const ATTEMPTS_HEADER = 'x-omnigate-attempts';
+/** The same for the search step of a search answer, whose own deployment headers describe the answer's writer. */
+export const SEARCH_DEPLOYMENT_HEADER = 'x-omnigate-search-deployment';
+export const SEARCH_ATTEMPTS_HEADER = 'x-omnigate-search-attempts';
+
+/**
+ * Which of the request's calls this is: `call`, the one the request is about; `search-step`, the search a
+ * search answer runs before its model writes (its deployment goes to the record's `search_*` fields and the
+ * `x-omnigate-search-*` headers, so the answer-writing model's own stay its own).
+ */
+export type CallRole = 'call' | 'search-step';
 
 export function prepareCall<T extends ModelType>(
   deps: CallDeps,
   scope: CallScope,
   requestedModel: string,
   type: T,
+  role: CallRole = 'call',
 ): PreparedCall<T> {
   const call = scope.call;
   call.modelRequested = requestedModel;
@@ -80,6 +91,15 @@ export function prepareCall<T extends ModelType>(
       // Only models with deployments call it; set before the first byte (retries end there), so headers still go.
       // The record's provider becomes the one that served (or failed last): a deployment's or a fallback's.
       attempted({ deployment, provider, attempts }) {
+        if (role === 'search-step') {
+          call.searchDeployment = deployment;
+          call.searchAttempts = attempts;
+          if (deployment !== null) {
+            scope.setHeader(SEARCH_DEPLOYMENT_HEADER, deployment.replace(/[^\x20-\x7e]/g, '?'));
+          }
+          scope.setHeader(SEARCH_ATTEMPTS_HEADER, String(attempts));
+          return;
+        }
         call.deployment = deployment;
         call.attempts = attempts;
         if (provider !== null) {

@@ -26,6 +26,11 @@ export interface CallContext {
    * upstream attempts it took (providers/resilience/); only models with deployments, retries or fallbacks tell.
    */
   attempted?(outcome: AttemptOutcome): void;
+  /**
+   * Told as each upstream attempt of the retry layer starts (before any answer), with the target it goes to:
+   * the video queue counts a task's attempts over its queue runs with it. Same models as `attempted`.
+   */
+  attemptStarted?(target: { deployment: string; provider: string }): void;
 }
 
 /**

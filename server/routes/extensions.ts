@@ -58,6 +58,8 @@ export function extensionHandlers(
         cost_usd: record.costUsd ?? 0,
         deployment: record.deployment ?? null,
         attempts: record.attempts ?? null,
+        search_deployment: record.searchDeployment ?? null,
+        search_attempts: record.searchAttempts ?? null,
         status: record.status,
         latency_ms: record.latencyMs,
         created_at: record.createdAt,

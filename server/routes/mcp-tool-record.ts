@@ -109,6 +109,10 @@ export function toolCallRecord(parent: CallRecord, operation: string, costOf: Co
         parent.deployment = record.deployment;
         parent.attempts = record.attempts;
       }
+      if (record.searchDeployment !== undefined) {
+        parent.searchDeployment = record.searchDeployment;
+        parent.searchAttempts = record.searchAttempts;
+      }
       parent.usage = addUsage(parent.usage, record.usage);
       parent.media = addMedia(parent.media, record.media);
       parent.units = record.units === null ? parent.units : (parent.units ?? 0) + record.units;

@@ -3,11 +3,13 @@
  * (`createMcpHandler`: 2026-07-28 natively and every 2025 revision through its stateless fallback, from the one
  * factory in mcp-server.ts). Our own bearer auth has already run (401 in the OpenAI envelope); the Origin rule
  * runs here, first, for every method. GET and DELETE answer 405 `Allow: POST`: no sessions, no standalone
- * stream.
+ * stream. A `tools/call` answer's head waits for its first body byte (http/hold-head.ts), so it carries the
+ * headers of the call the tool made.
  */
 import type { Request, Response } from 'express';
 import type { AppDeps } from './app-deps.js';
 import { ApiError } from '../core/api-error.js';
+import { holdHeadUntilBody } from '../http/hold-head.js';
 import { checkMcpOrigin } from '../http/mcp-origin.js';
 import type { Handlers } from '../http/operation-types.js';
 import { scopeOf } from '../http/call-scope.js';
@@ -77,7 +79,12 @@ export function mcpHandlers(deps: McpDeps): Pick<Handlers, 'mcpPost' | 'mcpGet' 
         serving = undefined; // the next request tries again
         throw error;
       });
-      await (await serving)(req as Request, res, req.body);
+      const handle = await serving;
+      // The SDK writes a stream's head before the tools run: held until the first body byte, it carries the
+      // headers of the calls made by then (deployment, attempts, rate limits). In a JSON-RPC batch, what a call
+      // sets after the first byte went out (another call's result, a progress notification) is not in it.
+      holdHeadUntilBody(res);
+      await handle(req as Request, res, req.body);
     },
     mcpGet(req) {
       checkMcpOrigin(req as Request, allowed);

@@ -32,6 +32,9 @@ export interface UsageEntry {
   deployment?: string | null;
   /** Upstream attempts the retry layer made; null when it was not involved. */
   attempts?: number | null;
+  /** The same for the search step of a search answer (`deployment`/`attempts` are its writing model's). */
+  searchDeployment?: string | null;
+  searchAttempts?: number | null;
 }
 
 export interface UsageRecord extends UsageEntry {
@@ -83,10 +86,13 @@ export interface UsageStore {
   summary(query: UsageSummaryQuery): Promise<UsageSummaryRow[]>;
 }
 
-/** What a call's record learns after it answered: a video task's seconds, and the deployment that made it. */
+/**
+ * What a call's record learns after it answered: a video task's seconds, and the deployment that made it (a
+ * failed task's record gets `placed` alone: its units and media stay as they were).
+ */
 export interface UsageAmendment {
-  units: number;
-  media: MediaUsage;
+  units?: number;
+  media?: MediaUsage;
   placed?: { deployment: string | null; provider: string | null; attempts: number };
 }
 
@@ -111,6 +117,8 @@ interface UsageRow {
   created_at: number;
   deployment: string | null;
   attempts: number | null;
+  search_deployment: string | null;
+  search_attempts: number | null;
 }
 
 const ID_PREFIX = 'usage_';
@@ -138,6 +146,8 @@ function toRecord(row: UsageRow): UsageRecord {
     createdAt: row.created_at,
     deployment: row.deployment,
     attempts: row.attempts,
+    searchDeployment: row.search_deployment,
+    searchAttempts: row.search_attempts,
   };
 }
 
@@ -177,16 +187,22 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
     db.exec('ALTER TABLE usage_records ADD COLUMN deployment TEXT');
     db.exec('ALTER TABLE usage_records ADD COLUMN attempts INTEGER');
   }
+  // And the search step's of a search answer.
+  if (!columns.some((column) => column.name === 'search_deployment')) {
+    db.exec('ALTER TABLE usage_records ADD COLUMN search_deployment TEXT');
+    db.exec('ALTER TABLE usage_records ADD COLUMN search_attempts INTEGER');
+  }
   // Likewise the cost: rows written before prices existed read as 0.
   if (!columns.some((column) => column.name === 'cost_usd')) {
     db.exec('ALTER TABLE usage_records ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0');
   }
 
-  // Rows go in as multi-row INSERTs of up to ROWS_PER_INSERT rows (19 parameters a row, well under SQLite's
+  // Rows go in as multi-row INSERTs of up to ROWS_PER_INSERT rows (21 parameters a row, well under SQLite's
   // 32,766), the statements of a batch in one transaction: one statement step per 100 rows, not per row.
   const COLUMNS = `request_id, key_id, operation, model_requested, model, provider, input_tokens, output_tokens,
-    cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at, deployment, attempts, cost_usd`;
-  const ROW = `(${Array(19).fill('?').join(', ')})`;
+    cached_input_tokens, cache_write_tokens, reasoning_tokens, units, media, status, latency_ms, created_at, deployment, attempts, cost_usd,
+    search_deployment, search_attempts`;
+  const ROW = `(${Array(21).fill('?').join(', ')})`;
   const statements = new Map<number, Statement>();
   const insertOf = (rows: number) => {
     let statement = statements.get(rows);
@@ -216,6 +232,8 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
     entry.deployment ?? null,
     entry.attempts ?? null,
     entry.costUsd ?? 0,
+    entry.searchDeployment ?? null,
+    entry.searchAttempts ?? null,
   ];
   const insertAll = db.transaction((entries: UsageEntry[]) => {
     for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {
@@ -225,7 +243,7 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
   });
 
   const amend = db.prepare(
-    `UPDATE usage_records SET units = @units, media = @media, deployment = COALESCE(@deployment, deployment),
+    `UPDATE usage_records SET units = COALESCE(@units, units), media = COALESCE(@media, media), deployment = COALESCE(@deployment, deployment),
        provider = COALESCE(@provider, provider), attempts = COALESCE(@attempts, attempts) WHERE request_id = @requestId`,
   );
 
@@ -234,8 +252,8 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
       return (
         amend.run({
           requestId,
-          units: amount.units,
-          media: JSON.stringify(amount.media),
+          units: amount.units ?? null,
+          media: amount.media ? JSON.stringify(amount.media) : null,
           deployment: amount.placed?.deployment ?? null,
           provider: amount.placed?.provider ?? null,
           attempts: amount.placed?.attempts ?? null,

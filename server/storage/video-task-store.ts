@@ -32,7 +32,13 @@ export interface VideoTask {
   inputBlob: string | null;
   status: VideoStatus;
   progress: number;
+  /** Queue runs: claims of the task (a shutdown's hand-back refunds its claim). */
   attempts: number;
+  /**
+   * Upstream attempts of a model with deployments, summed over the queue runs (each counted as it starts, so
+   * a run whose process died still counts); the create call's usage record shows this sum.
+   */
+  upstreamAttempts: number;
   /** Not claimable before this time (backoff after a transient failure). */
   runAfter: number;
   claimedBy: string | null;
@@ -97,6 +103,8 @@ export interface VideoTaskStore {
   renew(id: string, runner: string, now: number, leaseMs: number): Promise<boolean>;
   setProgress(id: string, runner: string, progress: number): Promise<void>;
   setCheckpoint(id: string, runner: string, checkpoint: string): Promise<void>;
+  /** Counts one upstream attempt; the task's sum after it, or undefined when the task is no longer this runner's. */
+  addUpstreamAttempt(id: string, runner: string): Promise<number | undefined>;
   complete(
     id: string,
     runner: string,
@@ -129,6 +137,7 @@ export interface TaskRow {
   status: VideoStatus;
   progress: number;
   attempts: number;
+  upstream_attempts: number;
   run_after: number;
   claimed_by: string | null;
   lease_until: number | null;
@@ -158,6 +167,7 @@ export function toTask(row: TaskRow): VideoTask {
     status: row.status,
     progress: row.progress,
     attempts: row.attempts,
+    upstreamAttempts: row.upstream_attempts,
     runAfter: row.run_after,
     claimedBy: row.claimed_by,
     leaseUntil: row.lease_until,
@@ -200,15 +210,17 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
     created_at INTEGER NOT NULL,
     completed_at INTEGER,
     expires_at INTEGER,
-    claim_order INTEGER
+    claim_order INTEGER,
+    upstream_attempts INTEGER NOT NULL DEFAULT 0
   )`);
   // Databases made before fair claiming lack the column; adding it is the whole migration (NULL: never claimed).
-  if (
-    !(db.prepare('PRAGMA table_info(video_tasks)').all() as Array<{ name: string }>).some(
-      (column) => column.name === 'claim_order',
-    )
-  ) {
+  // Likewise the upstream attempts (0: none counted).
+  const taskColumns = db.prepare('PRAGMA table_info(video_tasks)').all() as Array<{ name: string }>;
+  if (!taskColumns.some((column) => column.name === 'claim_order')) {
     db.exec('ALTER TABLE video_tasks ADD COLUMN claim_order INTEGER');
+  }
+  if (!taskColumns.some((column) => column.name === 'upstream_attempts')) {
+    db.exec('ALTER TABLE video_tasks ADD COLUMN upstream_attempts INTEGER NOT NULL DEFAULT 0');
   }
   db.exec(`CREATE INDEX IF NOT EXISTS video_tasks_by_key ON video_tasks (key_id, seq);
   CREATE INDEX IF NOT EXISTS video_tasks_runnable ON video_tasks (status, run_after) WHERE status IN ('queued', 'processing');
@@ -255,6 +267,12 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
   const checkpoint = db.prepare(
     `UPDATE video_tasks SET checkpoint = @checkpoint WHERE id = @id AND claimed_by = @runner AND status = 'processing'`,
   );
+  const upstreamAttempt = db
+    .prepare<{ id: string; runner: string }, number>(
+      `UPDATE video_tasks SET upstream_attempts = upstream_attempts + 1
+       WHERE id = @id AND claimed_by = @runner AND status = 'processing' RETURNING upstream_attempts`,
+    )
+    .pluck();
   const complete =
     db.prepare(`UPDATE video_tasks SET status = 'completed', progress = 100, video_blob = @videoBlob, thumbnail_blob = @thumbnailBlob,
     completed_at = @now, expires_at = @expiresAt, claimed_by = NULL, lease_until = NULL
@@ -336,6 +354,9 @@ export function createVideoTaskStore(db: SqliteDatabase): VideoTaskStore {
     },
     async setCheckpoint(id, runner, value) {
       checkpoint.run({ id, runner, checkpoint: value });
+    },
+    async addUpstreamAttempt(id, runner) {
+      return upstreamAttempt.get({ id, runner });
     },
     async complete(id, runner, result) {
       return complete.run({ id, runner, ...result }).changes === 1;

@@ -11,6 +11,9 @@ export interface CallRecord extends CallFacts {
   /** The deployment that served the call and the upstream attempts made (models with deployments only). */
   deployment?: string | null;
   attempts?: number | null;
+  /** The same for the search step of a search answer (its writer's are `deployment` and `attempts`). */
+  searchDeployment?: string | null;
+  searchAttempts?: number | null;
   /** The route will call `complete` itself (streams). */
   defer(): void;
   /** Writes the usage record once; later calls do nothing. */
@@ -125,6 +128,8 @@ export function startCallRecord(
         createdAt: Math.floor(startedAt / 1000),
         deployment: record.deployment ?? null,
         attempts: record.attempts ?? null,
+        searchDeployment: record.searchDeployment ?? null,
+        searchAttempts: record.searchAttempts ?? null,
       });
     },
   };

@@ -168,8 +168,8 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
           const placed = amount.placed;
           queue[index] = {
             ...entry,
-            units: amount.units,
-            media: amount.media,
+            units: amount.units ?? entry.units,
+            media: amount.media ?? entry.media,
             ...(placed && {
               deployment: placed.deployment ?? entry.deployment,
               provider: placed.provider ?? entry.provider,

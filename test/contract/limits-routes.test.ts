@@ -463,6 +463,34 @@ describe('every MCP tool call meets the limits', () => {
     },
   );
 
+  it('a tools/call answered as a stream carries the x-ratelimit-* headers of its call (the head waits for it)', async () => {
+    const key = await keyWith({ rpm: 5 });
+    const answer = await request(made.app)
+      .post('/v1/mcp')
+      .set('authorization', `Bearer ${key}`)
+      .set('accept', 'application/json, text/event-stream')
+      .set('mcp-protocol-version', '2025-11-25')
+      .send(toolCall('list_files', {}));
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(answer.headers['x-ratelimit-limit-requests']).toBe('5');
+    expect(answer.headers['x-ratelimit-remaining-requests']).toBe('4');
+    expect(answer.headers['x-ratelimit-reset-requests']).toMatch(/^\d+(\.\d+)?m?s$|^\d+m\d+s$/);
+    // initialize spends nothing and sets none.
+    const initialize = await request(made.app)
+      .post('/v1/mcp')
+      .set('authorization', `Bearer ${key}`)
+      .set('accept', 'application/json, text/event-stream')
+      .send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+    expect(initialize.status).toBe(200);
+    expect(initialize.headers['x-ratelimit-limit-requests']).toBeUndefined();
+  });
+
   it.each([
     ['tokens', { tpm: 500 }, /tokens per minute.*\[429 rate_limit_exceeded\]/],
     ['budget', { budgetUsd: 0.001, budgetPeriod: 'day' as const }, /spend budget.*\[429 insufficient_quota\]/],

@@ -9,7 +9,7 @@
 import type { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sendBytes, sendJson } from '../fakes/answers.js';
+import { sendBytes, sendJson, sseHead } from '../fakes/answers.js';
 import { byPath, startFakeUpstream, type FakeHandler, type FakeUpstream } from '../fakes/fake-upstream.js';
 import { sampleAudio, sampleVideo } from '../fakes/media-samples.js';
 import { expectOpenAIError, expectRequestId, usageOf } from '../helpers/contract-assertions.js';
@@ -58,6 +58,7 @@ providers:
 circuit_breaker: { failure_threshold: 1000, cooldown_ms: 1000 }
 models:
 ${model('finder', 'search', 'web', '    retries: 1\n    fallbacks: [local:search]', 'sa', 'sb')}
+${model('writer', 'chat', 'chat')}
 ${model('composer', 'music', 'song')}
 ${model('director', 'video', 'sora')}
 ${model('painter', 'image', 'image', '    fallbacks: [local:image]')}
@@ -134,7 +135,8 @@ beforeAll(async () => {
   a = await startFakeUpstream();
   b = await startFakeUpstream();
   gateway = await gatewayFromYaml(yaml(), {
-    videos: { pollMs: 100 },
+    // Two queue runs at most: a failing task ends after one backoff (1 s).
+    videos: { pollMs: 100, maxAttempts: 2 },
     defaultSearchModel: 'finder',
     transcription: { maxBytes: 1024 * 1024, maxSeconds: 30 },
   });
@@ -181,6 +183,36 @@ describe('web search', () => {
 });
 
 describe('search answers', () => {
+  /** The search step's headers and record fields agree, and are apart from the writing model's. */
+  async function expectSearchServedBy(res: request.Response, deployment: string, attempts: number) {
+    expect(res.headers['x-omnigate-search-deployment']).toBe(deployment);
+    expect(res.headers['x-omnigate-search-attempts']).toBe(String(attempts));
+    expect(await usageRow(expectRequestId(res))).toMatchObject({
+      search_deployment: deployment,
+      search_attempts: attempts,
+    });
+  }
+
+  const chatAnswer: FakeHandler = (_request, res) =>
+    sendJson(
+      res,
+      200,
+      JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'chat-b',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'The keeper lights the lamp [1].' },
+            finish_reason: 'stop',
+          },
+        ],
+        usage: { prompt_tokens: 20, completion_tokens: 8, total_tokens: 28 },
+      }),
+    );
+
   it('the search step on the default search model with deployments: the second serves, the answer cites it', async () => {
     a.handle(resetConnection);
     b.handle(byPath({ '/search': searxng }));
@@ -191,7 +223,53 @@ describe('search answers', () => {
       'https://example.com/lighthouse',
     ]);
     expect(a.requests).toHaveLength(1);
-    await expectServedBy(res, 'sb:web-b', 2);
+    await expectSearchServedBy(res, 'sb:web-b', 2);
+    // The built-in local:chat wrote the answer: no deployment of its own, so none said.
+    expect(res.headers['x-omnigate-deployment']).toBeUndefined();
+    expect(res.headers['x-omnigate-attempts']).toBeUndefined();
+    expect(await usageRow(expectRequestId(res))).toMatchObject({
+      model: 'local:chat',
+      provider: 'local',
+      deployment: null,
+      attempts: null,
+    });
+  });
+
+  it('both steps through deployments: the search and the writing model each fail over, each said apart', async () => {
+    a.handle(fail500);
+    b.handle(byPath({ '/search': searxng, '/v1/chat/completions': chatAnswer }));
+    const res = await post('/v1/search/answer', { query: 'lighthouse keeper lamp', model: 'writer' });
+    expect(res.status).toBe(200);
+    assertMatchesSchema('SearchAnswer', res.body);
+    expect(res.body.answer).toBe('The keeper lights the lamp [1].');
+    // a failed once for the search and once for the answer; b served both.
+    expect(a.requests.map((r) => r.url.split('?')[0])).toEqual(['/search', '/v1/chat/completions']);
+    expect(modelsAsked(b).at(-1)).toBe('chat-b');
+    await expectServedBy(res, 'b:chat-b', 2);
+    await expectSearchServedBy(res, 'sb:web-b', 2);
+    expect(await usageRow(expectRequestId(res))).toMatchObject({ model: 'writer', provider: 'b' });
+  });
+
+  it('a streamed answer: the headers of both steps are on the stream’s head', async () => {
+    a.handle(fail503);
+    b.handle(
+      byPath({
+        '/search': searxng,
+        '/v1/chat/completions': (_request, res) => {
+          sseHead(res);
+          const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+            `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'chat-b', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+          res.write(chunk({ role: 'assistant', content: 'Lamps [1].' }));
+          res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
+        },
+      }),
+    );
+    const res = await bytesOf(post('/v1/search/answer', { query: 'lighthouse', model: 'writer', stream: true }));
+    expect(res.status).toBe(200);
+    const events = sseJson((res.body as Buffer).toString('utf8')).map((event) => event.data);
+    expect(events.at(-1)).toMatchObject({ type: 'answer.done', answer: 'Lamps [1].' });
+    await expectServedBy(res, 'b:chat-b', 2);
+    await expectSearchServedBy(res, 'sb:web-b', 2);
   });
 });
 
@@ -269,6 +347,78 @@ describe('video (the durable queue)', () => {
       deployment: 'b:sora-b',
       attempts: 2,
       provider: 'b',
+    });
+  });
+});
+
+describe('video across queue runs', () => {
+  /** An upstream that makes video `job_<name>`, its create refused with a 503 the first `refusals` times. */
+  function videoUpstream(name: string, refusals: number): FakeHandler {
+    let creates = 0;
+    return byPath({
+      '/v1/videos': (recorded, res, req) => {
+        creates += 1;
+        if (creates <= refusals) {
+          return fail503(recorded, res, req);
+        }
+        sendJson(res, 200, JSON.stringify({ id: `job_${name}`, object: 'video', status: 'queued', progress: 0 }));
+      },
+      [`/v1/videos/job_${name}`]: (_request, res) =>
+        sendJson(
+          res,
+          200,
+          JSON.stringify({ id: `job_${name}`, object: 'video', status: 'completed', progress: 100, seconds: '1' }),
+        ),
+      [`/v1/videos/job_${name}/content`]: (recorded, res) =>
+        recorded.url.includes('variant=thumbnail')
+          ? sendJson(res, 404, JSON.stringify({ error: { message: 'none' } }))
+          : void sendBytes(res, mp4, 'video/mp4'),
+    });
+  }
+
+  /** The record is amended just after the task row says how it ended: read until it holds `attempts` (bounded). */
+  async function amendedRow(requestId: string, attempts: number) {
+    let row: Record<string, unknown> = {};
+    for (let poll = 0; poll < 50 && row.attempts !== attempts; poll += 1) {
+      row = await usageRow(requestId);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return row;
+  }
+
+  const createVideo = () =>
+    post('/v1/videos', { model: 'director', prompt: 'a fox', seconds: '4', size: '720x1280' }).expect(202);
+
+  it('a first queue run failing on every deployment, the second run served: the record sums both runs’ attempts', async () => {
+    // Run 1: a, b, a (retries: 2) all refuse and the task goes back to the queue; run 2: a makes it.
+    a.handle(videoUpstream('a', 2));
+    b.handle(fail503);
+    const created = await createVideo();
+    const done = await finishedVideo(gateway.app, gateway.key, created.body.id, { polls: 200 });
+    expect(done).toMatchObject({ status: 'completed' });
+    expect(a.requests.filter((r) => r.method === 'POST')).toHaveLength(3);
+    expect(b.requests).toHaveLength(1);
+    expect(await amendedRow(expectRequestId(created), 4)).toMatchObject({
+      deployment: 'a:sora-a',
+      attempts: 4,
+      provider: 'a',
+    });
+  });
+
+  it('a task that fails in every queue run: its record is amended with every upstream attempt all the same', async () => {
+    a.handle(fail500);
+    b.handle(fail503);
+    const created = await createVideo();
+    const done = await finishedVideo(gateway.app, gateway.key, created.body.id, { polls: 200 });
+    expect(done).toMatchObject({ status: 'failed' });
+    // Two queue runs of three upstream attempts each (a, b, a).
+    expect(a.requests).toHaveLength(4);
+    expect(b.requests).toHaveLength(2);
+    expect(await amendedRow(expectRequestId(created), 6)).toMatchObject({
+      deployment: 'a:sora-a',
+      attempts: 6,
+      provider: 'a',
+      status: 202,
     });
   });
 });
@@ -505,9 +655,44 @@ describe('a tool over the MCP endpoint', () => {
     expect(a.requests).toHaveLength(1);
     expect(await usageRow(expectRequestId(res))).toMatchObject({
       operation: 'mcpPost:web_search',
-      deployment: 'sb:web-b',
-      attempts: 2,
       provider: 'sb',
+    });
+    // The stream's head waited for the result, so it carries the tool call's headers; the record agrees.
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    await expectServedBy(res, 'sb:web-b', 2);
+  });
+
+  it('search_answer over MCP: both steps’ headers on the stream, apart, as on the REST route', async () => {
+    a.handle(fail500);
+    b.handle(
+      byPath({
+        '/search': searxng,
+        '/v1/chat/completions': (_request, res) =>
+          sendJson(
+            res,
+            200,
+            JSON.stringify({
+              id: 'chatcmpl-2',
+              object: 'chat.completion',
+              created: 1,
+              model: 'chat-b',
+              choices: [{ index: 0, message: { role: 'assistant', content: 'Lamps [1].' }, finish_reason: 'stop' }],
+              usage: { prompt_tokens: 20, completion_tokens: 3, total_tokens: 23 },
+            }),
+          ),
+      }),
+    );
+    const res = await mcpCall('search_answer', { query: 'lighthouse', model: 'writer' });
+    const result = JSON.parse(/^data: (.+)$/m.exec(res.text)![1]!).result;
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent.answer).toBe('Lamps [1].');
+    await expectServedBy(res, 'b:chat-b', 2);
+    expect(res.headers['x-omnigate-search-deployment']).toBe('sb:web-b');
+    expect(res.headers['x-omnigate-search-attempts']).toBe('2');
+    expect(await usageRow(expectRequestId(res))).toMatchObject({
+      operation: 'mcpPost:search_answer',
+      search_deployment: 'sb:web-b',
+      search_attempts: 2,
     });
   });
 
@@ -519,10 +704,8 @@ describe('a tool over the MCP endpoint', () => {
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toContain('Upstream a failed (503)');
     expect(a.requests.length + b.requests.length).toBe(3);
-    expect(await usageRow(expectRequestId(res))).toMatchObject({
-      operation: 'mcpPost:generate_music',
-      deployment: 'a:song-a',
-      attempts: 3,
-    });
+    expect(await usageRow(expectRequestId(res))).toMatchObject({ operation: 'mcpPost:generate_music' });
+    // An error result is still a 200 whose head names the deployment tried last and the attempts.
+    await expectServedBy(res, 'a:song-a', 3);
   });
 });

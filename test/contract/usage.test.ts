@@ -116,6 +116,8 @@ describe('usage records', () => {
           cost_usd: 0,
           deployment: null,
           attempts: null,
+          search_deployment: null,
+          search_attempts: null,
           status: 200,
           latency_ms: 0,
           created_at: T0 / 1000,

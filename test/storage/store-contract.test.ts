@@ -296,7 +296,43 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     expect(await usage.amendMedia('req_4', { units: 5, media: {} as never, placed })).toBe(true);
     const placedRecord = (await usage.list({ keyId: 'key_a', limit: 1, order: 'asc', requestId: 'req_4' })).records[0];
     expect(placedRecord).toMatchObject({ units: 5, deployment: 'west:sora-2', provider: 'west', attempts: 2 });
+    // A failed video's record gets the placement alone: units and media stay.
+    const failedPlacement = { deployment: 'east:sora-2', provider: 'east', attempts: 6 };
+    expect(await usage.amendMedia('req_4', { placed: failedPlacement })).toBe(true);
+    const failedRecord = (await usage.list({ keyId: 'key_a', limit: 1, order: 'asc', requestId: 'req_4' })).records[0];
+    expect(failedRecord).toMatchObject({
+      units: 5,
+      media: {},
+      deployment: 'east:sora-2',
+      provider: 'east',
+      attempts: 6,
+    });
     expect(amended.id).toMatch(/^usage_\d+$/);
+  });
+
+  it('usage: a search answer keeps its search step’s deployment and attempts beside its writer’s', async (context) => {
+    const { usage } = await stores(context);
+    await usage.insertMany([
+      usageEntry({
+        requestId: 'req_answer',
+        deployment: 'east:gpt-4o',
+        attempts: 1,
+        searchDeployment: 'sb:searxng',
+        searchAttempts: 3,
+      }),
+      usageEntry({ requestId: 'req_plain' }),
+    ]);
+    const rows = (await usage.list({ keyId: 'key_a', limit: 10, order: 'asc' })).records;
+    expect(rows.find((row) => row.requestId === 'req_answer')).toMatchObject({
+      deployment: 'east:gpt-4o',
+      attempts: 1,
+      searchDeployment: 'sb:searxng',
+      searchAttempts: 3,
+    });
+    expect(rows.find((row) => row.requestId === 'req_plain')).toMatchObject({
+      searchDeployment: null,
+      searchAttempts: null,
+    });
   });
 
   it('responses: saved per key, items by id, deleted with their items, purged by age', async (context) => {
@@ -558,6 +594,28 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     expect((await videoTasks.delete(b1.id, 'key_b'))?.id).toBe(b1.id);
     expect(await videoTasks.remixedFrom(b1.id)).toBeNull();
     expect(await videoTasks.get(a1.id, 'key_b')).toBeUndefined();
+  });
+
+  it('video tasks: upstream attempts counted by the runner holding the task, summed over queue runs', async (context) => {
+    const { videoTasks } = await stores(context);
+    const task = await videoTasks.create(videoTask('key_a', 'counted'), 1_000);
+    expect(task.upstreamAttempts).toBe(0);
+    await videoTasks.claim('r1', 5_000, 10_000);
+    expect(await videoTasks.addUpstreamAttempt(task.id, 'r1')).toBe(1);
+    expect(await videoTasks.addUpstreamAttempt(task.id, 'r1')).toBe(2);
+    // Not r2's task: nothing counted.
+    expect(await videoTasks.addUpstreamAttempt(task.id, 'r2')).toBeUndefined();
+    expect(await videoTasks.release(task.id, 'r1', 6_000)).toBe(true);
+    // The next queue run starts from the sum so far.
+    expect(await videoTasks.claim('r2', 7_000, 10_000)).toMatchObject({
+      id: task.id,
+      attempts: 2,
+      upstreamAttempts: 2,
+    });
+    expect(await videoTasks.addUpstreamAttempt(task.id, 'r2')).toBe(3);
+    await videoTasks.fail(task.id, 'r2', { code: 'upstream_error', message: 'x', now: 8 });
+    expect(await videoTasks.addUpstreamAttempt(task.id, 'r2')).toBeUndefined();
+    expect(await videoTasks.get(task.id, 'key_a')).toMatchObject({ status: 'failed', upstreamAttempts: 3 });
   });
 
   it('takes any text a caller can send, NUL included, in every stored string', async (context) => {

@@ -6,7 +6,7 @@
  */
 import type { CallScope } from '../../http/call-scope.js';
 import type { SearchResult } from '../../core/models.js';
-import { prepareCall, type CallDeps } from '../prepare-call.js';
+import { prepareCall, type CallDeps, type CallRole } from '../prepare-call.js';
 
 export const BUILT_IN_SEARCH_MODEL = 'local:search';
 export const DEFAULT_MAX_RESULTS = 10;
@@ -36,8 +36,14 @@ export interface SearchOutcome {
   filesIndexing?: number;
 }
 
-export async function runSearch(deps: SearchDeps, scope: CallScope, body: SearchRequest): Promise<SearchOutcome> {
-  const call = prepareCall(deps, scope, body.model ?? deps.defaultSearchModel ?? BUILT_IN_SEARCH_MODEL, 'search');
+/** `role`: `search-step` when the search feeds a search answer (prepare-call.ts says where its deployment goes). */
+export async function runSearch(
+  deps: SearchDeps,
+  scope: CallScope,
+  body: SearchRequest,
+  role: CallRole = 'call',
+): Promise<SearchOutcome> {
+  const call = prepareCall(deps, scope, body.model ?? deps.defaultSearchModel ?? BUILT_IN_SEARCH_MODEL, 'search', role);
   if (body.search_type === 'news') {
     call.context.warn({
       field: 'search_type',
@@ -62,6 +68,8 @@ export async function runSearch(deps: SearchDeps, scope: CallScope, body: Search
   const record = call.call;
   record.media = { queries: 1, results: absolute.length };
   // The provider that ran it: with deployments, the one that served (recorded by the retry layer), not the first.
-  const provider = record.provider ?? call.resolved.entry.provider;
+  // (A search step leaves the record's provider to the answer's writer; search answers do not name theirs.)
+  const provider =
+    role === 'search-step' ? call.resolved.entry.provider : (record.provider ?? call.resolved.entry.provider);
   return { provider, results: absolute, ...(filesIndexing && { filesIndexing }) };
 }

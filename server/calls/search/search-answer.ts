@@ -85,7 +85,9 @@ async function searchForAnswer(deps: AnswerDeps, scope: CallScope, body: SearchR
   const chat = prepareCall(deps, scope, body.model ?? deps.defaultAnswerModel ?? BUILT_IN_ANSWER_MODEL, 'chat');
   const named = { modelRequested: record.modelRequested, model: record.model, provider: record.provider };
   // `model` names the answer's writer; the search itself runs on the configured default search model.
-  const { results, filesIndexing } = await runSearch(deps, scope, { ...body, model: undefined });
+  // Its deployment and attempts go to the record's `search_*` fields and headers: the plain ones describe the
+  // model that writes the answer (absent for the built-in writer).
+  const { results, filesIndexing } = await runSearch(deps, scope, { ...body, model: undefined }, 'search-step');
   // The usage record names the model that wrote the answer; the search is counted in `media`.
   Object.assign(record, named);
   return {

@@ -109,6 +109,12 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
     let checkpoint = task.checkpoint ?? undefined;
     let lastProgressAt = 0;
     let placed: AttemptOutcome | undefined;
+    // The task's upstream attempts over all its queue runs: each counted in the row as it starts (a run whose
+    // process dies still counts), the row's sum kept here; `counting` is awaited before the record is amended.
+    let upstreamAttempts = task.upstreamAttempts;
+    let counting: Promise<unknown> = Promise.resolve();
+    const placement = (): AttemptOutcome | undefined =>
+      placed && { ...placed, attempts: Math.max(upstreamAttempts, placed.attempts) };
     const context: VideoTaskContext = {
       signal: controller.signal,
       requestId: task.requestId,
@@ -119,6 +125,19 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
       attempted: (outcome) => {
         placed = outcome;
         log.info({ deployment: outcome.deployment, attempts: outcome.attempts }, 'video attempt placed');
+      },
+      attemptStarted: () => {
+        upstreamAttempts += 1;
+        counting = counting
+          .then(() => tasks.addUpstreamAttempt(task.id, runnerId))
+          .then(
+            (sum) => {
+              if (sum !== undefined) {
+                upstreamAttempts = sum;
+              }
+            },
+            (error: unknown) => log.warn({ err: error }, 'counting a video upstream attempt failed'),
+          );
       },
       progress(percent) {
         // Pollers want movement, not every frame: a write at most every 250 ms.
@@ -178,10 +197,12 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
         }
         return;
       }
+      await counting;
+      const made = placement();
       await deps.usage.amend(task.requestId, {
         units: result.usage.seconds,
         media: { seconds: result.usage.seconds },
-        ...(placed && { placed }),
+        ...(made && { placed: made }),
       });
       log.info({ seconds: result.usage.seconds }, 'video completed');
     } catch (thrown) {
@@ -208,6 +229,12 @@ export function startVideoRunner(deps: VideoRunnerDeps): VideoRunner {
         message: (error instanceof Error ? error.message : String(error)).slice(0, 1000),
         now: Math.floor(now() / 1000),
       });
+      // The create call's record says where the failed task's last run went and every upstream attempt made.
+      await counting;
+      const made = placement();
+      if (made) {
+        await deps.usage.amend(task.requestId, { placed: made });
+      }
       log[apiError && apiError.status < 500 ? 'info' : 'error']({ err: error }, 'video failed');
     } finally {
       clearInterval(lease);

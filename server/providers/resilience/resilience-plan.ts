@@ -148,6 +148,7 @@ export async function runResilient<M, R>(
     }
     triedCount.set(target.id, times + 1);
     attempts += 1;
+    context.attemptStarted?.({ deployment: target.id, provider: target.provider });
     stats.started(target.id);
     const began = performance.now();
     try {

@@ -250,6 +250,20 @@ CREATE TABLE search_passage_embed_claims (
   until_ms BIGINT NOT NULL
 );`,
   },
+  {
+    // A search answer's search step through a model with deployments: where it ran and the attempts it took
+    // (`deployment`/`attempts` are the answer-writing model's); null on every other row.
+    version: 8,
+    name: 'usage-search-deployment',
+    sql: 'ALTER TABLE usage_records ADD COLUMN search_deployment TEXT, ADD COLUMN search_attempts INTEGER;',
+  },
+  {
+    // A video task's upstream attempts (models with deployments), summed over its queue runs and counted as
+    // each starts: the create call's usage record shows the sum, also when a run's process died.
+    version: 9,
+    name: 'video-upstream-attempts',
+    sql: 'ALTER TABLE video_tasks ADD COLUMN upstream_attempts INTEGER NOT NULL DEFAULT 0;',
+  },
 ];
 
 export class SchemaTooNewError extends Error {

@@ -30,6 +30,8 @@ interface UsageRow {
   deployment: string | null;
   attempts: number | null;
   cost_usd: number;
+  search_deployment: string | null;
+  search_attempts: number | null;
 }
 
 const ID_PREFIX = 'usage_';
@@ -53,8 +55,10 @@ const COLUMNS = [
   'deployment',
   'attempts',
   'cost_usd',
+  'search_deployment',
+  'search_attempts',
 ];
-/** Rows per INSERT: 19 parameters each, well under the 65,535 a statement may bind. */
+/** Rows per INSERT: 21 parameters each, well under the 65,535 a statement may bind. */
 const ROWS_PER_INSERT = 1_000;
 
 function toRecord(row: UsageRow): UsageRecord {
@@ -79,6 +83,8 @@ function toRecord(row: UsageRow): UsageRecord {
     deployment: row.deployment,
     attempts: row.attempts,
     costUsd: row.cost_usd,
+    searchDeployment: row.search_deployment,
+    searchAttempts: row.search_attempts,
   };
 }
 
@@ -109,6 +115,8 @@ function valuesOf(entry: UsageEntry): unknown[] {
     entry.deployment ?? null,
     entry.attempts ?? null,
     entry.costUsd ?? 0,
+    entry.searchDeployment ?? null,
+    entry.searchAttempts ?? null,
   ];
 }
 
@@ -156,11 +164,11 @@ export function createPostgresUsageStore(pool: PgPool): PostgresUsageStore {
     async amendMedia(requestId, amount) {
       const result = await query(
         pool,
-        `UPDATE usage_records SET units = $1, media = $2, deployment = COALESCE($4, deployment),
+        `UPDATE usage_records SET units = COALESCE($1, units), media = COALESCE($2, media), deployment = COALESCE($4, deployment),
            provider = COALESCE($5, provider), attempts = COALESCE($6, attempts) WHERE request_id = $3`,
         [
-          amount.units,
-          JSON.stringify(amount.media),
+          amount.units ?? null,
+          amount.media ? JSON.stringify(amount.media) : null,
           requestId,
           amount.placed?.deployment ?? null,
           amount.placed?.provider ?? null,

@@ -147,6 +147,15 @@ export function createPostgresVideoTaskStore(pool: PgPool): VideoTaskStore {
         [id, runner, value],
       );
     },
+    async addUpstreamAttempt(id, runner) {
+      const { rows } = await query<{ upstream_attempts: number }>(
+        pool,
+        `UPDATE video_tasks SET upstream_attempts = upstream_attempts + 1
+         WHERE id = $1 AND claimed_by = $2 AND status = 'processing' RETURNING upstream_attempts`,
+        [id, runner],
+      );
+      return rows[0]?.upstream_attempts;
+    },
     complete: (id, runner, result) =>
       changed(
         `UPDATE video_tasks SET status = 'completed', progress = 100, video_blob = $3, thumbnail_blob = $4,
