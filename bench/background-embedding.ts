@@ -133,7 +133,8 @@ async function round(upstreamPort: number, index: number, checkout?: string): Pr
     // Chat is timed from the upload until the file is indexed and every passage has its vector.
     const during = await chatLoad(
       base,
-      async () => fileId !== undefined && (await fileIndexing(fileId))?.status !== 'indexing' && pendingPassages() === 0,
+      async () =>
+        fileId !== undefined && (await fileIndexing(fileId))?.status !== 'indexing' && pendingPassages() === 0,
     );
     const indexed = await fileIndexing(await uploading);
     if (indexed?.status !== 'indexed') {

@@ -177,18 +177,20 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
   );
   const release = db.prepare('DELETE FROM search_passage_embed_claims WHERE passage_id = ?');
   // IMMEDIATE: the write lock is taken before the read, so another process's claim cannot slip in between.
-  const claimUnembedded = db.transaction((model: string, limit: number, now: number, until: number, afterId: number) => {
-    const rows = claimable.all({ model, limit, now, afterId }) as Array<{
-      id: number;
-      keyId: string;
-      title: string;
-      text: string;
-    }>;
-    for (const row of rows) {
-      claim.run(row.id, model, until);
-    }
-    return rows;
-  });
+  const claimUnembedded = db.transaction(
+    (model: string, limit: number, now: number, until: number, afterId: number) => {
+      const rows = claimable.all({ model, limit, now, afterId }) as Array<{
+        id: number;
+        keyId: string;
+        title: string;
+        text: string;
+      }>;
+      for (const row of rows) {
+        claim.run(row.id, model, until);
+      }
+      return rows;
+    },
+  );
   const releaseClaims = db.transaction((ids: number[]) => {
     for (const id of ids) {
       release.run(id);
@@ -222,7 +224,14 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
   const count = db.prepare('SELECT count(*) AS n FROM search_passages WHERE key_id = ?').pluck();
   const append = db.transaction((file: IndexedFile, passages: string[], firstSeq: number, now: number) => {
     passages.forEach((body, offset) =>
-      insert.run({ fileId: file.fileId, keyId: file.keyId, seq: firstSeq + offset, title: file.title, body, indexedAt: now }),
+      insert.run({
+        fileId: file.fileId,
+        keyId: file.keyId,
+        seq: firstSeq + offset,
+        title: file.title,
+        body,
+        indexedAt: now,
+      }),
     );
   });
   const replace = db.transaction((file: IndexedFile, passages: string[], now: number) => {

@@ -111,7 +111,11 @@ async function answerTranscription(request: RecordedRequest, res: ServerResponse
       DIARIZED_SEGMENTS[0],
       { type: 'transcript.text.delta', delta: 'General Kenobi.', segment_id: 'seg_1' },
       DIARIZED_SEGMENTS[1],
-      { type: 'transcript.text.done', text, usage: { type: 'tokens', input_tokens: 30, output_tokens: 8, total_tokens: 38 } },
+      {
+        type: 'transcript.text.done',
+        text,
+        usage: { type: 'tokens', input_tokens: 30, output_tokens: 8, total_tokens: 38 },
+      },
     ];
     res.end(events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''));
     return;
@@ -370,7 +374,7 @@ describe('response_format diarized_json', () => {
       headers: { authorization: `Bearer ${server.key}` },
       body: (() => {
         const form = new FormData();
-        form.append('file', new Blob([wav], { type: 'audio/wav' }), 'meeting.wav');
+        form.append('file', new Blob([new Uint8Array(wav)], { type: 'audio/wav' }), 'meeting.wav');
         form.append('model', 'fake:whisper-1');
         form.append('response_format', 'diarized_json');
         form.append('stream', 'true');

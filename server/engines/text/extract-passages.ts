@@ -8,9 +8,7 @@ import { type ExtractedText, type ExtractTextInput, extractText } from './extrac
 import { splitIntoPassages } from './passages.js';
 
 /** The file's passages in order, or why there are none; `truncated` as extract-text.ts sets it. */
-export type ExtractedPassages =
-  | { passages: string[]; truncated?: boolean }
-  | Exclude<ExtractedText, { text: string }>;
+export type ExtractedPassages = { passages: string[]; truncated?: boolean } | Exclude<ExtractedText, { text: string }>;
 
 export async function extractPassages(input: ExtractTextInput): Promise<ExtractedPassages> {
   const extracted = await extractText(input);

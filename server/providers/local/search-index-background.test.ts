@@ -179,13 +179,10 @@ describe('local search index in the background', () => {
     expect(await index.add(textFile('f_whole', paragraphs(2, 'petrel')))).toEqual({ status: 'indexed' });
   });
 
-  it.runIf(process.platform === 'linux')(
-    'extracts on a worker at niceness 10, below the event loop',
-    async () => {
-      const before = threadNiceness().filter((niceness) => niceness === EXTRACTION_NICENESS).length;
-      index = createLocalSearchIndex({ passages: createPassageStore(openDatabase(':memory:')) });
-      await index.add(textFile('f_1', paragraphs(2)));
-      expect(threadNiceness().filter((niceness) => niceness === EXTRACTION_NICENESS).length).toBe(before + 1);
-    },
-  );
+  it.runIf(process.platform === 'linux')('extracts on a worker at niceness 10, below the event loop', async () => {
+    const before = threadNiceness().filter((niceness) => niceness === EXTRACTION_NICENESS).length;
+    index = createLocalSearchIndex({ passages: createPassageStore(openDatabase(':memory:')) });
+    await index.add(textFile('f_1', paragraphs(2)));
+    expect(threadNiceness().filter((niceness) => niceness === EXTRACTION_NICENESS).length).toBe(before + 1);
+  });
 });

@@ -157,7 +157,9 @@ export function createOpenAICompatibleTranscriptionModel(
           text += data.delta;
           const logprobs = decodeLogprobs(data.logprobs);
           const segmentId =
-            typeof data.segment_id === 'string' || typeof data.segment_id === 'number' ? String(data.segment_id) : undefined;
+            typeof data.segment_id === 'string' || typeof data.segment_id === 'number'
+              ? String(data.segment_id)
+              : undefined;
           yield {
             type: 'text-delta',
             delta: data.delta,
