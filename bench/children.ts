@@ -50,6 +50,13 @@ export async function startChild(
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  // A child that ends before it is stopped says so: a bench that then fails to connect names the cause.
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`${script} (pid ${child.pid}) exited early: code ${code}, signal ${signal}`);
+    }
+  });
   // Up to a minute: on a loaded machine a gateway may take 20 s to listen.
   for (let attempt = 0; attempt < 600; attempt++) {
     try {
@@ -67,6 +74,7 @@ export async function startChild(
     pid: child.pid!,
     stop: () =>
       new Promise((resolve) => {
+        stopping = true;
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

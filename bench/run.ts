@@ -9,12 +9,15 @@
  * a multiple of it); chat JSON and SSE through the gateway (native passthrough); Anthropic Messages and Responses
  * streams translated to the chat upstream (CPU per event delivered, as a multiple of passthrough's); the
  * built-in local model; the built-in media engines (bench/media.ts; BENCH_MEDIA=0 skips them); and chat latency
- * beside a busy tokenizer thread (bench/tokenizer-contention.ts); and max chat req/s with 1 and 2 worker
- * processes (bench/workers.ts; BENCH_WORKERS=0 skips it).
+ * beside a busy tokenizer thread (bench/tokenizer-contention.ts); chat beside the background indexing and embedding
+ * of a 10 MiB upload (bench/background-embedding.ts; BENCH_EMBED_UPLOAD=0 skips it, BENCH_EMBED_BASELINE=<checkout>
+ * runs another build against this one); and max chat req/s with 1 and 2 worker processes (bench/workers.ts;
+ * BENCH_WORKERS=0 skips it).
  */
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import autocannon from 'autocannon';
+import { benchBackgroundEmbedding, printBackgroundEmbedding } from './background-embedding.js';
 import { benchFiles } from './files.js';
 import { benchMedia, benchVideo } from './media.js';
 import { benchSearch } from './search.js';
@@ -221,6 +224,16 @@ async function main(): Promise<void> {
   await gateway.stop();
   await floor.stop();
   await upstream.stop();
+  if (process.env.BENCH_EMBED_UPLOAD !== '0') {
+    // Issue 34: chat beside the background embedding of a 10 MiB upload (bench/background-embedding.ts).
+    console.log('');
+    printBackgroundEmbedding(
+      await benchBackgroundEmbedding({
+        rounds: Number(process.env.BENCH_EMBED_ROUNDS ?? 3),
+        baseline: process.env.BENCH_EMBED_BASELINE,
+      }),
+    );
+  }
   if (process.env.BENCH_WORKERS !== '0') {
     // Last, with the other servers stopped: these gateways run unpinned, on every core.
     const options = {

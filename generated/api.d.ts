@@ -886,7 +886,11 @@ export interface paths {
          *     Subtitles (`srt`, `vtt`) are written here from the segments of the upstream's `verbose_json` answer, so
          *     the upstream is asked for `verbose_json` then (and `json` for `text`). With `stream: true` the answer
          *     is `text/event-stream`: `transcript.text.delta` events and one `transcript.text.done` (named events,
-         *     no `[DONE]`); an upstream that does not stream gives one delta with the whole text.
+         *     no `[DONE]`); an upstream that does not stream gives one delta with the whole text. With
+         *     `response_format: diarized_json` each delta carries the `segment_id` of the speaker segment it belongs
+         *     to and each finished segment is a `transcript.text.segment` event (its id, times, text and `speaker`),
+         *     as OpenAI streams a diarizing model; an upstream that answers diarized JSON instead gives, per segment,
+         *     its text as one delta and then the segment.
          *
          *     Usage is recorded in seconds of audio, measured here by decoding the file.
          */
@@ -4114,7 +4118,9 @@ export interface components {
             type: "transcript.text.delta";
             delta: string;
             logprobs?: components["schemas"]["TranscriptionLogprob"][];
-        } | {
+            /** @description `diarized_json`: the id of the speaker segment this text belongs to (its `transcript.text.segment` event follows once it is complete). */
+            segment_id?: string;
+        } | components["schemas"]["TranscriptionDiarizedSegment"] | {
             /** @constant */
             type: "transcript.text.done";
             text: string;
@@ -4358,16 +4364,16 @@ export interface components {
         /** @description Omnigate: whether the file's text is searchable (`local:search`, `POST /v1/search/answer`). An upload answers once its bytes are stored; its text is extracted afterwards, within caps on pages, decompressed bytes, extracted characters and seconds (see the README). */
         FileIndexing: {
             /**
-             * @description `indexing`: queued or being extracted, not searchable yet; `indexed`: searchable; `failed`: extraction was refused or failed (see `reason`), the file is stored but not searchable; `not_indexed`: the file is not text (an image, a binary file) and is never indexed.
+             * @description `indexing`: queued or being extracted, not searchable yet; `indexed`: searchable (with code `truncated` when only the first `OMNIGATE_INDEX_MAX_CHARACTERS` characters of its text are); `failed`: extraction was refused or failed (see `reason`), the file is stored but not searchable; `not_indexed`: the file is not text (an image, a binary file) and is never indexed.
              * @enum {string}
              */
             status: "indexing" | "indexed" | "failed" | "not_indexed";
             /**
-             * @description Why the status is `failed` or `not_indexed`; null otherwise.
+             * @description Why the status is `failed` or `not_indexed`, or why an `indexed` file's text was cut (code `truncated`); null otherwise.
              * @example The PDF has 20000 pages; at most 2000 are indexed (OMNIGATE_INDEX_MAX_PAGES).
              */
             reason: string | null;
-            /** @description A stable code for `failed` and `not_indexed`: `too_many_pages`, `too_many_characters`, `decompressed_too_large`, `encrypted`, `time_budget`, `unreadable`, `too_large`, `not_text`; null otherwise. */
+            /** @description A stable code for `failed` and `not_indexed`: `too_many_pages`, `decompressed_too_large`, `encrypted`, `time_budget`, `unreadable`, `too_large`, `not_text`, `extraction_failed`, `interrupted`, `key_jobs_limit`; `truncated` for an `indexed` file whose text was longer than `OMNIGATE_INDEX_MAX_CHARACTERS` (its first characters up to the cap are searchable); null otherwise. */
             code?: string | null;
         };
         /** @description One page of files. */

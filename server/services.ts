@@ -13,7 +13,10 @@ import type { Logger } from 'pino';
 import { renewIndexingLeases, startIndexingLeases } from './calls/files/indexing-leases.js';
 import { startVideoRunner, type VideoRunner } from './calls/video/video-runner.js';
 import { type BlobLocation, type Config, ConfigError } from './config.js';
+import { createBackgroundPool } from './engines/background-pool.js';
 import { createMediaPool, type MediaPool } from './engines/media-pool.js';
+import type { EmbeddingModel } from './core/models.js';
+import { createLocalEmbeddingModel } from './providers/local/embed.js';
 import { buildRegistry } from './providers/build-registry.js';
 import { createLocalSearchIndex, type LocalSearchIndex, type PassageEmbedder } from './providers/local/search-index.js';
 import type { ModelRegistry } from './providers/registry.js';
@@ -323,13 +326,16 @@ export interface PassageEmbedding {
  * The embedding model of semantic file search as the search index calls it: resolved once at start (a name that
  * is no embedding model is a configuration error). A query's embedding is queued under the searching key and is
  * part of the search call; the background embedding of a key's passages is that key's own work, handed to
- * `account` (its usage record and limits) once it is done.
+ * `account` (its usage record and limits) once it is done. With the built-in model the background batches run in
+ * `background` (the low-priority pool of engines/background-pool.ts) rather than the media pool; a query's
+ * embedding, which a caller waits for, stays in the media pool.
  */
 function passageEmbedder(
   registry: ModelRegistry,
   name: string,
   account: (embedding: PassageEmbedding) => void,
   now: () => number,
+  background: () => EmbeddingModel,
 ): PassageEmbedder {
   let resolved: ReturnType<ModelRegistry['resolve']>;
   try {
@@ -338,8 +344,9 @@ function passageEmbedder(
     throw new ConfigError(`search.embedding_model: ${(error as Error).message}`);
   }
   const model = registry.model(resolved, 'embedding');
-  const call = (texts: string[], signal: AbortSignal, owner: string | undefined) =>
-    model.embed(
+  const passageModel = resolved.entry.provider === 'local' ? background() : model;
+  const call = (texts: string[], signal: AbortSignal, owner: string | undefined, by = model) =>
+    by.embed(
       { inputs: texts, single: false, encodingFormat: 'float', extra: {} },
       { signal, requestId: 'search-index', ...(owner ? { owner } : {}), warn: () => undefined },
     );
@@ -350,7 +357,7 @@ function passageEmbedder(
     },
     async embedPassages(texts, signal, keyId) {
       const startedAt = now();
-      const result = await call(texts, signal, keyId);
+      const result = await call(texts, signal, keyId, passageModel);
       account({
         keyId,
         model: resolved.entry.id,
@@ -405,6 +412,8 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
   });
   // No worker exists until the first generation; the registry closes the pool with the local models.
   const mediaPool = createMediaPool(config.media);
+  // The background embedding of uploads with the built-in model (no worker until the first batch).
+  const backgroundPool = createBackgroundPool();
   let registry: ModelRegistry;
   let embedder: PassageEmbedder | undefined;
   try {
@@ -415,13 +424,14 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
         config.searchEmbeddingModel,
         (embedding) => accountPassageEmbedding(embedding),
         options.now ?? Date.now,
+        () => createLocalEmbeddingModel(backgroundPool),
       );
     }
   } catch (error) {
     stopIndexingLeases();
     keyCache.close();
     projectCache.close();
-    await Promise.allSettled([mediaPool.close(), searchIndex.close()]);
+    await Promise.allSettled([mediaPool.close(), searchIndex.close(), backgroundPool.close()]);
     await usage.close();
     await stores.close();
     throw error;
@@ -550,6 +560,7 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
         await limits.close();
         await registry.close();
         await searchIndex.close();
+        await backgroundPool.close();
         // The tokenizer thread does not hold the process (unref'd), but ends here with the other workers; the
         // encoder stays usable (a later count starts a new thread), so closing one test app harms no other.
         await closeSharedEncoder();

@@ -340,8 +340,13 @@ export interface Transcript {
   tokens?: TranscriptTokens;
 }
 
+/**
+ * One part of a streamed transcription. A diarizing model (`diarized_json`) names the speaker segment each delta
+ * belongs to (`segmentId`) and sends each `segment` once it is complete, as OpenAI streams them.
+ */
 export type TranscriptionStreamPart =
-  | { type: 'text-delta'; delta: string; logprobs?: TranscriptLogprob[] }
+  | { type: 'text-delta'; delta: string; logprobs?: TranscriptLogprob[]; segmentId?: string }
+  | { type: 'segment'; segment: TranscriptSpeakerSegment }
   | { type: 'finish'; transcript: Transcript };
 
 /**

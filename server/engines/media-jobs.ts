@@ -10,6 +10,7 @@ import type { MusicJobInput } from './music/render-music.js';
 import type { FliteInput } from './speech/flite.js';
 import type { RenderVideoInput } from './video/render-video.js';
 import type { JobReporter } from './pool/job-protocol.js';
+import type { ExtractedPassages } from './text/extract-passages.js';
 import type { ExtractedText, ExtractTextInput } from './text/extract-text.js';
 
 export const mediaJobs = {
@@ -33,6 +34,9 @@ export const mediaJobs = {
   /** A stored file's plain text for the search index; pdf.js parsing would otherwise hold the event loop. */
   'extract-text': async (input: ExtractTextInput): Promise<ExtractedText> =>
     (await import('./text/extract-text.js')).extractText(input),
+  /** The same text cut into the search index's passages, here rather than on the event loop. */
+  'extract-passages': async (input: ExtractTextInput): Promise<ExtractedPassages> =>
+    (await import('./text/extract-passages.js')).extractPassages(input),
 };
 
 export type MediaJobs = typeof mediaJobs;

@@ -19,6 +19,8 @@ export interface MediaPoolSettings {
   jobTimeoutMs: number;
   /** Old-generation heap of each worker, in MiB; a job that needs more is refused with 413 and its worker replaced. */
   heapMb?: number;
+  /** Scheduling niceness of the workers (worker-pool.ts): the background pools' give way to the event loop. */
+  niceness?: number;
 }
 
 /**
@@ -44,5 +46,6 @@ export function createMediaPool(settings: MediaPoolSettings): MediaPool {
     perOwnerLimit: settings.perKeyLimit,
     jobTimeoutMs: settings.jobTimeoutMs,
     resourceLimits: { maxOldGenerationSizeMb: settings.heapMb ?? MEDIA_HEAP_MB },
+    niceness: settings.niceness,
   });
 }

@@ -31,6 +31,11 @@ export interface PassageHit {
 export interface PassageStore {
   /** Replaces whatever was indexed for the file with these passages, in one transaction. */
   replace(file: IndexedFile, passages: string[], now: number): Promise<void>;
+  /**
+   * Adds passages to the file's, numbered from `firstSeq`: the search index writes a long file this way, a few
+   * at a time after `remove`, so no one transaction holds the event loop (SQLite) or a connection for long.
+   */
+  append(file: IndexedFile, passages: string[], firstSeq: number, now: number): Promise<void>;
   remove(fileId: string): Promise<void>;
   search(query: { keyId: string; match: string; limit: number }): Promise<PassageHit[]>;
   /** Passages indexed for a key (tests, bench). */
@@ -43,12 +48,15 @@ export interface PassageStore {
    * processes (the workers of `--workers N`, instances on one PostgreSQL) never take the same passage while
    * a claim lives, so each passage is embedded once. A claim is dropped when its vectors are stored or it is
    * released; one whose process died expires at `until`.
+   * `afterId` is a cursor: only passages with a greater id are looked at (the caller passes the last id it
+   * claimed), so claiming a long file's passages batch by batch does not scan the embedded ones again each time.
    */
   claimUnembedded(
     model: string,
     limit: number,
     now: number,
     until: number,
+    afterId?: number,
   ): Promise<Array<{ id: number; keyId: string; title: string; text: string }>>;
   /** Drops claims taken by `claimUnembedded` (the embedding failed): another round may take them at once. */
   releaseClaims(ids: number[]): Promise<void>;
@@ -161,25 +169,28 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
     SELECT p.id AS id, p.key_id AS keyId, p.title AS title, p.body AS text FROM search_passages p
     LEFT JOIN search_passage_vectors v ON v.passage_id = p.id
     LEFT JOIN search_passage_embed_claims c ON c.passage_id = p.id
-    WHERE (v.passage_id IS NULL OR v.model <> @model) AND (c.passage_id IS NULL OR c.until_ms <= @now OR c.model <> @model)
+    WHERE p.id > @afterId AND (v.passage_id IS NULL OR v.model <> @model)
+      AND (c.passage_id IS NULL OR c.until_ms <= @now OR c.model <> @model)
     ORDER BY p.id LIMIT @limit`);
   const claim = db.prepare(
     'INSERT OR REPLACE INTO search_passage_embed_claims (passage_id, model, until_ms) VALUES (?, ?, ?)',
   );
   const release = db.prepare('DELETE FROM search_passage_embed_claims WHERE passage_id = ?');
   // IMMEDIATE: the write lock is taken before the read, so another process's claim cannot slip in between.
-  const claimUnembedded = db.transaction((model: string, limit: number, now: number, until: number) => {
-    const rows = claimable.all({ model, limit, now }) as Array<{
-      id: number;
-      keyId: string;
-      title: string;
-      text: string;
-    }>;
-    for (const row of rows) {
-      claim.run(row.id, model, until);
-    }
-    return rows;
-  });
+  const claimUnembedded = db.transaction(
+    (model: string, limit: number, now: number, until: number, afterId: number) => {
+      const rows = claimable.all({ model, limit, now, afterId }) as Array<{
+        id: number;
+        keyId: string;
+        title: string;
+        text: string;
+      }>;
+      for (const row of rows) {
+        claim.run(row.id, model, until);
+      }
+      return rows;
+    },
+  );
   const releaseClaims = db.transaction((ids: number[]) => {
     for (const id of ids) {
       release.run(id);
@@ -211,15 +222,28 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
     ORDER BY bm25(search_passages_fts, ${TITLE_WEIGHT}, ${BODY_WEIGHT})
     LIMIT @limit`);
   const count = db.prepare('SELECT count(*) AS n FROM search_passages WHERE key_id = ?').pluck();
+  const append = db.transaction((file: IndexedFile, passages: string[], firstSeq: number, now: number) => {
+    passages.forEach((body, offset) =>
+      insert.run({
+        fileId: file.fileId,
+        keyId: file.keyId,
+        seq: firstSeq + offset,
+        title: file.title,
+        body,
+        indexedAt: now,
+      }),
+    );
+  });
   const replace = db.transaction((file: IndexedFile, passages: string[], now: number) => {
     removeFile.run(file.fileId);
-    passages.forEach((body, seq) =>
-      insert.run({ fileId: file.fileId, keyId: file.keyId, seq, title: file.title, body, indexedAt: now }),
-    );
+    append(file, passages, 0, now);
   });
   return {
     async replace(file, passages, now) {
       replace(file, passages, now);
+    },
+    async append(file, passages, firstSeq, now) {
+      append(file, passages, firstSeq, now);
     },
     async remove(fileId) {
       removeFile.run(fileId);
@@ -233,8 +257,8 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
     async unembedded(model, limit) {
       return unembedded.all(model, limit) as Array<{ id: number; title: string; text: string }>;
     },
-    async claimUnembedded(model, limit, now, until) {
-      return claimUnembedded.immediate(model, limit, now, until);
+    async claimUnembedded(model, limit, now, until, afterId = 0) {
+      return claimUnembedded.immediate(model, limit, now, until, afterId);
     },
     async releaseClaims(ids) {
       releaseClaims(ids);

@@ -102,6 +102,24 @@ async function answerTranscription(request: RecordedRequest, res: ServerResponse
   received.push(got);
   const format = got.fields.response_format?.[0];
   const text = translate ? 'Hello and welcome.' : 'Hello there. General Kenobi.';
+  if (got.fields.stream?.[0] === 'true' && format === 'diarized_json') {
+    // gpt-4o-transcribe-diarize streaming: deltas naming their segment, each segment once complete, then done.
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const events = [
+      { type: 'transcript.text.delta', delta: 'Hello', segment_id: 'seg_0' },
+      { type: 'transcript.text.delta', delta: ' there.', segment_id: 'seg_0' },
+      DIARIZED_SEGMENTS[0],
+      { type: 'transcript.text.delta', delta: 'General Kenobi.', segment_id: 'seg_1' },
+      DIARIZED_SEGMENTS[1],
+      {
+        type: 'transcript.text.done',
+        text,
+        usage: { type: 'tokens', input_tokens: 30, output_tokens: 8, total_tokens: 38 },
+      },
+    ];
+    res.end(events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''));
+    return;
+  }
   if (got.fields.stream?.[0] === 'true') {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     for (const delta of ['Hello', ' there.', ' General Kenobi.']) {
@@ -347,6 +365,43 @@ describe('response_format diarized_json', () => {
       segments: DIARIZED_SEGMENTS,
       usage: { type: 'tokens', input_tokens: 30, output_tokens: 8, total_tokens: 38 },
     });
+  });
+
+  it('streamed: deltas with their segment_id, a transcript.text.segment event per speaker segment, then done', async () => {
+    received = [];
+    const response = await fetch(`${server.baseURL}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.key}` },
+      body: (() => {
+        const form = new FormData();
+        form.append('file', new Blob([new Uint8Array(wav)], { type: 'audio/wav' }), 'meeting.wav');
+        form.append('model', 'fake:whisper-1');
+        form.append('response_format', 'diarized_json');
+        form.append('stream', 'true');
+        return form;
+      })(),
+    });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const frames = (await response.text()).split('\n\n').filter((frame) => frame.trim() !== '');
+    const events = frames.map((frame) => ({
+      event: /^event: (.*)$/m.exec(frame)?.[1],
+      data: JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) as Record<string, unknown>,
+    }));
+    expect(received[0]!.fields.response_format).toEqual(['diarized_json']);
+    expect(received[0]!.fields.stream).toEqual(['true']);
+    expect(events.map((event) => event.event)).toEqual(events.map((event) => event.data.type));
+    expect(events.map((event) => event.data)).toEqual([
+      { type: 'transcript.text.delta', delta: 'Hello', segment_id: 'seg_0' },
+      { type: 'transcript.text.delta', delta: ' there.', segment_id: 'seg_0' },
+      DIARIZED_SEGMENTS[0],
+      { type: 'transcript.text.delta', delta: 'General Kenobi.', segment_id: 'seg_1' },
+      DIARIZED_SEGMENTS[1],
+      {
+        type: 'transcript.text.done',
+        text: 'Hello there. General Kenobi.',
+        usage: { type: 'tokens', input_tokens: 30, output_tokens: 8, total_tokens: 38 },
+      },
+    ]);
   });
 
   it('is refused for a translation, before the upstream is called', async () => {

@@ -1,5 +1,6 @@
 /** The jobs of the pool's own test workers: they answer, spin the CPU, fail, outgrow their heap or kill their thread. */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { ApiError } from '../../server/core/api-error.js';
 import { threadCpuMs } from '../helpers/cpu-time.js';
 
@@ -7,6 +8,15 @@ import { threadCpuMs } from '../helpers/cpu-time.js';
 export const SLOW_START_MS = 1_500;
 
 export const poolTestJobs = {
+  /** The worker thread's own niceness (Linux: field 19 of /proc/thread-self/stat), or null elsewhere. */
+  async niceness(_input: Record<string, never>) {
+    try {
+      const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+      return { niceness: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) as number | null };
+    } catch {
+      return { niceness: null };
+    }
+  },
   async echo(input: { text: string }) {
     return { text: input.text, bytes: new TextEncoder().encode(input.text) };
   },

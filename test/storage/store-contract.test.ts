@@ -559,6 +559,29 @@ describe.each(backends)('store contract on %s', (backendName, open) => {
     expect(await passages.claimUnembedded('m3', 10, 100_002, 160_002)).toHaveLength(1);
   });
 
+  it('passages appended a batch at a time follow the file’s, and a claim after a cursor skips the passages before it', async (context) => {
+    const { passages } = await stores(context);
+    const file = { fileId: 'file_a', keyId: 'key_1', title: 'a.txt' };
+    await passages.append(file, ['one', 'two'], 0, 1);
+    await passages.append(file, ['three', 'four', 'five'], 2, 1);
+    expect(await passages.count('key_1')).toBe(5);
+    expect((await passages.search({ keyId: 'key_1', match: '"four"', limit: 5 })).map((hit) => hit.passage)).toEqual([
+      'four',
+    ]);
+    const first = await passages.claimUnembedded('m1', 2, 1_000, 61_000, 0);
+    expect(first.map((passage) => passage.text)).toEqual(['one', 'two']);
+    const next = await passages.claimUnembedded('m1', 2, 1_000, 61_000, first[1]!.id);
+    expect(next.map((passage) => passage.text)).toEqual(['three', 'four']);
+    // Released behind the cursor: not seen after it, found again from the start.
+    await passages.releaseClaims([first[0]!.id]);
+    expect(
+      (await passages.claimUnembedded('m1', 10, 1_000, 61_000, next[1]!.id)).map((passage) => passage.text),
+    ).toEqual(['five']);
+    expect((await passages.claimUnembedded('m1', 10, 1_000, 61_000, 0)).map((passage) => passage.text)).toEqual([
+      'one',
+    ]);
+  });
+
   it('video tasks: claim once under a lease, fair across keys, take over expired leases, complete', async (context) => {
     const { videoTasks } = await stores(context);
     const a1 = await videoTasks.create(videoTask('key_a', 'a1'), 1_000);

@@ -1,7 +1,8 @@
 /**
  * A streamed transcription (`stream: true`): the model's first part is awaited before any header, so an
  * upstream refusal is still a plain HTTP error; then `transcript.text.delta` events and one
- * `transcript.text.done`, named events as OpenAI sends them. A failure after the first byte is an `error`
+ * `transcript.text.done`, named events as OpenAI sends them. With `response_format: diarized_json` a diarizing
+ * model's deltas carry their `segment_id` and each finished speaker segment is a `transcript.text.segment` event. A failure after the first byte is an `error`
  * event in the OpenAI envelope. The seconds are recorded once the stream ends.
  */
 import type { Response } from 'express';
@@ -33,7 +34,7 @@ export async function sendStreamedTranscription(res: Response, prepared: Prepare
       const part = step.value;
       if (part.type === 'text-delta') {
         text += part.delta;
-      } else {
+      } else if (part.type === 'finish') {
         finished = true;
         recordTranscription(prepared, part.transcript);
       }

@@ -48,6 +48,18 @@ function gate() {
 }
 
 describe('worker pool', () => {
+  it.runIf(process.platform === 'linux')(
+    'runs its workers at the niceness it is given (a background pool gives way), and at the process’s otherwise',
+    async () => {
+      const own = (await makePool().use(never(), (slot) => slot.run('niceness', {}))).niceness;
+      await pool?.close();
+      const background = await makePool({ niceness: 19 }).use(never(), (slot) => slot.run('niceness', {}));
+      // Lowering a thread's own priority needs no privilege; the other workers keep the process's.
+      expect(own).not.toBe(19);
+      expect(background.niceness).toBe(19);
+    },
+  );
+
   it('runs a job in a worker and hands its bytes back', async () => {
     const result = await makePool().use(never(), (slot) => slot.run('echo', { text: 'héllo' }));
     expect(result.text).toBe('héllo');

@@ -45,6 +45,11 @@ export interface WorkerPoolOptions {
    * long-lived tables at start: V8 grows it to its limit (32 MiB by default) and keeps it committed.
    */
   resourceLimits?: ResourceLimits;
+  /**
+   * The scheduling niceness each worker thread gives itself on start (Linux; see thread-priority.ts): background
+   * pools take 10 or 19 so that, on a busy core, the event loop serving chat runs first. Unset: the process's.
+   */
+  niceness?: number;
 }
 
 /** What a generation can do while it holds a slot. */
@@ -110,7 +115,7 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
   function startWorker(slot: Slot): Worker {
     // From the sources the worker first registers tsx (worker-boot.mjs); the compiled build starts the entry itself.
     const worker = new Worker(needsTypeScriptLoader(options.entry) ? BOOT : options.entry, {
-      workerData: { entry: options.entry.href },
+      workerData: { entry: options.entry.href, niceness: options.niceness },
       execArgv: [],
       resourceLimits: options.resourceLimits,
       stdout: false,

@@ -134,13 +134,15 @@ describe('extractText within its limits', () => {
     expect(textOf(small)?.match(/Page of a very long document/g)).toHaveLength(3);
   });
 
-  it('refuses text past the character cap, PDF pages and plain text alike', async () => {
+  it('keeps the first maxCharacters characters and says truncated, PDF pages and plain text alike', async () => {
+    const pdf = await extractText({ bytes: manyPagesPdf(5), kind: 'pdf', limits: limits({ maxCharacters: 100 }) });
+    expect(pdf).toMatchObject({ truncated: true });
+    expect(textOf(pdf)).toHaveLength(100);
+    // The whole document is longer: the cap cut it, it did not refuse it.
+    expect(textOf(await extractText({ bytes: manyPagesPdf(5), kind: 'pdf' }))!.length).toBeGreaterThan(100);
     expect(
-      await extractText({ bytes: manyPagesPdf(5), kind: 'pdf', limits: limits({ maxCharacters: 100 }) }),
-    ).toMatchObject({ refused: 'too_many_characters' });
-    expect(
-      await extractText({ bytes: utf8('a'.repeat(101)), kind: 'text', limits: limits({ maxCharacters: 100 }) }),
-    ).toMatchObject({ refused: 'too_many_characters' });
+      await extractText({ bytes: utf8(`${'a'.repeat(100)}b`), kind: 'text', limits: limits({ maxCharacters: 100 }) }),
+    ).toEqual({ text: 'a'.repeat(100), truncated: true });
     expect(
       await extractText({ bytes: utf8('a'.repeat(100)), kind: 'text', limits: limits({ maxCharacters: 100 }) }),
     ).toEqual({ text: 'a'.repeat(100) });

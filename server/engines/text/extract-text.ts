@@ -8,6 +8,8 @@
  * a PDF's compressed streams are measured before pdf.js decodes any (pdf-streams.ts), its page count is read
  * before any page is parsed, pages are read one at a time with the characters counted as they come and the
  * time budget checked between pages. A single page that never yields is the pool's to stop (its job timeout).
+ * Characters are a cap, not a refusal: text past `maxCharacters` is cut off (no further PDF page is read) and
+ * the result says `truncated`, so a long file is searchable by its beginning and shows that it was cut.
  */
 import { declaredPageCount, measurePdfStreams } from './pdf-streams.js';
 import type { TextKind } from './text-kind.js';
@@ -17,7 +19,7 @@ export interface ExtractionLimits {
   maxPages: number;
   /** Bytes a PDF's compressed streams may inflate to, all together. */
   maxDecompressedBytes: number;
-  /** Characters of extracted text, any kind of file. */
+  /** Characters of extracted text kept, any kind of file; the rest is cut off (`truncated`). */
   maxCharacters: number;
   /** Milliseconds of extraction, checked between steps. */
   budgetMs: number;
@@ -26,7 +28,7 @@ export interface ExtractionLimits {
 export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = {
   maxPages: 2_000,
   maxDecompressedBytes: 128 * 1024 * 1024,
-  maxCharacters: 10_000_000,
+  maxCharacters: 16_000_000,
   budgetMs: 10_000,
 };
 
@@ -36,10 +38,10 @@ export type ExtractionRefusal =
   | 'encrypted'
   | 'too_many_pages'
   | 'decompressed_too_large'
-  | 'too_many_characters'
   | 'time_budget';
 
-export type ExtractedText = { text: string } | { refused: ExtractionRefusal; reason: string };
+/** `truncated`: the text was longer than `maxCharacters` and is its first `maxCharacters` characters. */
+export type ExtractedText = { text: string; truncated?: boolean } | { refused: ExtractionRefusal; reason: string };
 
 export interface ExtractTextInput {
   bytes: Uint8Array;
@@ -51,11 +53,9 @@ export interface ExtractTextInput {
 const refuse = (refused: ExtractionRefusal, reason: string): ExtractedText => ({ refused, reason });
 const NOT_TEXT = refuse('not_text', 'The file is not text (a NUL byte or invalid UTF-8).');
 
-function tooManyCharacters(limits: ExtractionLimits): ExtractedText {
-  return refuse(
-    'too_many_characters',
-    `The file's text is longer than ${limits.maxCharacters} characters (OMNIGATE_INDEX_MAX_CHARACTERS).`,
-  );
+/** The first `maxCharacters` characters, marked as cut when there were more. */
+function capped(text: string, limits: ExtractionLimits): ExtractedText {
+  return text.length > limits.maxCharacters ? { text: text.slice(0, limits.maxCharacters), truncated: true } : { text };
 }
 
 function outOfTime(limits: ExtractionLimits): ExtractedText {
@@ -168,14 +168,15 @@ async function pdfText(bytes: Uint8Array, limits: ExtractionLimits, late: () => 
       const page = await document.getPage(number);
       const text = pageText((await page.getTextContent()).items as Array<{ str?: string; hasEOL?: boolean }>);
       page.cleanup();
-      characters += text.length;
-      if (characters > limits.maxCharacters) {
-        return tooManyCharacters(limits);
-      }
       pages.push(text);
+      characters += text.length + 2;
+      if (characters > limits.maxCharacters) {
+        // No further page is parsed: what is kept is already past the cap.
+        break;
+      }
     }
     // A blank line between pages keeps a sentence of one page from running into the next.
-    return { text: pages.join('\n\n') };
+    return capped(pages.join('\n\n'), limits);
   } finally {
     await document.destroy();
   }
@@ -198,7 +199,7 @@ async function plainText(bytes: Uint8Array, kind: TextKind, limits: ExtractionLi
       plain = text;
     }
   }
-  return plain.length > limits.maxCharacters ? tooManyCharacters(limits) : { text: plain };
+  return capped(plain, limits);
 }
 
 export async function extractText({

@@ -1,6 +1,6 @@
 /**
  * A transcript → OpenAI's answer shapes: `json` and `verbose_json` objects, `text`, `srt` and `vtt` text, and
- * the `transcript.text.delta`/`transcript.text.done` stream events. Used by the routes and by the
+ * the `transcript.text.delta`/`transcript.text.segment`/`transcript.text.done` stream events. Used by the routes and by the
  * `transcribe_audio` tool alike. `usage` is the upstream's token counts when it gave them, otherwise the seconds
  * of audio measured here.
  */
@@ -128,7 +128,16 @@ export function encodeTranscript(
 /** One stream part as its event; `seconds` goes into the `done` event's usage. */
 export function encodeTranscriptionEvent(part: TranscriptionStreamPart, seconds: number): TranscriptionEvent {
   if (part.type === 'text-delta') {
-    return { type: 'transcript.text.delta', delta: part.delta, ...logprobs(part.logprobs) };
+    return {
+      type: 'transcript.text.delta',
+      delta: part.delta,
+      ...logprobs(part.logprobs),
+      ...(part.segmentId !== undefined ? { segment_id: part.segmentId } : {}),
+    };
+  }
+  if (part.type === 'segment') {
+    const { id, start, end, text, speaker } = part.segment;
+    return { type: 'transcript.text.segment', id, start, end, text, speaker };
   }
   return {
     type: 'transcript.text.done',

@@ -70,7 +70,7 @@ function segments(value: unknown): TranscriptSegment[] | undefined {
 }
 
 /** `diarized_json`'s segments: each with a `speaker` label and a string id. */
-function speakerSegments(value: unknown): TranscriptSpeakerSegment[] | undefined {
+export function speakerSegments(value: unknown): TranscriptSpeakerSegment[] | undefined {
   if (!Array.isArray(value) || !value.some((item) => isObject(item) && typeof item.speaker === 'string')) {
     return undefined;
   }

@@ -1,27 +1,28 @@
 /**
  * The local search index behind `local:search`, and the `FileIndex` file storage calls: a stored file's text
- * is extracted in a worker (`extract-text` job: pdf.js, html-to-text), cut into ~1,000-character passages and
- * written to the passage store; a deleted file's passages are dropped. Indexing never throws to its caller: it
+ * is extracted and cut into ~1,000-character passages in a worker (`extract-passages` job: pdf.js, html-to-text,
+ * passages.ts), and the passages are written to the passage store WRITE_BATCH at a time, the event loop free
+ * between batches (a 10 MB file is ten thousand passages); a deleted file's passages are dropped. Indexing never throws to its caller: it
  * resolves with the file's final state (`indexed`, or `failed`/`not_indexed` with the reason), which file storage
  * records on the file. Extraction is bounded by `ExtractionLimits` (pages, decompressed bytes, characters, a time
  * budget; engines/text/extract-text.ts) and, for one page that never yields, by the pool's job timeout.
  *
  * Extraction has its own pool instance (one worker, a long queue served round-robin across keys, a cap per key, a
  * 256 MB heap) rather than the media pool: uploads are background work, and a media pool busy with renders would
- * refuse them with 429 and leave files unindexed.
+ * refuse them with 429 and leave files unindexed. Its worker runs at niceness 10 (EXTRACTION_NICENESS), below the
+ * event loop, so a long parse takes the CPU chat calls leave over rather than half of it.
  * The worker exits after a minute idle, so a server that never indexes never holds one.
+ *
+ * Text past `ExtractionLimits.maxCharacters` (OMNIGATE_INDEX_MAX_CHARACTERS) is not indexed: the file is
+ * `indexed` with code `truncated` and a reason saying how much was kept.
  */
 import type { Readable } from 'node:stream';
 import { DEFAULT_EXTRACTION_PER_KEY } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
 import type { FileIndex, FileIndexState, FileText, IndexableFile } from '../../core/file-index.js';
 import { createMediaPool, type MediaPool } from '../../engines/media-pool.js';
-import {
-  DEFAULT_EXTRACTION_LIMITS,
-  type ExtractedText,
-  type ExtractionLimits,
-} from '../../engines/text/extract-text.js';
-import { splitIntoPassages } from '../../engines/text/passages.js';
+import type { ExtractedPassages } from '../../engines/text/extract-passages.js';
+import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from '../../engines/text/extract-text.js';
 import { safeMatchExpression } from '../../engines/text/safe-match.js';
 import { textKindOf } from '../../engines/text/text-kind.js';
 import type { PassageHit, PassageStore } from '../../storage/passage-store.js';
@@ -59,13 +60,24 @@ export interface PassageEmbedder {
   embedPassages(texts: string[], signal: AbortSignal, keyId: string): Promise<number[][]>;
 }
 
-/** Passages claimed per round of the background embedding (one embedding call per key among them). */
-const EMBED_BATCH = 64;
+/**
+ * Passages claimed per round of the background embedding (one embedding call per key among them), and passages
+ * written per statement when a file is indexed. Each batch is a short synchronous stretch on the event loop
+ * (SQLite's insert or the vectors' store, the structured clone from the worker); between batches the loop
+ * takes a turn (setImmediate), so a chat call arriving meanwhile waits for one batch, not for a whole file.
+ */
+export const WRITE_BATCH = 25;
+/** The extraction worker's niceness (worker-pool.ts): below the event loop's 0, above background embedding's 19. */
+export const EXTRACTION_NICENESS = 10;
+/** One turn of the event loop: the I/O callbacks (chat requests) waiting now run before the next batch. */
+const loopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /**
  * How long a claim on passages to embed lives (passage-store.ts `claimUnembedded`): far longer than one batch's
  * call takes; a process that dies holding one leaves its passages to the next round after it.
  */
 export const EMBED_CLAIM_MS = 5 * 60_000;
+/** A file's passages as the extraction worker cut them, or why there are none (as `FileText` says it). */
+type FilePassages = ExtractedPassages | Extract<FileText, { refused: string }>;
 /** Reciprocal rank fusion's constant (Cormack et al.): a rank's weight is 1 / (RRF_K + rank). */
 const RRF_K = 60;
 
@@ -145,6 +157,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       perKeyLimit: options.perKeyLimit ?? DEFAULT_EXTRACTION_PER_KEY,
       jobTimeoutMs: EXTRACTION_TIMEOUT_MS,
       heapMb: EXTRACTION_HEAP_MB,
+      niceness: EXTRACTION_NICENESS,
     });
   const ownsPool = options.pool === undefined;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_INDEXED_FILE_BYTES;
@@ -181,6 +194,10 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     embedding = (async () => {
       do {
         embedAgain = false;
+        // The cursor: each claim starts after the last passage claimed, so a file's ten thousand passages are
+        // not scanned again from the first at every batch. Once it runs dry, one claim from the start picks up
+        // what was passed over (a released claim, an expired one); only when that is empty too is the run done.
+        let cursor = 0;
         for (;;) {
           if (closing.signal.aborted || embedder !== current) {
             return;
@@ -188,10 +205,15 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
           // Claimed, not just read: another worker or instance running this loop takes other passages. An
           // empty claim while passages wait means others hold them; their rounds embed them.
           const at = now();
-          const batch = await passages.claimUnembedded(current.model, EMBED_BATCH, at, at + EMBED_CLAIM_MS);
+          const batch = await passages.claimUnembedded(current.model, WRITE_BATCH, at, at + EMBED_CLAIM_MS, cursor);
           if (batch.length === 0) {
-            break;
+            if (cursor === 0) {
+              break;
+            }
+            cursor = 0;
+            continue;
           }
+          cursor = batch[batch.length - 1]!.id;
           const byKey = new Map<string, typeof batch>();
           for (const passage of batch) {
             byKey.set(passage.keyId, [...(byKey.get(passage.keyId) ?? []), passage]);
@@ -217,6 +239,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
             await passages.releaseClaims(batch.map((passage) => passage.id)).catch(() => undefined);
             throw error;
           }
+          await loopTurn();
         }
       } while (embedAgain);
     })()
@@ -229,8 +252,17 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       });
   }
 
-  /** What `add` indexes and `text` answers: one extraction, so `read_file` shows exactly what search reads. */
-  async function extract(file: IndexableFile, signal: AbortSignal): Promise<FileText> {
+  /**
+   * What `add` indexes (`extract-passages`: the text already cut into passages) and `text` answers
+   * (`extract-text`): the same extraction, so `read_file` shows exactly what search reads.
+   */
+  async function extract(file: IndexableFile, signal: AbortSignal, job: 'extract-text'): Promise<FileText>;
+  async function extract(file: IndexableFile, signal: AbortSignal, job: 'extract-passages'): Promise<FilePassages>;
+  async function extract(
+    file: IndexableFile,
+    signal: AbortSignal,
+    job: 'extract-text' | 'extract-passages',
+  ): Promise<FileText | FilePassages> {
     const kind = textKindOf(file.mediaType, file.filename);
     if (!kind) {
       return { refused: 'not_text', reason: `A ${file.mediaType} file is not text.` };
@@ -243,12 +275,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return tooLarge();
     }
     try {
-      const extracted: ExtractedText = await pool.use(
-        signal,
-        (slot) => slot.run('extract-text', { bytes, kind, limits }),
-        { owner: file.keyId },
-      );
-      return extracted;
+      return await pool.use(signal, (slot) => slot.run(job, { bytes, kind, limits }), { owner: file.keyId });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'engine_out_of_memory') {
         logger?.warn(
@@ -315,9 +342,9 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     if (admitted.status !== 'indexing') {
       return admitted;
     }
-    let extracted: FileText;
+    let extracted: FilePassages;
     try {
-      extracted = await extract(file, closing.signal);
+      extracted = await extract(file, closing.signal, 'extract-passages');
     } catch (error) {
       logger?.warn({ fileId: file.id, err: error }, 'file not indexed for search');
       return stoppedState(error);
@@ -331,11 +358,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       };
     }
     if (generations.get(file.id) === mine) {
-      await passages.replace(
-        { fileId: file.id, keyId: file.keyId, title: file.filename },
-        splitIntoPassages(extracted.text),
-        now(),
-      );
+      await writePassages(file, extracted.passages, mine);
       if (generations.get(file.id) !== mine) {
         // Removed (or added again) while the passages were written: a backend whose writes may overtake each
         // other must not keep this stale text, so it is removed once more; a newer add writes its own.
@@ -343,7 +366,31 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       }
       embedPending();
     }
+    if (extracted.truncated) {
+      return {
+        status: 'indexed',
+        code: 'truncated',
+        reason: `Only the first ${limits.maxCharacters} characters of the file's text are indexed (OMNIGATE_INDEX_MAX_CHARACTERS).`,
+      };
+    }
     return { status: 'indexed' };
+  }
+
+  /**
+   * The file's passages in place of what was indexed for it, WRITE_BATCH at a time with a loop turn between:
+   * searches see the file's passages grow meanwhile. A newer `add` or a `remove` stops the writing.
+   */
+  async function writePassages(file: IndexableFile, texts: string[], mine: number): Promise<void> {
+    const indexed = { fileId: file.id, keyId: file.keyId, title: file.filename };
+    const at = now();
+    await passages.remove(file.id);
+    for (let start = 0; start < texts.length; start += WRITE_BATCH) {
+      if (generations.get(file.id) !== mine || closing.signal.aborted) {
+        return;
+      }
+      await passages.append(indexed, texts.slice(start, start + WRITE_BATCH), start, at);
+      await loopTurn();
+    }
   }
 
   return {
@@ -386,7 +433,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return [...addsByFile.keys()];
     },
     text(file, signal) {
-      return extract(file, AbortSignal.any([closing.signal, signal]));
+      return extract(file, AbortSignal.any([closing.signal, signal]), 'extract-text');
     },
     async remove(fileId) {
       generations.set(fileId, ++generation);

@@ -14,11 +14,13 @@ import type {
   TranscriptionCallOptions,
   TranscriptionModel,
   TranscriptionStreamPart,
+  TranscriptSpeakerSegment,
 } from '../../core/models.js';
 import {
   decodeLogprobs,
   decodeTranscriptTokens,
   decodeUpstreamTranscript,
+  speakerSegments,
 } from '../../formats/openai-audio/upstream-transcript.js';
 import { encodeMultipart, type MultipartPart } from '../upstream/multipart.js';
 import type { UpstreamHttpClient } from '../upstream/http-client.js';
@@ -130,10 +132,19 @@ export function createOpenAICompatibleTranscriptionModel(
       if (!/^text\/event-stream/i.test(response.headers['content-type'] ?? '')) {
         // An upstream that does not stream (whisper-1 ignores `stream`) answers the whole transcript.
         const transcript = decodeUpstreamTranscript(await readJsonBody(provider, response), provider, response.status);
-        yield { type: 'text-delta', delta: transcript.text };
+        if (transcript.speakerSegments && transcript.speakerSegments.length > 0) {
+          // A diarized answer: each segment's text as its delta, then the segment, as a diarizing stream sends them.
+          for (const segment of transcript.speakerSegments) {
+            yield { type: 'text-delta', delta: segment.text, segmentId: segment.id };
+            yield { type: 'segment', segment };
+          }
+        } else {
+          yield { type: 'text-delta', delta: transcript.text };
+        }
         yield { type: 'finish', transcript };
         return;
       }
+      const segments: TranscriptSpeakerSegment[] = [];
       let text = '';
       for await (const event of readSseJson(response.body, provider)) {
         const data = (event ?? {}) as Record<string, unknown>;
@@ -145,7 +156,23 @@ export function createOpenAICompatibleTranscriptionModel(
         if (data.type === 'transcript.text.delta' && typeof data.delta === 'string') {
           text += data.delta;
           const logprobs = decodeLogprobs(data.logprobs);
-          yield { type: 'text-delta', delta: data.delta, ...(logprobs ? { logprobs } : {}) };
+          const segmentId =
+            typeof data.segment_id === 'string' || typeof data.segment_id === 'number'
+              ? String(data.segment_id)
+              : undefined;
+          yield {
+            type: 'text-delta',
+            delta: data.delta,
+            ...(logprobs ? { logprobs } : {}),
+            ...(segmentId !== undefined ? { segmentId } : {}),
+          };
+        } else if (data.type === 'transcript.text.segment') {
+          // A diarizing model's finished segment (`diarized_json`); one without a speaker or times is dropped.
+          const [segment] = speakerSegments([data]) ?? [];
+          if (segment) {
+            segments.push(segment);
+            yield { type: 'segment', segment };
+          }
         } else if (data.type === 'transcript.text.done') {
           const logprobs = decodeLogprobs(data.logprobs);
           const tokens = decodeTranscriptTokens(data.usage);
@@ -155,13 +182,14 @@ export function createOpenAICompatibleTranscriptionModel(
               text: typeof data.text === 'string' ? data.text : text,
               ...(logprobs ? { logprobs } : {}),
               ...(tokens ? { tokens } : {}),
+              ...(segments.length > 0 ? { speakerSegments: segments } : {}),
             },
           };
           return;
         }
       }
       // A stream that ends without `done` still finishes with what it said.
-      yield { type: 'finish', transcript: { text } };
+      yield { type: 'finish', transcript: { text, ...(segments.length > 0 ? { speakerSegments: segments } : {}) } };
     },
   };
 }

@@ -6,7 +6,7 @@
  * no query string raises a database error. Ranking is `ts_rank_cd` (title four times a body match, as the
  * SQLite store weights bm25), snippets come from `ts_headline`; the hits have the SQLite store's shape.
  */
-import { type PassageHit, type PassageStore, rankByVector, vectorBytes } from '../passage-store.js';
+import { type IndexedFile, type PassageHit, type PassageStore, rankByVector, vectorBytes } from '../passage-store.js';
 import { type PgPool, query, transaction } from './pool.js';
 
 /** {D, C, B, A}: the body (D) a quarter of the title (A). */
@@ -20,24 +20,39 @@ export function tsQueryText(match: string): string {
   return match.replaceAll('\u0000', ' ');
 }
 
+/** Inserts passages numbered from `firstSeq`, ROWS_PER_INSERT to a statement. */
+async function insertPassages(
+  client: { query(text: string, values: unknown[]): Promise<unknown> },
+  file: IndexedFile,
+  passages: string[],
+  firstSeq: number,
+  now: number,
+): Promise<void> {
+  for (let start = 0; start < passages.length; start += ROWS_PER_INSERT) {
+    const values: unknown[] = [];
+    const rows = passages.slice(start, start + ROWS_PER_INSERT).map((body, offset) => {
+      const first = values.length;
+      values.push(file.fileId, file.keyId, firstSeq + start + offset, tsQueryText(file.title), tsQueryText(body), now);
+      return `($${first + 1}, $${first + 2}, $${first + 3}, $${first + 4}, $${first + 5}, $${first + 6})`;
+    });
+    await client.query(
+      `INSERT INTO search_passages (file_id, key_id, seq, title, body, indexed_at) VALUES ${rows.join(', ')}`,
+      values,
+    );
+  }
+}
+
 export function createPostgresPassageStore(pool: PgPool): PassageStore {
   return {
     async replace(file, passages, now) {
       await transaction(pool, async (client) => {
         await client.query('DELETE FROM search_passages WHERE file_id = $1', [file.fileId]);
-        for (let start = 0; start < passages.length; start += ROWS_PER_INSERT) {
-          const values: unknown[] = [];
-          const rows = passages.slice(start, start + ROWS_PER_INSERT).map((body, offset) => {
-            const first = values.length;
-            values.push(file.fileId, file.keyId, start + offset, tsQueryText(file.title), tsQueryText(body), now);
-            return `($${first + 1}, $${first + 2}, $${first + 3}, $${first + 4}, $${first + 5}, $${first + 6})`;
-          });
-          await client.query(
-            `INSERT INTO search_passages (file_id, key_id, seq, title, body, indexed_at) VALUES ${rows.join(', ')}`,
-            values,
-          );
-        }
+        await insertPassages(client, file, passages, 0, now);
       });
+    },
+    async append(file, passages, firstSeq, now) {
+      // Through `query`, so a connection failure reads as DatabaseUnavailableError like every statement's.
+      await insertPassages({ query: (text, values) => query(pool, text, values) }, file, passages, firstSeq, now);
     },
     async remove(fileId) {
       await query(pool, 'DELETE FROM search_passages WHERE file_id = $1', [fileId]);
@@ -73,7 +88,7 @@ export function createPostgresPassageStore(pool: PgPool): PassageStore {
       );
       return rows.map((row) => ({ id: Number(row.id), title: row.title, text: row.text }));
     },
-    async claimUnembedded(model, limit, now, until) {
+    async claimUnembedded(model, limit, now, until, afterId = 0) {
       // Rows another statement is claiming are skipped (SKIP LOCKED); a claim committed after this statement's
       // snapshot is still seen by the upsert's guard, which re-reads the row it conflicts with.
       const { rows } = await query<{ id: string; keyId: string; title: string; text: string }>(
@@ -82,7 +97,8 @@ export function createPostgresPassageStore(pool: PgPool): PassageStore {
            SELECT p.id FROM search_passages p
            LEFT JOIN search_passage_vectors v ON v.passage_id = p.id
            LEFT JOIN search_passage_embed_claims c ON c.passage_id = p.id
-           WHERE (v.passage_id IS NULL OR v.model <> $1) AND (c.passage_id IS NULL OR c.until_ms <= $3 OR c.model <> $1)
+           WHERE p.id > $5 AND (v.passage_id IS NULL OR v.model <> $1)
+             AND (c.passage_id IS NULL OR c.until_ms <= $3 OR c.model <> $1)
            ORDER BY p.id LIMIT $2
            FOR UPDATE OF p SKIP LOCKED
          ), claimed AS (
@@ -94,7 +110,7 @@ export function createPostgresPassageStore(pool: PgPool): PassageStore {
          )
          SELECT p.id, p.key_id AS "keyId", p.title, p.body AS text
          FROM search_passages p JOIN claimed ON claimed.passage_id = p.id ORDER BY p.id`,
-        [model, limit, now, until],
+        [model, limit, now, until, afterId],
       );
       return rows.map((row) => ({ id: Number(row.id), keyId: row.keyId, title: row.title, text: row.text }));
     },

@@ -1,0 +1,188 @@
+/**
+ * The background half of the search index: passages cut in the extraction worker and written a batch at a time
+ * with the event loop free between batches, vectors claimed with a cursor a batch at a time, the extraction
+ * worker below the event loop's priority, and the character cap recorded on the file.
+ */
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { threadNiceness } from '../../../test/helpers/thread-niceness.js';
+import { createMediaPool, type MediaPool } from '../../engines/media-pool.js';
+import { DEFAULT_EXTRACTION_LIMITS } from '../../engines/text/extract-text.js';
+import { openDatabase } from '../../storage/database.js';
+import { createPassageStore, type PassageStore } from '../../storage/passage-store.js';
+import {
+  createLocalSearchIndex,
+  EXTRACTION_NICENESS,
+  type LocalSearchIndex,
+  type PassageEmbedder,
+  WRITE_BATCH,
+} from './search-index.js';
+
+let index: LocalSearchIndex | undefined;
+afterEach(async () => {
+  await index?.close();
+  index = undefined;
+});
+
+const textFile = (id: string, text: string) => {
+  const bytes = Buffer.from(text);
+  return {
+    id,
+    keyId: 'key_1',
+    filename: `${id}.txt`,
+    mediaType: 'text/plain',
+    bytes: bytes.length,
+    open: async () => Readable.from([bytes]),
+  };
+};
+/** About 1,000 characters a paragraph: one passage each. */
+const paragraphs = (count: number, word = 'lighthouse') =>
+  Array.from({ length: count }, (_, n) => `Paragraph ${n} about the ${word}. ${'Waves on rocks. '.repeat(58)}`).join(
+    '\n\n',
+  );
+
+/** The store, with every append and claim it is given recorded, and whether the event loop turned before each. */
+function recordingStore() {
+  const store = createPassageStore(openDatabase(':memory:'));
+  const appends: Array<{ size: number; firstSeq: number; loopTurnedBefore: boolean }> = [];
+  const claims: Array<{ limit: number; afterId: number | undefined; got: number[] }> = [];
+  let turned = true;
+  let replaced = 0;
+  const recorded: PassageStore = {
+    ...store,
+    async replace(...args) {
+      replaced += 1;
+      return store.replace(...args);
+    },
+    async append(file, passages, firstSeq, now) {
+      appends.push({ size: passages.length, firstSeq, loopTurnedBefore: turned });
+      turned = false;
+      setImmediate(() => {
+        turned = true;
+      });
+      return store.append(file, passages, firstSeq, now);
+    },
+    async claimUnembedded(model, limit, now, until, afterId) {
+      const got = await store.claimUnembedded(model, limit, now, until, afterId);
+      claims.push({ limit, afterId, got: got.map((row) => row.id) });
+      return got;
+    },
+  };
+  return { store, recorded, appends, claims, replaced: () => replaced };
+}
+
+/** A pool that records which jobs it was asked to run. */
+function recordingPool(pool: MediaPool, kinds: string[]): MediaPool {
+  return {
+    ...pool,
+    use: (signal, steps, options) =>
+      pool.use(
+        signal,
+        (slot) =>
+          steps({
+            ...slot,
+            run: ((kind: string, input: never, runOptions?: never) => {
+              kinds.push(kind);
+              return slot.run(kind as never, input, runOptions);
+            }) as typeof slot.run,
+          }),
+        options,
+      ),
+  };
+}
+
+const fakeEmbedder = (calls: number[]): PassageEmbedder => ({
+  model: 'fake-embed',
+  async embed(texts) {
+    return texts.map(() => [1, 0]);
+  },
+  async embedPassages(texts) {
+    calls.push(texts.length);
+    return texts.map((_, n) => [1, n]);
+  },
+});
+
+describe('local search index in the background', () => {
+  it('cuts passages in the extraction worker and writes them WRITE_BATCH at a time, the event loop turning between', async () => {
+    const { recorded, appends, replaced } = recordingStore();
+    const pool = createMediaPool({ workers: 1, queueLimit: 10, jobTimeoutMs: 60_000 });
+    const kinds: string[] = [];
+    index = createLocalSearchIndex({ passages: recorded, pool: recordingPool(pool, kinds) });
+    try {
+      expect(await index.add(textFile('f_long', paragraphs(120)))).toEqual({ status: 'indexed' });
+      expect(kinds).toEqual(['extract-passages']);
+      expect(replaced()).toBe(0);
+      expect(appends.length).toBeGreaterThanOrEqual(Math.ceil(100 / WRITE_BATCH));
+      expect(appends.every((append) => append.size <= WRITE_BATCH)).toBe(true);
+      expect(appends.map((append) => append.firstSeq)).toEqual(appends.map((_, n) => n * WRITE_BATCH));
+      expect(appends.every((append) => append.loopTurnedBefore)).toBe(true);
+      expect(await index.search({ keyId: 'key_1', query: 'lighthouse', maxResults: 5 })).toHaveLength(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('stops writing a file removed meanwhile and leaves none of its passages', async () => {
+    const { recorded, store, appends } = recordingStore();
+    index = createLocalSearchIndex({ passages: recorded });
+    let removed: Promise<void> | undefined;
+    const append = recorded.append;
+    recorded.append = async (...args) => {
+      removed ??= index!.remove('f_gone');
+      return append(...args);
+    };
+    await index.add(textFile('f_gone', paragraphs(120)));
+    await removed;
+    expect(appends.length).toBe(1);
+    expect(await store.count('key_1')).toBe(0);
+  });
+
+  it('embeds a batch of WRITE_BATCH at a time, each claim starting after the last passage claimed', async () => {
+    const { recorded, store, claims } = recordingStore();
+    const calls: number[] = [];
+    index = createLocalSearchIndex({ passages: recorded });
+    index.useEmbedder(fakeEmbedder(calls));
+    await index.add(textFile('f_long', paragraphs(120)));
+    await index.idle();
+    const total = await store.count('key_1');
+    expect(total).toBeGreaterThan(100);
+    expect(await store.unembedded('fake-embed', 1_000)).toEqual([]);
+    expect(calls.reduce((sum, n) => sum + n, 0)).toBe(total);
+    expect(Math.max(...calls)).toBe(WRITE_BATCH);
+    const working = claims.filter((claim) => claim.got.length > 0);
+    expect(working.map((claim) => claim.afterId)).toEqual([
+      0,
+      ...working.slice(0, -1).map((claim) => claim.got[claim.got.length - 1]),
+    ]);
+    // After the cursor runs dry, one claim from the start finds nothing left: the run ends.
+    expect(claims.slice(-2).map((claim) => [claim.afterId === 0, claim.got.length])).toEqual([
+      [false, 0],
+      [true, 0],
+    ]);
+  });
+
+  it('indexes the text up to OMNIGATE_INDEX_MAX_CHARACTERS and records on the file that it was cut', async () => {
+    const { recorded } = recordingStore();
+    index = createLocalSearchIndex({
+      passages: recorded,
+      limits: { ...DEFAULT_EXTRACTION_LIMITS, maxCharacters: 3_000 },
+    });
+    const text = `${paragraphs(4, 'albatross')}\n\n${paragraphs(4, 'cormorant')}`;
+    expect(await index.add(textFile('f_cut', text))).toEqual({
+      status: 'indexed',
+      code: 'truncated',
+      reason: "Only the first 3000 characters of the file's text are indexed (OMNIGATE_INDEX_MAX_CHARACTERS).",
+    });
+    expect(await index.search({ keyId: 'key_1', query: 'albatross', maxResults: 5 })).toHaveLength(1);
+    expect(await index.search({ keyId: 'key_1', query: 'cormorant', maxResults: 5 })).toEqual([]);
+    // Within the cap nothing is said.
+    expect(await index.add(textFile('f_whole', paragraphs(2, 'petrel')))).toEqual({ status: 'indexed' });
+  });
+
+  it.runIf(process.platform === 'linux')('extracts on a worker at niceness 10, below the event loop', async () => {
+    const before = threadNiceness().filter((niceness) => niceness === EXTRACTION_NICENESS).length;
+    index = createLocalSearchIndex({ passages: createPassageStore(openDatabase(':memory:')) });
+    await index.add(textFile('f_1', paragraphs(2)));
+    expect(threadNiceness().filter((niceness) => niceness === EXTRACTION_NICENESS).length).toBe(before + 1);
+  });
+});
