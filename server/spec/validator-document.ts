@@ -7,8 +7,8 @@
  * Two costs of Ajv over our schemas grow with the body:
  * - A `oneOf`/`anyOf` tries every branch, and every branch that fails builds an error object (with its
  *   instance path string) only to throw it away: a text block of an Anthropic message is tried against eleven
- *   block types. A union whose branches are told apart by a tag (`type`, `role`: a required property with a
- *   `const`, an `enum`, or the `not: {enum}` of a catch-all branch, the sets disjoint) or by JSON type (string or
+ *   block types. A union whose branches are told apart by a tag (`type`, `role`: a property with a `const` or an
+ *   `enum`, or the `not` of a catch-all branch, the sets disjoint; see `switchOn`) or by JSON type (string or
  *   array or null) can match one branch at most, so checking only the branch the tag or type selects accepts
  *   exactly what the union accepts.
  * - `maxLength`/`minLength` make Ajv count the code points of the whole string (a 24 MiB `audio_base64` is
@@ -253,55 +253,75 @@ class Rewriter {
   }
 
   /**
-   * Object branches that each require one tag property with a `const` or `enum` of string values, disjoint, and
-   * at most one catch-all whose tag is `not: {enum}` of (at least) all the others: the tag selects the branch.
+   * Object branches told apart by one tag property: each gives it a `const` or an `enum` (strings or null), the
+   * sets disjoint, and requires it, except at most one branch that may leave it out (a Responses message without
+   * `type`, an Anthropic client tool); at most one catch-all requires a tag that is `not` a `const`/`enum`
+   * excluding every other branch's values. The tag (or its absence) then selects the only branch that can match.
    */
   private tagSwitch(branches: unknown[], fastBranch: (branch: unknown) => unknown): Schema | undefined {
-    const first = this.resolve(branches[0]);
-    const candidates = Array.isArray(first?.required) ? (first.required as unknown[]) : [];
-    for (const tag of candidates) {
-      if (typeof tag !== 'string') {
-        continue;
+    const firstProperties = this.resolve(branches[0])?.properties;
+    for (const tag of isSchema(firstProperties) ? Object.keys(firstProperties) : []) {
+      const switched = this.switchOn(tag, branches, fastBranch);
+      if (switched) {
+        return switched;
       }
-      const cases: Array<{ values: string[]; branch: unknown }> = [];
-      let catchAll: { excluded: Set<unknown>; branch: unknown } | undefined;
-      let ok = true;
-      const taken = new Set<string>();
-      for (const branch of branches) {
-        const resolved = this.resolve(branch);
-        const required = Array.isArray(resolved?.required) ? (resolved.required as unknown[]) : [];
-        const property = this.resolve((resolved?.properties as Schema | undefined)?.[tag]);
-        if (!property || !required.includes(tag)) {
-          ok = false;
-          break;
-        }
-        const values = 'const' in property ? [property.const] : Array.isArray(property.enum) ? property.enum : undefined;
-        const excluded = isSchema(property.not) && Array.isArray(property.not.enum) ? property.not.enum : undefined;
-        if (values && values.every((value) => typeof value === 'string' && !taken.has(value))) {
-          for (const value of values as string[]) {
-            taken.add(value);
-          }
-          cases.push({ values: values as string[], branch });
-        } else if (excluded && !values && !catchAll) {
-          catchAll = { excluded: new Set(excluded), branch };
-        } else {
-          ok = false;
-          break;
-        }
-      }
-      if (!ok || (catchAll && ![...taken].every((value) => catchAll.excluded.has(value)))) {
-        continue;
-      }
-      return cases.reduceRight<Schema | boolean>(
-        (otherwise, { values, branch }) => ({
-          if: { properties: { [tag]: values.length === 1 ? { const: values[0] } : { enum: values } }, required: [tag] },
-          then: fastBranch(branch),
-          else: otherwise,
-        }),
-        catchAll ? (fastBranch(catchAll.branch) as Schema) : false,
-      ) as Schema;
     }
     return undefined;
+  }
+
+  private switchOn(tag: string, branches: unknown[], fastBranch: (branch: unknown) => unknown): Schema | undefined {
+    const cases: Array<{ values: unknown[]; branch: unknown }> = [];
+    const taken = new Set<unknown>();
+    let optional: unknown;
+    let catchAll: { branch: unknown; rejects: (value: unknown) => boolean } | undefined;
+    for (const branch of branches) {
+      const resolved = this.resolve(branch);
+      const property = this.resolve((resolved?.properties as Schema | undefined)?.[tag]);
+      if (!resolved || !property) {
+        return undefined;
+      }
+      const required = Array.isArray(resolved.required) && resolved.required.includes(tag);
+      const values = 'const' in property ? [property.const] : Array.isArray(property.enum) ? property.enum : undefined;
+      const not = isSchema(property.not) && Object.keys(property.not).length === 1 ? property.not : undefined;
+      const excluded = not && ('const' in not ? [not.const] : Array.isArray(not.enum) ? not.enum : undefined);
+      if (values) {
+        if (!values.every((value) => (typeof value === 'string' || value === null) && !taken.has(value))) {
+          return undefined;
+        }
+        if (!required) {
+          if (optional !== undefined) {
+            return undefined;
+          }
+          optional = branch;
+        }
+        for (const value of values) {
+          taken.add(value);
+        }
+        cases.push({ values, branch });
+      } else if (excluded && required && !catchAll) {
+        const onlyStrings = property.type === 'string';
+        catchAll = {
+          branch,
+          rejects: (value) => excluded.includes(value) || (onlyStrings && typeof value !== 'string'),
+        };
+      } else {
+        return undefined;
+      }
+    }
+    if (catchAll && ![...taken].every(catchAll.rejects)) {
+      return undefined;
+    }
+    const chain = cases.reduceRight<Schema | boolean>(
+      (otherwise, { values, branch }) => ({
+        if: { properties: { [tag]: values.length === 1 ? { const: values[0] } : { enum: values } }, required: [tag] },
+        then: fastBranch(branch),
+        else: otherwise,
+      }),
+      catchAll ? (fastBranch(catchAll.branch) as Schema) : false,
+    );
+    return (
+      optional === undefined ? chain : { if: { not: { required: [tag] } }, then: fastBranch(optional), else: chain }
+    ) as Schema;
   }
 }
 
