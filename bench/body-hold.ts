@@ -152,7 +152,11 @@ cases.push(
     '/v1/tools/image_understanding',
     `{"prompt":"x","image_url":"data:image/png;base64,${'A'.repeat(MiB24)}"}`,
   ],
-  ['24 MiB chat model (over maxLength)', '/v1/chat/completions', `{"model":"${'m'.repeat(MiB24)}","messages":[${chatUser}]}`],
+  [
+    '24 MiB chat model (over maxLength)',
+    '/v1/chat/completions',
+    `{"model":"${'m'.repeat(MiB24)}","messages":[${chatUser}]}`,
+  ],
 );
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 for (const [name, path, text] of cases) {

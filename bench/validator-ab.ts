@@ -21,11 +21,18 @@ const user = { role: 'user', content: 'hi' };
 const textParts = (count: number, type = 'text') => Array.from({ length: count }, () => ({ type, text: 'x' }));
 // The shapes of bench/body-hold.ts's budget bodies (just under the JSON token budget).
 const cases: Array<[string, string, () => unknown]> = [
-  ['chat messages 10,000', 'POST /v1/chat/completions', () => ({ model: 'local:chat', messages: Array(10_000).fill(user) })],
+  [
+    'chat messages 10,000',
+    'POST /v1/chat/completions',
+    () => ({ model: 'local:chat', messages: Array(10_000).fill(user) }),
+  ],
   [
     'chat content parts 39 × 1,000',
     'POST /v1/chat/completions',
-    () => ({ model: 'local:chat', messages: Array.from({ length: 39 }, () => ({ role: 'user', content: textParts(1000) })) }),
+    () => ({
+      model: 'local:chat',
+      messages: Array.from({ length: 39 }, () => ({ role: 'user', content: textParts(1000) })),
+    }),
   ],
   [
     'Anthropic blocks 39 × 1,000',
@@ -44,11 +51,7 @@ const cases: Array<[string, string, () => unknown]> = [
       input: Array.from({ length: 39 }, () => ({ role: 'user', content: textParts(1000, 'input_text') })),
     }),
   ],
-  [
-    '24 MiB audio_base64 (accepted)',
-    'POST /v1/tools/transcribe_audio',
-    () => ({ audio_base64: 'A'.repeat(MiB24) }),
-  ],
+  ['24 MiB audio_base64 (accepted)', 'POST /v1/tools/transcribe_audio', () => ({ audio_base64: 'A'.repeat(MiB24) })],
   [
     '24 MiB model (accepted, minLength 1)',
     'POST /v1/tools/image_understanding',
@@ -93,7 +96,5 @@ for (const [name, operation, make] of cases) {
   const times = validators.map((validate) =>
     median(Array.from({ length: runs }, () => cpuMs(() => validate({ body })))),
   );
-  console.log(
-    `| ${name} | ${times[0].toFixed(2)} | ${times[1].toFixed(2)} | ${verdicts[0] ? 'valid' : 'invalid'} |`,
-  );
+  console.log(`| ${name} | ${times[0].toFixed(2)} | ${times[1].toFixed(2)} | ${verdicts[0] ? 'valid' : 'invalid'} |`);
 }

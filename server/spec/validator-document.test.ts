@@ -70,9 +70,7 @@ describe('length bounds from .length', () => {
   it('agree with Ajv counting code points, at every bound around the length', () => {
     for (const value of samples) {
       for (let bound = 0; bound <= value.length + 2; bound++) {
-        expect(atMostCodePoints(value, bound), `${JSON.stringify(value)} max ${bound}`).toBe(
-          ajvLength(value) <= bound,
-        );
+        expect(atMostCodePoints(value, bound), `${JSON.stringify(value)} max ${bound}`).toBe(ajvLength(value) <= bound);
         expect(atLeastCodePoints(value, bound), `${JSON.stringify(value)} min ${bound}`).toBe(
           ajvLength(value) >= bound,
         );
@@ -94,9 +92,16 @@ describe("the validator's copy of the contract", () => {
     // Parameters (short URL and query strings) keep theirs; every schema a body can reach is rewritten.
     const left = JSON.stringify(schemas).match(/"(maxLength|minLength)":\d+/g);
     expect(left).toBeNull();
-    for (const name of ['ChatUserContentPart', 'ChatMessage', 'AnthropicContentBlockParam', 'ResponseInputContentPart']) {
+    for (const name of [
+      'ChatUserContentPart',
+      'ChatMessage',
+      'AnthropicContentBlockParam',
+      'ResponseInputContentPart',
+    ]) {
       expect(schemas[name]?.if, name).toBeDefined();
-      expect(schemas[name]?.else?.oneOf, name).toEqual((contract.components?.schemas as Record<string, Schema>)[name].oneOf);
+      expect(schemas[name]?.else?.oneOf, name).toEqual(
+        (contract.components?.schemas as Record<string, Schema>)[name].oneOf,
+      );
     }
     // The switches select fast copies of the branches.
     for (const name of ['ChatUserMessage', 'ChatContentPartText', 'AnthropicTextBlockParam', 'ResponseInputTextPart']) {

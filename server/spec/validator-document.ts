@@ -104,6 +104,11 @@ export function atLeastCodePoints(value: string, min: number): boolean {
   return !SURROGATE.test(value) || codePoints(value) >= min;
 }
 
+/** A JSON Schema `if`/`then`/`else` (a schema, not a promise: `then` is the keyword). */
+function ifThenElse(condition: unknown, then: unknown, otherwise: unknown): Schema {
+  return { if: condition, then, else: otherwise };
+}
+
 function isSchema(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -217,7 +222,7 @@ class Rewriter {
     const byTag = this.tagSwitch(branches, fastBranch);
     if (byTag) {
       // Not an object: no tag to read; the union decides (over fast copies, so it stays cheap).
-      return { if: { type: 'object' }, then: byTag, else: { [keyword]: branches.map(fastBranch) } };
+      return ifThenElse({ type: 'object' }, byTag, { [keyword]: branches.map(fastBranch) });
     }
     return undefined;
   }
@@ -243,11 +248,8 @@ class Rewriter {
       cases.push({ types, branch });
     }
     return cases.reduceRight<Schema | boolean>(
-      (otherwise, { types, branch }) => ({
-        if: { type: types.length === 1 ? types[0] : types },
-        then: fastBranch(branch),
-        else: otherwise,
-      }),
+      (otherwise, { types, branch }) =>
+        ifThenElse({ type: types.length === 1 ? types[0] : types }, fastBranch(branch), otherwise),
       false,
     ) as Schema;
   }
@@ -312,15 +314,16 @@ class Rewriter {
       return undefined;
     }
     const chain = cases.reduceRight<Schema | boolean>(
-      (otherwise, { values, branch }) => ({
-        if: { properties: { [tag]: values.length === 1 ? { const: values[0] } : { enum: values } }, required: [tag] },
-        then: fastBranch(branch),
-        else: otherwise,
-      }),
+      (otherwise, { values, branch }) =>
+        ifThenElse(
+          { properties: { [tag]: values.length === 1 ? { const: values[0] } : { enum: values } }, required: [tag] },
+          fastBranch(branch),
+          otherwise,
+        ),
       catchAll ? (fastBranch(catchAll.branch) as Schema) : false,
     );
     return (
-      optional === undefined ? chain : { if: { not: { required: [tag] } }, then: fastBranch(optional), else: chain }
+      optional === undefined ? chain : ifThenElse({ not: { required: [tag] } }, fastBranch(optional), chain)
     ) as Schema;
   }
 }
