@@ -51,6 +51,22 @@ const cases: Array<[string, string, () => unknown]> = [
       input: Array.from({ length: 39 }, () => ({ role: 'user', content: textParts(1000, 'input_text') })),
     }),
   ],
+  [
+    'Anthropic 512 tools, wide schemas',
+    'POST /anthropic/v1/messages',
+    () => ({
+      model: 'local:chat',
+      max_tokens: 8,
+      messages: [user],
+      tools: Array.from({ length: 512 }, () => ({
+        name: 'f',
+        input_schema: {
+          type: 'object',
+          properties: Object.fromEntries(Array.from({ length: 75 }, (_, i) => [`p${i}`, { type: 'string' }])),
+        },
+      })),
+    }),
+  ],
   ['24 MiB audio_base64 (accepted)', 'POST /v1/tools/transcribe_audio', () => ({ audio_base64: 'A'.repeat(MiB24) })],
   [
     '24 MiB model (accepted, minLength 1)',
