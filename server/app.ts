@@ -21,6 +21,7 @@ import { requestStart } from './http/request-start.js';
 import { uploadOptions, uploadRefusal } from './http/upload-storage.js';
 import { transcriptionUploadLimits } from './calls/audio/transcription-upload-limit.js';
 import { cacheValidatorRouteRegexps } from './http/validator-route-cache.js';
+import { restoreLengthBoundErrors, validatorDocument } from './spec/validator-document.js';
 import { fileUploadLimit, FILE_BLOB_PREFIX } from './calls/files/file-quota.js';
 import type { AppDeps } from './routes/app-deps.js';
 import { createHandlers } from './routes/index.js';
@@ -52,9 +53,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(jsonBody(deps.maxBodyBytes));
   app.use(jsonDepthLimit());
   cacheValidatorRouteRegexps();
+  // The validator reads its own rewritten copy of the contract (spec/validator-document.ts): the same bodies
+  // accepted and refused with the same first error, without holding the loop per union branch or per character.
+  const validatorSpec = validatorDocument(deps.spec.document);
   app.use(
     OpenApiValidator.middleware({
-      apiSpec: structuredClone(deps.spec.document) as never,
+      apiSpec: validatorSpec.document as never,
+      formats: validatorSpec.formats,
       validateApiSpec: false, // checked once at boot by checkSpec()
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: true,
@@ -73,15 +78,19 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(finiteQueryNumbers());
+  const operations = operationsById(deps.spec.document);
   // A request the validator refused still names its operation in its usage record. No handler has run yet
   // when the operation is still unnamed, so a multipart failure here is the validator reading the form.
   app.use(((error, req, res, next) => {
     const call = res.locals.call;
     const refusedBeforeHandler = call.operation === UNKNOWN_OPERATION;
-    const operation = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema;
-    if (operation?.operationId) {
-      call.operation = operation.operationId;
+    const validatorOperation = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema;
+    if (validatorOperation?.operationId) {
+      call.operation = validatorOperation.operationId;
     }
+    // Messages are explained from the contract as written, not from the validator's rewritten copy.
+    const operation = validatorOperation?.operationId ? operations.get(validatorOperation.operationId) : undefined;
+    restoreLengthBoundErrors(error);
     nameAllowedValues(error, (path) => allowedValuesAt(deps.spec.document, operation, path));
     nameExclusiveFields(error, (path) => exclusiveFieldsAt(deps.spec.document, operation, path));
     next(
@@ -99,4 +108,18 @@ export function createApp(deps: AppDeps): Express {
   app.use(unknownPath());
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+/** The contract's operations by operationId. */
+function operationsById(document: AppDeps['spec']['document']): Map<string, unknown> {
+  const operations = new Map<string, unknown>();
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item ?? {})) {
+      const id = (operation as { operationId?: unknown } | null)?.operationId;
+      if (typeof id === 'string') {
+        operations.set(id, operation);
+      }
+    }
+  }
+  return operations;
 }
