@@ -1,7 +1,9 @@
 /**
  * The counters in Redis (`OMNIGATE_REDIS_URL`): every instance pointed at the same Redis shares them, and each
  * admission, settlement and renewal runs in a Lua script (redis-scripts.ts), so they are exact across instances;
- * the admissions (and the settlements) of one event-loop turn share one script call.
+ * the admissions (and the settlements) of one event-loop turn share one script call. Settlements are held up to
+ * SETTLE_HOLD_MS (or until the next admissions are sent, whichever comes first) and travel in the same write as
+ * those admissions: a call one at a time costs one round trip to Redis, not two.
  * Commands fail at once while Redis is unreachable (no offline queue, a short command timeout): the call limiter
  * then applies `limits.on_store_down` instead of letting requests wait for a reconnection.
  */
@@ -34,6 +36,13 @@ export interface RedisCountersOptions {
 const DAY_MS = 86_400_000;
 /** Admissions or settlements sent in one script call at most (a script blocks Redis while it runs). */
 const MAX_BATCH = 200;
+/**
+ * How long a settlement may wait for the next admissions to ride along with. Holding it never admits more than
+ * the limits allow (a held settlement only frees a slot or refunds an estimate later); it delays, by at most
+ * this, a freed slot or refund reaching Redis for the other instances. This instance's own next admissions
+ * always see it: they are sent after it.
+ */
+export const SETTLE_HOLD_MS = 20;
 /** Leases renewed in one script call at most (a renewal is cheap: one ZADD XX entry per lease and set). */
 const RENEW_BATCH = 1000;
 
@@ -121,6 +130,8 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
   /** The latest clock of the queued settlements: one clock for the batch, so no bucket drains backwards. */
   let settleNow = 0;
   let scheduled = false;
+  /** The timer that sends held settlements when no admission came along within SETTLE_HOLD_MS. */
+  let settleTimer: NodeJS.Timeout | undefined;
 
   function schedule(): void {
     if (!scheduled) {
@@ -139,7 +150,18 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     }
   }
 
-  function sendSettlements(): void {
+  function flushSettlements(): void {
+    settleTimer = undefined;
+    if (settleWaiters.length > 0) {
+      sendSettlements();
+    }
+  }
+
+  function sendSettlements(): Promise<unknown> {
+    if (settleTimer) {
+      clearTimeout(settleTimer);
+      settleTimer = undefined;
+    }
     const args = settleArgs;
     const waiters = settleWaiters;
     args[0] = settleNow;
@@ -149,7 +171,8 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     settleNow = 0;
     const send = () => client.omnigateSettle(...args);
     const waited = ready();
-    (waited ? waited.then(send) : send()).then(
+    const sent = waited ? waited.then(send) : send();
+    sent.then(
       () => {
         for (const waiter of waiters) {
           waiter.resolve();
@@ -161,6 +184,7 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
         }
       },
     );
+    return sent;
   }
 
   function sendAdmissions(): void {
@@ -273,8 +297,9 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
         settleWaiters.push({ resolve, reject });
         if (settleWaiters.length >= MAX_BATCH) {
           sendSettlements();
-        } else {
-          schedule();
+        } else if (!settleTimer) {
+          // Held: the next admissions (sent after it) or this timer, whichever comes first, take it to Redis.
+          settleTimer = setTimeout(flushSettlements, SETTLE_HOLD_MS);
         }
       });
     },
@@ -312,11 +337,17 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     },
 
     async spent(scope, now) {
+      // Held settlements first: the read goes after them on the same connection, so it sees them.
+      flushSettlements();
       await ready();
       return Number((await client.get(`${baseOf(scope.scope)}:spend:${periodOf(scope.limits, now)}`)) ?? 0);
     },
 
     async close() {
+      // Held settlements are sent (and answered) before the connection closes: nothing settled is lost.
+      if (settleWaiters.length > 0) {
+        await sendSettlements().catch(() => undefined);
+      }
       client.disconnect();
     },
   };
