@@ -46,7 +46,14 @@ export const SETTLE_HOLD_MS = 20;
 /** Leases renewed in one script call at most (a renewal is cheap: one ZADD XX entry per lease and set). */
 const RENEW_BATCH = 1000;
 
-type ScriptClient = RedisClient & {
+interface ScriptPipeline {
+  omnigateSettle(...args: Array<string | number>): ScriptPipeline;
+  omnigateAdmit(...args: Array<string | number>): ScriptPipeline;
+  exec(): Promise<Array<[Error | null, unknown]> | null>;
+}
+
+type ScriptClient = Omit<RedisClient, 'pipeline'> & {
+  pipeline(): ScriptPipeline;
   omnigateAdmit(...args: Array<string | number>): Promise<Array<number | string>>;
   omnigateSettle(...args: Array<string | number>): Promise<number>;
   omnigateRenew(...args: Array<string | number>): Promise<number>;
@@ -71,9 +78,10 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     // Reconnect in the background for ever, at most every 2 s; calls meanwhile see the store as down.
     retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
     lazyConnect: false,
-    // Commands issued in one event-loop turn (admissions of concurrent calls) go out in one write.
-    enableAutoPipelining: true,
-  }) as ScriptClient;
+    // No auto-pipelining: the admissions and settlements are batched here already (one pipeline per turn when
+    // both are due); ioredis's own batching would add a pipeline object and a tick per command.
+    enableAutoPipelining: false,
+  }) as unknown as ScriptClient;
   client.on('error', (error: Error) => options.onConnectionError?.(error));
   client.defineCommand('omnigateAdmit', { numberOfKeys: 0, lua: ADMIT_SCRIPT });
   client.defineCommand('omnigateSettle', { numberOfKeys: 0, lua: SETTLE_SCRIPT });
@@ -142,12 +150,47 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
 
   function flush(): void {
     scheduled = false;
+    if (settleWaiters.length > 0 && admitWaiters.length > 0) {
+      // Both as one pipeline: one write, one reply to read; settlements first, so a freed slot is free here.
+      const settlements = takeSettlements();
+      const admissions = takeAdmissions();
+      const both = run(() =>
+        client
+          .pipeline()
+          .omnigateSettle(...settlements.args)
+          .omnigateAdmit(...admissions.args)
+          .exec(),
+      );
+      settled(
+        both.then((results) => replyOf(results, 0)),
+        settlements.waiters,
+      );
+      admitted(
+        both.then((results) => replyOf(results, 1) as Array<number | string>),
+        admissions.waiters,
+      );
+      return;
+    }
     if (settleWaiters.length > 0) {
       sendSettlements();
     }
     if (admitWaiters.length > 0) {
       sendAdmissions();
     }
+  }
+
+  function replyOf(results: Array<[Error | null, unknown]> | null, at: number): unknown {
+    const [error, reply] = results?.[at] ?? [new Error('Redis pipeline returned no reply'), undefined];
+    if (error) {
+      throw error;
+    }
+    return reply;
+  }
+
+  /** Sends once the first connection is up (at once afterwards). */
+  function run<T>(send: () => Promise<T>): Promise<T> {
+    const waited = ready();
+    return waited ? waited.then(send) : send();
   }
 
   function flushSettlements(): void {
@@ -157,7 +200,7 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     }
   }
 
-  function sendSettlements(): Promise<unknown> {
+  function takeSettlements(): { args: Array<string | number>; waiters: typeof settleWaiters } {
     if (settleTimer) {
       clearTimeout(settleTimer);
       settleTimer = undefined;
@@ -169,10 +212,21 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     settleArgs = [0, 0];
     settleWaiters = [];
     settleNow = 0;
-    const send = () => client.omnigateSettle(...args);
-    const waited = ready();
-    const sent = waited ? waited.then(send) : send();
-    sent.then(
+    return { args, waiters };
+  }
+
+  function takeAdmissions(): { args: Array<string | number>; waiters: typeof admitWaiters } {
+    const args = admitArgs;
+    const waiters = admitWaiters;
+    args[0] = waiters.length;
+    admitArgs = [0];
+    admitWaiters = [];
+    return { args, waiters };
+  }
+
+  /** Settles the waiters of a batch; the promise returned never rejects. */
+  function settled(sent: Promise<unknown>, waiters: typeof settleWaiters): Promise<void> {
+    return sent.then(
       () => {
         for (const waiter of waiters) {
           waiter.resolve();
@@ -184,18 +238,10 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
         }
       },
     );
-    return sent;
   }
 
-  function sendAdmissions(): void {
-    const args = admitArgs;
-    const waiters = admitWaiters;
-    args[0] = waiters.length;
-    admitArgs = [0];
-    admitWaiters = [];
-    const send = () => client.omnigateAdmit(...args);
-    const waited = ready();
-    (waited ? waited.then(send) : send()).then(
+  function admitted(sent: Promise<Array<number | string>>, waiters: typeof admitWaiters): void {
+    sent.then(
       (reply) => {
         for (let at = 0; at < waiters.length; at++) {
           waiters[at]!.resolve(admissionOf(reply, at * 10, waiters[at]!.scopes));
@@ -206,6 +252,22 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
           waiter.reject(error);
         }
       },
+    );
+  }
+
+  function sendSettlements(): Promise<void> {
+    const { args, waiters } = takeSettlements();
+    return settled(
+      run(() => client.omnigateSettle(...args)),
+      waiters,
+    );
+  }
+
+  function sendAdmissions(): void {
+    const { args, waiters } = takeAdmissions();
+    admitted(
+      run(() => client.omnigateAdmit(...args)),
+      waiters,
     );
   }
 
@@ -305,7 +367,7 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     },
 
     async renewLeases(leases, now, leaseMs) {
-      // Batches of at most RENEW_BATCH leases (a scope's list may span two), all sent in one write (auto-pipelined).
+      // Batches of at most RENEW_BATCH leases (a scope's list may span two), sent together.
       const batches: Array<Array<string | number>> = [];
       let args: Array<string | number> = [now, leaseMs, 0];
       let size = 0;
@@ -346,7 +408,7 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     async close() {
       // Held settlements are sent (and answered) before the connection closes: nothing settled is lost.
       if (settleWaiters.length > 0) {
-        await sendSettlements().catch(() => undefined);
+        await sendSettlements();
       }
       client.disconnect();
     },
