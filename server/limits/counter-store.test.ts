@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Limits } from '../core/limits.js';
 import type { Admit, CounterStore, ScopeLimits } from './counter-store.js';
 import { createMemoryCounters } from './memory-counters.js';
-import { createRedisCounters } from './redis-counters.js';
+import { createRedisCounters, SETTLE_HOLD_MS } from './redis-counters.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -331,5 +331,58 @@ describe.runIf(hasRedis)("Redis counters: the expiry of a scope's keys", () => {
     const key = scope({ maxParallel: 5 });
     await counters.renewLeases(new Map([[key.scope, ['never-admitted']]]), Date.now(), 30_000);
     expect(await ttls(key.scope)).toEqual([-2, -2, -2, -2]);
+  });
+});
+
+/**
+ * Settlements are held until the next admissions (or SETTLE_HOLD_MS): another instance must still see a freed
+ * slot within that bound, and close() must send what is held.
+ */
+describe.runIf(hasRedis)('Redis counters: held settlements', () => {
+  const prefix = `omnigate-test:${randomUUID()}:`;
+  afterAll(async () => {
+    const client = new Redis(REDIS_URL);
+    const keys = await client.keys(`${prefix}*`);
+    if (keys.length > 0) {
+      await client.del(...keys);
+    }
+    client.disconnect();
+  });
+
+  it('a freed slot reaches the other instances within SETTLE_HOLD_MS, with no admission to carry it', async () => {
+    const first = createRedisCounters({ url: REDIS_URL, prefix });
+    const second = createRedisCounters({ url: REDIS_URL, prefix });
+    try {
+      const key = scope({ maxParallel: 1 });
+      const call = admitOf([key], T0);
+      expect((await first.admit(call)).admitted).toBe(true);
+      expect((await second.admit(admitOf([key], T0))).admitted).toBe(false);
+      const held = Date.now();
+      await first.settle({ scopes: [key], lease: call.lease, now: T0, tokensDelta: 0, costUsd: 0, mediaUnits: 0 });
+      // The settlement resolves once Redis has it: not before the hold, and not much after it.
+      expect(Date.now() - held).toBeGreaterThanOrEqual(SETTLE_HOLD_MS - 2);
+      expect((await second.admit(admitOf([key], T0 + 1))).admitted).toBe(true);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  it("the instance's next admission carries its held settlement (no wait) and close() sends the rest", async () => {
+    const first = createRedisCounters({ url: REDIS_URL, prefix });
+    const second = createRedisCounters({ url: REDIS_URL, prefix });
+    try {
+      const key = scope({ maxParallel: 1, budgetUsd: 1 });
+      const call = admitOf([key], T0);
+      expect((await first.admit(call)).admitted).toBe(true);
+      void first.settle({ scopes: [key], lease: call.lease, now: T0, tokensDelta: 0, costUsd: 0.25, mediaUnits: 0 });
+      // Sent before this admission, in the same write: the slot is free for it at once.
+      const next = admitOf([key], T0 + 1);
+      expect((await first.admit(next)).admitted).toBe(true);
+      void first.settle({ scopes: [key], lease: next.lease, now: T0 + 2, tokensDelta: 0, costUsd: 0.5, mediaUnits: 0 });
+      await first.close();
+      expect(await second.spent(key, T0 + 3)).toBeCloseTo(0.75, 9);
+    } finally {
+      await second.close();
+    }
   });
 });

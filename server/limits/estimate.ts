@@ -37,20 +37,35 @@ export interface CallEstimate {
 
 type Body = Record<string, unknown>;
 
-const CHAT_OPERATIONS = new Set(['createChatCompletion', 'createResponse', 'createMessage', 'mcpPost:chat']);
+/** Calls estimated as a chat: input from the body's size, output from its cap. */
+const CHAT_OPERATIONS = new Set([
+  'createChatCompletion',
+  'createResponse',
+  'createMessage',
+  'mcpPost:chat',
+  'createSearchAnswer',
+  'mcpPost:search_answer',
+]);
 const NOTHING: CallEstimate = { inputTokens: 0, outputTokens: 0, images: 0, characters: 0, seconds: 0 };
 
-function numberField(body: Body, ...names: string[]): number | undefined {
-  for (const name of names) {
-    const value = body[name];
-    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) {
-      return value;
-    }
-    if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value)) {
-      return Number(value);
-    }
+/** A non-negative number, or a string of digits; undefined otherwise. */
+function numberOf(value: unknown): number | undefined {
+  if (typeof value === 'number') {
+    return Number.isFinite(value) && value >= 0 ? value : undefined;
+  }
+  if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value)) {
+    return Number(value);
   }
   return undefined;
+}
+
+function numberField(body: Body, name: string): number | undefined {
+  return numberOf(body[name]);
+}
+
+/** The first of the output caps the dialects name (chat, Responses, Messages) that holds a number. */
+function outputCap(body: Body): number | undefined {
+  return numberOf(body.max_tokens) ?? numberOf(body.max_completion_tokens) ?? numberOf(body.max_output_tokens);
 }
 
 function stringField(body: Body, name: string): string | undefined {
@@ -65,17 +80,19 @@ function stringField(body: Body, name: string): string | undefined {
 export function estimateCall(operation: string, body: unknown, bodyBytes: number): CallEstimate {
   const fields = (typeof body === 'object' && body !== null ? body : {}) as Body;
   const model = stringField(fields, 'model');
-  const tool = operation.startsWith('mcpPost:') || operation.startsWith('invoke');
-  if (CHAT_OPERATIONS.has(operation) || operation === 'createSearchAnswer' || operation === 'mcpPost:search_answer') {
-    const cap = numberField(fields, 'max_tokens', 'max_completion_tokens', 'max_output_tokens');
+  if (CHAT_OPERATIONS.has(operation)) {
+    // The hot path (every chat call of a limited key): a literal of one shape, no spread, no walk of the body.
     return {
-      ...NOTHING,
       type: 'chat',
       model,
       inputTokens: Math.ceil(bodyBytes / 4),
-      outputTokens: Math.min(cap ?? DEFAULT_OUTPUT_ESTIMATE, 1_000_000),
+      outputTokens: Math.min(outputCap(fields) ?? DEFAULT_OUTPUT_ESTIMATE, 1_000_000),
+      images: 0,
+      characters: 0,
+      seconds: 0,
     };
   }
+  const tool = operation.startsWith('mcpPost:') || operation.startsWith('invoke');
   if (operation === 'createEmbedding' || operation === 'mcpPost:embed' || operation === 'createRerank') {
     // Input tokens only (about 4 bytes a token of the body); a rerank by an embedding model is priced as that
     // model's tokens when it settles, its estimate finds no rerank price and reserves tokens alone.

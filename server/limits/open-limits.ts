@@ -1,7 +1,7 @@
 /**
  * Builds the limits of a server from its configuration: the price table (config over the shipped table, 0 for
  * the built-in models), the counters (Redis when `OMNIGATE_REDIS_URL` is set, else in process) and the call
- * limiter over them. services.ts calls it once; `close()` disconnects Redis.
+ * limiter over them. services.ts calls it once; `close()` sends held settlements, then disconnects Redis.
  */
 import type { Logger } from 'pino';
 import type { LimitSettings } from '../config.js';

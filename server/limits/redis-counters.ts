@@ -1,7 +1,9 @@
 /**
  * The counters in Redis (`OMNIGATE_REDIS_URL`): every instance pointed at the same Redis shares them, and each
  * admission, settlement and renewal runs in a Lua script (redis-scripts.ts), so they are exact across instances;
- * the admissions (and the settlements) of one event-loop turn share one script call.
+ * the admissions (and the settlements) of one event-loop turn share one script call. Settlements are held up to
+ * SETTLE_HOLD_MS (or until the next admissions are sent, whichever comes first) and travel in the same write as
+ * those admissions: a call one at a time costs one round trip to Redis, not two.
  * Commands fail at once while Redis is unreachable (no offline queue, a short command timeout): the call limiter
  * then applies `limits.on_store_down` instead of letting requests wait for a reconnection.
  */
@@ -34,10 +36,24 @@ export interface RedisCountersOptions {
 const DAY_MS = 86_400_000;
 /** Admissions or settlements sent in one script call at most (a script blocks Redis while it runs). */
 const MAX_BATCH = 200;
+/**
+ * How long a settlement may wait for the next admissions to ride along with. Holding it never admits more than
+ * the limits allow (a held settlement only frees a slot or refunds an estimate later); it delays, by at most
+ * this, a freed slot or refund reaching Redis for the other instances. This instance's own next admissions
+ * always see it: they are sent after it.
+ */
+export const SETTLE_HOLD_MS = 20;
 /** Leases renewed in one script call at most (a renewal is cheap: one ZADD XX entry per lease and set). */
 const RENEW_BATCH = 1000;
 
-type ScriptClient = RedisClient & {
+interface ScriptPipeline {
+  omnigateSettle(...args: Array<string | number>): ScriptPipeline;
+  omnigateAdmit(...args: Array<string | number>): ScriptPipeline;
+  exec(): Promise<Array<[Error | null, unknown]> | null>;
+}
+
+type ScriptClient = Omit<RedisClient, 'pipeline'> & {
+  pipeline(): ScriptPipeline;
   omnigateAdmit(...args: Array<string | number>): Promise<Array<number | string>>;
   omnigateSettle(...args: Array<string | number>): Promise<number>;
   omnigateRenew(...args: Array<string | number>): Promise<number>;
@@ -62,9 +78,10 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     // Reconnect in the background for ever, at most every 2 s; calls meanwhile see the store as down.
     retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
     lazyConnect: false,
-    // Commands issued in one event-loop turn (admissions of concurrent calls) go out in one write.
-    enableAutoPipelining: true,
-  }) as ScriptClient;
+    // No auto-pipelining: the admissions and settlements are batched here already (one pipeline per turn when
+    // both are due); ioredis's own batching would add a pipeline object and a tick per command.
+    enableAutoPipelining: false,
+  }) as unknown as ScriptClient;
   client.on('error', (error: Error) => options.onConnectionError?.(error));
   client.defineCommand('omnigateAdmit', { numberOfKeys: 0, lua: ADMIT_SCRIPT });
   client.defineCommand('omnigateSettle', { numberOfKeys: 0, lua: SETTLE_SCRIPT });
@@ -121,6 +138,8 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
   /** The latest clock of the queued settlements: one clock for the batch, so no bucket drains backwards. */
   let settleNow = 0;
   let scheduled = false;
+  /** The timer that sends held settlements when no admission came along within SETTLE_HOLD_MS. */
+  let settleTimer: NodeJS.Timeout | undefined;
 
   function schedule(): void {
     if (!scheduled) {
@@ -131,6 +150,27 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
 
   function flush(): void {
     scheduled = false;
+    if (settleWaiters.length > 0 && admitWaiters.length > 0) {
+      // Both as one pipeline: one write, one reply to read; settlements first, so a freed slot is free here.
+      const settlements = takeSettlements();
+      const admissions = takeAdmissions();
+      const both = run(() =>
+        client
+          .pipeline()
+          .omnigateSettle(...settlements.args)
+          .omnigateAdmit(...admissions.args)
+          .exec(),
+      );
+      settled(
+        both.then((results) => replyOf(results, 0)),
+        settlements.waiters,
+      );
+      admitted(
+        both.then((results) => replyOf(results, 1) as Array<number | string>),
+        admissions.waiters,
+      );
+      return;
+    }
     if (settleWaiters.length > 0) {
       sendSettlements();
     }
@@ -139,7 +179,32 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     }
   }
 
-  function sendSettlements(): void {
+  function replyOf(results: Array<[Error | null, unknown]> | null, at: number): unknown {
+    const [error, reply] = results?.[at] ?? [new Error('Redis pipeline returned no reply'), undefined];
+    if (error) {
+      throw error;
+    }
+    return reply;
+  }
+
+  /** Sends once the first connection is up (at once afterwards). */
+  function run<T>(send: () => Promise<T>): Promise<T> {
+    const waited = ready();
+    return waited ? waited.then(send) : send();
+  }
+
+  function flushSettlements(): void {
+    settleTimer = undefined;
+    if (settleWaiters.length > 0) {
+      sendSettlements();
+    }
+  }
+
+  function takeSettlements(): { args: Array<string | number>; waiters: typeof settleWaiters } {
+    if (settleTimer) {
+      clearTimeout(settleTimer);
+      settleTimer = undefined;
+    }
     const args = settleArgs;
     const waiters = settleWaiters;
     args[0] = settleNow;
@@ -147,9 +212,21 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     settleArgs = [0, 0];
     settleWaiters = [];
     settleNow = 0;
-    const send = () => client.omnigateSettle(...args);
-    const waited = ready();
-    (waited ? waited.then(send) : send()).then(
+    return { args, waiters };
+  }
+
+  function takeAdmissions(): { args: Array<string | number>; waiters: typeof admitWaiters } {
+    const args = admitArgs;
+    const waiters = admitWaiters;
+    args[0] = waiters.length;
+    admitArgs = [0];
+    admitWaiters = [];
+    return { args, waiters };
+  }
+
+  /** Settles the waiters of a batch; the promise returned never rejects. */
+  function settled(sent: Promise<unknown>, waiters: typeof settleWaiters): Promise<void> {
+    return sent.then(
       () => {
         for (const waiter of waiters) {
           waiter.resolve();
@@ -163,15 +240,8 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     );
   }
 
-  function sendAdmissions(): void {
-    const args = admitArgs;
-    const waiters = admitWaiters;
-    args[0] = waiters.length;
-    admitArgs = [0];
-    admitWaiters = [];
-    const send = () => client.omnigateAdmit(...args);
-    const waited = ready();
-    (waited ? waited.then(send) : send()).then(
+  function admitted(sent: Promise<Array<number | string>>, waiters: typeof admitWaiters): void {
+    sent.then(
       (reply) => {
         for (let at = 0; at < waiters.length; at++) {
           waiters[at]!.resolve(admissionOf(reply, at * 10, waiters[at]!.scopes));
@@ -182,6 +252,22 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
           waiter.reject(error);
         }
       },
+    );
+  }
+
+  function sendSettlements(): Promise<void> {
+    const { args, waiters } = takeSettlements();
+    return settled(
+      run(() => client.omnigateSettle(...args)),
+      waiters,
+    );
+  }
+
+  function sendAdmissions(): void {
+    const { args, waiters } = takeAdmissions();
+    admitted(
+      run(() => client.omnigateAdmit(...args)),
+      waiters,
     );
   }
 
@@ -273,14 +359,15 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
         settleWaiters.push({ resolve, reject });
         if (settleWaiters.length >= MAX_BATCH) {
           sendSettlements();
-        } else {
-          schedule();
+        } else if (!settleTimer) {
+          // Held: the next admissions (sent after it) or this timer, whichever comes first, take it to Redis.
+          settleTimer = setTimeout(flushSettlements, SETTLE_HOLD_MS);
         }
       });
     },
 
     async renewLeases(leases, now, leaseMs) {
-      // Batches of at most RENEW_BATCH leases (a scope's list may span two), all sent in one write (auto-pipelined).
+      // Batches of at most RENEW_BATCH leases (a scope's list may span two), sent together.
       const batches: Array<Array<string | number>> = [];
       let args: Array<string | number> = [now, leaseMs, 0];
       let size = 0;
@@ -312,11 +399,17 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     },
 
     async spent(scope, now) {
+      // Held settlements first: the read goes after them on the same connection, so it sees them.
+      flushSettlements();
       await ready();
       return Number((await client.get(`${baseOf(scope.scope)}:spend:${periodOf(scope.limits, now)}`)) ?? 0);
     },
 
     async close() {
+      // Held settlements are sent (and answered) before the connection closes: nothing settled is lost.
+      if (settleWaiters.length > 0) {
+        await sendSettlements();
+      }
       client.disconnect();
     },
   };
