@@ -1,8 +1,8 @@
 /**
  * The local search index behind `local:search`, and the `FileIndex` file storage calls: a stored file's text
  * is extracted and cut into ~1,000-character passages in a worker (`extract-passages` job: pdf.js, html-to-text,
- * passages.ts), and the passages are written to the passage store WRITE_BATCH at a time, the event loop free
- * between batches (a 10 MB file is ten thousand passages); a deleted file's passages are dropped. Indexing never throws to its caller: it
+ * passages.ts), and the passages are written to the passage store APPEND_SLICE at a time, the event loop free
+ * between slices (a 10 MB file is ten thousand passages); a deleted file's passages are dropped. Indexing never throws to its caller: it
  * resolves with the file's final state (`indexed`, or `failed`/`not_indexed` with the reason), which file storage
  * records on the file. Extraction is bounded by `ExtractionLimits` (pages, decompressed bytes, characters, a time
  * budget; engines/text/extract-text.ts) and, for one page that never yields, by the pool's job timeout.
@@ -61,12 +61,20 @@ export interface PassageEmbedder {
 }
 
 /**
- * Passages claimed per round of the background embedding (one embedding call per key among them), and passages
- * written per statement when a file is indexed. Each batch is a short synchronous stretch on the event loop
- * (SQLite's insert or the vectors' store, the structured clone from the worker); between batches the loop
- * takes a turn (setImmediate), so a chat call arriving meanwhile waits for one batch, not for a whole file.
+ * Passages claimed per round of the background embedding (one embedding call per key among them). Each batch is a
+ * short synchronous stretch on the event loop (the claim, the vectors' store, the structured clone from the
+ * worker); between batches the loop takes a turn (setImmediate), so a chat call arriving meanwhile waits for one
+ * batch, not for a whole file.
  */
 export const WRITE_BATCH = 25;
+/**
+ * Passages written per statement when a file is indexed, with a loop turn after each. SQLite's full-text insert
+ * costs ~80 µs per 1,000-character passage on the event loop; a chat call takes several loop turns (request,
+ * upstream answer, response), and each turn may run one slice first. At 25 a slice (2 ms) that stretched the
+ * slowest chat calls by 10–20 ms while a 10 MB file was written (bench/README.md, embeddings); at 4 a slice
+ * costs ~0.3 ms, and the file takes more turns instead.
+ */
+export const APPEND_SLICE = 4;
 /** The extraction worker's niceness (worker-pool.ts): below the event loop's 0, above background embedding's 19. */
 export const EXTRACTION_NICENESS = 10;
 /** One turn of the event loop: the I/O callbacks (chat requests) waiting now run before the next batch. */
@@ -377,18 +385,18 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   }
 
   /**
-   * The file's passages in place of what was indexed for it, WRITE_BATCH at a time with a loop turn between:
+   * The file's passages in place of what was indexed for it, APPEND_SLICE at a time with a loop turn between:
    * searches see the file's passages grow meanwhile. A newer `add` or a `remove` stops the writing.
    */
   async function writePassages(file: IndexableFile, texts: string[], mine: number): Promise<void> {
     const indexed = { fileId: file.id, keyId: file.keyId, title: file.filename };
     const at = now();
     await passages.remove(file.id);
-    for (let start = 0; start < texts.length; start += WRITE_BATCH) {
+    for (let start = 0; start < texts.length; start += APPEND_SLICE) {
       if (generations.get(file.id) !== mine || closing.signal.aborted) {
         return;
       }
-      await passages.append(indexed, texts.slice(start, start + WRITE_BATCH), start, at);
+      await passages.append(indexed, texts.slice(start, start + APPEND_SLICE), start, at);
       await loopTurn();
     }
   }
