@@ -14,6 +14,7 @@ import {
   createLocalSearchIndex,
   EXTRACTION_NICENESS,
   type LocalSearchIndex,
+  APPEND_PAUSE_MS,
   APPEND_SLICE,
   type PassageEmbedder,
   WRITE_BATCH,
@@ -45,9 +46,10 @@ const paragraphs = (count: number, word = 'lighthouse') =>
 /** The store, with every append and claim it is given recorded, and whether the event loop turned before each. */
 function recordingStore() {
   const store = createPassageStore(openDatabase(':memory:'));
-  const appends: Array<{ size: number; firstSeq: number; loopTurnedBefore: boolean }> = [];
+  const appends: Array<{ size: number; firstSeq: number; loopTurnedBefore: boolean; timerRanBefore: boolean }> = [];
   const claims: Array<{ limit: number; afterId: number | undefined; got: number[] }> = [];
   let turned = true;
+  let timerRan = true;
   let replaced = 0;
   const recorded: PassageStore = {
     ...store,
@@ -56,11 +58,17 @@ function recordingStore() {
       return store.replace(...args);
     },
     async append(file, passages, firstSeq, now) {
-      appends.push({ size: passages.length, firstSeq, loopTurnedBefore: turned });
+      appends.push({ size: passages.length, firstSeq, loopTurnedBefore: turned, timerRanBefore: timerRan });
       turned = false;
       setImmediate(() => {
         turned = true;
       });
+      // A timer of APPEND_PAUSE_MS set now (as a chat call's would be) runs before the next slice only if the
+      // pause between slices is a timer too: a setImmediate pause would run the next slice first.
+      timerRan = false;
+      setTimeout(() => {
+        timerRan = true;
+      }, APPEND_PAUSE_MS);
       return store.append(file, passages, firstSeq, now);
     },
     async claimUnembedded(model, limit, now, until, afterId) {
@@ -119,6 +127,7 @@ describe('local search index in the background', () => {
       expect(appends.every((append) => append.size <= APPEND_SLICE)).toBe(true);
       expect(appends.map((append) => append.firstSeq)).toEqual(appends.map((_, n) => n * APPEND_SLICE));
       expect(appends.every((append) => append.loopTurnedBefore)).toBe(true);
+      expect(appends.every((append) => append.timerRanBefore)).toBe(true);
       expect(await index.search({ keyId: 'key_1', query: 'lighthouse', maxResults: 5 })).toHaveLength(1);
     } finally {
       await pool.close();

@@ -2,7 +2,7 @@
  * The local search index behind `local:search`, and the `FileIndex` file storage calls: a stored file's text
  * is extracted and cut into ~1,000-character passages in a worker (`extract-passages` job: pdf.js, html-to-text,
  * passages.ts), and the passages are written to the passage store APPEND_SLICE at a time, the event loop free
- * between slices (a 10 MB file is ten thousand passages); a deleted file's passages are dropped. Indexing never throws to its caller: it
+ * for APPEND_PAUSE_MS between slices (a 10 MB file is ten thousand passages); a deleted file's passages are dropped. Indexing never throws to its caller: it
  * resolves with the file's final state (`indexed`, or `failed`/`not_indexed` with the reason), which file storage
  * records on the file. Extraction is bounded by `ExtractionLimits` (pages, decompressed bytes, characters, a time
  * budget; engines/text/extract-text.ts) and, for one page that never yields, by the pool's job timeout.
@@ -68,13 +68,17 @@ export interface PassageEmbedder {
  */
 export const WRITE_BATCH = 25;
 /**
- * Passages written per statement when a file is indexed, with a loop turn after each. SQLite's full-text insert
- * costs ~80 µs per 1,000-character passage on the event loop; a chat call takes several loop turns (request,
- * upstream answer, response), and each turn may run one slice first. At 25 a slice (2 ms) that stretched the
- * slowest chat calls by 10–20 ms while a 10 MB file was written (bench/README.md, embeddings); at 4 a slice
- * costs ~0.3 ms, and the file takes more turns instead.
+ * Passages written per statement when a file is indexed, with a pause of APPEND_PAUSE_MS after each. SQLite's
+ * full-text insert costs ~80 µs per 1,000-character passage on the event loop; a chat call takes several loop
+ * turns (request, upstream answer, response), and with a slice after every turn (setImmediate) each of them paid
+ * for one: at 25 a slice (2 ms) that stretched the slowest chat calls by 10–20 ms while a 10 MB file was written
+ * (bench/README.md, embeddings). At 4 a slice costs ~0.3 ms, and the pause (a timer, not the next turn) lets the
+ * turns of that millisecond run without any: the writing takes at most about a quarter of a busy event loop.
  */
 export const APPEND_SLICE = 4;
+/** The pause between two slices of a file's passages (see APPEND_SLICE); ~3 s for a 10 MB file's 11,000. */
+export const APPEND_PAUSE_MS = 1;
+const appendPause = () => new Promise<void>((resolve) => setTimeout(resolve, APPEND_PAUSE_MS));
 /** The extraction worker's niceness (worker-pool.ts): below the event loop's 0, above background embedding's 19. */
 export const EXTRACTION_NICENESS = 10;
 /** One turn of the event loop: the I/O callbacks (chat requests) waiting now run before the next batch. */
@@ -385,7 +389,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   }
 
   /**
-   * The file's passages in place of what was indexed for it, APPEND_SLICE at a time with a loop turn between:
+   * The file's passages in place of what was indexed for it, APPEND_SLICE at a time with a pause between:
    * searches see the file's passages grow meanwhile. A newer `add` or a `remove` stops the writing.
    */
   async function writePassages(file: IndexableFile, texts: string[], mine: number): Promise<void> {
@@ -397,7 +401,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
         return;
       }
       await passages.append(indexed, texts.slice(start, start + APPEND_SLICE), start, at);
-      await loopTurn();
+      await appendPause();
     }
   }
 
