@@ -7,6 +7,8 @@ import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { threadNiceness } from '../../../test/helpers/thread-niceness.js';
 import { createMediaPool, type MediaPool } from '../../engines/media-pool.js';
+import type { RunOptions } from '../../engines/pool/worker-pool.js';
+import { PASSAGES_PER_MESSAGE } from '../../engines/text/extract-passages.js';
 import { DEFAULT_EXTRACTION_LIMITS } from '../../engines/text/extract-text.js';
 import { openDatabase } from '../../storage/database.js';
 import { createPassageStore, type PassageStore } from '../../storage/passage-store.js';
@@ -80,8 +82,11 @@ function recordingStore() {
   return { store, recorded, appends, claims, replaced: () => replaced };
 }
 
-/** A pool that records which jobs it was asked to run. */
-function recordingPool(pool: MediaPool, kinds: string[]): MediaPool {
+/**
+ * A pool that records which jobs it was asked to run, the size of each part a job sent ahead of its result, and
+ * `onPart` callers' work: `events` says in order when a part arrived and when a job's result did.
+ */
+function recordingPool(pool: MediaPool, kinds: string[], events: string[] = []): MediaPool {
   return {
     ...pool,
     use: (signal, steps, options) =>
@@ -90,9 +95,20 @@ function recordingPool(pool: MediaPool, kinds: string[]): MediaPool {
         (slot) =>
           steps({
             ...slot,
-            run: ((kind: string, input: never, runOptions?: never) => {
+            run: (async (kind: string, input: never, runOptions?: RunOptions) => {
               kinds.push(kind);
-              return slot.run(kind as never, input, runOptions);
+              const onPart = runOptions?.onPart;
+              const output = await slot.run(kind as never, input, {
+                ...runOptions,
+                ...(onPart && {
+                  onPart: (part: unknown) => {
+                    events.push(`part ${(part as string[]).length}`);
+                    onPart(part);
+                  },
+                }),
+              });
+              events.push('result');
+              return output;
             }) as typeof slot.run,
           }),
         options,
@@ -128,6 +144,33 @@ describe('local search index in the background', () => {
       expect(appends.map((append) => append.firstSeq)).toEqual(appends.map((_, n) => n * APPEND_SLICE));
       expect(appends.every((append) => append.loopTurnedBefore)).toBe(true);
       expect(appends.every((append) => append.timerRanBefore)).toBe(true);
+      expect(await index.search({ keyId: 'key_1', query: 'lighthouse', maxResults: 5 })).toHaveLength(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('receives a large file’s passages in parts of PASSAGES_PER_MESSAGE and starts writing before the last', async () => {
+    const { recorded, appends } = recordingStore();
+    const pool = createMediaPool({ workers: 1, queueLimit: 10, jobTimeoutMs: 60_000 });
+    const events: string[] = [];
+    const original = recorded.append;
+    recorded.append = async (...args) => {
+      events.push('append');
+      return original(...args);
+    };
+    index = createLocalSearchIndex({ passages: recorded, pool: recordingPool(pool, [], events) });
+    try {
+      const count = 2 * PASSAGES_PER_MESSAGE + 30;
+      expect(await index.add(textFile('f_parts', paragraphs(count)))).toEqual({ status: 'indexed' });
+      // Two full parts, then the result with the rest: no message carries the whole file.
+      expect(events.filter((event) => event.startsWith('part'))).toEqual([
+        `part ${PASSAGES_PER_MESSAGE}`,
+        `part ${PASSAGES_PER_MESSAGE}`,
+      ]);
+      expect(events.indexOf('append')).toBeLessThan(events.indexOf('result'));
+      expect(appends.reduce((sum, append) => sum + append.size, 0)).toBe(count);
+      expect(appends.map((append) => append.firstSeq)).toEqual(appends.map((_, n) => n * APPEND_SLICE));
       expect(await index.search({ keyId: 'key_1', query: 'lighthouse', maxResults: 5 })).toHaveLength(1);
     } finally {
       await pool.close();

@@ -269,11 +269,17 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
    * (`extract-text`): the same extraction, so `read_file` shows exactly what search reads.
    */
   async function extract(file: IndexableFile, signal: AbortSignal, job: 'extract-text'): Promise<FileText>;
-  async function extract(file: IndexableFile, signal: AbortSignal, job: 'extract-passages'): Promise<FilePassages>;
+  async function extract(
+    file: IndexableFile,
+    signal: AbortSignal,
+    job: 'extract-passages',
+    onPassages: (passages: string[]) => void,
+  ): Promise<FilePassages>;
   async function extract(
     file: IndexableFile,
     signal: AbortSignal,
     job: 'extract-text' | 'extract-passages',
+    onPassages?: (passages: string[]) => void,
   ): Promise<FileText | FilePassages> {
     const kind = textKindOf(file.mediaType, file.filename);
     if (!kind) {
@@ -287,7 +293,11 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return tooLarge();
     }
     try {
-      return await pool.use(signal, (slot) => slot.run(job, { bytes, kind, limits }), { owner: file.keyId });
+      // The passages but the last PASSAGES_PER_MESSAGE arrive ahead of the result, in order (extract-passages.ts).
+      const onPart = onPassages && ((part: unknown) => onPassages(part as string[]));
+      return await pool.use(signal, (slot) => slot.run(job, { bytes, kind, limits }, onPart ? { onPart } : {}), {
+        owner: file.keyId,
+      });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'engine_out_of_memory') {
         logger?.warn(
@@ -354,14 +364,19 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     if (admitted.status !== 'indexing') {
       return admitted;
     }
+    // Written as the worker's parts arrive (a 10 MB file's first passages are searchable while the rest cross).
+    const writer = passageWriter(file, mine);
     let extracted: FilePassages;
     try {
-      extracted = await extract(file, closing.signal, 'extract-passages');
+      extracted = await extract(file, closing.signal, 'extract-passages', (part) => writer.add(part));
     } catch (error) {
+      // What the parts wrote of a file that then failed must not be searched.
+      await writer.discard();
       logger?.warn({ fileId: file.id, err: error }, 'file not indexed for search');
       return stoppedState(error);
     }
     if ('refused' in extracted) {
+      await writer.discard();
       logger?.warn({ fileId: file.id, bytes: file.bytes, refused: extracted.refused }, 'file not indexed for search');
       return {
         status: extracted.refused === 'not_text' ? 'not_indexed' : 'failed',
@@ -369,8 +384,9 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
         reason: extracted.reason,
       };
     }
-    if (generations.get(file.id) === mine) {
-      await writePassages(file, extracted.passages, mine);
+    writer.add(extracted.passages);
+    await writer.end();
+    if (writer.started) {
       if (generations.get(file.id) !== mine) {
         // Removed (or added again) while the passages were written: a backend whose writes may overtake each
         // other must not keep this stale text, so it is removed once more; a newer add writes its own.
@@ -389,20 +405,79 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   }
 
   /**
-   * The file's passages in place of what was indexed for it, APPEND_SLICE at a time with a pause between:
-   * searches see the file's passages grow meanwhile. A newer `add` or a `remove` stops the writing.
+   * Writes the file's passages in place of what was indexed for it as they are added, APPEND_SLICE at a time with
+   * a pause between: searches see the file's passages grow meanwhile. It starts (removing the file's old
+   * passages) at the first `add` while this `add` of the file is the latest; a newer `add` or a `remove` stops it.
    */
-  async function writePassages(file: IndexableFile, texts: string[], mine: number): Promise<void> {
+  function passageWriter(file: IndexableFile, mine: number) {
     const indexed = { fileId: file.id, keyId: file.keyId, title: file.filename };
     const at = now();
-    await passages.remove(file.id);
-    for (let start = 0; start < texts.length; start += APPEND_SLICE) {
-      if (generations.get(file.id) !== mine || closing.signal.aborted) {
-        return;
+    const texts: string[] = [];
+    let ended = false;
+    let wake: (() => void) | undefined;
+    let writing: Promise<void> | undefined;
+    const current = () => generations.get(file.id) === mine && !closing.signal.aborted;
+    async function write(): Promise<void> {
+      await passages.remove(file.id);
+      for (let start = 0; ; start += APPEND_SLICE) {
+        while (start >= texts.length && !ended) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+        }
+        if (start >= texts.length || !current()) {
+          return;
+        }
+        await passages.append(indexed, texts.slice(start, start + APPEND_SLICE), start, at);
+        await appendPause();
       }
-      await passages.append(indexed, texts.slice(start, start + APPEND_SLICE), start, at);
-      await appendPause();
     }
+    const begin = () => {
+      if (!writing && current()) {
+        writing = write();
+        // Seen by `end` or `discard`; not left unhandled meanwhile.
+        writing.catch(() => undefined);
+      }
+    };
+    const nudge = () => {
+      const resolve = wake;
+      wake = undefined;
+      resolve?.();
+    };
+    return {
+      get started() {
+        return writing !== undefined;
+      },
+      add(part: string[]) {
+        for (const text of part) {
+          texts.push(text);
+        }
+        if (texts.length > 0) {
+          begin();
+        }
+        nudge();
+      },
+      /**
+       * Resolves when every passage added is written (or the writing was stopped); a file without passages
+       * still has its old ones removed.
+       */
+      async end() {
+        ended = true;
+        begin();
+        nudge();
+        await writing;
+      },
+      /** Stops the writing and removes what it wrote. */
+      async discard() {
+        ended = true;
+        texts.length = 0;
+        nudge();
+        if (writing) {
+          await writing.catch(() => undefined);
+          await passages.remove(file.id);
+        }
+      },
+    };
   }
 
   return {
