@@ -177,6 +177,35 @@ describe('local search index in the background', () => {
     }
   });
 
+  it('removes what the parts wrote when the extraction fails after sending them', async () => {
+    const { recorded, store, appends } = recordingStore();
+    const real = createMediaPool({ workers: 1, queueLimit: 10, jobTimeoutMs: 60_000 });
+    // A worker that sends its first part and then dies (its memory, a crash): the part is written meanwhile.
+    const failing: MediaPool = {
+      ...real,
+      use: async (_signal, steps) =>
+        steps({
+          signal: new AbortController().signal,
+          run: (async (_kind: string, _input: never, runOptions?: RunOptions) => {
+            runOptions?.onPart?.(Array.from({ length: 12 }, (_, n) => `Passage ${n} about the lighthouse.`));
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            throw new Error('worker died');
+          }) as never,
+        }),
+    };
+    index = createLocalSearchIndex({ passages: recorded, pool: failing });
+    try {
+      expect(await index.add(textFile('f_dies', paragraphs(3)))).toMatchObject({
+        status: 'failed',
+        code: 'extraction_failed',
+      });
+      expect(appends.length).toBeGreaterThan(0);
+      expect(await store.count('key_1')).toBe(0);
+    } finally {
+      await real.close();
+    }
+  });
+
   it('stops writing a file removed meanwhile and leaves none of its passages', async () => {
     const { recorded, store, appends } = recordingStore();
     index = createLocalSearchIndex({ passages: recorded });
