@@ -34,9 +34,12 @@ export const mediaJobs = {
   /** A stored file's plain text for the search index; pdf.js parsing would otherwise hold the event loop. */
   'extract-text': async (input: ExtractTextInput): Promise<ExtractedText> =>
     (await import('./text/extract-text.js')).extractText(input),
-  /** The same text cut into the search index's passages, here rather than on the event loop. */
-  'extract-passages': async (input: ExtractTextInput): Promise<ExtractedPassages> =>
-    (await import('./text/extract-passages.js')).extractPassages(input),
+  /**
+   * The same text cut into the search index's passages, here rather than on the event loop; all but the last
+   * PASSAGES_PER_MESSAGE go ahead as parts (`onPart` receives `string[]`).
+   */
+  'extract-passages': async (input: ExtractTextInput, reporter: JobReporter): Promise<ExtractedPassages> =>
+    (await import('./text/extract-passages.js')).extractPassages(input, (passages) => reporter.part(passages)),
 };
 
 export type MediaJobs = typeof mediaJobs;

@@ -14,6 +14,12 @@ export interface JobReporter {
    * stop the job (caller gone, timeout, shutdown) or when the worker dies.
    */
   childProcess(pid: number, running: boolean): void;
+  /**
+   * Sends part of the output ahead of the result, in order (the pool hands it to the generation's `onPart`): a
+   * large output crosses the thread boundary in pieces the event loop takes one at a time, rather than in one
+   * structured clone of megabytes.
+   */
+  part(output: unknown): void;
 }
 
 /** A table of jobs a worker can run: each takes one structured-cloneable input and resolves one output. */
@@ -36,6 +42,7 @@ export type JobReply =
   | { id: number; ok: true; output: unknown }
   | { id: number; ok: false; failure: JobFailure }
   | { id: number; progress: number }
+  | { id: number; part: unknown }
   | { id: number; childPid: number; running: boolean };
 
 /** A job's error as it crosses threads: an `ApiError` keeps its status, anything else becomes a 500. */

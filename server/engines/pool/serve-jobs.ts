@@ -34,6 +34,7 @@ export function serveJobs(jobs: JobTable): void {
       const reporter: JobReporter = {
         progress: (percent) => port.postMessage({ id: request.id, progress: percent } satisfies JobReply),
         childProcess: (pid, running) => port.postMessage({ id: request.id, childPid: pid, running } satisfies JobReply),
+        part: (output) => port.postMessage({ id: request.id, part: output } satisfies JobReply),
       };
       reply = { id: request.id, ok: true, output: await job(request.input as never, reporter) };
     } catch (error) {

@@ -56,6 +56,8 @@ export interface WorkerPoolOptions {
 export interface RunOptions {
   /** Called with 0–100 as the job reports how far it is. */
   onProgress?: (percent: number) => void;
+  /** Called with each part of the output the job sends ahead of its result (`JobReporter.part`), in order. */
+  onPart?: (part: unknown) => void;
 }
 
 export interface PoolSlot<J extends JobTable> {
@@ -274,6 +276,10 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
         }
         if ('progress' in reply) {
           runOptions.onProgress?.(reply.progress);
+          return;
+        }
+        if ('part' in reply) {
+          runOptions.onPart?.(reply.part);
           return;
         }
         if ('childPid' in reply) {

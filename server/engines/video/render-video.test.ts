@@ -17,7 +17,7 @@ afterAll(() => rm(workDir, { recursive: true, force: true }));
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const render = (input: Omit<RenderVideoInput, 'workDir'>, progress?: (percent: number) => void) =>
-  renderVideo({ ...input, workDir }, { progress: progress ?? (() => {}), childProcess: () => {} });
+  renderVideo({ ...input, workDir }, { progress: progress ?? (() => {}), childProcess: () => {}, part: () => {} });
 
 describe('renderVideo with ffmpeg', () => {
   it.each([

@@ -41,7 +41,7 @@ export interface RenderedVideo {
 /** Progress held back for the end: reading the file back and the thumbnail. */
 const FRAMES_SHARE = 96;
 
-const silent: JobReporter = { progress: () => {}, childProcess: () => {} };
+const silent: JobReporter = { progress: () => {}, childProcess: () => {}, part: () => {} };
 
 export async function renderVideo(input: RenderVideoInput, reporter: JobReporter = silent): Promise<RenderedVideo> {
   const { width, height, seconds } = input;

@@ -7,6 +7,8 @@ import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { threadNiceness } from '../../../test/helpers/thread-niceness.js';
 import { createMediaPool, type MediaPool } from '../../engines/media-pool.js';
+import type { RunOptions } from '../../engines/pool/worker-pool.js';
+import { PASSAGES_PER_MESSAGE } from '../../engines/text/extract-passages.js';
 import { DEFAULT_EXTRACTION_LIMITS } from '../../engines/text/extract-text.js';
 import { openDatabase } from '../../storage/database.js';
 import { createPassageStore, type PassageStore } from '../../storage/passage-store.js';
@@ -14,6 +16,8 @@ import {
   createLocalSearchIndex,
   EXTRACTION_NICENESS,
   type LocalSearchIndex,
+  APPEND_PAUSE_MS,
+  APPEND_SLICE,
   type PassageEmbedder,
   WRITE_BATCH,
 } from './search-index.js';
@@ -44,9 +48,10 @@ const paragraphs = (count: number, word = 'lighthouse') =>
 /** The store, with every append and claim it is given recorded, and whether the event loop turned before each. */
 function recordingStore() {
   const store = createPassageStore(openDatabase(':memory:'));
-  const appends: Array<{ size: number; firstSeq: number; loopTurnedBefore: boolean }> = [];
+  const appends: Array<{ size: number; firstSeq: number; loopTurnedBefore: boolean; timerRanBefore: boolean }> = [];
   const claims: Array<{ limit: number; afterId: number | undefined; got: number[] }> = [];
   let turned = true;
+  let timerRan = true;
   let replaced = 0;
   const recorded: PassageStore = {
     ...store,
@@ -55,11 +60,17 @@ function recordingStore() {
       return store.replace(...args);
     },
     async append(file, passages, firstSeq, now) {
-      appends.push({ size: passages.length, firstSeq, loopTurnedBefore: turned });
+      appends.push({ size: passages.length, firstSeq, loopTurnedBefore: turned, timerRanBefore: timerRan });
       turned = false;
       setImmediate(() => {
         turned = true;
       });
+      // A timer of APPEND_PAUSE_MS set now (as a chat call's would be) runs before the next slice only if the
+      // pause between slices is a timer too: a setImmediate pause would run the next slice first.
+      timerRan = false;
+      setTimeout(() => {
+        timerRan = true;
+      }, APPEND_PAUSE_MS);
       return store.append(file, passages, firstSeq, now);
     },
     async claimUnembedded(model, limit, now, until, afterId) {
@@ -71,8 +82,11 @@ function recordingStore() {
   return { store, recorded, appends, claims, replaced: () => replaced };
 }
 
-/** A pool that records which jobs it was asked to run. */
-function recordingPool(pool: MediaPool, kinds: string[]): MediaPool {
+/**
+ * A pool that records which jobs it was asked to run, the size of each part a job sent ahead of its result, and
+ * `onPart` callers' work: `events` says in order when a part arrived and when a job's result did.
+ */
+function recordingPool(pool: MediaPool, kinds: string[], events: string[] = []): MediaPool {
   return {
     ...pool,
     use: (signal, steps, options) =>
@@ -81,9 +95,20 @@ function recordingPool(pool: MediaPool, kinds: string[]): MediaPool {
         (slot) =>
           steps({
             ...slot,
-            run: ((kind: string, input: never, runOptions?: never) => {
+            run: (async (kind: string, input: never, runOptions?: RunOptions) => {
               kinds.push(kind);
-              return slot.run(kind as never, input, runOptions);
+              const onPart = runOptions?.onPart;
+              const output = await slot.run(kind as never, input, {
+                ...runOptions,
+                ...(onPart && {
+                  onPart: (part: unknown) => {
+                    events.push(`part ${(part as string[]).length}`);
+                    onPart(part);
+                  },
+                }),
+              });
+              events.push('result');
+              return output;
             }) as typeof slot.run,
           }),
         options,
@@ -103,7 +128,7 @@ const fakeEmbedder = (calls: number[]): PassageEmbedder => ({
 });
 
 describe('local search index in the background', () => {
-  it('cuts passages in the extraction worker and writes them WRITE_BATCH at a time, the event loop turning between', async () => {
+  it('cuts passages in the extraction worker and writes them APPEND_SLICE at a time, the event loop turning between', async () => {
     const { recorded, appends, replaced } = recordingStore();
     const pool = createMediaPool({ workers: 1, queueLimit: 10, jobTimeoutMs: 60_000 });
     const kinds: string[] = [];
@@ -112,13 +137,72 @@ describe('local search index in the background', () => {
       expect(await index.add(textFile('f_long', paragraphs(120)))).toEqual({ status: 'indexed' });
       expect(kinds).toEqual(['extract-passages']);
       expect(replaced()).toBe(0);
-      expect(appends.length).toBeGreaterThanOrEqual(Math.ceil(100 / WRITE_BATCH));
-      expect(appends.every((append) => append.size <= WRITE_BATCH)).toBe(true);
-      expect(appends.map((append) => append.firstSeq)).toEqual(appends.map((_, n) => n * WRITE_BATCH));
+      // Smaller slices than the embedding's batches: a full-text insert is the dearest write on the event loop.
+      expect(APPEND_SLICE).toBeLessThan(WRITE_BATCH);
+      expect(appends.length).toBeGreaterThanOrEqual(Math.ceil(100 / APPEND_SLICE));
+      expect(appends.every((append) => append.size <= APPEND_SLICE)).toBe(true);
+      expect(appends.map((append) => append.firstSeq)).toEqual(appends.map((_, n) => n * APPEND_SLICE));
       expect(appends.every((append) => append.loopTurnedBefore)).toBe(true);
+      expect(appends.every((append) => append.timerRanBefore)).toBe(true);
       expect(await index.search({ keyId: 'key_1', query: 'lighthouse', maxResults: 5 })).toHaveLength(1);
     } finally {
       await pool.close();
+    }
+  });
+
+  it('receives a large file’s passages in parts of PASSAGES_PER_MESSAGE and starts writing before the last', async () => {
+    const { recorded, appends } = recordingStore();
+    const pool = createMediaPool({ workers: 1, queueLimit: 10, jobTimeoutMs: 60_000 });
+    const events: string[] = [];
+    const original = recorded.append;
+    recorded.append = async (...args) => {
+      events.push('append');
+      return original(...args);
+    };
+    index = createLocalSearchIndex({ passages: recorded, pool: recordingPool(pool, [], events) });
+    try {
+      const count = 2 * PASSAGES_PER_MESSAGE + 30;
+      expect(await index.add(textFile('f_parts', paragraphs(count)))).toEqual({ status: 'indexed' });
+      // Two full parts, then the result with the rest: no message carries the whole file.
+      expect(events.filter((event) => event.startsWith('part'))).toEqual([
+        `part ${PASSAGES_PER_MESSAGE}`,
+        `part ${PASSAGES_PER_MESSAGE}`,
+      ]);
+      expect(events.indexOf('append')).toBeLessThan(events.indexOf('result'));
+      expect(appends.reduce((sum, append) => sum + append.size, 0)).toBe(count);
+      expect(appends.map((append) => append.firstSeq)).toEqual(appends.map((_, n) => n * APPEND_SLICE));
+      expect(await index.search({ keyId: 'key_1', query: 'lighthouse', maxResults: 5 })).toHaveLength(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('removes what the parts wrote when the extraction fails after sending them', async () => {
+    const { recorded, store, appends } = recordingStore();
+    const real = createMediaPool({ workers: 1, queueLimit: 10, jobTimeoutMs: 60_000 });
+    // A worker that sends its first part and then dies (its memory, a crash): the part is written meanwhile.
+    const failing: MediaPool = {
+      ...real,
+      use: async (_signal, steps) =>
+        steps({
+          signal: new AbortController().signal,
+          run: (async (_kind: string, _input: never, runOptions?: RunOptions) => {
+            runOptions?.onPart?.(Array.from({ length: 12 }, (_, n) => `Passage ${n} about the lighthouse.`));
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            throw new Error('worker died');
+          }) as never,
+        }),
+    };
+    index = createLocalSearchIndex({ passages: recorded, pool: failing });
+    try {
+      expect(await index.add(textFile('f_dies', paragraphs(3)))).toMatchObject({
+        status: 'failed',
+        code: 'extraction_failed',
+      });
+      expect(appends.length).toBeGreaterThan(0);
+      expect(await store.count('key_1')).toBe(0);
+    } finally {
+      await real.close();
     }
   });
 

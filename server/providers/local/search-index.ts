@@ -1,8 +1,8 @@
 /**
  * The local search index behind `local:search`, and the `FileIndex` file storage calls: a stored file's text
  * is extracted and cut into ~1,000-character passages in a worker (`extract-passages` job: pdf.js, html-to-text,
- * passages.ts), and the passages are written to the passage store WRITE_BATCH at a time, the event loop free
- * between batches (a 10 MB file is ten thousand passages); a deleted file's passages are dropped. Indexing never throws to its caller: it
+ * passages.ts), and the passages are written to the passage store APPEND_SLICE at a time, the event loop free
+ * for APPEND_PAUSE_MS between slices (a 10 MB file is ten thousand passages); a deleted file's passages are dropped. Indexing never throws to its caller: it
  * resolves with the file's final state (`indexed`, or `failed`/`not_indexed` with the reason), which file storage
  * records on the file. Extraction is bounded by `ExtractionLimits` (pages, decompressed bytes, characters, a time
  * budget; engines/text/extract-text.ts) and, for one page that never yields, by the pool's job timeout.
@@ -61,12 +61,24 @@ export interface PassageEmbedder {
 }
 
 /**
- * Passages claimed per round of the background embedding (one embedding call per key among them), and passages
- * written per statement when a file is indexed. Each batch is a short synchronous stretch on the event loop
- * (SQLite's insert or the vectors' store, the structured clone from the worker); between batches the loop
- * takes a turn (setImmediate), so a chat call arriving meanwhile waits for one batch, not for a whole file.
+ * Passages claimed per round of the background embedding (one embedding call per key among them). Each batch is a
+ * short synchronous stretch on the event loop (the claim, the vectors' store, the structured clone from the
+ * worker); between batches the loop takes a turn (setImmediate), so a chat call arriving meanwhile waits for one
+ * batch, not for a whole file.
  */
 export const WRITE_BATCH = 25;
+/**
+ * Passages written per statement when a file is indexed, with a pause of APPEND_PAUSE_MS after each. SQLite's
+ * full-text insert costs ~80 µs per 1,000-character passage on the event loop; a chat call takes several loop
+ * turns (request, upstream answer, response), and with a slice after every turn (setImmediate) each of them paid
+ * for one: at 25 a slice (2 ms) that stretched the slowest chat calls by 10–20 ms while a 10 MB file was written
+ * (bench/README.md, embeddings). At 4 a slice costs ~0.3 ms, and the pause (a timer, not the next turn) lets the
+ * turns of that millisecond run without any: the writing takes at most about a quarter of a busy event loop.
+ */
+export const APPEND_SLICE = 4;
+/** The pause between two slices of a file's passages (see APPEND_SLICE); ~3 s for a 10 MB file's 11,000. */
+export const APPEND_PAUSE_MS = 1;
+const appendPause = () => new Promise<void>((resolve) => setTimeout(resolve, APPEND_PAUSE_MS));
 /** The extraction worker's niceness (worker-pool.ts): below the event loop's 0, above background embedding's 19. */
 export const EXTRACTION_NICENESS = 10;
 /** One turn of the event loop: the I/O callbacks (chat requests) waiting now run before the next batch. */
@@ -144,7 +156,9 @@ async function readAll(stream: Readable, limit: number): Promise<Uint8Array | un
     }
     pieces.push(buffer);
   }
-  return new Uint8Array(Buffer.concat(pieces));
+  // A view of the joined bytes, not a copy of them: a 10 MB file was copied once more on the event loop.
+  const whole = Buffer.concat(pieces);
+  return new Uint8Array(whole.buffer, whole.byteOffset, whole.length);
 }
 
 export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalSearchIndex {
@@ -257,11 +271,17 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
    * (`extract-text`): the same extraction, so `read_file` shows exactly what search reads.
    */
   async function extract(file: IndexableFile, signal: AbortSignal, job: 'extract-text'): Promise<FileText>;
-  async function extract(file: IndexableFile, signal: AbortSignal, job: 'extract-passages'): Promise<FilePassages>;
+  async function extract(
+    file: IndexableFile,
+    signal: AbortSignal,
+    job: 'extract-passages',
+    onPassages: (passages: string[]) => void,
+  ): Promise<FilePassages>;
   async function extract(
     file: IndexableFile,
     signal: AbortSignal,
     job: 'extract-text' | 'extract-passages',
+    onPassages?: (passages: string[]) => void,
   ): Promise<FileText | FilePassages> {
     const kind = textKindOf(file.mediaType, file.filename);
     if (!kind) {
@@ -275,7 +295,11 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return tooLarge();
     }
     try {
-      return await pool.use(signal, (slot) => slot.run(job, { bytes, kind, limits }), { owner: file.keyId });
+      // The passages but the last PASSAGES_PER_MESSAGE arrive ahead of the result, in order (extract-passages.ts).
+      const onPart = onPassages && ((part: unknown) => onPassages(part as string[]));
+      return await pool.use(signal, (slot) => slot.run(job, { bytes, kind, limits }, onPart ? { onPart } : {}), {
+        owner: file.keyId,
+      });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'engine_out_of_memory') {
         logger?.warn(
@@ -342,14 +366,19 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     if (admitted.status !== 'indexing') {
       return admitted;
     }
+    // Written as the worker's parts arrive (a 10 MB file's first passages are searchable while the rest cross).
+    const writer = passageWriter(file, mine);
     let extracted: FilePassages;
     try {
-      extracted = await extract(file, closing.signal, 'extract-passages');
+      extracted = await extract(file, closing.signal, 'extract-passages', (part) => writer.add(part));
     } catch (error) {
+      // What the parts wrote of a file that then failed must not be searched.
+      await writer.discard();
       logger?.warn({ fileId: file.id, err: error }, 'file not indexed for search');
       return stoppedState(error);
     }
     if ('refused' in extracted) {
+      await writer.discard();
       logger?.warn({ fileId: file.id, bytes: file.bytes, refused: extracted.refused }, 'file not indexed for search');
       return {
         status: extracted.refused === 'not_text' ? 'not_indexed' : 'failed',
@@ -357,8 +386,9 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
         reason: extracted.reason,
       };
     }
-    if (generations.get(file.id) === mine) {
-      await writePassages(file, extracted.passages, mine);
+    writer.add(extracted.passages);
+    await writer.end();
+    if (writer.started) {
       if (generations.get(file.id) !== mine) {
         // Removed (or added again) while the passages were written: a backend whose writes may overtake each
         // other must not keep this stale text, so it is removed once more; a newer add writes its own.
@@ -377,20 +407,79 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   }
 
   /**
-   * The file's passages in place of what was indexed for it, WRITE_BATCH at a time with a loop turn between:
-   * searches see the file's passages grow meanwhile. A newer `add` or a `remove` stops the writing.
+   * Writes the file's passages in place of what was indexed for it as they are added, APPEND_SLICE at a time with
+   * a pause between: searches see the file's passages grow meanwhile. It starts (removing the file's old
+   * passages) at the first `add` while this `add` of the file is the latest; a newer `add` or a `remove` stops it.
    */
-  async function writePassages(file: IndexableFile, texts: string[], mine: number): Promise<void> {
+  function passageWriter(file: IndexableFile, mine: number) {
     const indexed = { fileId: file.id, keyId: file.keyId, title: file.filename };
     const at = now();
-    await passages.remove(file.id);
-    for (let start = 0; start < texts.length; start += WRITE_BATCH) {
-      if (generations.get(file.id) !== mine || closing.signal.aborted) {
-        return;
+    const texts: string[] = [];
+    let ended = false;
+    let wake: (() => void) | undefined;
+    let writing: Promise<void> | undefined;
+    const current = () => generations.get(file.id) === mine && !closing.signal.aborted;
+    async function write(): Promise<void> {
+      await passages.remove(file.id);
+      for (let start = 0; ; start += APPEND_SLICE) {
+        while (start >= texts.length && !ended) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+        }
+        if (start >= texts.length || !current()) {
+          return;
+        }
+        await passages.append(indexed, texts.slice(start, start + APPEND_SLICE), start, at);
+        await appendPause();
       }
-      await passages.append(indexed, texts.slice(start, start + WRITE_BATCH), start, at);
-      await loopTurn();
     }
+    const begin = () => {
+      if (!writing && current()) {
+        writing = write();
+        // Seen by `end` or `discard`; not left unhandled meanwhile.
+        writing.catch(() => undefined);
+      }
+    };
+    const nudge = () => {
+      const resolve = wake;
+      wake = undefined;
+      resolve?.();
+    };
+    return {
+      get started() {
+        return writing !== undefined;
+      },
+      add(part: string[]) {
+        for (const text of part) {
+          texts.push(text);
+        }
+        if (texts.length > 0) {
+          begin();
+        }
+        nudge();
+      },
+      /**
+       * Resolves when every passage added is written (or the writing was stopped); a file without passages
+       * still has its old ones removed.
+       */
+      async end() {
+        ended = true;
+        begin();
+        nudge();
+        await writing;
+      },
+      /** Stops the writing and removes what it wrote. */
+      async discard() {
+        ended = true;
+        texts.length = 0;
+        nudge();
+        if (writing) {
+          await writing.catch(() => undefined);
+          await passages.remove(file.id);
+        }
+      },
+    };
   }
 
   return {
