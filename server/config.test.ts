@@ -37,7 +37,7 @@ describe('loadConfig: environment', () => {
       indexLimits: {
         maxPages: 2000,
         maxDecompressedBytes: 128 * 1024 * 1024,
-        maxCharacters: 10_000_000,
+        maxCharacters: 16_000_000,
         budgetMs: 10_000,
       },
       shutdownGraceMs: 10_000,
