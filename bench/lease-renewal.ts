@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { median } from './children.js';
+import { leasesByScope } from '../server/limits/call-limiter.js';
 
 const LEASES = (process.env.BENCH_LEASES ?? '1000,10000').split(',').map(Number);
 const TICKS = Number(process.env.BENCH_TICKS ?? 7);
@@ -78,18 +79,7 @@ function tick(subject: Subject): Promise<unknown> {
   const { store, inFlight } = subject;
   const now = Date.now();
   if (store.renewLeases) {
-    const byScope = new Map<string, string[]>();
-    for (const [lease, scopes] of inFlight) {
-      for (const { scope } of scopes) {
-        const list = byScope.get(scope);
-        if (list) {
-          list.push(lease);
-        } else {
-          byScope.set(scope, [lease]);
-        }
-      }
-    }
-    return store.renewLeases(byScope, now, LEASE_MS);
+    return store.renewLeases(leasesByScope(inFlight), now, LEASE_MS);
   }
   const sent = [];
   for (const [lease, scopes] of inFlight) {

@@ -15,26 +15,10 @@ import type { CounterStore } from './counter-store.js';
 import { createMemoryCounters } from './memory-counters.js';
 import { createPriceTable } from './prices.js';
 import { createRedisCounters } from './redis-counters.js';
+import { SHARED_REDIS_URL, sharedRedisAvailable } from '../../test/helpers/shared-redis.js';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
-
-async function redisReachable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    await probe.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-const hasRedis = await redisReachable();
-if (!hasRedis && process.env.CI === 'true') {
-  throw new Error('Redis is not reachable on 127.0.0.1:6379 (CI=true: the Redis counters must be tested)');
-}
+const REDIS_URL = SHARED_REDIS_URL;
+const hasRedis = await sharedRedisAvailable();
 const prefix = `omnigate-test:${randomUUID()}:`;
 afterAll(async () => {
   if (!hasRedis) {

@@ -311,18 +311,9 @@ export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
         renewing = false;
         return;
       }
-      const byScope = new Map<string, string[]>();
-      for (const [lease, scopes] of inFlight) {
-        for (const { scope } of scopes) {
-          const list = byScope.get(scope);
-          if (list) {
-            list.push(lease);
-          } else {
-            byScope.set(scope, [lease]);
-          }
-        }
-      }
-      options.counters.renewLeases(byScope, now(), options.leaseMs).catch((error) => storeFailed(error, 'renew'));
+      options.counters
+        .renewLeases(leasesByScope(inFlight), now(), options.leaseMs)
+        .catch((error) => storeFailed(error, 'renew'));
     }, options.leaseMs / 2);
     timer.unref();
   }
@@ -360,4 +351,20 @@ export function createCallLimiter(options: CallLimiterOptions): CallLimiter {
         .catch((error) => storeFailed(error, 'settle'));
     },
   };
+}
+
+/** The leases in flight grouped by scope, as `CounterStore.renewLeases` takes them. */
+export function leasesByScope(inFlight: ReadonlyMap<string, readonly ScopeLimits[]>): Map<string, string[]> {
+  const byScope = new Map<string, string[]>();
+  for (const [lease, scopes] of inFlight) {
+    for (const { scope } of scopes) {
+      const list = byScope.get(scope);
+      if (list) {
+        list.push(lease);
+      } else {
+        byScope.set(scope, [lease]);
+      }
+    }
+  }
+  return byScope;
 }

@@ -9,26 +9,10 @@ import type { Limits } from '../core/limits.js';
 import type { Admit, CounterStore, ScopeLimits } from './counter-store.js';
 import { createMemoryCounters } from './memory-counters.js';
 import { createRedisCounters, SETTLE_HOLD_MS } from './redis-counters.js';
+import { SHARED_REDIS_URL, sharedRedisAvailable } from '../../test/helpers/shared-redis.js';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
-
-async function redisReachable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    await probe.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-const hasRedis = await redisReachable();
-if (!hasRedis && process.env.CI === 'true') {
-  throw new Error('Redis is not reachable on 127.0.0.1:6379 (CI=true: the Redis counters must be tested)');
-}
+const REDIS_URL = SHARED_REDIS_URL;
+const hasRedis = await sharedRedisAvailable();
 
 const T0 = Date.UTC(2026, 10, 27, 12, 0, 0);
 let leaseCounter = 0;
