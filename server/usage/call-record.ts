@@ -46,6 +46,8 @@ export function startCallRecord(
 ): CallRecord {
   const startedAt = now();
   let deferred = false;
+  /** Tells the recorder the deferred record came (see `UsageRecorder.expect`). */
+  let arrived: (() => void) | undefined;
   let done = false;
   let listeners: CallEndListener[] | undefined;
   let ended: { status: number; costUsd: number } | undefined;
@@ -61,7 +63,10 @@ export function startCallRecord(
     units: null,
     media: null,
     defer() {
-      deferred = true;
+      if (!deferred) {
+        deferred = true;
+        arrived = recorder.expect();
+      }
     },
     whenEnded(listener) {
       if (ended) {
@@ -75,64 +80,71 @@ export function startCallRecord(
         return;
       }
       done = true;
-      const key = res.locals.apiKey;
-      let costUsd = costOf && key ? costOf(record) : 0;
-      if (listeners) {
-        const facts = { ...record, status };
-        for (const listener of listeners) {
-          costUsd = notify(listener, facts, costUsd);
-        }
+      try {
+        writeRecord(status);
+      } finally {
+        arrived?.();
       }
-      ended = { status, costUsd };
-      if (observers.metrics || observers.tracing) {
-        callEnded(
-          {
-            operation: record.operation,
-            modelRequested: record.modelRequested,
-            model: record.model,
-            provider: record.provider,
-            usage: record.usage,
-            units: record.units,
-            media: record.media,
-            status,
-            startedAt: perfStart,
-            headAt: (res as { headAt?: number }).headAt,
-            errorCode: res.locals.errorCode as string | undefined,
-            keyId: key?.id,
-            costUsd,
-          },
-          res,
-        );
-      }
-      // Unauthenticated calls are logged, not recorded: a flood of bad keys must not grow the database.
-      if (!key) {
-        return;
-      }
-      recorder.record({
-        requestId: res.locals.requestId,
-        keyId: key.id,
-        operation: record.operation,
-        modelRequested: record.modelRequested,
-        model: record.model,
-        provider: record.provider,
-        inputTokens: record.usage?.inputTokens ?? 0,
-        outputTokens: record.usage?.outputTokens ?? 0,
-        cachedInputTokens: record.usage?.cacheReadTokens ?? 0,
-        cacheWriteTokens: record.usage?.cacheWriteTokens ?? 0,
-        reasoningTokens: record.usage?.reasoningTokens ?? 0,
-        units: record.units,
-        media: record.media,
-        costUsd,
-        status,
-        latencyMs: Math.max(0, Math.round(now() - startedAt)),
-        createdAt: Math.floor(startedAt / 1000),
-        deployment: record.deployment ?? null,
-        attempts: record.attempts ?? null,
-        searchDeployment: record.searchDeployment ?? null,
-        searchAttempts: record.searchAttempts ?? null,
-      });
     },
   };
+  function writeRecord(status: number): void {
+    const key = res.locals.apiKey;
+    let costUsd = costOf && key ? costOf(record) : 0;
+    if (listeners) {
+      const facts = { ...record, status };
+      for (const listener of listeners) {
+        costUsd = notify(listener, facts, costUsd);
+      }
+    }
+    ended = { status, costUsd };
+    if (observers.metrics || observers.tracing) {
+      callEnded(
+        {
+          operation: record.operation,
+          modelRequested: record.modelRequested,
+          model: record.model,
+          provider: record.provider,
+          usage: record.usage,
+          units: record.units,
+          media: record.media,
+          status,
+          startedAt: perfStart,
+          headAt: (res as { headAt?: number }).headAt,
+          errorCode: res.locals.errorCode as string | undefined,
+          keyId: key?.id,
+          costUsd,
+        },
+        res,
+      );
+    }
+    // Unauthenticated calls are logged, not recorded: a flood of bad keys must not grow the database.
+    if (!key) {
+      return;
+    }
+    recorder.record({
+      requestId: res.locals.requestId,
+      keyId: key.id,
+      operation: record.operation,
+      modelRequested: record.modelRequested,
+      model: record.model,
+      provider: record.provider,
+      inputTokens: record.usage?.inputTokens ?? 0,
+      outputTokens: record.usage?.outputTokens ?? 0,
+      cachedInputTokens: record.usage?.cacheReadTokens ?? 0,
+      cacheWriteTokens: record.usage?.cacheWriteTokens ?? 0,
+      reasoningTokens: record.usage?.reasoningTokens ?? 0,
+      units: record.units,
+      media: record.media,
+      costUsd,
+      status,
+      latencyMs: Math.max(0, Math.round(now() - startedAt)),
+      createdAt: Math.floor(startedAt / 1000),
+      deployment: record.deployment ?? null,
+      attempts: record.attempts ?? null,
+      searchDeployment: record.searchDeployment ?? null,
+      searchAttempts: record.searchAttempts ?? null,
+    });
+  }
   res.on('close', () => {
     if (!deferred) {
       // Closed before the answer was fully written: the client left (a download cut short), which is 499.

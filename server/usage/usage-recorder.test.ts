@@ -193,4 +193,27 @@ describe('usage recorder', () => {
     expect(recorder.stats()).toMatchObject({ depth: 0, dropped: 10 });
     expect(lines.at(-1)).toMatchObject({ level: 'error', fields: { lost: 10 } });
   });
+
+  it('close() waits for an expected record (a stream cut by the shutdown, still counting) and writes it', async () => {
+    const { store, written } = flakyStore();
+    const recorder = createUsageRecorder(store, { flushIntervalMs: 60_000, closeTimeoutMs: 10_000 });
+    const came = recorder.expect();
+    // The record comes only after close() has started, as a cut stream's does once its tokens are counted.
+    const closing = recorder.close();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    recorder.record(entry(1));
+    came();
+    came(); // said twice: counted once
+    await closing;
+    expect(await written()).toEqual(['req_000001']);
+  });
+
+  it('close() stops waiting for an expected record that never comes after its timeout, and says so', async () => {
+    const { store } = flakyStore();
+    const { lines, logger } = capturingLogger();
+    const recorder = createUsageRecorder(store, { flushIntervalMs: 60_000, closeTimeoutMs: 30, logger });
+    recorder.expect();
+    await recorder.close();
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'error', fields: { expected: 1 } }));
+  });
 });

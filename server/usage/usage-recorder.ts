@@ -26,6 +26,12 @@ import type {
 export interface UsageRecorder {
   record(entry: UsageEntry): void;
   /**
+   * Says a record will come later (a stream's, written once its tokens are counted); returns the function that
+   * says it came. `close()` waits for such records (up to `closeTimeoutMs`) before writing what is left: a stream
+   * cut by the shutdown counts its tokens after its connection closed, and its record must not miss the last write.
+   */
+  expect(): () => void;
+  /**
    * Adds what a call produced after it answered (a video task completing later), to the record of its request
    * id: in the queue when the record still waits there, else in the database. Never rejects (a failure is logged).
    */
@@ -36,8 +42,9 @@ export interface UsageRecorder {
   /** Totals per group, after writing what waits (so a summary agrees with the records listed). */
   summary(query: UsageSummaryQuery): Promise<UsageSummaryRow[]>;
   /**
-   * Writes what is left, retrying until `closeTimeoutMs`; what still fails is logged as lost. A record queued
-   * after it is still written by its timer or the next `flush()` (the services flush once more last).
+   * Waits for the records still expected, then writes what is left, retrying until `closeTimeoutMs`; what still
+   * fails is logged as lost. A record queued after it is still written by its timer or the next `flush()` (the
+   * services flush once more last).
    */
   close(): Promise<void>;
   /** For metrics: records waiting, records dropped because the queue was full, failed batch writes. */
@@ -74,6 +81,9 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
   let failures = 0;
   /** Records dropped since writes last succeeded (an episode ends with the next successful write). */
   let droppedThisOutage = 0;
+  /** Records announced by `expect()` and not yet come, and who waits for the count to reach 0. */
+  let expected = 0;
+  let noneExpected: (() => void) | undefined;
 
   function schedule(delayMs: number): void {
     if (!timer) {
@@ -193,8 +203,32 @@ export function createUsageRecorder(store: UsageStore, options: UsageRecorderOpt
       await flush();
       return store.summary(query);
     },
+    expect() {
+      expected++;
+      let came = false;
+      return () => {
+        if (!came) {
+          came = true;
+          if (--expected === 0) {
+            noneExpected?.();
+          }
+        }
+      };
+    },
     async close() {
       const deadline = Date.now() + closeTimeoutMs;
+      if (expected > 0) {
+        let timeout: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          noneExpected = resolve;
+          timeout = setTimeout(resolve, closeTimeoutMs);
+        });
+        clearTimeout(timeout);
+        noneExpected = undefined;
+        if (expected > 0) {
+          logger?.error({ expected }, 'streams still counting at shutdown: their usage records may be late');
+        }
+      }
       await flush();
       while (queue.length > 0 && Date.now() < deadline) {
         const wait = Math.min(flushIntervalMs * 2 ** Math.max(0, failures - 1), maxRetryMs, deadline - Date.now());
