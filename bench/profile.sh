@@ -11,12 +11,14 @@
 #
 # PERF_KIT names a copy of ../shared/perf-kit with its npm ci done (bench/README.md); extra node flags
 # (`--trace-gc`) go in NODE_FLAGS; EXTRA_YAML is appended to the config (a `limits:` block, say) and the environment
-# reaches the gateway (OMNIGATE_REDIS_URL, OMNIGATE_ADMIN_KEY). Results land in a fresh folder under /tmp, printed at the end.
+# reaches the gateway (OMNIGATE_REDIS_URL, OMNIGATE_ADMIN_KEY). CONFIG_FILE replaces the whole config (its
+# `${UPSTREAM_URL}` becomes the fake upstream's address), e.g. a model on two deployments. Results land in a fresh folder under /tmp, printed at the end.
 set -euo pipefail
 MODE=${1:?json, sse, anth or open}; SECS=${2:-8}
 KIT=${PERF_KIT:-/tmp/perf-kit}; ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT=$(mktemp -d /tmp/omnigate-profile-$MODE-XXXX); mkdir -p "$OUT/data"
 node "$ROOT/scripts/ensure-build.mjs"
+if [ -n "${CONFIG_FILE:-}" ]; then sed 's#${UPSTREAM_URL}#http://127.0.0.1:18079/v1#g' "$CONFIG_FILE" > "$OUT/omnigate.yaml"; else
 cat > "$OUT/omnigate.yaml" <<YAML
 providers:
   fake:
@@ -28,6 +30,7 @@ models:
     model: gpt-4o-mini
     id: gpt-4o-mini
 YAML
+fi
 [ -n "${EXTRA_YAML:-}" ] && printf '%s\n' "$EXTRA_YAML" >> "$OUT/omnigate.yaml"
 cat > "$OUT/eld.cjs" <<'JS'
 // SIGUSR1 prints the event-loop delay histogram since the last SIGUSR1 to stderr, then resets it.
