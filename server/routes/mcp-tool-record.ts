@@ -6,7 +6,7 @@
  * tool returns, and adds its figures to the request's record (tokens and media summed, cost summed as settled).
  */
 import type { CallFacts } from '../observability/hooks.js';
-import type { CallEndListener, CallRecord, CostOf } from '../usage/call-record.js';
+import { factsOf, type CallEndListener, type CallRecord, type CostOf } from '../usage/call-record.js';
 import type { Usage } from '../core/chat.js';
 import type { MediaUsage } from '../core/models.js';
 
@@ -69,15 +69,7 @@ export function toolCallRecord(parent: CallRecord, operation: string, costOf: Co
       }
     },
   };
-  const facts = (): CallFacts => ({
-    operation: record.operation,
-    modelRequested: record.modelRequested,
-    model: record.model,
-    provider: record.provider,
-    usage: record.usage,
-    units: record.units,
-    media: record.media,
-  });
+  const facts = (): CallFacts => factsOf(record);
   parent.operation = operation;
   let costs = toolCosts.get(parent);
   if (!costs) {

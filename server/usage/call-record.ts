@@ -30,6 +30,19 @@ export type CallEndListener = (facts: CallFacts & { status: number }, costUsd: n
 /** What a call cost, from its facts (limits/prices.ts); 0 when no price table is given. */
 export type CostOf = (facts: CallFacts) => number;
 
+/** The facts of a record alone (a copy), without its methods and deployment fields. */
+export function factsOf(record: CallFacts): CallFacts {
+  return {
+    operation: record.operation,
+    modelRequested: record.modelRequested,
+    model: record.model,
+    provider: record.provider,
+    usage: record.usage,
+    units: record.units,
+    media: record.media,
+  };
+}
+
 /** The operation of a call that no handler has taken (yet): refused by auth, the parser or the validator. */
 export const UNKNOWN_OPERATION = 'unknown';
 
@@ -100,13 +113,7 @@ export function startCallRecord(
     if (observers.metrics || observers.tracing) {
       callEnded(
         {
-          operation: record.operation,
-          modelRequested: record.modelRequested,
-          model: record.model,
-          provider: record.provider,
-          usage: record.usage,
-          units: record.units,
-          media: record.media,
+          ...factsOf(record),
           status,
           startedAt: perfStart,
           headAt: (res as { headAt?: number }).headAt,
