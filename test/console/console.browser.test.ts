@@ -19,6 +19,11 @@ const ADMIN_KEY = 'og-console-admin-0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d';
 const SCREENSHOTS = path.join(ROOT, 'test-results', 'console');
 /** A word no generated text contains: the uploaded file is found by it. */
 const MARKER = 'quokkaphilous';
+/**
+ * expect.poll's own default gives up after 1 s: on a loaded machine a click's round trip and re-render can take
+ * longer, and the page's default (90 s) is what every other wait here uses.
+ */
+const POLL = { timeout: 60_000 };
 const AXE_SOURCE = readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 const chunk = (body: unknown) => `data: ${JSON.stringify(body)}\n\n`;
@@ -170,7 +175,7 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
     expect(await page.getByTestId('usage').count()).toBe(0); // still streaming: no usage yet
     releaseStream();
     await expect.poll(() => answer.textContent(), { timeout: 60_000 }).toBe('hello');
-    await expect.poll(() => page.getByTestId('usage').last().textContent()).toContain('5 in · 2 out');
+    await expect.poll(() => page.getByTestId('usage').last().textContent(), POLL).toContain('5 in · 2 out');
     chatRequestId = (await page.getByTestId('request-id').last().textContent()) ?? '';
     expect(chatRequestId).toMatch(/^req_/);
 
@@ -206,7 +211,7 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
     await page.getByRole('button', { name: 'Generate' }).click();
     const image = page.locator('.gallery img').first();
     await image.waitFor();
-    await expect.poll(() => image.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBe(256);
+    await expect.poll(() => image.evaluate((element: HTMLImageElement) => element.naturalWidth), POLL).toBe(256);
     expect(await page.getByRole('link', { name: 'Download image 1' }).getAttribute('download')).toBe('image-1.png');
     await shot('images');
   });
@@ -256,12 +261,14 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
       .poll(() => player.evaluate((element: HTMLVideoElement) => element.duration || 0), { timeout: 60_000 })
       .toBeGreaterThan(3);
     await player.evaluate((element: HTMLVideoElement) => element.play());
-    await expect.poll(() => player.evaluate((element: HTMLVideoElement) => element.currentTime)).toBeGreaterThan(0);
+    await expect
+      .poll(() => player.evaluate((element: HTMLVideoElement) => element.currentTime), POLL)
+      .toBeGreaterThan(0);
     const progress = await page.evaluate(() => (window as unknown as { progress: number[] }).progress);
     expect(progress[0]).toBeLessThan(100);
     expect(progress.at(-1)).toBe(100);
     const thumbnail = page.locator('img.thumbnail');
-    await expect.poll(() => thumbnail.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBe(1280);
+    await expect.poll(() => thumbnail.evaluate((element: HTMLImageElement) => element.naturalWidth), POLL).toBe(1280);
     await shot('video');
   });
 
@@ -303,7 +310,7 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
       )
       .toBeGreaterThan(0);
     await page.getByRole('button', { name: 'Open source 1' }).first().click();
-    await expect.poll(() => page.getByTestId('passage-text').textContent()).toContain(MARKER);
+    await expect.poll(() => page.getByTestId('passage-text').textContent(), POLL).toContain(MARKER);
     await page.getByRole('button', { name: 'Load the file' }).click();
     expect(await page.getByRole('link', { name: 'Open the file' }).getAttribute('href')).toMatch(/^blob:/);
     await shot('search');
@@ -311,7 +318,7 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
 
     await go('Files');
     await row.getByRole('button', { name: 'Delete field-notes.txt' }).click();
-    await expect.poll(() => row.count()).toBe(0);
+    await expect.poll(() => row.count(), POLL).toBe(0);
   });
 
   it('calls an MCP tool from the form made from its input schema and renders the image it returns', async () => {
@@ -322,7 +329,9 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
     await form.getByRole('button', { name: 'Call generate_image' }).click();
     const image = page.getByTestId('tool-image').first();
     await image.waitFor({ timeout: 90_000 });
-    await expect.poll(() => image.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBeGreaterThan(0);
+    await expect
+      .poll(() => image.evaluate((element: HTMLImageElement) => element.naturalWidth), POLL)
+      .toBeGreaterThan(0);
     await shot('mcp');
   });
 
@@ -342,7 +351,7 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
     await page.getByLabel('Find a call by request id').fill(chatRequestId);
     await page.getByRole('button', { name: 'Find' }).click();
     const found = page.getByTestId('found-calls').locator('tbody tr');
-    await expect.poll(() => found.count()).toBe(1);
+    await expect.poll(() => found.count(), POLL).toBe(1);
     expect(await found.textContent()).toContain('createChatCompletion');
     await shot('usage');
   });
@@ -358,17 +367,17 @@ describe.skipIf(!chromiumPresent && !requireChromium)('the web console in Chromi
     const row = page.getByTestId('key-list').getByRole('row').filter({ hasText: 'console-e2e' });
     page.once('dialog', (dialog) => dialog.accept('{"rpm": 60}'));
     await row.getByRole('button', { name: 'Set limits of console-e2e' }).click();
-    await expect.poll(() => row.textContent()).toContain('rpm 60');
+    await expect.poll(() => row.textContent(), POLL).toContain('rpm 60');
     page.once('dialog', (dialog) => dialog.accept());
     await row.getByRole('button', { name: 'Revoke console-e2e' }).click();
-    await expect.poll(() => row.textContent()).toContain('revoked');
+    await expect.poll(() => row.textContent(), POLL).toContain('revoked');
     await shot('keys');
   });
 
   it('shows each deployment of a model with deployments and its circuit', async () => {
     await go('Deployments (admin)');
     const circuits = page.getByTestId('circuits');
-    await expect.poll(() => circuits.textContent()).toContain('up:endless');
+    await expect.poll(() => circuits.textContent(), POLL).toContain('up:endless');
     const rows = await circuits.getByRole('row').allTextContents();
     expect(rows.filter((row) => row.includes('pair')).sort()).toEqual(['pairup:endlessclosed0', 'pairup:heldclosed0']);
     await shot('deployments');
