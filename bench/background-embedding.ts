@@ -43,10 +43,22 @@ function upload(round: number): Buffer {
 interface Phase {
   latencies: number[];
   seconds: number;
+  /** CPU time of the gateway's main thread over the phase (ms; /proc schedstat, the thread whose id is the pid). */
+  mainCpuMs: number;
 }
 
-async function chatLoad(base: string, until: () => boolean | Promise<boolean>): Promise<Phase> {
+/** Nanoseconds the gateway's main thread has run on a CPU, in ms (NaN off Linux). */
+function mainThreadCpuMs(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function chatLoad(base: string, pid: number, until: () => boolean | Promise<boolean>): Promise<Phase> {
   const latencies: number[] = [];
+  const cpuBefore = mainThreadCpuMs(pid);
   const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'Say something about foxes.' }] });
   const started = performance.now();
   let stop = false;
@@ -73,7 +85,7 @@ async function chatLoad(base: string, until: () => boolean | Promise<boolean>): 
     }),
   );
   await watcher;
-  return { latencies, seconds: (performance.now() - started) / 1000 };
+  return { latencies, seconds: (performance.now() - started) / 1000, mainCpuMs: mainThreadCpuMs(pid) - cpuBefore };
 }
 
 interface RoundResult {
@@ -122,9 +134,9 @@ async function round(upstreamPort: number, index: number, checkout?: string): Pr
     ).json()) as { id: string };
     await fileIndexing(warmFile.id);
     const warmEnd = Date.now() + 2_000;
-    await chatLoad(base, () => Date.now() > warmEnd);
+    await chatLoad(base, gateway.pid, () => Date.now() > warmEnd);
     const quietEnd = Date.now() + QUIET_MS;
-    const quiet = await chatLoad(base, () => Date.now() > quietEnd);
+    const quiet = await chatLoad(base, gateway.pid, () => Date.now() > quietEnd);
     const form = new FormData();
     form.append('purpose', 'user_data');
     form.append('file', new Blob([new Uint8Array(upload(index))], { type: 'text/plain' }), `log-${index}.txt`);
@@ -146,6 +158,7 @@ async function round(upstreamPort: number, index: number, checkout?: string): Pr
     // Chat is timed from the upload until the file is indexed and every passage has its vector.
     const during = await chatLoad(
       base,
+      gateway.pid,
       async () =>
         fileId !== undefined && (await fileIndexing(fileId))?.status !== 'indexing' && pendingPassages() === 0,
     );
@@ -162,6 +175,8 @@ async function round(upstreamPort: number, index: number, checkout?: string): Pr
 }
 
 export interface PhaseSummary {
+  /** The gateway main thread's CPU per chat call (ms). */
+  mainCpuPerCall: number;
   calls: number;
   callsPerSecond: number;
   p50: number;
@@ -173,6 +188,7 @@ function summary(phases: Phase[]): PhaseSummary {
   const sorted = phases.flatMap((phase) => phase.latencies).sort((a, b) => a - b);
   const seconds = phases.reduce((sum, phase) => sum + phase.seconds, 0);
   return {
+    mainCpuPerCall: phases.reduce((sum, phase) => sum + phase.mainCpuMs, 0) / sorted.length,
     calls: sorted.length,
     callsPerSecond: sorted.length / seconds,
     p50: percentile(sorted, 50),
@@ -187,6 +203,11 @@ export interface BackgroundEmbeddingResult {
   upload: PhaseSummary;
   /** Upload to last vector, per round (s). */
   uploadSeconds: number[];
+  /**
+   * Per round, the main thread's CPU in the upload phase beyond what its chat calls cost at the quiet phase's
+   * rate per call (ms): what the upload's reading, indexing and embedding took from the event loop.
+   */
+  uploadMainCpuMs: number[];
   passagesPerUpload: number[];
 }
 
@@ -213,8 +234,11 @@ export async function benchBackgroundEmbedding(
         const result = await round(upstreamPort, index, variant.checkout);
         results.get(variant.name)!.push(result);
         const brief = summary([result.upload]);
+        const extraCpu =
+          result.upload.mainCpuMs -
+          result.upload.latencies.length * (result.quiet.mainCpuMs / Math.max(1, result.quiet.latencies.length));
         console.log(
-          `  round ${index + 1} ${variant.name}: upload phase ${result.upload.seconds.toFixed(1)} s, ${result.passages} passages, p50 ${brief.p50.toFixed(2)} ms, p99 ${brief.p99.toFixed(2)} ms, longest ${brief.longest.toFixed(0)} ms; load ${loadAverage()}`,
+          `  round ${index + 1} ${variant.name}: upload main-thread CPU beyond chat ${extraCpu.toFixed(0)} ms, upload phase ${result.upload.seconds.toFixed(1)} s, ${result.passages} passages, p50 ${brief.p50.toFixed(2)} ms, p99 ${brief.p99.toFixed(2)} ms, longest ${brief.longest.toFixed(0)} ms; load ${loadAverage()}`,
         );
       }
     }
@@ -228,6 +252,11 @@ export async function benchBackgroundEmbedding(
       quiet: summary(done.map((result) => result.quiet)),
       upload: summary(done.map((result) => result.upload)),
       uploadSeconds: done.map((result) => result.upload.seconds),
+      uploadMainCpuMs: done.map(
+        (result) =>
+          result.upload.mainCpuMs -
+          result.upload.latencies.length * (result.quiet.mainCpuMs / Math.max(1, result.quiet.latencies.length)),
+      ),
       passagesPerUpload: done.map((result) => result.passages),
     };
   });
@@ -248,12 +277,13 @@ export function printBackgroundEmbedding(results: BackgroundEmbeddingResult[]): 
         'p50 ms': Number(result[phase].p50.toFixed(2)),
         'p99 ms': Number(result[phase].p99.toFixed(1)),
         'longest ms': Math.round(result[phase].longest),
+        'main CPU µs/call': Math.round(result[phase].mainCpuPerCall * 1000),
       })),
     ),
   );
   for (const result of results) {
     console.log(
-      `  ${result.variant}: upload to last vector ${result.uploadSeconds.map((s) => s.toFixed(1)).join(' / ')} s, passages ${result.passagesPerUpload.join(' / ')}`,
+      `  ${result.variant}: upload to last vector ${result.uploadSeconds.map((s) => s.toFixed(1)).join(' / ')} s, passages ${result.passagesPerUpload.join(' / ')}, main-thread CPU of the upload beyond its chat calls ${result.uploadMainCpuMs.map((ms) => ms.toFixed(0)).join(' / ')} ms`,
     );
   }
 }
