@@ -203,11 +203,7 @@ export interface BackgroundEmbeddingResult {
   upload: PhaseSummary;
   /** Upload to last vector, per round (s). */
   uploadSeconds: number[];
-  /**
-   * Per round, the main thread's CPU in the upload phase beyond what its chat calls cost at the quiet phase's
-   * rate per call (ms): what the upload's reading, indexing and embedding took from the event loop.
-   */
-  uploadMainCpuMs: number[];
+
   passagesPerUpload: number[];
 }
 
@@ -234,11 +230,8 @@ export async function benchBackgroundEmbedding(
         const result = await round(upstreamPort, index, variant.checkout);
         results.get(variant.name)!.push(result);
         const brief = summary([result.upload]);
-        const extraCpu =
-          result.upload.mainCpuMs -
-          result.upload.latencies.length * (result.quiet.mainCpuMs / Math.max(1, result.quiet.latencies.length));
         console.log(
-          `  round ${index + 1} ${variant.name}: upload main-thread CPU beyond chat ${extraCpu.toFixed(0)} ms, upload phase ${result.upload.seconds.toFixed(1)} s, ${result.passages} passages, p50 ${brief.p50.toFixed(2)} ms, p99 ${brief.p99.toFixed(2)} ms, longest ${brief.longest.toFixed(0)} ms; load ${loadAverage()}`,
+          `  round ${index + 1} ${variant.name}: upload phase ${result.upload.seconds.toFixed(1)} s, ${result.passages} passages, p50 ${brief.p50.toFixed(2)} ms, p99 ${brief.p99.toFixed(2)} ms, longest ${brief.longest.toFixed(0)} ms, main-thread CPU ${Math.round(brief.mainCpuPerCall * 1000)} µs a call; load ${loadAverage()}`,
         );
       }
     }
@@ -252,11 +245,7 @@ export async function benchBackgroundEmbedding(
       quiet: summary(done.map((result) => result.quiet)),
       upload: summary(done.map((result) => result.upload)),
       uploadSeconds: done.map((result) => result.upload.seconds),
-      uploadMainCpuMs: done.map(
-        (result) =>
-          result.upload.mainCpuMs -
-          result.upload.latencies.length * (result.quiet.mainCpuMs / Math.max(1, result.quiet.latencies.length)),
-      ),
+
       passagesPerUpload: done.map((result) => result.passages),
     };
   });
@@ -283,7 +272,7 @@ export function printBackgroundEmbedding(results: BackgroundEmbeddingResult[]): 
   );
   for (const result of results) {
     console.log(
-      `  ${result.variant}: upload to last vector ${result.uploadSeconds.map((s) => s.toFixed(1)).join(' / ')} s, passages ${result.passagesPerUpload.join(' / ')}, main-thread CPU of the upload beyond its chat calls ${result.uploadMainCpuMs.map((ms) => ms.toFixed(0)).join(' / ')} ms`,
+      `  ${result.variant}: upload to last vector ${result.uploadSeconds.map((s) => s.toFixed(1)).join(' / ')} s, passages ${result.passagesPerUpload.join(' / ')}`,
     );
   }
 }

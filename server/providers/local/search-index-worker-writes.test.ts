@@ -52,7 +52,7 @@ function fileBackedIndex(database = ':file:') {
     db.close();
     rmSync(directory, { recursive: true, force: true });
   });
-  return { passages, index, pool };
+  return { db, passages, index, pool };
 }
 
 describe('search index written by the extraction worker', () => {
@@ -117,5 +117,33 @@ describe('search index written by the extraction worker', () => {
     await Promise.all([first, second]);
     expect(await passages.count('key_1')).toBe(40);
     expect(await index.search({ keyId: 'key_1', query: 'lighthouse', maxResults: 5 })).toEqual([]);
+  });
+
+  it('leaves the main thread’s writes to the same database waiting briefly for the lock, never failing busy', async () => {
+    const { db, passages, index } = fileBackedIndex();
+    db.exec('CREATE TABLE probe_writes (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)');
+    const insert = db.prepare('INSERT INTO probe_writes (at) VALUES (?)');
+    const adding = index.add(textFile('f_big', paragraphs(2_000)));
+    let done = false;
+    void adding.finally(() => {
+      done = true;
+    });
+    const failures: string[] = [];
+    let writesWhileWriting = 0;
+    while (!done) {
+      try {
+        insert.run(Date.now());
+        // Counted only once the worker's transactions have begun: the writes meet its lock.
+        if ((await passages.count('key_1')) > 0) {
+          writesWhileWriting += 1;
+        }
+      } catch (error) {
+        failures.push((error as { code?: string }).code ?? String(error));
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await adding).toEqual({ status: 'indexed' });
+    expect(failures).toEqual([]);
+    expect(writesWhileWriting).toBeGreaterThan(10);
   });
 });
