@@ -43,10 +43,22 @@ function upload(round: number): Buffer {
 interface Phase {
   latencies: number[];
   seconds: number;
+  /** CPU time of the gateway's main thread over the phase (ms; /proc schedstat, the thread whose id is the pid). */
+  mainCpuMs: number;
 }
 
-async function chatLoad(base: string, until: () => boolean | Promise<boolean>): Promise<Phase> {
+/** Nanoseconds the gateway's main thread has run on a CPU, in ms (NaN off Linux). */
+function mainThreadCpuMs(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function chatLoad(base: string, pid: number, until: () => boolean | Promise<boolean>): Promise<Phase> {
   const latencies: number[] = [];
+  const cpuBefore = mainThreadCpuMs(pid);
   const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'Say something about foxes.' }] });
   const started = performance.now();
   let stop = false;
@@ -73,7 +85,7 @@ async function chatLoad(base: string, until: () => boolean | Promise<boolean>): 
     }),
   );
   await watcher;
-  return { latencies, seconds: (performance.now() - started) / 1000 };
+  return { latencies, seconds: (performance.now() - started) / 1000, mainCpuMs: mainThreadCpuMs(pid) - cpuBefore };
 }
 
 interface RoundResult {
@@ -122,9 +134,9 @@ async function round(upstreamPort: number, index: number, checkout?: string): Pr
     ).json()) as { id: string };
     await fileIndexing(warmFile.id);
     const warmEnd = Date.now() + 2_000;
-    await chatLoad(base, () => Date.now() > warmEnd);
+    await chatLoad(base, gateway.pid, () => Date.now() > warmEnd);
     const quietEnd = Date.now() + QUIET_MS;
-    const quiet = await chatLoad(base, () => Date.now() > quietEnd);
+    const quiet = await chatLoad(base, gateway.pid, () => Date.now() > quietEnd);
     const form = new FormData();
     form.append('purpose', 'user_data');
     form.append('file', new Blob([new Uint8Array(upload(index))], { type: 'text/plain' }), `log-${index}.txt`);
@@ -146,6 +158,7 @@ async function round(upstreamPort: number, index: number, checkout?: string): Pr
     // Chat is timed from the upload until the file is indexed and every passage has its vector.
     const during = await chatLoad(
       base,
+      gateway.pid,
       async () =>
         fileId !== undefined && (await fileIndexing(fileId))?.status !== 'indexing' && pendingPassages() === 0,
     );
@@ -162,6 +175,8 @@ async function round(upstreamPort: number, index: number, checkout?: string): Pr
 }
 
 export interface PhaseSummary {
+  /** The gateway main thread's CPU per chat call (ms). */
+  mainCpuPerCall: number;
   calls: number;
   callsPerSecond: number;
   p50: number;
@@ -173,6 +188,7 @@ function summary(phases: Phase[]): PhaseSummary {
   const sorted = phases.flatMap((phase) => phase.latencies).sort((a, b) => a - b);
   const seconds = phases.reduce((sum, phase) => sum + phase.seconds, 0);
   return {
+    mainCpuPerCall: phases.reduce((sum, phase) => sum + phase.mainCpuMs, 0) / sorted.length,
     calls: sorted.length,
     callsPerSecond: sorted.length / seconds,
     p50: percentile(sorted, 50),
@@ -187,6 +203,7 @@ export interface BackgroundEmbeddingResult {
   upload: PhaseSummary;
   /** Upload to last vector, per round (s). */
   uploadSeconds: number[];
+
   passagesPerUpload: number[];
 }
 
@@ -214,7 +231,7 @@ export async function benchBackgroundEmbedding(
         results.get(variant.name)!.push(result);
         const brief = summary([result.upload]);
         console.log(
-          `  round ${index + 1} ${variant.name}: upload phase ${result.upload.seconds.toFixed(1)} s, ${result.passages} passages, p50 ${brief.p50.toFixed(2)} ms, p99 ${brief.p99.toFixed(2)} ms, longest ${brief.longest.toFixed(0)} ms; load ${loadAverage()}`,
+          `  round ${index + 1} ${variant.name}: upload phase ${result.upload.seconds.toFixed(1)} s, ${result.passages} passages, p50 ${brief.p50.toFixed(2)} ms, p99 ${brief.p99.toFixed(2)} ms, longest ${brief.longest.toFixed(0)} ms, main-thread CPU ${Math.round(brief.mainCpuPerCall * 1000)} µs a call; load ${loadAverage()}`,
         );
       }
     }
@@ -228,6 +245,7 @@ export async function benchBackgroundEmbedding(
       quiet: summary(done.map((result) => result.quiet)),
       upload: summary(done.map((result) => result.upload)),
       uploadSeconds: done.map((result) => result.upload.seconds),
+
       passagesPerUpload: done.map((result) => result.passages),
     };
   });
@@ -248,6 +266,7 @@ export function printBackgroundEmbedding(results: BackgroundEmbeddingResult[]): 
         'p50 ms': Number(result[phase].p50.toFixed(2)),
         'p99 ms': Number(result[phase].p99.toFixed(1)),
         'longest ms': Math.round(result[phase].longest),
+        'main CPU µs/call': Math.round(result[phase].mainCpuPerCall * 1000),
       })),
     ),
   );

@@ -12,6 +12,7 @@ import type { RenderVideoInput } from './video/render-video.js';
 import type { JobReporter } from './pool/job-protocol.js';
 import type { ExtractedPassages } from './text/extract-passages.js';
 import type { ExtractedText, ExtractTextInput } from './text/extract-text.js';
+import type { IndexedPassages, IndexPassagesInput } from './text/index-passages.js';
 
 export const mediaJobs = {
   image: async (input: RenderImageInput) => (await import('./image/render-image.js')).renderImage(input),
@@ -40,6 +41,12 @@ export const mediaJobs = {
    */
   'extract-passages': async (input: ExtractTextInput, reporter: JobReporter): Promise<ExtractedPassages> =>
     (await import('./text/extract-passages.js')).extractPassages(input, (passages) => reporter.part(passages)),
+  /**
+   * The same passages written into the search index's SQLite file by the worker on its own connection: the
+   * main thread gets only the count (index-passages.ts).
+   */
+  'index-passages': async (input: IndexPassagesInput): Promise<IndexedPassages> =>
+    (await import('./text/index-passages.js')).indexPassages(input),
 };
 
 export type MediaJobs = typeof mediaJobs;

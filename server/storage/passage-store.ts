@@ -9,6 +9,8 @@
  * left to callers. `match` must be a MATCH expression built by `safe-match.ts`; this store does not build
  * queries from user text.
  */
+import path from 'node:path';
+import { DELETE_FILE_PASSAGES_SQL, INSERT_PASSAGE_SQL } from '../engines/text/passage-sql.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface IndexedFile {
@@ -29,6 +31,11 @@ export interface PassageHit {
 }
 
 export interface PassageStore {
+  /**
+   * The SQLite database file the passages are in, when another thread may open it and write them itself (the
+   * extraction worker, engines/text/index-passages.ts); absent for an in-memory database and for PostgreSQL.
+   */
+  databaseFile?: string;
   /** Replaces whatever was indexed for the file with these passages, in one transaction. */
   replace(file: IndexedFile, passages: string[], now: number): Promise<void>;
   /**
@@ -209,10 +216,8 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
     SELECT p.file_id AS fileId, p.title AS title, p.body AS passage, p.indexed_at AS indexedAt, v.vector AS vector
     FROM search_passage_vectors v JOIN search_passages p ON p.id = v.passage_id
     WHERE p.key_id = ? AND v.model = ?`);
-  const removeFile = db.prepare('DELETE FROM search_passages WHERE file_id = ?');
-  const insert = db.prepare(
-    'INSERT INTO search_passages (file_id, key_id, seq, title, body, indexed_at) VALUES (@fileId, @keyId, @seq, @title, @body, @indexedAt)',
-  );
+  const removeFile = db.prepare(DELETE_FILE_PASSAGES_SQL);
+  const insert = db.prepare(INSERT_PASSAGE_SQL);
   const search = db.prepare(`
     SELECT p.file_id AS fileId, p.title AS title, p.body AS passage, p.indexed_at AS indexedAt,
            snippet(search_passages_fts, 1, '', '', '…', ${SNIPPET_TOKENS}) AS snippet,
@@ -239,6 +244,7 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
     append(file, passages, 0, now);
   });
   return {
+    ...(db.memory ? {} : { databaseFile: path.resolve(db.name) }),
     async replace(file, passages, now) {
       replace(file, passages, now);
     },

@@ -134,58 +134,102 @@ describe('indexing after the upload has answered', () => {
     });
   });
 
-  it('says how many files are still being indexed when a search or an answer runs before them', async () => {
-    const pool = createMediaPool({ workers: 1, queueLimit: 10, jobTimeoutMs: 60_000 });
-    pools.push(pool);
-    const made = await createTestApp({ searchIndexPool: pool });
+  // On a database file the extraction worker writes the passages on its own connection; in memory the main thread.
+  it.each([
+    ['in memory', false],
+    ['in a database file', true],
+  ])(
+    'says how many files are still being indexed when a search or an answer runs before them (SQLite %s)',
+    async (_, databaseFile) => {
+      const pool = createMediaPool({ workers: 1, queueLimit: 10, jobTimeoutMs: 60_000 });
+      pools.push(pool);
+      const made = await createTestApp({ searchIndexPool: pool, databaseFile });
+      apps.push(made);
+      expect(made.services.stores.passages.databaseFile !== undefined).toBe(databaseFile);
+      // Hold the index's only worker, so the upload's extraction waits.
+      let release!: () => void;
+      const held = pool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)));
+
+      const uploaded = await upload(
+        made,
+        made.key,
+        Buffer.from('The keeper winds the clockwork lamp at dusk.'),
+        'lamp.txt',
+      );
+      expect(uploaded.body).toMatchObject({ status: 'uploaded', indexing: { status: 'indexing' } });
+      expect(
+        (await request(made.app).get(`/v1/files/${uploaded.body.id}`).set(auth(made.key))).body.indexing.status,
+      ).toBe('indexing');
+      const early = await request(made.app)
+        .post('/v1/web/search')
+        .set(auth(made.key))
+        .send({ model: 'local:search', query: 'clockwork lamp' });
+      expect(early.body).toMatchObject({ results: [], files_indexing: 1 });
+      const answer = await request(made.app)
+        .post('/v1/search/answer')
+        .set(auth(made.key))
+        .send({ query: 'What does the keeper wind?' });
+      expect(answer.status).toBe(200);
+      expect(answer.body.files_indexing).toBe(1);
+      const streamed = await request(made.app)
+        .post('/v1/search/answer')
+        .set(auth(made.key))
+        .send({ query: 'What does the keeper wind?', stream: true });
+      const citationsEvent = JSON.parse(/event: answer\.citations\ndata: (.*)\n/.exec(streamed.text)![1]);
+      expect(citationsEvent).toMatchObject({ type: 'answer.citations', files_indexing: 1 });
+      // Another key has nothing being indexed: its search says nothing of it.
+      const stranger = (await made.keys.create({ name: 'stranger' })).key;
+      const theirs = await request(made.app)
+        .post('/v1/web/search')
+        .set(auth(stranger))
+        .send({ model: 'local:search', query: 'clockwork lamp' });
+      expect(theirs.body).not.toHaveProperty('files_indexing');
+
+      release();
+      await held;
+      expect((await settled(made, made.key, uploaded.body.id)).indexing.status).toBe('indexed');
+      const late = await request(made.app)
+        .post('/v1/web/search')
+        .set(auth(made.key))
+        .send({ model: 'local:search', query: 'clockwork lamp' });
+      expect(late.body.results.map((result: { title: string }) => result.title)).toEqual(['lamp.txt']);
+      expect(late.body).not.toHaveProperty('files_indexing');
+    },
+    60_000,
+  );
+
+  it('on a database file, a file deleted while the extraction worker writes its passages leaves none found', async () => {
+    const made = await createTestApp({ databaseFile: true });
     apps.push(made);
-    // Hold the index's only worker, so the upload's extraction waits.
-    let release!: () => void;
-    const held = pool.use(new AbortController().signal, () => new Promise<void>((resolve) => (release = resolve)));
-
-    const uploaded = await upload(
-      made,
-      made.key,
-      Buffer.from('The keeper winds the clockwork lamp at dusk.'),
-      'lamp.txt',
-    );
-    expect(uploaded.body).toMatchObject({ status: 'uploaded', indexing: { status: 'indexing' } });
-    expect(
-      (await request(made.app).get(`/v1/files/${uploaded.body.id}`).set(auth(made.key))).body.indexing.status,
-    ).toBe('indexing');
-    const early = await request(made.app)
+    const passages = made.services.stores.passages;
+    const text = Array.from(
+      { length: 3_000 },
+      (_, n) => `Paragraph ${n} about the lighthouse. ${'Waves on rocks. '.repeat(58)}`,
+    ).join('\n\n');
+    const uploaded = await upload(made, made.key, Buffer.from(text), 'log.txt');
+    expect(uploaded.status).toBe(200);
+    // The worker has begun writing: its first transactions are visible to the main thread's connection.
+    while ((await passages.count(made.keyId)) === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect((await request(made.app).delete(`/v1/files/${uploaded.body.id}`).set(auth(made.key))).status).toBe(200);
+    // From the delete on, no passage of the file is there, also while the worker's job finishes.
+    const seen: number[] = [];
+    let done = false;
+    void made.searchIndex.idle().then(() => {
+      done = true;
+    });
+    while (!done) {
+      seen.push(await passages.count(made.keyId));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    seen.push(await passages.count(made.keyId));
+    expect(seen.filter((count) => count > 0)).toEqual([]);
+    const search = await request(made.app)
       .post('/v1/web/search')
       .set(auth(made.key))
-      .send({ model: 'local:search', query: 'clockwork lamp' });
-    expect(early.body).toMatchObject({ results: [], files_indexing: 1 });
-    const answer = await request(made.app)
-      .post('/v1/search/answer')
-      .set(auth(made.key))
-      .send({ query: 'What does the keeper wind?' });
-    expect(answer.status).toBe(200);
-    expect(answer.body.files_indexing).toBe(1);
-    const streamed = await request(made.app)
-      .post('/v1/search/answer')
-      .set(auth(made.key))
-      .send({ query: 'What does the keeper wind?', stream: true });
-    const citationsEvent = JSON.parse(/event: answer\.citations\ndata: (.*)\n/.exec(streamed.text)![1]);
-    expect(citationsEvent).toMatchObject({ type: 'answer.citations', files_indexing: 1 });
-    // Another key has nothing being indexed: its search says nothing of it.
-    const stranger = (await made.keys.create({ name: 'stranger' })).key;
-    const theirs = await request(made.app)
-      .post('/v1/web/search')
-      .set(auth(stranger))
-      .send({ model: 'local:search', query: 'clockwork lamp' });
-    expect(theirs.body).not.toHaveProperty('files_indexing');
-
-    release();
-    await held;
-    expect((await settled(made, made.key, uploaded.body.id)).indexing.status).toBe('indexed');
-    const late = await request(made.app)
-      .post('/v1/web/search')
-      .set(auth(made.key))
-      .send({ model: 'local:search', query: 'clockwork lamp' });
-    expect(late.body.results.map((result: { title: string }) => result.title)).toEqual(['lamp.txt']);
-    expect(late.body).not.toHaveProperty('files_indexing');
+      .send({ model: 'local:search', query: 'lighthouse' });
+    expect(search.body).toMatchObject({ results: [] });
+    expect(search.body).not.toHaveProperty('files_indexing');
   }, 60_000);
 });

@@ -115,6 +115,11 @@ export async function createTestApp(
     pepperFile?: string;
     /** A built web console to serve at `/console`; none by default. */
     consoleDir?: string;
+    /**
+     * The stores in a SQLite database file in a fresh data directory, as a server keeps them (the extraction
+     * worker then writes the search passages itself); in memory by default.
+     */
+    databaseFile?: boolean;
   } = {},
 ): Promise<TestApp> {
   cachedSpec ??= loadSpec();
@@ -156,12 +161,23 @@ export async function createTestApp(
       limitsSource: config.limitsSource,
       redisPrefix: config.redisPrefix,
       logger,
-      stores: {
-        kind: 'memory',
-        blobDirectory: mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-')),
-        blobs: config.blobs,
-        pepperFile: config.pepperFile,
-      },
+      stores: config.databaseFile
+        ? (() => {
+            const dataDir = mkdtempSync(path.join(tmpdir(), 'omnigate-test-data-'));
+            return {
+              kind: 'data-dir' as const,
+              dataDir,
+              databasePath: path.join(dataDir, 'omnigate.sqlite'),
+              blobs: config.blobs,
+              pepperFile: config.pepperFile,
+            };
+          })()
+        : {
+            kind: 'memory',
+            blobDirectory: mkdtempSync(path.join(tmpdir(), 'omnigate-test-blobs-')),
+            blobs: config.blobs,
+            pepperFile: config.pepperFile,
+          },
       usageFlushIntervalMs: 10,
       now: config.now,
       searchIndexPool: config.searchIndexPool,

@@ -16,11 +16,10 @@ import {
   createLocalSearchIndex,
   EXTRACTION_NICENESS,
   type LocalSearchIndex,
-  APPEND_PAUSE_MS,
-  APPEND_SLICE,
   type PassageEmbedder,
   WRITE_BATCH,
 } from './search-index.js';
+import { APPEND_PAUSE_MS, APPEND_SLICE } from './passage-writer.js';
 
 let index: LocalSearchIndex | undefined;
 afterEach(async () => {

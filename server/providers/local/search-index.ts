@@ -1,8 +1,10 @@
 /**
  * The local search index behind `local:search`, and the `FileIndex` file storage calls: a stored file's text
- * is extracted and cut into ~1,000-character passages in a worker (`extract-passages` job: pdf.js, html-to-text,
- * passages.ts), and the passages are written to the passage store APPEND_SLICE at a time, the event loop free
- * for APPEND_PAUSE_MS between slices (a 10 MB file is ten thousand passages); a deleted file's passages are dropped. Indexing never throws to its caller: it
+ * is extracted and cut into ~1,000-character passages in a worker (pdf.js, html-to-text, passages.ts). On a
+ * SQLite database file that worker also writes them (`index-passages` job, engines/text/index-passages.ts: its
+ * own connection, short transactions) and the main thread learns only how many; on PostgreSQL or an in-memory
+ * database they come to the main thread in parts (`extract-passages`) and the paced writer (passage-writer.ts)
+ * stores them. A 10 MB file is ten thousand passages; a deleted file's passages are dropped. Indexing never throws to its caller: it
  * resolves with the file's final state (`indexed`, or `failed`/`not_indexed` with the reason), which file storage
  * records on the file. Extraction is bounded by `ExtractionLimits` (pages, decompressed bytes, characters, a time
  * budget; engines/text/extract-text.ts) and, for one page that never yields, by the pool's job timeout.
@@ -20,13 +22,20 @@ import type { Readable } from 'node:stream';
 import { DEFAULT_EXTRACTION_PER_KEY } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
 import type { FileIndex, FileIndexState, FileText, IndexableFile } from '../../core/file-index.js';
-import { createMediaPool, type MediaPool } from '../../engines/media-pool.js';
+import { createMediaPool, type MediaPool, type MediaSlot } from '../../engines/media-pool.js';
 import type { ExtractedPassages } from '../../engines/text/extract-passages.js';
-import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from '../../engines/text/extract-text.js';
+import {
+  DEFAULT_EXTRACTION_LIMITS,
+  type ExtractionLimits,
+  type ExtractTextInput,
+} from '../../engines/text/extract-text.js';
 import { safeMatchExpression } from '../../engines/text/safe-match.js';
 import { textKindOf } from '../../engines/text/text-kind.js';
+import type { IndexedPassages } from '../../engines/text/index-passages.js';
 import type { PassageHit, PassageStore } from '../../storage/passage-store.js';
 import type { ProviderLogger } from '../provider-logger.js';
+import { createPassageWriter } from './passage-writer.js';
+import { fuseByRank } from './rank-fusion.js';
 
 export interface LocalSearchIndex extends FileIndex {
   text(file: IndexableFile, signal: AbortSignal): Promise<FileText>;
@@ -67,18 +76,6 @@ export interface PassageEmbedder {
  * batch, not for a whole file.
  */
 export const WRITE_BATCH = 25;
-/**
- * Passages written per statement when a file is indexed, with a pause of APPEND_PAUSE_MS after each. SQLite's
- * full-text insert costs ~80 µs per 1,000-character passage on the event loop; a chat call takes several loop
- * turns (request, upstream answer, response), and with a slice after every turn (setImmediate) each of them paid
- * for one: at 25 a slice (2 ms) that stretched the slowest chat calls by 10–20 ms while a 10 MB file was written
- * (bench/README.md, embeddings). At 4 a slice costs ~0.3 ms, and the pause (a timer, not the next turn) lets the
- * turns of that millisecond run without any: the writing takes at most about a quarter of a busy event loop.
- */
-export const APPEND_SLICE = 4;
-/** The pause between two slices of a file's passages (see APPEND_SLICE); ~3 s for a 10 MB file's 11,000. */
-export const APPEND_PAUSE_MS = 1;
-const appendPause = () => new Promise<void>((resolve) => setTimeout(resolve, APPEND_PAUSE_MS));
 /** The extraction worker's niceness (worker-pool.ts): below the event loop's 0, above background embedding's 19. */
 export const EXTRACTION_NICENESS = 10;
 /** One turn of the event loop: the I/O callbacks (chat requests) waiting now run before the next batch. */
@@ -88,37 +85,10 @@ const loopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * call takes; a process that dies holding one leaves its passages to the next round after it.
  */
 export const EMBED_CLAIM_MS = 5 * 60_000;
-/** A file's passages as the extraction worker cut them, or why there are none (as `FileText` says it). */
-type FilePassages = ExtractedPassages | Extract<FileText, { refused: string }>;
-/** Reciprocal rank fusion's constant (Cormack et al.): a rank's weight is 1 / (RRF_K + rank). */
-const RRF_K = 60;
-
-/**
- * Reciprocal rank fusion of full-text and vector hits, per file (a file's best passage in each list counts):
- * a file found by both ranks above one found by either alone at the same rank. The hit kept is the full-text one
- * when there is one (its snippet shows the matched words); its score becomes the fused score.
- */
-export function fuseByRank(lists: PassageHit[][]): PassageHit[] {
-  const fused = new Map<string, { hit: PassageHit; score: number }>();
-  for (const list of lists) {
-    const seen = new Set<string>();
-    for (const hit of list) {
-      if (seen.has(hit.fileId)) {
-        continue;
-      }
-      seen.add(hit.fileId);
-      const weight = 1 / (RRF_K + seen.size);
-      const entry = fused.get(hit.fileId);
-      if (entry) {
-        entry.score += weight;
-      } else {
-        fused.set(hit.fileId, { hit, score: weight });
-      }
-    }
-  }
-  return [...fused.values()].sort((a, b) => b.score - a.score).map(({ hit, score }) => ({ ...hit, score }));
-}
-
+/** Why a file has no text to index, as `FileText` says it. */
+type Refused = Extract<FileText, { refused: string }>;
+/** What the writing of a file's passages came to: whether any were written, and whether the text was cut. */
+type Written = { written: boolean; truncated?: boolean };
 export interface LocalSearchIndexOptions {
   passages: PassageStore;
   logger?: ProviderLogger & { info?(object: Record<string, unknown>, message: string): void };
@@ -138,9 +108,11 @@ export const DEFAULT_MAX_INDEXED_FILE_BYTES = 64 * 1024 * 1024;
 const EXTRACTION_HEAP_MB = 256;
 /**
  * The hard stop of one extraction (the worker is terminated): the time budget is checked between pages, and this
- * catches the one page whose parse never returns. pdf.js parses a 20-page PDF in under a second.
+ * catches the one page whose parse never returns. pdf.js parses a 20-page PDF in under a second; the rest is for
+ * the worker's writing of the passages (index-passages.ts), ~1–2 s of CPU for the 16,000 of the largest text,
+ * taken at niceness 10 from what a busy machine leaves over.
  */
-const EXTRACTION_TIMEOUT_MS = 20_000;
+const EXTRACTION_TIMEOUT_MS = 60_000;
 /** Candidate passages read per result wanted, so that dropping a file's second-best passages still fills the page. */
 const CANDIDATES_PER_RESULT = 4;
 
@@ -190,6 +162,8 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   /** Unfinished `add`s per file, for `inFlight`. */
   const addsByFile = new Map<string, number>();
   let generation = 0;
+  /** The stop flags of the worker writes running now, per file (writeInWorker). */
+  const cancels = new Map<string, Set<Int32Array>>();
   let embedder: PassageEmbedder | undefined;
   /** The background embedding running now, and whether more passages arrived while it ran. */
   let embedding: Promise<void> | undefined;
@@ -267,22 +241,15 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   }
 
   /**
-   * What `add` indexes (`extract-passages`: the text already cut into passages) and `text` answers
-   * (`extract-text`): the same extraction, so `read_file` shows exactly what search reads.
+   * Runs one extraction job on the file's bytes in the pool (its fair queue, its caps, a fresh worker after one
+   * ran out of memory): what `add` indexes and `text` answers come from the same extraction, so `read_file` shows
+   * exactly what search reads.
    */
-  async function extract(file: IndexableFile, signal: AbortSignal, job: 'extract-text'): Promise<FileText>;
-  async function extract(
+  async function extract<T>(
     file: IndexableFile,
     signal: AbortSignal,
-    job: 'extract-passages',
-    onPassages: (passages: string[]) => void,
-  ): Promise<FilePassages>;
-  async function extract(
-    file: IndexableFile,
-    signal: AbortSignal,
-    job: 'extract-text' | 'extract-passages',
-    onPassages?: (passages: string[]) => void,
-  ): Promise<FileText | FilePassages> {
+    run: (slot: MediaSlot, input: ExtractTextInput) => Promise<T>,
+  ): Promise<T | Refused> {
     const kind = textKindOf(file.mediaType, file.filename);
     if (!kind) {
       return { refused: 'not_text', reason: `A ${file.mediaType} file is not text.` };
@@ -295,11 +262,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return tooLarge();
     }
     try {
-      // The passages but the last PASSAGES_PER_MESSAGE arrive ahead of the result, in order (extract-passages.ts).
-      const onPart = onPassages && ((part: unknown) => onPassages(part as string[]));
-      return await pool.use(signal, (slot) => slot.run(job, { bytes, kind, limits }, onPart ? { onPart } : {}), {
-        owner: file.keyId,
-      });
+      return await pool.use(signal, (slot) => run(slot, { bytes, kind, limits }), { owner: file.keyId });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'engine_out_of_memory') {
         logger?.warn(
@@ -361,34 +324,99 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     };
   }
 
+  /** Tells the extraction workers writing the file's passages to stop (index-passages.ts `cancel`). */
+  function cancelWrites(fileId: string): void {
+    for (const flag of cancels.get(fileId) ?? []) {
+      Atomics.store(flag, 0, 1);
+    }
+  }
+
+  /**
+   * The extraction worker extracts and writes the file's passages itself, on its own connection to `database`;
+   * the main thread only hears how many. Its writes stop once `remove` or a newer `add` of the file (or `close`)
+   * sets the flag.
+   */
+  async function writeInWorker(file: IndexableFile, database: string): Promise<Written | Refused> {
+    const cancel = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+    const flags = cancels.get(file.id) ?? new Set<Int32Array>();
+    cancels.set(file.id, flags.add(cancel));
+    try {
+      const indexed: IndexedPassages | Refused = await extract(file, closing.signal, (slot, input) =>
+        slot.run('index-passages', {
+          ...input,
+          database,
+          file: { fileId: file.id, keyId: file.keyId, title: file.filename },
+          indexedAt: now(),
+          cancel,
+        }),
+      );
+      if ('refused' in indexed) {
+        return indexed;
+      }
+      return { written: indexed.written > 0, ...(indexed.truncated && { truncated: true }) };
+    } catch (error) {
+      // What the worker wrote of a file it then failed on (its memory, the time limit) must not be searched.
+      await passages.remove(file.id);
+      throw error;
+    } finally {
+      flags.delete(cancel);
+      if (flags.size === 0) {
+        cancels.delete(file.id);
+      }
+    }
+  }
+
+  /** The passages come to the main thread in parts, and the paced writer stores them as they arrive. */
+  async function writeOnLoop(file: IndexableFile, mine: number): Promise<Written | Refused> {
+    const writer = createPassageWriter(
+      passages,
+      { fileId: file.id, keyId: file.keyId, title: file.filename },
+      now(),
+      () => generations.get(file.id) === mine && !closing.signal.aborted,
+    );
+    let extracted: ExtractedPassages | Refused;
+    try {
+      // Written as the worker's parts arrive (a 10 MB file's first passages are searchable while the rest cross).
+      extracted = await extract(file, closing.signal, (slot, input) =>
+        slot.run('extract-passages', input, { onPart: (part) => writer.add(part as string[]) }),
+      );
+    } catch (error) {
+      // What the parts wrote of a file that then failed must not be searched.
+      await writer.discard();
+      throw error;
+    }
+    if ('refused' in extracted) {
+      await writer.discard();
+      return extracted;
+    }
+    writer.add(extracted.passages);
+    await writer.end();
+    return { written: writer.started, ...(extracted.truncated && { truncated: true }) };
+  }
+
   async function index(file: IndexableFile, mine: number): Promise<FileIndexState> {
     const admitted = admit(file);
     if (admitted.status !== 'indexing') {
       return admitted;
     }
-    // Written as the worker's parts arrive (a 10 MB file's first passages are searchable while the rest cross).
-    const writer = passageWriter(file, mine);
-    let extracted: FilePassages;
+    let outcome: Written | Refused;
     try {
-      extracted = await extract(file, closing.signal, 'extract-passages', (part) => writer.add(part));
+      outcome = passages.databaseFile
+        ? await writeInWorker(file, passages.databaseFile)
+        : await writeOnLoop(file, mine);
     } catch (error) {
-      // What the parts wrote of a file that then failed must not be searched.
-      await writer.discard();
       logger?.warn({ fileId: file.id, err: error }, 'file not indexed for search');
       return stoppedState(error);
     }
-    if ('refused' in extracted) {
-      await writer.discard();
-      logger?.warn({ fileId: file.id, bytes: file.bytes, refused: extracted.refused }, 'file not indexed for search');
+    if ('refused' in outcome) {
+      logger?.warn({ fileId: file.id, bytes: file.bytes, refused: outcome.refused }, 'file not indexed for search');
       return {
-        status: extracted.refused === 'not_text' ? 'not_indexed' : 'failed',
-        code: extracted.refused,
-        reason: extracted.reason,
+        status: outcome.refused === 'not_text' ? 'not_indexed' : 'failed',
+        code: outcome.refused,
+        reason: outcome.reason,
       };
     }
-    writer.add(extracted.passages);
-    await writer.end();
-    if (writer.started) {
+    if (outcome.written) {
       if (generations.get(file.id) !== mine) {
         // Removed (or added again) while the passages were written: a backend whose writes may overtake each
         // other must not keep this stale text, so it is removed once more; a newer add writes its own.
@@ -396,7 +424,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       }
       embedPending();
     }
-    if (extracted.truncated) {
+    if (outcome.truncated) {
       return {
         status: 'indexed',
         code: 'truncated',
@@ -406,87 +434,13 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     return { status: 'indexed' };
   }
 
-  /**
-   * Writes the file's passages in place of what was indexed for it as they are added, APPEND_SLICE at a time with
-   * a pause between: searches see the file's passages grow meanwhile. It starts (removing the file's old
-   * passages) at the first `add` while this `add` of the file is the latest; a newer `add` or a `remove` stops it.
-   */
-  function passageWriter(file: IndexableFile, mine: number) {
-    const indexed = { fileId: file.id, keyId: file.keyId, title: file.filename };
-    const at = now();
-    const texts: string[] = [];
-    let ended = false;
-    let wake: (() => void) | undefined;
-    let writing: Promise<void> | undefined;
-    const current = () => generations.get(file.id) === mine && !closing.signal.aborted;
-    async function write(): Promise<void> {
-      await passages.remove(file.id);
-      for (let start = 0; ; start += APPEND_SLICE) {
-        while (start >= texts.length && !ended) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-        }
-        if (start >= texts.length || !current()) {
-          return;
-        }
-        await passages.append(indexed, texts.slice(start, start + APPEND_SLICE), start, at);
-        await appendPause();
-      }
-    }
-    const begin = () => {
-      if (!writing && current()) {
-        writing = write();
-        // Seen by `end` or `discard`; not left unhandled meanwhile.
-        writing.catch(() => undefined);
-      }
-    };
-    const nudge = () => {
-      const resolve = wake;
-      wake = undefined;
-      resolve?.();
-    };
-    return {
-      get started() {
-        return writing !== undefined;
-      },
-      add(part: string[]) {
-        for (const text of part) {
-          texts.push(text);
-        }
-        if (texts.length > 0) {
-          begin();
-        }
-        nudge();
-      },
-      /**
-       * Resolves when every passage added is written (or the writing was stopped); a file without passages
-       * still has its old ones removed.
-       */
-      async end() {
-        ended = true;
-        begin();
-        nudge();
-        await writing;
-      },
-      /** Stops the writing and removes what it wrote. */
-      async discard() {
-        ended = true;
-        texts.length = 0;
-        nudge();
-        if (writing) {
-          await writing.catch(() => undefined);
-          await passages.remove(file.id);
-        }
-      },
-    };
-  }
-
   return {
     admit,
     add(file) {
       const mine = ++generation;
       generations.set(file.id, mine);
+      // An earlier add of the file still writing stops: this one writes the file's passages.
+      cancelWrites(file.id);
       pendingByKey.set(file.keyId, (pendingByKey.get(file.keyId) ?? 0) + 1);
       addsByFile.set(file.id, (addsByFile.get(file.id) ?? 0) + 1);
       const task = index(file, mine)
@@ -522,10 +476,12 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return [...addsByFile.keys()];
     },
     text(file, signal) {
-      return extract(file, AbortSignal.any([closing.signal, signal]), 'extract-text');
+      return extract(file, AbortSignal.any([closing.signal, signal]), (slot, input) => slot.run('extract-text', input));
     },
     async remove(fileId) {
       generations.set(fileId, ++generation);
+      // Before the delete: a worker transaction committed after it would otherwise leave passages behind.
+      cancelWrites(fileId);
       await passages.remove(fileId);
     },
     useEmbedder(next) {
@@ -560,6 +516,9 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       }
     },
     async close() {
+      for (const fileId of cancels.keys()) {
+        cancelWrites(fileId);
+      }
       closing.abort(new Error('search index closing'));
       await Promise.allSettled([...running, embedding]);
       if (ownsPool) {

@@ -1,0 +1,96 @@
+/**
+ * The `index-passages` job: a stored file's text extracted and cut into passages (extract-passages.ts) and
+ * written into the search index by the extraction worker itself, on its own connection to the SQLite database
+ * file. SQLite's full-text insert costs ~80 µs a passage, 1–1.8 s of CPU for a 10 MB file; on the main thread,
+ * however finely sliced, that CPU was taken from chat calls (bench/README.md, issue 34). Here it runs at the
+ * worker's niceness, and the main thread learns only how many passages were written.
+ *
+ * The writes are short transactions of TRANSACTION_PASSAGES with a pause of TRANSACTION_PAUSE_MS after each:
+ * WAL lets the main thread read meanwhile, and its own writes (usage, files) wait for the write lock at most one
+ * short transaction (its busy handler sleeps and retries; the pause is its turn). The first transaction removes
+ * what was indexed for the file before.
+ *
+ * `cancel` is shared memory the main thread sets when the file is removed or added again (or the server
+ * closes). It is read inside each transaction, after the write lock is taken: the main thread sets it before it
+ * deletes the file's passages, so either this transaction committed before that delete (which then removes its
+ * rows), or it sees the flag and writes nothing. No passage of a removed file outlives its removal.
+ */
+import Database from 'better-sqlite3';
+import { type ExtractedPassages, extractPassages } from './extract-passages.js';
+import type { ExtractTextInput } from './extract-text.js';
+import { DELETE_FILE_PASSAGES_SQL, INSERT_PASSAGE_SQL } from './passage-sql.js';
+
+/** ~80 µs each: a transaction holds the write lock for about a millisecond. */
+export const TRANSACTION_PASSAGES = 12;
+/** The write lock is free this long after each transaction, so a waiting writer on the main thread gets it. */
+export const TRANSACTION_PAUSE_MS = 1;
+/** As the main thread's connection (storage/database.ts): a lock held elsewhere is waited for, not an error. */
+const BUSY_TIMEOUT_MS = 5000;
+
+export interface IndexPassagesInput extends ExtractTextInput {
+  /** The SQLite database file holding `search_passages` (never `:memory:`: another connection would not see it). */
+  database: string;
+  file: { fileId: string; keyId: string; title: string };
+  indexedAt: number;
+  /** One Int32 over a SharedArrayBuffer: non-zero stops the writing (see the module comment). */
+  cancel: Int32Array;
+}
+
+/** What was written, or why nothing was (as extract-passages.ts says it). */
+export type IndexedPassages =
+  | { written: number; truncated?: boolean; cancelled?: boolean }
+  | Exclude<ExtractedPassages, { passages: string[] }>;
+
+/** One connection per database file for the worker's life: opening one costs more than a file's first writes. */
+const connections = new Map<string, Database.Database>();
+
+function connection(file: string): Database.Database {
+  let db = connections.get(file);
+  if (!db) {
+    db = new Database(file, { fileMustExist: true });
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // The main connection made the file WAL (a persistent mode); these two are per connection.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('secure_delete = ON');
+    connections.set(file, db);
+  }
+  return db;
+}
+
+const pause = () => new Promise<void>((resolve) => setTimeout(resolve, TRANSACTION_PAUSE_MS));
+
+export async function indexPassages(input: IndexPassagesInput): Promise<IndexedPassages> {
+  const extracted = await extractPassages(input);
+  if ('refused' in extracted) {
+    return extracted;
+  }
+  const { passages } = extracted;
+  const truncated = extracted.truncated ? { truncated: true } : {};
+  const db = connection(input.database);
+  const insert = db.prepare(INSERT_PASSAGE_SQL);
+  const removeOld = db.prepare(DELETE_FILE_PASSAGES_SQL);
+  const { fileId, keyId, title } = input.file;
+  const cancelled = () => Atomics.load(input.cancel, 0) !== 0;
+  const write = db.transaction((start: number): boolean => {
+    if (cancelled()) {
+      return false;
+    }
+    if (start === 0) {
+      removeOld.run(fileId);
+    }
+    const end = Math.min(passages.length, start + TRANSACTION_PASSAGES);
+    for (let seq = start; seq < end; seq++) {
+      insert.run({ fileId, keyId, seq, title, body: passages[seq], indexedAt: input.indexedAt });
+    }
+    return true;
+  });
+  // A file without passages still has its old ones removed (the loop's one pass at 0).
+  for (let start = 0; start === 0 || start < passages.length; start += TRANSACTION_PASSAGES) {
+    // IMMEDIATE: the write lock before the flag is read (see the module comment).
+    if (!write.immediate(start)) {
+      return { written: start, cancelled: true, ...truncated };
+    }
+    await pause();
+  }
+  return { written: passages.length, ...truncated };
+}

@@ -1,0 +1,149 @@
+/**
+ * The search index on a SQLite database file: the extraction worker writes the passages itself on its own
+ * connection (engines/text/index-passages.ts), so the main thread's CPU while a big file is indexed is a small
+ * part of what writing the same passages on the main thread costs, and a file removed while the worker writes
+ * it has none of its passages searched from the moment its removal resolves.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { threadCpuMs } from '../../../test/helpers/cpu-time.js';
+import { createMediaPool } from '../../engines/media-pool.js';
+import { openDatabase } from '../../storage/database.js';
+import { createPassageStore } from '../../storage/passage-store.js';
+import { createLocalSearchIndex, type LocalSearchIndex } from './search-index.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    await cleanup();
+  }
+});
+
+const textFile = (id: string, text: string) => {
+  const bytes = Buffer.from(text);
+  return {
+    id,
+    keyId: 'key_1',
+    filename: `${id}.txt`,
+    mediaType: 'text/plain',
+    bytes: bytes.length,
+    open: async () => Readable.from([bytes]),
+  };
+};
+/** About 1,000 characters a paragraph: one passage each. */
+const paragraphs = (count: number, word = 'lighthouse') =>
+  Array.from({ length: count }, (_, n) => `Paragraph ${n} about the ${word}. ${'Waves on rocks. '.repeat(58)}`).join(
+    '\n\n',
+  );
+
+/** A passage store on a database file of its own, and an index over it with its own extraction pool. */
+function fileBackedIndex(database = ':file:') {
+  const directory = mkdtempSync(path.join(tmpdir(), 'omnigate-fts-'));
+  const db = openDatabase(database === ':memory:' ? database : path.join(directory, 'omnigate.db'));
+  const passages = createPassageStore(db);
+  const pool = createMediaPool({ workers: 1, queueLimit: 10, jobTimeoutMs: 120_000 });
+  const index: LocalSearchIndex = createLocalSearchIndex({ passages, pool });
+  cleanups.push(async () => {
+    await index.close();
+    await pool.close();
+    db.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+  return { db, passages, index, pool };
+}
+
+describe('search index written by the extraction worker', () => {
+  it.runIf(process.platform === 'linux')(
+    'takes a small part of the main thread’s CPU that writing the same passages there takes',
+    async () => {
+      const text = paragraphs(3_000);
+      const worker = fileBackedIndex();
+      const control = fileBackedIndex(':memory:');
+      expect(worker.passages.databaseFile).toBeDefined();
+      expect(control.passages.databaseFile).toBeUndefined();
+      // Both workers started and warm: their start-up is not what is compared.
+      await worker.index.add(textFile('f_warm', paragraphs(2)));
+      await control.index.add(textFile('f_warm', paragraphs(2)));
+      const mainCpu = async (index: LocalSearchIndex, id: string) => {
+        const before = threadCpuMs();
+        expect(await index.add(textFile(id, text))).toEqual({ status: 'indexed' });
+        return threadCpuMs() - before;
+      };
+      const inWorker = await mainCpu(worker.index, 'f_big');
+      const onLoop = await mainCpu(control.index, 'f_big');
+      expect(await worker.passages.count('key_1')).toBe(3_002);
+      expect(await control.passages.count('key_1')).toBe(3_002);
+      expect((await worker.index.search({ keyId: 'key_1', query: 'lighthouse', maxResults: 5 })).length).toBe(2);
+      expect(inWorker).toBeLessThan(onLoop / 5);
+    },
+  );
+
+  it('stops writing a file removed meanwhile: from the removal on, none of its passages is seen', async () => {
+    const { passages, index } = fileBackedIndex();
+    const adding = index.add(textFile('f_gone', paragraphs(3_000)));
+    // The worker has begun writing (its first transactions are committed and visible to this connection).
+    while ((await passages.count('key_1')) === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await index.remove('f_gone');
+    const seen: number[] = [];
+    let done = false;
+    void adding.finally(() => {
+      done = true;
+    });
+    while (!done) {
+      seen.push(await passages.count('key_1'));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await adding;
+    seen.push(await passages.count('key_1'));
+    expect(seen.every((count) => count === 0)).toBe(true);
+    expect(await index.search({ keyId: 'key_1', query: 'lighthouse', maxResults: 5 })).toEqual([]);
+    // A file added afterwards is written in full.
+    expect(await index.add(textFile('f_next', paragraphs(30, 'albatross')))).toEqual({ status: 'indexed' });
+    expect(await passages.count('key_1')).toBe(30);
+  });
+
+  it('writes a file added again only once: the earlier add stops, the later one writes the passages', async () => {
+    const { passages, index } = fileBackedIndex();
+    const first = index.add(textFile('f_twice', paragraphs(1_500)));
+    while ((await passages.count('key_1')) === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const second = index.add(textFile('f_twice', paragraphs(40, 'albatross')));
+    await Promise.all([first, second]);
+    expect(await passages.count('key_1')).toBe(40);
+    expect(await index.search({ keyId: 'key_1', query: 'lighthouse', maxResults: 5 })).toEqual([]);
+  });
+
+  it('leaves the main thread’s writes to the same database waiting briefly for the lock, never failing busy', async () => {
+    const { db, passages, index } = fileBackedIndex();
+    db.exec('CREATE TABLE probe_writes (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)');
+    const insert = db.prepare('INSERT INTO probe_writes (at) VALUES (?)');
+    const adding = index.add(textFile('f_big', paragraphs(2_000)));
+    let done = false;
+    void adding.finally(() => {
+      done = true;
+    });
+    const failures: string[] = [];
+    let writesWhileWriting = 0;
+    while (!done) {
+      try {
+        insert.run(Date.now());
+        // Counted only once the worker's transactions have begun: the writes meet its lock.
+        if ((await passages.count('key_1')) > 0) {
+          writesWhileWriting += 1;
+        }
+      } catch (error) {
+        failures.push((error as { code?: string }).code ?? String(error));
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await adding).toEqual({ status: 'indexed' });
+    expect(failures).toEqual([]);
+    expect(writesWhileWriting).toBeGreaterThan(10);
+  });
+});
