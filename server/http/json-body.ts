@@ -6,14 +6,14 @@
  * whose declared length is over the limit is refused before any of it is read: express.json would read all of
  * it, however large, before passing its 413 on; the error handler reads only a bounded rest (drain-early-answer.ts).
  *
- * A large body is decoded and parsed in a thread (json-parse-pool.ts), not here: express.json still reads it (its
+ * A large body is decoded and parsed in a thread (engines/body/body-pool.ts), not here: express.json still reads it (its
  * limit, charset, compression and errors are unchanged), and the check that runs on its raw bytes before decoding
  * (`verify`) hands those bytes on instead of letting express.json decode and parse them on the event loop.
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ApiError } from '../core/api-error.js';
+import { runInBodyThread } from '../engines/body/body-pool.js';
 import { depthMeasured, MAX_JSON_DEPTH, nestingTooDeep } from './json-depth.js';
-import { parseInThread } from './json-parse-pool.js';
 import {
   createJsonTokenCounter,
   MAX_JSON_TOKENS,
@@ -78,7 +78,7 @@ export function jsonBody(limit: number, maxTokens = MAX_JSON_TOKENS): RequestHan
       return;
     }
     const owner = (res.locals.apiKey as { id?: string } | undefined)?.id ?? req.ip ?? '';
-    parseInThread(error.body, owner, closedBy(res)).then((output) => {
+    runInBodyThread('parseJson', error.body, { owner, signal: closedBy(res) }).then((output) => {
       if ('value' in output) {
         req.body = output.value;
         next();
