@@ -88,11 +88,11 @@ export function jsonBody(limit: number, maxTokens = MAX_JSON_TOKENS): RequestHan
     // Only a body that express.json reads right below is tapped: a listener on any other body would start it
     // flowing with nobody else reading it.
     if (identity && req.is(JSON_TYPES)) {
-      if (Number(req.headers['content-length']) > limit) {
+      const length = Number(req.headers['content-length']);
+      if (length > limit) {
         next(new ApiError(413, `The request body exceeds the limit of ${limit} bytes.`, { code: 'request_too_large' }));
         return;
       }
-      const length = Number(req.headers['content-length']);
       if (length >= THREAD_PARSE_MIN_BYTES && isUtf8(req.headers['content-type'])) {
         readLargeBody(req, res, next, length, maxTokens);
         return;
