@@ -13,6 +13,7 @@ import { ApiError } from '../core/api-error.js';
 import { randomId } from '../core/random-id.js';
 import { quoteValue } from '../core/quote-value.js';
 import type { GeneratedMedia } from '../core/models.js';
+import { encodeBase64 } from '../engines/body/large-base64.js';
 import type { ImageFacts } from '../engines/image-analysis/analyse-image.js';
 import { readInputImage, storedImageFiles } from '../calls/media/input-image.js';
 import { prepareCall } from '../calls/prepare-call.js';
@@ -173,7 +174,7 @@ export const imageUnderstandingTool = defineTool({
                 { type: 'text', text: input.prompt },
                 {
                   type: 'image',
-                  data: Buffer.from(image.data).toString('base64'),
+                  data: await encodeBase64(image.data),
                   mediaType: image.mediaType,
                   detail: input.detail,
                 },

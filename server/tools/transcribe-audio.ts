@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../core/api-error.js';
+import { decodeBase64 } from '../engines/body/large-base64.js';
 import { transcribeAudio, DEFAULT_TRANSCRIPTION_SETTINGS } from '../calls/audio/transcribe-audio.js';
 import { findStoredFile } from '../calls/files/read-stored-file.js';
 import { encodeTranscript } from '../formats/openai-audio/transcription-answer.js';
@@ -26,7 +27,10 @@ async function audioOf(
     });
   }
   if (input.audio_base64 !== undefined) {
-    return { data: new Uint8Array(Buffer.from(input.audio_base64, 'base64')), filename: input.filename ?? 'audio' };
+    return {
+      data: await decodeBase64(input.audio_base64, { owner: scope.key.id }),
+      filename: input.filename ?? 'audio',
+    };
   }
   const found = await findStoredFile(
     { store: deps.files.store, blobs: deps.media.blobs },

@@ -3,6 +3,7 @@
  * tool: decode OpenAI's request, resolve the model for the key, generate, record the usage, and keep each image
  * behind a signed link (or inline it as base64). Nothing here writes the HTTP answer.
  */
+import { encodeBase64 } from '../../engines/body/large-base64.js';
 import type { CallScope } from '../../http/call-scope.js';
 import type { GeneratedImageAnswer } from '../../formats/openai-media/image-answer.js';
 import { decodeImageRequest } from '../../formats/openai-media/image-request.js';
@@ -38,7 +39,7 @@ export async function generateImages(
     result.images.map(async (image) =>
       asUrl
         ? { url: await linkMedia(deps.media, scope.baseUrl, image, created, keyId), image }
-        : { b64_json: Buffer.from(image.data).toString('base64'), image },
+        : { b64_json: await encodeBase64(image.data), image },
     ),
   );
   return {

@@ -11,6 +11,7 @@
  */
 import { ApiError } from '../../core/api-error.js';
 import { checkInputPixels } from '../../core/input-pixels.js';
+import { decodeBase64 } from '../../engines/body/large-base64.js';
 import type { GeneratedMedia } from '../../core/models.js';
 import { readImageHeader } from '../../providers/upstream/image-header.js';
 import { createSafeFetcher, type SafeFetchSettings, urlRefusal } from '../../providers/upstream/safe-fetch.js';
@@ -125,7 +126,7 @@ export async function planInputImage(
         param: urlParam,
       });
     }
-    return { image: asImage(new Uint8Array(Buffer.from(url.slice(comma + 1), 'base64')), settings) };
+    return { image: asImage(await decodeBase64(url.slice(comma + 1)), settings) };
   }
   if (url) {
     let parsed: URL;

@@ -66,6 +66,16 @@ describe('worker pool', () => {
     expect(new TextDecoder().decode(result.bytes)).toBe('héllo');
   });
 
+  it('hands the ArrayBuffers named in `transfer` to the worker instead of copying them', async () => {
+    const pool = makePool();
+    const kept = new ArrayBuffer(1024);
+    const moved = new ArrayBuffer(1024);
+    await pool.use(never(), (slot) => slot.run('echo', { text: 'a', kept } as never));
+    await pool.use(never(), (slot) => slot.run('echo', { text: 'b', moved } as never, { transfer: [moved] }));
+    expect(kept.byteLength).toBe(1024);
+    expect(moved.byteLength).toBe(0); // detached: it now belongs to the worker
+  });
+
   it('hands the job’s progress reports to the caller, in order, before the result', async () => {
     const seen: number[] = [];
     const result = await makePool().use(never(), (slot) =>

@@ -58,6 +58,8 @@ export interface RunOptions {
   onProgress?: (percent: number) => void;
   /** Called with each part of the output the job sends ahead of its result (`JobReporter.part`), in order. */
   onPart?: (part: unknown) => void;
+  /** ArrayBuffers inside `input` handed to the worker instead of copied (they are unusable here afterwards). */
+  transfer?: ArrayBuffer[];
 }
 
 export interface PoolSlot<J extends JobTable> {
@@ -329,7 +331,7 @@ export function createWorkerPool<J extends JobTable>(options: WorkerPoolOptions)
       worker.once('error', onError);
       worker.once('exit', onExit);
       signal.addEventListener('abort', onAbort, { once: true });
-      worker.postMessage({ id, kind, input });
+      worker.postMessage({ id, kind, input }, runOptions.transfer ?? []);
     });
   }
 
