@@ -4,6 +4,7 @@
  * `url`; a URL is fetched here through the SSRF guard, so callers only ever get bytes. The format is read from
  * the bytes (servers asked for webp may still send png), and so is the size.
  */
+import { decodeBase64 } from '../../engines/body/large-base64.js';
 import { UpstreamError } from '../../core/api-error.js';
 import type { CallContext } from '../../core/call-context.js';
 import type { GeneratedMedia, ImageCallOptions, ImageModel, ImageResult } from '../../core/models.js';
@@ -71,13 +72,13 @@ export function createOpenAICompatibleImageModel(input: OpenAICompatibleImageMod
 
   async function imageBytes(item: UpstreamImage, context: CallContext): Promise<Uint8Array> {
     if (typeof item.b64_json === 'string' && item.b64_json) {
-      return new Uint8Array(Buffer.from(item.b64_json, 'base64'));
+      return decodeBase64(item.b64_json, { signal: context.signal });
     }
     if (typeof item.url === 'string' && item.url) {
       // Some servers put a data URL in `url`.
       const data = /^data:[^;,]*;base64,(.*)$/s.exec(item.url);
       if (data) {
-        return new Uint8Array(Buffer.from(data[1]!, 'base64'));
+        return decodeBase64(data[1]!, { signal: context.signal });
       }
       return (await fetcher.fetch(item.url, context.signal)).bytes;
     }

@@ -13,6 +13,7 @@ import type { UpstreamHttpClient } from '../upstream/http-client.js';
 import { readJsonPointer } from '../upstream/json-pointer.js';
 import { readAllBytes } from '../upstream/read-body.js';
 import type { SafeFetcher } from '../upstream/safe-fetch.js';
+import { decodeBase64 } from '../../engines/body/large-base64.js';
 import type { OpenAICompatibleConfig } from './http-client.js';
 
 export type MusicSettings = NonNullable<OpenAICompatibleConfig['music']>;
@@ -72,7 +73,7 @@ export function createOpenAICompatibleMusicModel(input: OpenAICompatibleMusicMod
     }
     if (music.answer === 'base64') {
       // Tolerates a data URL where bare base64 was expected.
-      return { bytes: new Uint8Array(Buffer.from(value.replace(/^data:[^,]*,/, ''), 'base64')), answer };
+      return { bytes: await decodeBase64(value.replace(/^data:[^,]*,/, ''), { signal: context.signal }), answer };
     }
     return { bytes: (await fetcher.fetch(value, context.signal)).bytes, answer };
   }
