@@ -4,6 +4,8 @@
  * the admissions (and the settlements) of one event-loop turn share one script call. Settlements are held up to
  * SETTLE_HOLD_MS (or until the next admissions are sent, whichever comes first) and travel in the same write as
  * those admissions: a call one at a time costs one round trip to Redis, not two.
+ * Far from the limits, calls are admitted from local allowances instead (redis-allowance.ts): blocks of headroom
+ * taken in one script call, counted at once, given back when unused.
  * Commands fail at once while Redis is unreachable (no offline queue, a short command timeout): the call limiter
  * then applies `limits.on_store_down` instead of letting requests wait for a reconnection.
  */
