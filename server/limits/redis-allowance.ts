@@ -20,6 +20,7 @@ const MAX_BLOCK_SLOTS = 64;
 /** Smaller blocks would save too little to be worth the bookkeeping. */
 const MIN_BLOCK = 8;
 const FRACTION = 1000;
+const MAX_NEAR_KEYS = 10_000;
 
 export interface BlockSizes {
   /** Requests (0 when no scope limits requests: the block is bounded by its tokens, slots and time). */
@@ -213,6 +214,10 @@ export function createAllowances(transport: AllowanceTransport, instance: string
     const id = `${instance}:b${++sequence}`;
     const reply = await transport.grant(id, sizes, request);
     if (Number(reply[0]) !== 2) {
+      if (nearUntil.size >= MAX_NEAR_KEYS) {
+        // Keys seen near a limit once and never again must not pile up; forgetting one costs one grant attempt.
+        nearUntil.clear();
+      }
       nearUntil.set(key, request.now + BLOCK_MS);
       return transport.admissionOf(reply, request.scopes);
     }
