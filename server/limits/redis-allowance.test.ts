@@ -81,6 +81,55 @@ describe.runIf(hasRedis)('Redis counters: local allowances', () => {
     expect(refused.rates.requests?.remaining).toBe(0);
   });
 
+  it('concurrent waves over two instances (blocks ending every 1 s of their clock, calls ending in between) admit exactly the limit and free every slot', async () => {
+    const key = scope({ rpm: 10_000, tpm: 100_000_000, maxParallel: 100_000 });
+    const [a, b] = [instance(), instance()];
+    let admitted = 0;
+    let wave = 0;
+    const running: Array<{ store: CounterStore; call: Admit }> = [];
+    while (wave < 160) {
+      const calls = Array.from({ length: 80 }, (_, i) => ({
+        store: (i + wave) % 3 === 0 ? b : a,
+        call: admitOf([key], T0 + wave * 20, { tokens: 100 }),
+      }));
+      const results = await Promise.all(calls.map(({ store, call }) => store.admit(call)));
+      calls.forEach((entry, i) => results[i]!.admitted && running.push(entry));
+      admitted += results.filter((admission) => admission.admitted).length;
+      // About half of what runs ends now, with more or fewer tokens than estimated.
+      const ending = running.splice(0, Math.ceil(running.length / 2));
+      await Promise.all(
+        ending.map(({ store, call }, i) =>
+          store.settle({
+            scopes: [key],
+            lease: call.lease,
+            now: T0 + wave * 20,
+            tokensDelta: (i % 5) * 20 - 40,
+            costUsd: 0,
+            mediaUnits: 0,
+          }),
+        ),
+      );
+      wave++;
+    }
+    expect(admitted).toBe(10_000);
+    expect(await client.zcard(`${base(key)}:req`)).toBe(10_000);
+    await Promise.all(
+      running.map(({ store, call }) =>
+        store.settle({
+          scopes: [key],
+          lease: call.lease,
+          now: T0 + wave * 20,
+          tokensDelta: 0,
+          costUsd: 0,
+          mediaUnits: 0,
+        }),
+      ),
+    );
+    await Promise.all([a.close(), b.close()]);
+    expect(await client.zcard(`${base(key)}:par`)).toBe(0);
+    expect(Number(await client.hget(`${base(key)}:tok`, 'level'))).toBeGreaterThanOrEqual(0);
+  });
+
   it('a block counts as used at once: another instance sees its headroom taken, never more than the limit', async () => {
     // 8,000 slots: blocks of 8; after a block, at least 101 blocks must be left.
     const key = scope({ maxParallel: 8_000 });
