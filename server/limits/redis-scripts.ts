@@ -278,7 +278,7 @@ for i = 0, n - 1 do
   if rpm then
     local count = redis.call('ZCARD', base .. ':req')
     if count + 101 * N > rpm then return admitOne(a) end
-    local reset = W
+    local reset = W + blockMs
     if count > 0 then
       local oldest = redis.call('ZRANGE', base .. ':req', 0, 0, 'WITHSCORES')
       reset = tonumber(oldest[2]) + W - now
