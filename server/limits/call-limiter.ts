@@ -36,10 +36,16 @@ export function recordLimitsSource(
   defaults: Limits,
   projectLimits: (name: string) => Limits | undefined = () => undefined,
 ): LimitsSource {
+  // A key record's limits merged over the defaults, once per limits object (a cached key record keeps its object).
+  const merged = new WeakMap<Limits, Limits>();
   return {
     limitsFor(key) {
       const { limits, project } = key as KeyWithLimits;
-      const own = limits ? { ...defaults, ...definedFields(limits) } : defaults;
+      let own = defaults;
+      if (limits) {
+        own = merged.get(limits) ?? { ...defaults, ...definedFields(limits) };
+        merged.set(limits, own);
+      }
       const group = project ? projectLimits(project) : undefined;
       return { key: own, project: project && group ? { name: project, limits: group } : undefined };
     },
@@ -143,16 +149,31 @@ export function formatReset(ms: number): string {
   return `${Math.floor(whole / 60_000)}m${Math.ceil((whole % 60_000) / 1000)}s`;
 }
 
+/**
+ * The `x-ratelimit-*` headers of a figures object, formatted once: the calls admitted from one local allowance
+ * (redis-allowance.ts) share the block's figures, so each of them only sets the six strings.
+ */
+const formattedRates = new WeakMap<RateHeaders, string[]>();
+
 function setRateHeaders(rates: RateHeaders, setHeader: BeginCall['setHeader']): void {
-  const write = (kind: 'requests' | 'tokens', state: RateState | undefined) => {
-    if (state) {
-      setHeader(`x-ratelimit-limit-${kind}`, String(state.limit));
-      setHeader(`x-ratelimit-remaining-${kind}`, String(state.remaining));
-      setHeader(`x-ratelimit-reset-${kind}`, formatReset(state.resetMs));
-    }
-  };
-  write('requests', rates.requests);
-  write('tokens', rates.tokens);
+  let headers = formattedRates.get(rates);
+  if (!headers) {
+    const list: string[] = [];
+    const write = (kind: 'requests' | 'tokens', state: RateState | undefined) => {
+      if (state) {
+        list.push(`x-ratelimit-limit-${kind}`, String(state.limit));
+        list.push(`x-ratelimit-remaining-${kind}`, String(state.remaining));
+        list.push(`x-ratelimit-reset-${kind}`, formatReset(state.resetMs));
+      }
+    };
+    write('requests', rates.requests);
+    write('tokens', rates.tokens);
+    headers = list;
+    formattedRates.set(rates, list);
+  }
+  for (let at = 0; at < headers.length; at += 2) {
+    setHeader(headers[at]!, headers[at + 1]!);
+  }
 }
 
 const REFUSAL_TEXT: Record<Exclude<Admission, { admitted: true }>['kind'], string> = {

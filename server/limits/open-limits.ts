@@ -78,6 +78,8 @@ export function openLimits(input: OpenLimitsInput): OpenedLimits {
         url: settings.redisUrl,
         prefix: input.redisPrefix,
         onConnectionError: (error) => logger.debug({ err: error }, 'limit counters: Redis connection error'),
+        onGiveBackError: (error) =>
+          logger.warn({ err: error }, 'limit counters: an unused block could not be given back (it expires instead)'),
       })
     : createMemoryCounters();
   const limiter = createCallLimiter({

@@ -4,9 +4,12 @@
  * the admissions (and the settlements) of one event-loop turn share one script call. Settlements are held up to
  * SETTLE_HOLD_MS (or until the next admissions are sent, whichever comes first) and travel in the same write as
  * those admissions: a call one at a time costs one round trip to Redis, not two.
+ * Far from the limits, calls are admitted from local allowances instead (redis-allowance.ts): blocks of headroom
+ * taken in one script call, counted at once, given back when unused.
  * Commands fail at once while Redis is unreachable (no offline queue, a short command timeout): the call limiter
  * then applies `limits.on_store_down` instead of letting requests wait for a reconnection.
  */
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Redis as RedisClient } from 'ioredis';
 import {
@@ -22,7 +25,8 @@ import {
   periodEndsIn,
   periodOf,
 } from './counter-store.js';
-import { ADMIT_SCRIPT, RENEW_SCRIPT, SETTLE_SCRIPT } from './redis-scripts.js';
+import { BLOCK_MS, createAllowances } from './redis-allowance.js';
+import { ADMIT_SCRIPT, GRANT_SCRIPT, RENEW_SCRIPT, RETURN_SCRIPT, SETTLE_SCRIPT } from './redis-scripts.js';
 
 export interface RedisCountersOptions {
   url: string;
@@ -31,6 +35,13 @@ export interface RedisCountersOptions {
   /** A command not answered in this time fails (counts as the store being down). */
   commandTimeoutMs?: number;
   onConnectionError?(error: Error): void;
+  /**
+   * Local allowances (redis-allowance.ts): far from its limits, an instance admits calls from blocks it took from
+   * Redis, not one round trip per call. On unless false.
+   */
+  allowances?: boolean;
+  /** Where a block that could not be given back is reported (its unused part then expires on its own). */
+  onGiveBackError?(error: unknown): void;
 }
 
 const DAY_MS = 86_400_000;
@@ -57,6 +68,8 @@ type ScriptClient = Omit<RedisClient, 'pipeline'> & {
   omnigateAdmit(...args: Array<string | number>): Promise<Array<number | string>>;
   omnigateSettle(...args: Array<string | number>): Promise<number>;
   omnigateRenew(...args: Array<string | number>): Promise<number>;
+  omnigateGrant(...args: Array<string | number>): Promise<Array<number | string>>;
+  omnigateReturn(...args: Array<string | number>): Promise<number>;
 };
 
 function field(value: number | undefined): string {
@@ -86,6 +99,8 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
   client.defineCommand('omnigateAdmit', { numberOfKeys: 0, lua: ADMIT_SCRIPT });
   client.defineCommand('omnigateSettle', { numberOfKeys: 0, lua: SETTLE_SCRIPT });
   client.defineCommand('omnigateRenew', { numberOfKeys: 0, lua: RENEW_SCRIPT });
+  client.defineCommand('omnigateGrant', { numberOfKeys: 0, lua: GRANT_SCRIPT });
+  client.defineCommand('omnigateReturn', { numberOfKeys: 0, lua: RETURN_SCRIPT });
 
   const baseOf = (scope: string) => `${prefix}{${scope}}`;
   // The first connection may take longer than a command on a busy host; the first calls wait up to 5 s for it.
@@ -276,7 +291,7 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
       requests: rate(Number(reply[at + 4]), Number(reply[at + 5]), Number(reply[at + 6])),
       tokens: rate(Number(reply[at + 7]), Number(reply[at + 8]), Number(reply[at + 9])),
     };
-    if (Number(reply[at]) === 1) {
+    if (Number(reply[at]) !== 0) {
       return { admitted: true, rates };
     }
     return {
@@ -288,38 +303,42 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
     };
   }
 
-  return {
-    admit(request: Admit): Promise<Admission> {
-      const { now } = request;
-      const args = admitArgs;
+  /** One call's ADMIT_SCRIPT fields: 8, then 10 per scope. */
+  function pushAdmission(args: Array<string | number>, request: Admit): void {
+    const { now } = request;
+    args.push(
+      now,
+      request.leaseMs,
+      request.lease,
+      request.tokens,
+      request.costUsd,
+      request.mediaUnits,
+      request.scopes.length,
+      request.spends === false ? 0 : 1,
+    );
+    for (const { scope, limits } of request.scopes) {
+      // Days and periods are read only by the limits that count per day or period (dates cost CPU per call).
+      const budget = limits.budgetUsd !== undefined;
+      const daily = budget || limits.mediaUnitsPerDay !== undefined;
+      const total = (limits.budgetPeriod ?? 'month') === 'total';
       args.push(
-        now,
-        request.leaseMs,
-        request.lease,
-        request.tokens,
-        request.costUsd,
-        request.mediaUnits,
-        request.scopes.length,
-        request.spends === false ? 0 : 1,
+        baseOf(scope),
+        field(limits.rpm),
+        field(limits.tpm),
+        field(limits.maxParallel),
+        field(limits.mediaUnitsPerDay),
+        field(limits.budgetUsd),
+        budget ? periodOf(limits, now) : '',
+        daily ? dayOf(now) : '',
+        budget && !total ? periodEndsIn(limits, now) : -1,
+        daily ? dayEndsIn(now) : 0,
       );
-      for (const { scope, limits } of request.scopes) {
-        // Days and periods are read only by the limits that count per day or period (dates cost CPU per call).
-        const budget = limits.budgetUsd !== undefined;
-        const daily = budget || limits.mediaUnitsPerDay !== undefined;
-        const total = (limits.budgetPeriod ?? 'month') === 'total';
-        args.push(
-          baseOf(scope),
-          field(limits.rpm),
-          field(limits.tpm),
-          field(limits.maxParallel),
-          field(limits.mediaUnitsPerDay),
-          field(limits.budgetUsd),
-          budget ? periodOf(limits, now) : '',
-          daily ? dayOf(now) : '',
-          budget && !total ? periodEndsIn(limits, now) : -1,
-          daily ? dayEndsIn(now) : 0,
-        );
-      }
+    }
+  }
+
+  const store = {
+    admit(request: Admit): Promise<Admission> {
+      pushAdmission(admitArgs, request);
       return new Promise<Admission>((resolve, reject) => {
         admitWaiters.push({ scopes: request.scopes, resolve, reject });
         if (admitWaiters.length >= MAX_BATCH) {
@@ -366,7 +385,7 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
       });
     },
 
-    async renewLeases(leases, now, leaseMs) {
+    async renewLeases(leases: ReadonlyMap<string, readonly string[]>, now: number, leaseMs: number): Promise<void> {
       // Batches of at most RENEW_BATCH leases (a scope's list may span two), sent together.
       const batches: Array<Array<string | number>> = [];
       let args: Array<string | number> = [now, leaseMs, 0];
@@ -398,19 +417,50 @@ export function createRedisCounters(options: RedisCountersOptions): CounterStore
       await Promise.all(batches.map((batch) => client.omnigateRenew(...batch)));
     },
 
-    async spent(scope, now) {
+    async spent(scope: ScopeLimits, now: number): Promise<number> {
       // Held settlements first: the read goes after them on the same connection, so it sees them.
       flushSettlements();
       await ready();
       return Number((await client.get(`${baseOf(scope.scope)}:spend:${periodOf(scope.limits, now)}`)) ?? 0);
     },
 
-    async close() {
+    async close(): Promise<void> {
       // Held settlements are sent (and answered) before the connection closes: nothing settled is lost.
       if (settleWaiters.length > 0) {
         await sendSettlements();
       }
       client.disconnect();
+    },
+  };
+
+  if (options.allowances === false) {
+    return store;
+  }
+  const allowances = createAllowances(
+    {
+      grant(blockId, sizes, request) {
+        const args: Array<string | number> = [blockId, sizes.requests, sizes.tokens, sizes.slots, BLOCK_MS];
+        pushAdmission(args, request);
+        return run(() => client.omnigateGrant(...args));
+      },
+      giveBack: (args) => run(() => client.omnigateReturn(...args)),
+      admit: store.admit,
+      settle: store.settle,
+      admissionOf: (reply, scopes) => admissionOf(reply, 0, scopes),
+      onGiveBackError: (error) => options.onGiveBackError?.(error),
+      baseOf,
+    },
+    randomBytes(6).toString('base64url'),
+  );
+  return {
+    admit: allowances.admit,
+    settle: allowances.settle,
+    renewLeases: (leases, now, leaseMs) => store.renewLeases(allowances.renewalNames(leases), now, leaseMs),
+    spent: store.spent,
+    async close() {
+      // Blocks go back before the held settlements and the connection: nothing taken is kept.
+      await allowances.close();
+      await store.close();
     },
   };
 }

@@ -62,7 +62,7 @@ end
  * Returns, per call, 10 values: admitted, kind, scope index, retryAfterMs, req limit, remaining, reset, tok limit,
  * remaining, reset (-1 where a rate is not limited).
  */
-export const ADMIT_SCRIPT = `${COMMON}
+const ADMIT_ONE = `
 local function admitOne(a)
   local now = tonumber(ARGV[a])
   local leaseMs = tonumber(ARGV[a+1])
@@ -136,7 +136,7 @@ local function admitOne(a)
     local rpm, tpm, par, mpd, budget = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3]), num(ARGV[o+4]), num(ARGV[o+5])
     if rpm then
       redis.call('ZADD', base .. ':req', now, lease)
-      redis.call('PEXPIRE', base .. ':req', W)
+      extend(base .. ':req', W)
     end
     if tpm then setBucket(base, now, tpm, levels[i] + tokens) end
     if par then
@@ -155,6 +155,9 @@ local function admitOne(a)
   end
   return {1, '', -1, 0, reqL, reqR, reqT, tokL, tokR, tokT}
 end
+`;
+
+export const ADMIT_SCRIPT = `${COMMON}${ADMIT_ONE}
 local out = {}
 local a = 2
 for _ = 1, tonumber(ARGV[1]) do
@@ -240,6 +243,113 @@ for _ = 1, tonumber(ARGV[3]) do
     renewSet(res, first, last)
     extend(base .. ':resamt', keep)
     extend(base .. ':reserved', keep)
+  end
+end
+return 1
+`;
+
+/**
+ * A local allowance (redis-allowance.ts): one call's admission that also takes a block of headroom for the
+ * instance, but only while every scope is far from its limits; otherwise the call is admitted exactly as
+ * ADMIT_SCRIPT would (same reply), and nothing more is taken.
+ * ARGV: blockId, requests N (0: no rate scope), tokens T, slots P, blockMs, then the call as one ADMIT_SCRIPT call
+ * (its 8 fields, then 10 per scope; the scopes limit nothing but rpm, tpm and max_parallel).
+ * Far means, per scope: requests in the window + 101 N ≤ rpm, bucket level + 101 T ≤ tpm, slots held + 101 P ≤
+ * max_parallel — after the block, at least 100 blocks of headroom are left. The block is counted at once, as if
+ * used: N request entries `<id>:r<i>` scored at now + blockMs (the latest a local admission may happen, so each
+ * stays in the 60 s window at least as long as the request it stands for), T tokens in the bucket, P slots
+ * `<id>:p<i>` as leases expiring at now + leaseMs (renewed under the names of the calls that hold them). A crashed
+ * instance's block therefore ends like its calls would: slots expire, entries leave the window, tokens drain.
+ * Returns ADMIT_SCRIPT's 10 values; the first is 2 when the block was taken (the call holds `<id>:r1`, `<id>:p1`
+ * and T's first tokens), and the rates then count the whole block as used.
+ */
+export const GRANT_SCRIPT = `${COMMON}${ADMIT_ONE}
+local id, N, T, P, blockMs = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local a = 6
+local now, leaseMs, n = tonumber(ARGV[a]), tonumber(ARGV[a+1]), tonumber(ARGV[a+6])
+local first = a + 8
+local reqL, reqR, reqT, tokL, tokR, tokT = -1, -1, -1, -1, -1, -1
+local levels = {}
+for i = 0, n - 1 do
+  local o = first + i * 10
+  local base = ARGV[o]
+  local rpm, tpm, par = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3])
+  sweep(base, now, rpm, par, false)
+  if rpm then
+    local count = redis.call('ZCARD', base .. ':req')
+    if count + 101 * N > rpm then return admitOne(a) end
+    local reset = W + blockMs
+    if count > 0 then
+      local oldest = redis.call('ZRANGE', base .. ':req', 0, 0, 'WITHSCORES')
+      reset = tonumber(oldest[2]) + W - now
+    end
+    local r = rpm - count - N
+    if reqL < 0 or r < reqR then reqL, reqR, reqT = rpm, r, reset end
+  end
+  if tpm then
+    local level = bucket(base, now, tpm)
+    levels[i] = level
+    if level + 101 * T > tpm then return admitOne(a) end
+    local r = math.floor(tpm - level - T)
+    if tokL < 0 or r < tokR then tokL, tokR, tokT = tpm, r, math.ceil((level + T) * W / tpm) end
+  end
+  if par and redis.call('ZCARD', base .. ':par') + 101 * P > par then return admitOne(a) end
+end
+for i = 0, n - 1 do
+  local o = first + i * 10
+  local base = ARGV[o]
+  local rpm, tpm, par = num(ARGV[o+1]), num(ARGV[o+2]), num(ARGV[o+3])
+  if rpm and N > 0 then
+    local args = {}
+    for j = 1, N do
+      args[#args + 1] = now + blockMs
+      args[#args + 1] = id .. ':r' .. j
+    end
+    redis.call('ZADD', base .. ':req', unpack(args))
+    extend(base .. ':req', W + blockMs)
+  end
+  if tpm then setBucket(base, now, tpm, levels[i] + T) end
+  if par and P > 0 then
+    local args = {}
+    for j = 1, P do
+      args[#args + 1] = now + leaseMs
+      args[#args + 1] = id .. ':p' .. j
+    end
+    redis.call('ZADD', base .. ':par', unpack(args))
+    extend(base .. ':par', leaseMs * 2)
+  end
+end
+return {2, '', -1, 0, reqL, reqR, reqT, tokL, tokR, tokT}
+`;
+
+/**
+ * Gives back what blocks did not use (a block ended: its time ran out, it ran dry, or the instance closes).
+ * ARGV: now, blockCount, then per block: id, N, requests used, unused tokens (negative when the calls settled above
+ * the block: added), free slot count, the free slot names, scopeCount, then per scope: base, rpm, tpm.
+ * Unused request entries `<id>:r<used+1..N>` and free slots leave their sets; the unused tokens leave the bucket
+ * (never below empty). Slots held by calls still running stay until those calls settle under the slot's name.
+ */
+export const RETURN_SCRIPT = `${COMMON}
+local now = tonumber(ARGV[1])
+local o = 3
+for _ = 1, tonumber(ARGV[2]) do
+  local id, N, used, unused = ARGV[o], tonumber(ARGV[o+1]), tonumber(ARGV[o+2]), tonumber(ARGV[o+3])
+  local free = tonumber(ARGV[o+4])
+  local slots = {}
+  for j = 1, free do slots[j] = ARGV[o+4+j] end
+  o = o + 5 + free
+  local n = tonumber(ARGV[o])
+  o = o + 1
+  for _ = 1, n do
+    local base, rpm, tpm = ARGV[o], num(ARGV[o+1]), num(ARGV[o+2])
+    o = o + 3
+    if rpm and used < N then
+      local names = {}
+      for j = used + 1, N do names[#names + 1] = id .. ':r' .. j end
+      redis.call('ZREM', base .. ':req', unpack(names))
+    end
+    if tpm and unused ~= 0 then setBucket(base, now, tpm, bucket(base, now, tpm) - unused) end
+    if free > 0 then redis.call('ZREM', base .. ':par', unpack(slots)) end
   end
 end
 return 1
