@@ -16,6 +16,7 @@ import type { CallContext } from '../../core/call-context.js';
 import { circuitChanged, deploymentAttempted } from '../../observability/hooks.js';
 import type { ProviderLogger } from '../provider-logger.js';
 import type { CircuitBreakers, Permit } from './circuit-breaker.js';
+import { type DeadlineQueue, deadlineQueue, type Waiter } from './deadline-queue.js';
 import { judgeFailure } from './judge-failure.js';
 import { type createDeploymentStats, orderDeployments, type Strategy } from './select-deployments.js';
 
@@ -72,11 +73,6 @@ export interface RunOptions<M> {
 const DEADLINE = Symbol('deadline');
 const ONCE = { once: true } as const;
 
-/** The budget's timer: a module function with its controller as argument, so arming it makes no closure. */
-function expire(controller: AbortController): void {
-  controller.abort(DEADLINE);
-}
-
 function clientClosed(): ApiError {
   return new ApiError(499, 'The client closed the request.', { code: 'client_closed_request' });
 }
@@ -100,7 +96,7 @@ export function runResilient<M, R>(
  * One call through the loop. Its state is one object (the bookkeeping a retry needs is made only when an attempt
  * fails), and the object is also the committed result the caller gets: the healthy path allocates little.
  */
-class ResilientCall<M, R> implements Committed<M, R> {
+class ResilientCall<M, R> implements Committed<M, R>, Waiter {
   value!: R;
   target!: Target<M>;
   attempts = 0;
@@ -113,7 +109,12 @@ class ResilientCall<M, R> implements Committed<M, R> {
   /** One signal for every attempt: aborted when the caller leaves, or when the budget runs out before an answer. */
   private readonly controller = new AbortController();
   private readonly deadline: number;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Where the call waits for its budget to end (deadline-queue.ts), until it commits or fails. */
+  private readonly budget: DeadlineQueue | undefined;
+  expiresAt = 0;
+  older: Waiter | undefined;
+  newer: Waiter | undefined;
+  queued = false;
   private readonly onAbort: () => void;
 
   constructor(
@@ -135,8 +136,14 @@ class ResilientCall<M, R> implements Committed<M, R> {
       this.deadline = Number.POSITIVE_INFINITY;
     } else {
       this.deadline = Date.now() + plan.budgetMs;
-      this.timer = setTimeout(expire, plan.budgetMs, controller);
+      this.budget = deadlineQueue(plan.budgetMs);
+      this.budget.add(this);
     }
+  }
+
+  /** The budget ran out before an answer: the attempt in flight is stopped. */
+  expire(): void {
+    this.controller.abort(DEADLINE);
   }
 
   /** The call is over (a stream's end): its deployment's count of calls in flight goes down. Callable unbound. */
@@ -180,11 +187,11 @@ class ResilientCall<M, R> implements Committed<M, R> {
           )
         );
       }
-      clearTimeout(this.timer);
+      this.budget?.remove(this);
       this.report(this.target);
       return this;
     } catch (error) {
-      clearTimeout(this.timer);
+      this.budget?.remove(this);
       this.context.signal.removeEventListener('abort', this.onAbort);
       this.report(this.last?.target);
       throw error;
