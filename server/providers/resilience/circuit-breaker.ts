@@ -19,14 +19,18 @@ export interface BreakerSettings {
   cooldownMs: number;
 }
 
+/**
+ * The per-call methods answer at once when the state is in this process (no promise, so the retry layer's healthy
+ * path awaits nothing of theirs) and with a promise when it is in Redis; callers await only a promise.
+ */
 export interface CircuitBreakers {
-  acquire(id: string): Promise<Permit>;
+  acquire(id: string): Permit | Promise<Permit>;
   /** The deployment answered: its circuit closes (a no-op when it was closed with no failures). */
-  success(id: string, permit: Permit): Promise<void>;
-  /** The deployment failed; resolves to the circuit's state afterwards. */
-  failure(id: string, permit: Permit): Promise<CircuitState>;
+  success(id: string, permit: Permit): void | Promise<void>;
+  /** The deployment failed; the circuit's state afterwards. */
+  failure(id: string, permit: Permit): CircuitState | Promise<CircuitState>;
   /** The call ended saying nothing about the deployment (the caller left): a probe's turn goes to the next call. */
-  release(id: string, permit: Permit): Promise<void>;
+  release(id: string, permit: Permit): void | Promise<void>;
   state(id: string): Promise<{ state: CircuitState; failures: number }>;
   close(): Promise<void>;
 }
@@ -44,7 +48,7 @@ interface Circuit {
 export function createMemoryBreakers(settings: BreakerSettings, now: () => number = Date.now): CircuitBreakers {
   const circuits = new Map<string, Circuit>();
   return {
-    async acquire(id) {
+    acquire(id) {
       const circuit = circuits.get(id);
       if (!circuit) {
         return ALLOWED;
@@ -58,12 +62,12 @@ export function createMemoryBreakers(settings: BreakerSettings, now: () => numbe
       circuit.probing = true;
       return { allowed: true, probe: true, failures: circuit.failures };
     },
-    async success(id, permit) {
+    success(id, permit) {
       if (permit.probe || permit.failures > 0 || circuits.has(id)) {
         circuits.delete(id);
       }
     },
-    async failure(id, permit) {
+    failure(id, permit) {
       let circuit = circuits.get(id);
       if (!circuit) {
         circuit = { failures: 0, openUntil: 0, probing: false };
@@ -77,7 +81,7 @@ export function createMemoryBreakers(settings: BreakerSettings, now: () => numbe
       }
       return circuit.openUntil > at ? 'open' : circuit.openUntil === 0 ? 'closed' : 'half-open';
     },
-    async release(id, permit) {
+    release(id, permit) {
       const circuit = circuits.get(id);
       if (permit.probe && circuit) {
         circuit.probing = false;

@@ -30,7 +30,13 @@ import type {
   VideoModel,
   VideoTaskContext,
 } from '../../core/models.js';
-import { runResilient, type ResiliencePlan, type ResilienceRuntime, type Target } from './resilience-plan.js';
+import {
+  type Committed,
+  runResilient,
+  type ResiliencePlan,
+  type ResilienceRuntime,
+  type Target,
+} from './resilience-plan.js';
 
 const DIALECTS: readonly Dialect[] = ['openai-chat', 'openai-responses', 'anthropic-messages'];
 
@@ -39,15 +45,19 @@ function withSignal<C extends CallContext>(context: C, signal: AbortSignal): C {
   return { ...context, signal };
 }
 
-async function once<M, R>(
+function once<M, R>(
   plan: ResiliencePlan<M>,
   runtime: ResilienceRuntime,
   context: CallContext,
   call: (model: M, signal: AbortSignal, target: Target<M>) => Promise<R>,
 ): Promise<R> {
-  const committed = await runResilient(plan, runtime, context, (target, signal) =>
-    call(target.model(), signal, target),
+  return runResilient(plan, runtime, context, (target, signal) => call(target.model(), signal, target)).then(
+    finishedAtOnce,
   );
+}
+
+/** A call whose answer is whole when committed is over then. */
+function finishedAtOnce<M, R>(committed: Committed<M, R>): R {
   committed.done();
   return committed.value;
 }
@@ -71,13 +81,12 @@ function streamOnce<M, P>(
           const head = await iterator.next();
           return { iterator, head };
         });
-        return resumed(committed.value.iterator, committed.value.head, committed.done)[Symbol.asyncIterator]();
+        inner = new Resumed(committed.value.iterator, committed.value.head, committed.done);
+        return inner.next();
       };
       return {
-        async next() {
-          inner ??= await start();
-          return inner.next();
-        },
+        // After the first part, straight to the committed stream: no extra promise per part here.
+        next: () => (inner ? inner.next() : start()),
         async return(value?: unknown) {
           await inner?.return?.(value);
           return { done: true, value: undefined as unknown as P };
@@ -87,45 +96,63 @@ function streamOnce<M, P>(
   };
 }
 
-/** Iterates the rest of an iterator after its first result was taken; `done` runs at the end, however it ends. */
-function resumed<T>(iterator: AsyncIterator<T>, first: IteratorResult<T>, done: () => void): AsyncIterable<T> {
-  let pending: IteratorResult<T> | undefined = first;
-  let finished = false;
-  const finish = () => {
-    if (!finished) {
-      finished = true;
-      done();
+/**
+ * The rest of an iterator after its first result was taken (the attempt's commit), then what follows straight from
+ * it; `done` runs at the end, however it ends. Its `next` is no async function: a part costs the one promise the
+ * `then` makes, not an async frame's and an await's on top.
+ */
+class Resumed<T> implements AsyncIterator<T>, AsyncIterable<T> {
+  private pending: IteratorResult<T> | undefined;
+  private finished = false;
+  private readonly settle = (result: IteratorResult<T>): IteratorResult<T> => {
+    if (result.done) {
+      this.finish();
     }
+    return result;
   };
-  return {
-    [Symbol.asyncIterator]: () => ({
-      async next() {
-        if (pending) {
-          const result = pending;
-          pending = undefined;
-          if (result.done) {
-            finish();
-          }
-          return result;
-        }
-        try {
-          const result = await iterator.next();
-          if (result.done) {
-            finish();
-          }
-          return result;
-        } catch (error) {
-          finish();
-          throw error;
-        }
-      },
-      async return(value?: unknown) {
-        finish();
-        await iterator.return?.(value);
-        return { done: true, value: undefined as T };
-      },
-    }),
+  private readonly fail = (error: unknown): never => {
+    this.finish();
+    throw error;
   };
+
+  constructor(
+    private readonly iterator: AsyncIterator<T>,
+    first: IteratorResult<T>,
+    private readonly done: () => void,
+  ) {
+    this.pending = first;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    const result = this.pending;
+    if (result) {
+      this.pending = undefined;
+      return Promise.resolve(this.settle(result));
+    }
+    try {
+      return this.iterator.next().then(this.settle, this.fail);
+    } catch (error) {
+      this.finish();
+      return Promise.reject(error);
+    }
+  }
+
+  async return(value?: unknown): Promise<IteratorResult<T>> {
+    this.finish();
+    await this.iterator.return?.(value);
+    return { done: true, value: undefined as T };
+  }
+
+  private finish(): void {
+    if (!this.finished) {
+      this.finished = true;
+      this.done();
+    }
+  }
 }
 
 function chat(plan: ResiliencePlan<ChatModel>, runtime: ResilienceRuntime): ChatModel {
@@ -137,31 +164,38 @@ function chat(plan: ResiliencePlan<ChatModel>, runtime: ResilienceRuntime): Chat
       continue;
     }
     const usable = (target: Target<ChatModel>) => target.model().passthrough?.[dialect] !== undefined;
+    // Made once per dialect, not per call: the options, and the method called by name (no `bind` per attempt).
+    const runOptions = { usable };
     const forwardWith =
-      (pick: (native: NativePassthrough) => NativePassthrough['forward'] | undefined) =>
+      (method: 'forward' | 'forwardCountTokens') =>
       async (body: Record<string, unknown>, context: PassthroughContext): Promise<PassthroughResponse> => {
         const committed = await runResilient(
           plan,
           runtime,
           context,
           async (target, signal) => {
-            const forward = pick(target.model().passthrough![dialect]!)!;
-            // Each deployment has its own name for the model.
-            const response = await forward({ ...body, model: target.upstreamModel }, withSignal(context, signal));
+            const native = target.model().passthrough![dialect]!;
+            // Each deployment has its own name for the model (the body is copied only when it differs).
+            const named = body.model === target.upstreamModel ? body : { ...body, model: target.upstreamModel };
+            const response = await native[method]!(named, withSignal(context, signal));
             // Committed only at the first bytes: an answer that stalls or breaks before them is still retried.
             const iterator = response.body[Symbol.asyncIterator]();
             const head = await iterator.next();
             return { response, iterator, head };
           },
-          { usable },
+          runOptions,
         );
         const { response, iterator, head } = committed.value;
-        return { status: response.status, headers: response.headers, body: resumed(iterator, head, committed.done) };
+        return {
+          status: response.status,
+          headers: response.headers,
+          body: new Resumed(iterator, head, committed.done),
+        };
       };
     const native = first.passthrough![dialect]!;
     passthrough[dialect] = {
-      forward: forwardWith((n) => n.forward.bind(n)),
-      ...(native.forwardCountTokens ? { forwardCountTokens: forwardWith((n) => n.forwardCountTokens?.bind(n)) } : {}),
+      forward: forwardWith('forward'),
+      ...(native.forwardCountTokens ? { forwardCountTokens: forwardWith('forwardCountTokens') } : {}),
     };
   }
   return {
