@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJsonTokenCounter, MAX_JSON_TOKENS } from '../../server/http/json-token-budget.js';
 import { loadSpec } from '../../server/spec/load-spec.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
+import { leastOfThree } from '../helpers/loop-block.js';
 
 let t: TestApp;
 
@@ -256,47 +257,6 @@ describe('a body too costly to parse is refused before it is parsed', () => {
     baseUrl = { port: (server.address() as AddressInfo).port };
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
-  /**
-   * The longest block of the event loop (ms) while `work` runs, in CPU time: the most CPU this process spent
-   * between two turns of a 1 ms timer (capped by the wall time between them). Unlike a wall-clock block, other
-   * processes on a loaded machine do not lengthen it; threads of this process running beside the loop (GC
-   * helpers, the tokenizer worker) do count, which only makes a block look longer.
-   */
-  async function longestBlock(work: () => Promise<unknown>): Promise<number> {
-    let longest = 0;
-    let lastCpu = process.cpuUsage();
-    let lastWall = process.hrtime.bigint();
-    let running = true;
-    const tick = () => {
-      const cpu = process.cpuUsage(lastCpu);
-      const wall = process.hrtime.bigint();
-      longest = Math.max(longest, Math.min((cpu.user + cpu.system) / 1000, Number(wall - lastWall) / 1e6));
-      lastCpu = process.cpuUsage();
-      lastWall = wall;
-      if (running) {
-        setTimeout(tick, 1);
-      }
-    };
-    setTimeout(tick, 1);
-    try {
-      await work();
-      // A block is recorded when the timer finally runs: give it the turn to run.
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    } finally {
-      running = false;
-    }
-    return longest;
-  }
-
-  /** The least of three: a collection of an earlier step's garbage may land in any one of them. */
-  async function leastOfThree(work: () => Promise<unknown>): Promise<number> {
-    const blocks: number[] = [];
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      blocks.push(await longestBlock(work));
-    }
-    return Math.min(...blocks);
-  }
 
   /** The control: JSON.parse of `body` alone, on the event loop, as the least of three. */
   const parseBlock = (body: Buffer) =>

@@ -12,6 +12,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyThreads } from '../../server/engines/body/body-pool.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
+import { leastOfThree } from '../helpers/loop-block.js';
 
 let t: TestApp;
 let server: ReturnType<TestApp['app']['listen']>;
@@ -64,46 +65,6 @@ function send(path: string, body: Buffer, headers: Record<string, string | numbe
     req.on('error', reject);
     req.end(body);
   });
-}
-
-/**
- * The longest block of the event loop (ms) while `work` runs, in CPU time: the most CPU this process spent
- * between two turns of a 1 ms timer, capped by the wall time between them (as in array-bounds.test.ts), so other
- * processes on a loaded machine do not lengthen it. A body thread running beside the loop counts at most for the
- * stretch's wall time, which only makes a block look longer.
- */
-async function longestBlock(work: () => Promise<unknown>): Promise<number> {
-  let longest = 0;
-  let lastCpu = process.cpuUsage();
-  let lastWall = process.hrtime.bigint();
-  let running = true;
-  const tick = () => {
-    const cpu = process.cpuUsage(lastCpu);
-    const wall = process.hrtime.bigint();
-    longest = Math.max(longest, Math.min((cpu.user + cpu.system) / 1000, Number(wall - lastWall) / 1e6));
-    lastCpu = process.cpuUsage();
-    lastWall = wall;
-    if (running) {
-      setTimeout(tick, 1);
-    }
-  };
-  setTimeout(tick, 1);
-  try {
-    await work();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  } finally {
-    running = false;
-  }
-  return longest;
-}
-
-/** The least of three: a collection of an earlier step's garbage may land in any one of them. */
-async function leastOfThree(work: () => Promise<unknown>): Promise<number> {
-  const blocks: number[] = [];
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    blocks.push(await longestBlock(work));
-  }
-  return Math.min(...blocks);
 }
 
 const MiB = 1024 * 1024;
