@@ -18,7 +18,6 @@
  * The client is this process too, but sends a prepared buffer (the socket writes it), so the figures are the
  * server's. The uptime load average is printed: the figures mean little on a machine busy with other work.
  */
-import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -26,6 +25,7 @@ import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
 import { threadCpuMs } from '../test/helpers/cpu-time.js';
 import { createTestApp } from '../test/helpers/create-test-app.js';
+import { postRaw } from '../test/helpers/post-raw.js';
 
 const only = process.argv[2];
 const runs = Number(process.env.RUNS ?? 7);
@@ -34,30 +34,7 @@ const server = t.app.listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
 const port = (server.address() as AddressInfo).port;
 
-function send(path: string, body: Buffer): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${t.key}`,
-          'content-type': 'application/json',
-          'content-length': body.length,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const send = (path: string, body: Buffer) => postRaw({ port, key: t.key }, path, body);
 
 const MiB24 = 24 * 1024 * 1024;
 const base64 = Buffer.alloc((MiB24 / 4) * 3, 0x5a).toString('base64'); // 24 MiB of plain base64

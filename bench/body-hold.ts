@@ -7,12 +7,12 @@
  * profile of the runs of each body. The figure to compare is the median CPU block (`RUNS` runs, default 5); the
  * wall-clock block is printed beside it but grows with whatever else the machine runs.
  */
-import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
 import { createTestApp } from '../test/helpers/create-test-app.js';
+import { postRaw } from '../test/helpers/post-raw.js';
 
 const n = Number(process.argv[2] ?? 10_000);
 const only = process.argv[3];
@@ -21,30 +21,7 @@ const server = t.app.listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
 const port = (server.address() as AddressInfo).port;
 
-function send(path: string, body: Buffer): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${t.key}`,
-          'content-type': 'application/json',
-          'content-length': body.length,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const send = (path: string, body: Buffer) => postRaw({ port, key: t.key }, path, body);
 
 async function longestBlock(work: () => Promise<unknown>): Promise<number> {
   const h = monitorEventLoopDelay({ resolution: 1 });

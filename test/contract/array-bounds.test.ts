@@ -3,7 +3,6 @@
  * the dialect's envelope naming the field, and a body too costly to parse (400,000 messages, 3,000,000 stop
  * sequences) is refused while it arrives, before JSON.parse holds the event loop.
  */
-import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { createJsonTokenCounter, MAX_JSON_TOKENS } from '../../server/http/json-
 import { loadSpec } from '../../server/spec/load-spec.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { leastOfThree } from '../helpers/loop-block.js';
+import { postRaw } from '../helpers/post-raw.js';
 
 let t: TestApp;
 
@@ -262,36 +262,7 @@ describe('a body too costly to parse is refused before it is parsed', () => {
   const parseBlock = (body: Buffer) =>
     leastOfThree(() => new Promise((resolve) => setTimeout(() => resolve(JSON.parse(body.toString('utf8'))), 5)));
 
-  function send(path: string, body: Buffer): Promise<{ status: number; body: any; requestId: string | undefined }> {
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: '127.0.0.1',
-          port: baseUrl.port,
-          path,
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${t.key}`,
-            'content-type': 'application/json',
-            'content-length': body.length,
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
-              requestId: res.headers['x-request-id'] as string | undefined,
-            }),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  }
+  const send = (path: string, body: Buffer) => postRaw({ port: baseUrl.port, key: t.key }, path, body);
 
   // The control is what the server did before the budget: parse the whole body on the event loop (and then
   // validate and serve it). The refusal must cost a small part of the parse alone.

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyThreads } from '../../server/engines/body/body-pool.js';
 import { createTestApp, type TestApp } from '../helpers/create-test-app.js';
 import { leastOfThree } from '../helpers/loop-block.js';
+import { postRaw, type RawAnswer } from '../helpers/post-raw.js';
 
 let t: TestApp;
 let server: ReturnType<TestApp['app']['listen']>;
@@ -26,46 +27,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-interface Answer {
-  status: number;
-  body: any;
-  requestId: string | undefined;
-}
-
-function send(path: string, body: Buffer, headers: Record<string, string | number> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${t.key}`,
-          'content-type': 'application/json',
-          'content-length': body.length,
-          ...headers,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            // a non-JSON answer stays text
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed, requestId: res.headers['x-request-id'] as string });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const send = (path: string, body: Buffer, headers?: Record<string, string | number>) =>
+  postRaw({ port, key: t.key }, path, body, headers);
 
 const MiB = 1024 * 1024;
 const base64 = Buffer.alloc(18 * MiB, 0x5a).toString('base64'); // 24 MiB, the most a 25 MiB body carries
@@ -81,7 +44,7 @@ describe('the largest accepted bodies', () => {
   ])('%s: holds the loop under three quarters of parsing and decoding it in place', async (_name, path, text) => {
     const body = Buffer.from(text);
     const first = await send(path, body); // the route's validator compiles, the body thread starts
-    let answer: Answer | undefined;
+    let answer: RawAnswer | undefined;
     const hold = await leastOfThree(async () => {
       answer = await send(path, body);
     });
@@ -135,7 +98,7 @@ describe('malformed large bodies keep their answers', () => {
     }
   }
 
-  async function expectInvalidJson(answer: Answer, body: Buffer): Promise<void> {
+  async function expectInvalidJson(answer: RawAnswer, body: Buffer): Promise<void> {
     const message = await expressJsonMessage(body);
     expect(answer.status).toBe(400);
     expect(answer.requestId).toMatch(/^req_/);
