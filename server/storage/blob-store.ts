@@ -31,13 +31,13 @@
  * (storage/file-store.ts) counts them.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { ByteStore } from './bytes/byte-store.js';
 import { createDirectoryByteStore } from './bytes/directory-byte-store.js';
+import { writeNewFile } from './bytes/write-new-file.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface BlobMeta {
@@ -242,7 +242,7 @@ export function createBlobStoreOn(rows: BlobRows, storage: string | SharedBlobBy
         },
       });
       try {
-        await pipeline(source, meter, createWriteStream(temporary, { mode: 0o600, flags: 'wx' }));
+        await writeNewFile(temporary, source, meter);
       } catch (error) {
         await rm(temporary, { force: true });
         throw error;

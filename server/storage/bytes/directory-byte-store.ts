@@ -5,12 +5,12 @@
  * the file open, so a delete by another instance mid-download does not cut the download.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
+import { createReadStream, mkdirSync } from 'node:fs';
 import { open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { assertKey, type ByteStore } from './byte-store.js';
+import { writeNewFile } from './write-new-file.js';
 
 export interface DirectoryByteStore extends ByteStore {
   readonly directory: string;
@@ -32,7 +32,7 @@ export function createDirectoryByteStore(directory: string): DirectoryByteStore 
       if (source instanceof Uint8Array) {
         await writeFile(temporary, source, { mode: 0o600, flag: 'wx' });
       } else {
-        await pipeline(source, createWriteStream(temporary, { mode: 0o600, flags: 'wx' }));
+        await writeNewFile(temporary, source);
       }
       await rename(temporary, target);
     } catch (error) {
