@@ -281,7 +281,10 @@ describe('the media pool, seen from outside', () => {
         .send({ model: 'local:chat', messages: [{ role: 'user', content: 'ping' }] });
     expect((await chat()).status).toBe(200);
     // The image route's first call builds its validators (hundreds of ms of CPU on a loaded machine): not measured.
-    const warm = await request(made.app).post('/v1/images/generations').set(auth).send({ prompt: 'warm', size: '64x64' });
+    const warm = await request(made.app)
+      .post('/v1/images/generations')
+      .set(auth)
+      .send({ prompt: 'warm', size: '64x64' });
     expect(warm.status).toBe(200);
     // The gateway runs on this thread, so the longest stretch of its CPU between two turns of the event loop is
     // what anything held the loop for, a measure a busy machine does not stretch: a render on the event loop (one
