@@ -21,11 +21,29 @@ import { requestStart } from './http/request-start.js';
 import { uploadOptions, uploadRefusal } from './http/upload-storage.js';
 import { transcriptionUploadLimits } from './calls/audio/transcription-upload-limit.js';
 import { cacheValidatorRouteRegexps } from './http/validator-route-cache.js';
+import { validatorWarmUp, type WarmUpReport } from './http/validator-warm-up.js';
 import { restoreLengthBoundErrors, validatorDocument } from './spec/validator-document.js';
 import { fileUploadLimit, FILE_BLOB_PREFIX } from './calls/files/file-quota.js';
 import type { AppDeps } from './routes/app-deps.js';
 import { createHandlers } from './routes/index.js';
 import { mountOperations } from './routes/mount-operations.js';
+
+/** JSON-RPC bodies and SSE answers of the MCP transport are not the validator's to judge. */
+const MCP_PATHS = /^\/v1\/mcp(\/|$)/;
+
+const warmUps = new WeakMap<Express, () => Promise<WarmUpReport>>();
+
+/**
+ * Builds the validator of every JSON operation of `app` now rather than at its first call (http/validator-warm-up.ts);
+ * main.ts runs it before listening.
+ */
+export function warmUpValidator(app: Express): Promise<WarmUpReport> {
+  const warmUp = warmUps.get(app);
+  if (!warmUp) {
+    throw new Error('warmUpValidator: not an application made by createApp');
+  }
+  return warmUp();
+}
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -56,27 +74,26 @@ export function createApp(deps: AppDeps): Express {
   // The validator reads its own rewritten copy of the contract (spec/validator-document.ts): the same bodies
   // accepted and refused with the same first error, without holding the loop per union branch or per character.
   const validatorSpec = validatorDocument(deps.spec.document);
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: validatorSpec.document as never,
-      formats: validatorSpec.formats,
-      validateApiSpec: false, // checked once at boot by checkSpec()
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: true,
-      validateSecurity: false, // authenticate() above is the enforcement; the spec's schemes document it
-      // createFile streams its file to a staged blob; other multipart operations keep small files in memory.
-      fileUploader: uploadOptions({
-        blobs: deps.media.blobs,
-        maxBodyBytes: deps.maxBodyBytes,
-        prefix: FILE_BLOB_PREFIX,
-        streamed: { createFile: fileUploadLimit(deps) },
-        inMemory: transcriptionUploadLimits(deps.transcription),
-      }) as never, // multer 2.5 takes `limits` as a function of the request; @types/multer does not know it
-      // JSON-RPC bodies and SSE answers of the MCP transport are not the validator's to judge.
-      ignorePaths: /^\/v1\/mcp(\/|$)/,
-      $refParser: { mode: 'bundle' },
-    }),
-  );
+  const validator = OpenApiValidator.middleware({
+    apiSpec: validatorSpec.document as never,
+    formats: validatorSpec.formats,
+    validateApiSpec: false, // checked once at boot by checkSpec()
+    validateRequests: { allowUnknownQueryParameters: false },
+    validateResponses: true,
+    validateSecurity: false, // authenticate() above is the enforcement; the spec's schemes document it
+    // createFile streams its file to a staged blob; other multipart operations keep small files in memory.
+    fileUploader: uploadOptions({
+      blobs: deps.media.blobs,
+      maxBodyBytes: deps.maxBodyBytes,
+      prefix: FILE_BLOB_PREFIX,
+      streamed: { createFile: fileUploadLimit(deps) },
+      inMemory: transcriptionUploadLimits(deps.transcription),
+    }) as never, // multer 2.5 takes `limits` as a function of the request; @types/multer does not know it
+    ignorePaths: MCP_PATHS,
+    $refParser: { mode: 'bundle' },
+  });
+  app.use(validator);
+  warmUps.set(app, validatorWarmUp(validator, validatorSpec.document, MCP_PATHS));
   app.use(finiteQueryNumbers());
   const operations = operationsById(deps.spec.document);
   // A request the validator refused still names its operation in its usage record. No handler has run yet

@@ -46,6 +46,7 @@ describe('loadConfig: environment', () => {
       headersTimeoutMs: 15_000,
       responseRetentionDays: 30,
       usageBufferMax: 100_000,
+      warmUp: false,
       media: {
         workers: Math.max(1, Math.min(2, availableParallelism() - 1)),
         queueLimit: 16,
@@ -95,6 +96,7 @@ describe('loadConfig: environment', () => {
       metricsPort: 9464,
     });
     expect(loadConfig({ OMNIGATE_ADMIN_KEY: 'k', OMNIGATE_METRICS: 'false' }).observability.metrics).toBe(false);
+    expect(loadConfig({ OMNIGATE_WARM_UP: 'true' }).warmUp).toBe(true);
     expect(
       loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OMNIGATE_TRACE_CONTENT: 'true' })
         .observability,

@@ -243,6 +243,29 @@ describe('starting', () => {
 
 describe('the compiled build', () => {
   it(
+    'builds the validator of every JSON operation before listening with OMNIGATE_WARM_UP=true, and still answers',
+    async () => {
+      const key = 'sk-process-warm-aaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+      const server = await startServer({
+        OMNIGATE_DATA_DIR: dataDir(),
+        OMNIGATE_API_KEYS: key,
+        OMNIGATE_WARM_UP: 'true',
+      });
+      const built = server.logs().find((line) => line.msg === 'validator built');
+      expect(built?.operations).toBeGreaterThan(40);
+      const answer = await call(server.port, 'POST', '/anthropic/v1/messages', {
+        key,
+        body: { model: 'local:chat', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] },
+      });
+      expect(answer.status).toBe(200);
+      expect((JSON.parse(answer.body) as { type: string }).type).toBe('message');
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     'runs from dist/ without tsx: its media worker threads and the eSpeak child process start from the compiled modules',
     async () => {
       const key = 'sk-process-build-aaaaaaaaaaaaaaaaaaaaaaaaaaaa';
