@@ -18,7 +18,10 @@ def on_response(response, context):
     return None
 
 
-api = og.Client(url, auth={"bearer": key}, middleware=[{"on_response": on_response}])
+# httpx's default timeout is 5 s: a server's first calls (its validator built on first use) on a loaded 2-core
+# machine can take longer than that, so the smoke test waits as long as the test around it does.
+TIMEOUT = 50.0
+api = og.Client(url, auth={"bearer": key}, timeout=TIMEOUT, middleware=[{"on_response": on_response}])
 models = [model.id for model in api.list_models().data]
 
 op = og._OPERATIONS["create_chat_completion"]
@@ -27,7 +30,7 @@ answer = og.send(api._http, api._config, op, og.build_url(url, op["path"], {}), 
                  json_body={"model": "local:chat", "messages": [{"role": "user", "content": "Hello from Python"}]})
 chat = answer.json()["choices"][0]["message"]["content"]
 
-wrong = og.Client(url, auth={"bearer": "og-wrong-key"}, middleware=[{"on_response": on_response}])
+wrong = og.Client(url, auth={"bearer": "og-wrong-key"}, timeout=TIMEOUT, middleware=[{"on_response": on_response}])
 try:
     wrong.list_models()
     error = None
