@@ -31,7 +31,10 @@ async function primeOutsideTheValidator(made: TestApp): Promise<void> {
 
 async function firstCallCpuMs(made: TestApp): Promise<number> {
   const before = threadCpuMs();
-  const res = await request(made.app).post('/anthropic/v1/messages').set('authorization', `Bearer ${made.key}`).send(message);
+  const res = await request(made.app)
+    .post('/anthropic/v1/messages')
+    .set('authorization', `Bearer ${made.key}`)
+    .send(message);
   const spent = threadCpuMs() - before;
   expect(res.status).toBe(200);
   expect(res.body.type).toBe('message');
