@@ -8,6 +8,7 @@
  */
 import type { RequestHandler } from 'express';
 import { ApiError } from '../core/api-error.js';
+import { OPERATION_METHODS } from '../spec/contract-operations.js';
 import type { OpenApiDocument } from '../spec/load-spec.js';
 
 const MCP_PATH = '/v1/mcp';
@@ -16,7 +17,7 @@ export const UNKNOWN_PATH_MESSAGE = 'Unknown path. The API is described at GET /
 
 export function mcpBoundary(document: OpenApiDocument): RequestHandler {
   const item = (document.paths?.[MCP_PATH] ?? {}) as Record<string, unknown>;
-  const methods = ['get', 'post', 'put', 'patch', 'delete'].filter((method) => item[method] !== undefined);
+  const methods: string[] = OPERATION_METHODS.filter((method) => item[method] !== undefined);
   // GET and DELETE are in the contract only to be refused (the endpoint keeps no sessions): POST is the one
   // method that works, as their own 405 says.
   const allow = 'POST';

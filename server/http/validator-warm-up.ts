@@ -9,14 +9,14 @@
  * what is warmed), mounted in a small app of its own that listens on a loopback port only while warming: no
  * authentication, handler, usage record, access line or metric sees these requests. Each carries an empty JSON
  * object (or nothing, for operations without a JSON body), is refused or passed by the request validator, goes on
- * either way, and ends with an empty JSON answer so that the response validators of its route are built too. Multipart operations (file
- * uploads, transcriptions, translations) are left to build on first use: their validator runs after the form is read.
+ * either way, and ends with an empty JSON answer so that the response validators of its route are built too.
+ * Multipart operations (file uploads, transcriptions, translations) are left to build on first use: their
+ * validator runs after the form is read.
  */
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import { contractOperations } from '../spec/contract-operations.js';
 import type { OpenApiDocument } from '../spec/load-spec.js';
-
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 export interface WarmUpReport {
   /** Operations whose validators were built. */
@@ -64,26 +64,17 @@ export function validatorWarmUp(
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     let operations = 0;
     try {
-      for (const [path, item] of Object.entries(document.paths ?? {})) {
-        if (ignore.test(path)) {
-          continue;
+      for (const { path, method, operation } of contractOperations(document)) {
+        const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
+        if (ignore.test(path) || (content && !('application/json' in content))) {
+          continue; // MCP, not the validator's; multipart: built on first use (above)
         }
-        for (const method of METHODS) {
-          const operation = item?.[method] as { requestBody?: { content?: Record<string, unknown> } } | undefined;
-          if (!operation) {
-            continue;
-          }
-          const content = operation.requestBody?.content;
-          if (content && !('application/json' in content)) {
-            continue; // multipart: built on first use (above)
-          }
-          const answer = await fetch(origin + path.replace(/\{[^}]+\}/g, 'warm-up'), {
-            method: method.toUpperCase(),
-            ...(content ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}),
-          });
-          await answer.arrayBuffer();
-          operations += 1;
-        }
+        const answer = await fetch(origin + path.replace(/\{[^}]+\}/g, 'warm-up'), {
+          method: method.toUpperCase(),
+          ...(content ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}),
+        });
+        await answer.arrayBuffer();
+        operations += 1;
       }
     } finally {
       server.closeAllConnections();

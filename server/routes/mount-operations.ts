@@ -7,9 +7,8 @@ import type { Request, Response, Router } from 'express';
 import type { CallLimiter } from '../limits/call-limiter.js';
 import { buildCallScope, type ScopeSettings } from '../http/call-scope.js';
 import type { Handlers, OperationId } from '../http/operation-types.js';
+import { contractOperations } from '../spec/contract-operations.js';
 import type { OpenApiDocument } from '../spec/load-spec.js';
-
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** `/v1/videos/{id}/content` → `/v1/videos/:id/content`. */
 export function toExpressPath(path: string): string {
@@ -41,44 +40,38 @@ export function mountOperations(
 ): void {
   const { limiter } = settings;
   const mounted = new Set<string>();
-  for (const [path, item] of Object.entries(document.paths ?? {})) {
-    for (const method of METHODS) {
-      const operation = item?.[method];
-      if (!operation) {
-        continue;
-      }
-      const operationId = operation.operationId as OperationId | undefined;
-      const handler = operationId ? handlers[operationId] : undefined;
-      if (!operationId || !handler) {
-        throw new Error(`${method.toUpperCase()} ${path}: no handler for operationId '${operationId}'`);
-      }
-      mounted.add(operationId);
-      const limited = limiter && !LIMITED_INSIDE.has(operationId);
-      const run = handler as (q: Request, s: Response, n: (error?: unknown) => void) => unknown;
-      router[method](toExpressPath(path), (req, res: Response, next) => {
-        res.locals.call.operation = operationId;
-        const key = res.locals.apiKey;
-        if (key) {
-          const scope = buildCallScope(req, res, settings);
-          res.locals.scope = scope;
-          const admitted = limited
-            ? limiter.begin({
-                key,
-                call: scope.call,
-                operation: operationId,
-                body: req.body,
-                bodyBytes: bodyBytes(req),
-                requestId: scope.requestId,
-                setHeader: scope.setHeader,
-              })
-            : undefined;
-          if (admitted) {
-            return admitted.then(() => run(req, res, next)).catch(next);
-          }
-        }
-        return run(req, res, next);
-      });
+  for (const { path, method, operation } of contractOperations(document)) {
+    const operationId = operation.operationId as OperationId | undefined;
+    const handler = operationId ? handlers[operationId] : undefined;
+    if (!operationId || !handler) {
+      throw new Error(`${method.toUpperCase()} ${path}: no handler for operationId '${operationId}'`);
     }
+    mounted.add(operationId);
+    const limited = limiter && !LIMITED_INSIDE.has(operationId);
+    const run = handler as (q: Request, s: Response, n: (error?: unknown) => void) => unknown;
+    router[method](toExpressPath(path), (req, res: Response, next) => {
+      res.locals.call.operation = operationId;
+      const key = res.locals.apiKey;
+      if (key) {
+        const scope = buildCallScope(req, res, settings);
+        res.locals.scope = scope;
+        const admitted = limited
+          ? limiter.begin({
+              key,
+              call: scope.call,
+              operation: operationId,
+              body: req.body,
+              bodyBytes: bodyBytes(req),
+              requestId: scope.requestId,
+              setHeader: scope.setHeader,
+            })
+          : undefined;
+        if (admitted) {
+          return admitted.then(() => run(req, res, next)).catch(next);
+        }
+      }
+      return run(req, res, next);
+    });
   }
   const unmounted = Object.keys(handlers).filter((id) => !mounted.has(id));
   if (unmounted.length > 0) {
