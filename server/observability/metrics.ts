@@ -8,13 +8,15 @@
  * `other`, or `none` for calls that named none), a provider a configured provider id, a reason one of our own
  * error codes. The API key id is a label only when `perKey` is set.
  *
- * Cheap on the hot path: a call's series are looked up once per label set and kept (`child`), so a request
- * costs a few map reads and additions, not label validation and hashing per metric.
+ * Cheap on the hot path: the series every call or upstream request feeds are tallies (tallies.ts), looked up
+ * once per label set and kept, so a request costs a few map reads and additions, not prom-client's label
+ * validation and hashing per metric; the rarer series (refusals, failures, media units, cost) use prom-client's.
  */
 import type { ServerResponse } from 'node:http';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { CallOutcome, Observer, UpstreamAttempt } from './hooks.js';
 import { upstreamFailureCause } from './hooks.js';
+import { type CounterTally, talliedCounter, talliedHistogram } from './tallies.js';
 
 /** Seconds; resolves 1 ms to 60 s. */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
@@ -60,8 +62,8 @@ export interface Metrics {
 }
 
 interface CallSeries {
-  requests: { inc(value?: number): void };
-  tokens: Array<{ inc(value?: number): void }>;
+  requests: CounterTally;
+  tokens: CounterTally[];
 }
 
 export function createMetrics(options: MetricsOptions): Metrics {
@@ -71,32 +73,33 @@ export function createMetrics(options: MetricsOptions): Metrics {
   const providers = new Set(options.providers);
   const keyLabel = options.perKey ? ['key_id'] : [];
 
-  const requests = new Counter({
-    name: 'omnigate_requests_total',
-    help: 'Requests answered, by operation (operationId), status class and model.',
-    labelNames: ['operation', 'status_class', 'model', ...keyLabel],
-    registers: [register],
-  });
-  const duration = new Histogram({
-    name: 'omnigate_request_duration_seconds',
-    help: 'From the request arriving to its call record being finalised (a stream: after its last token), by operation.',
-    labelNames: ['operation'],
-    buckets: LATENCY_BUCKETS,
-    registers: [register],
-  });
-  const firstByte = new Histogram({
-    name: 'omnigate_time_to_first_byte_seconds',
-    help: 'From the request arriving to the response head being written (a stream: with its first event), by operation.',
-    labelNames: ['operation'],
-    buckets: LATENCY_BUCKETS,
-    registers: [register],
-  });
-  const tokens = new Counter({
-    name: 'omnigate_tokens_total',
-    help: 'Tokens of answered calls, by model and type (input, output, cached_input, cache_write, reasoning).',
-    labelNames: ['model', 'type', ...keyLabel],
-    registers: [register],
-  });
+  // The per-call series are tallies (tallies.ts): on the request path they are additions.
+  const requests = talliedCounter(
+    register,
+    'omnigate_requests_total',
+    'Requests answered, by operation (operationId), status class and model.',
+    ['operation', 'status_class', 'model', ...keyLabel],
+  );
+  const durations = talliedHistogram(
+    register,
+    'omnigate_request_duration_seconds',
+    'From the request arriving to its call record being finalised (a stream: after its last token), by operation.',
+    'operation',
+    LATENCY_BUCKETS,
+  );
+  const firstBytes = talliedHistogram(
+    register,
+    'omnigate_time_to_first_byte_seconds',
+    'From the request arriving to the response head being written (a stream: with its first event), by operation.',
+    'operation',
+    LATENCY_BUCKETS,
+  );
+  const tokens = talliedCounter(
+    register,
+    'omnigate_tokens_total',
+    'Tokens of answered calls, by model and type (input, output, cached_input, cache_write, reasoning).',
+    ['model', 'type', ...keyLabel],
+  );
   const cost = new Counter({
     name: 'omnigate_cost_usd_total',
     help: "Cost of answered calls in US dollars by the price table, by model (the usage records' cost_usd).",
@@ -109,12 +112,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     labelNames: ['model', 'unit'],
     registers: [register],
   });
-  const upstreamRequests = new Counter({
-    name: 'omnigate_upstream_requests_total',
-    help: 'HTTP requests sent to upstream providers, by provider.',
-    labelNames: ['provider'],
-    registers: [register],
-  });
+  const upstreamRequests = talliedCounter(
+    register,
+    'omnigate_upstream_requests_total',
+    'HTTP requests sent to upstream providers, by provider.',
+    ['provider'],
+  );
   const upstreamFailures = new Counter({
     name: 'omnigate_upstream_failures_total',
     help: 'Upstream requests that failed, by provider and cause (timeout, unreachable, rate_limited, status_4xx, status_5xx, body_interrupted, client_closed, other).',
@@ -196,10 +199,6 @@ export function createMetrics(options: MetricsOptions): Metrics {
   });
 
   const series = new Map<string, CallSeries>();
-  const durations = new Map<string, { observe(value: number): void }>();
-  const firstBytes = new Map<string, { observe(value: number): void }>();
-  const upstreamSeries = new Map<string, { inc(value?: number): void }>();
-
   function modelLabel(model: string | null): string {
     return model === null ? 'none' : models.has(model) ? model : 'other';
   }
@@ -208,25 +207,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
     const id = `${operation}\u0000${statusClass}\u0000${model}\u0000${keyId ?? ''}`;
     let found = series.get(id);
     if (!found) {
-      const key = options.perKey ? { key_id: keyId ?? 'none' } : {};
+      const key: Record<string, string> = options.perKey ? { key_id: keyId ?? 'none' } : {};
       found = {
-        requests: requests.labels({ operation, status_class: statusClass, model, ...key }),
-        tokens: TOKEN_KINDS.map(([type]) => tokens.labels({ model, type, ...key })),
+        requests: requests.series(id, () => ({ operation, status_class: statusClass, model, ...key })),
+        tokens: TOKEN_KINDS.map(([type]) =>
+          tokens.series(`${model}\u0000${type}\u0000${keyId ?? ''}`, () => ({ model, type, ...key })),
+        ),
       };
       series.set(id, found);
-    }
-    return found;
-  }
-
-  function histogram(
-    cache: Map<string, { observe(value: number): void }>,
-    metric: Histogram<'operation'>,
-    operation: string,
-  ) {
-    let found = cache.get(operation);
-    if (!found) {
-      found = metric.labels({ operation });
-      cache.set(operation, found);
     }
     return found;
   }
@@ -241,10 +229,10 @@ export function createMetrics(options: MetricsOptions): Metrics {
       model,
       outcome.keyId,
     );
-    calls.requests.inc();
-    histogram(durations, duration, outcome.operation).observe((end - outcome.startedAt) / 1000);
+    calls.requests.value++;
+    durations.series(outcome.operation).observe((end - outcome.startedAt) / 1000);
     if (outcome.headAt !== undefined) {
-      histogram(firstBytes, firstByte, outcome.operation).observe((outcome.headAt - outcome.startedAt) / 1000);
+      firstBytes.series(outcome.operation).observe((outcome.headAt - outcome.startedAt) / 1000);
     }
     const usage = outcome.usage;
     if (usage) {
@@ -252,7 +240,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
         // index < TOKEN_KINDS.length, and calls.tokens is TOKEN_KINDS mapped.
         const amount = usage[TOKEN_KINDS[index]![1]];
         if (amount) {
-          calls.tokens[index]!.inc(amount);
+          calls.tokens[index]!.value += amount;
         }
       }
     }
@@ -275,12 +263,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
 
   function upstreamStarted(provider: string): UpstreamAttempt {
     const label = providers.has(provider) ? provider : 'other';
-    let counter = upstreamSeries.get(label);
-    if (!counter) {
-      counter = upstreamRequests.labels({ provider: label });
-      upstreamSeries.set(label, counter);
-    }
-    counter.inc();
+    upstreamRequests.series(label, () => ({ provider: label })).value++;
     let ended = false;
     return {
       headers: undefined,

