@@ -10,8 +10,8 @@
  * authentication, handler, usage record, access line or metric sees these requests. Each carries an empty JSON
  * object (or nothing, for operations without a JSON body), is refused or passed by the request validator, goes on
  * either way, and ends with an empty JSON answer so that the response validators of its route are built too.
- * Multipart operations (file uploads, transcriptions, translations) are left to build on first use: their
- * validator runs after the form is read.
+ * A multipart operation (file uploads, transcriptions, translations) gets a form of one text field and no file:
+ * the validator's form reader (multer) reads it, so no byte is stored, and the request validator refuses it.
  */
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
@@ -66,12 +66,14 @@ export function validatorWarmUp(
     try {
       for (const { path, method, operation } of contractOperations(document)) {
         const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
-        if (ignore.test(path) || (content && !('application/json' in content))) {
-          continue; // MCP, not the validator's; multipart: built on first use (above)
+        const multipart = content !== undefined && 'multipart/form-data' in content;
+        if (ignore.test(path) || (content && !multipart && !('application/json' in content))) {
+          continue; // MCP is not the validator's
         }
         const answer = await fetch(origin + path.replace(/\{[^}]+\}/g, 'warm-up'), {
           method: method.toUpperCase(),
-          ...(content ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}),
+          ...(multipart ? { body: warmUpForm() } : {}),
+          ...(content && !multipart ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}),
         });
         await answer.arrayBuffer();
         operations += 1;
@@ -82,4 +84,11 @@ export function validatorWarmUp(
     }
     return { operations };
   };
+}
+
+/** A form without a file: read by the validator's multer, refused by its request validator, nothing stored. */
+function warmUpForm(): FormData {
+  const form = new FormData();
+  form.append('model', 'warm-up');
+  return form;
 }
