@@ -8,17 +8,13 @@ import { threadCpuMs } from '../helpers/cpu-time.js';
 export const SLOW_START_MS = 1_500;
 
 export const poolTestJobs = {
-  /**
-   * The worker thread's own niceness and scheduling policy (Linux: fields 19 and 41 of /proc/thread-self/stat), or
-   * null elsewhere.
-   */
+  /** The worker thread's own niceness (Linux: field 19 of /proc/thread-self/stat), or null elsewhere. */
   async niceness(_input: Record<string, never>) {
     try {
       const stat = readFileSync('/proc/thread-self/stat', 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return { niceness: Number(fields[16]) as number | null, policy: Number(fields[38]) as number | null };
+      return { niceness: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) as number | null };
     } catch {
-      return { niceness: null, policy: null };
+      return { niceness: null };
     }
   },
   async echo(input: { text: string }) {

@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../core/api-error.js';
 import { type poolTestJobs, SLOW_START_MS } from '../../../test/fakes/pool-jobs-worker-jobs.js';
 import { measureLoopHold, processCpuMs } from '../../../test/helpers/cpu-time.js';
-import { SCHED_IDLE } from './thread-priority.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 
 const entry = new URL('../../../test/fakes/pool-jobs-worker.ts', import.meta.url);
@@ -52,19 +51,12 @@ describe('worker pool', () => {
   it.runIf(process.platform === 'linux')(
     'runs its workers at the niceness it is given (a background pool gives way), and at the process’s otherwise',
     async () => {
-      const own = await makePool().use(never(), (slot) => slot.run('niceness', {}));
-      await pool?.close();
-      const lowered = await makePool({ niceness: 10 }).use(never(), (slot) => slot.run('niceness', {}));
+      const own = (await makePool().use(never(), (slot) => slot.run('niceness', {}))).niceness;
       await pool?.close();
       const background = await makePool({ niceness: 19 }).use(never(), (slot) => slot.run('niceness', {}));
       // Lowering a thread's own priority needs no privilege; the other workers keep the process's.
-      expect(own.niceness).not.toBe(19);
-      expect(lowered.niceness).toBe(10);
+      expect(own).not.toBe(19);
       expect(background.niceness).toBe(19);
-      // At 19 the thread is in the idle class too (SCHED_IDLE, 5); below it, in the process's (SCHED_OTHER, 0).
-      expect(own.policy).toBe(0);
-      expect(lowered.policy).toBe(0);
-      expect(background.policy).toBe(SCHED_IDLE);
     },
   );
 
