@@ -5,8 +5,7 @@
  * tokens and cost twice). Each tool call instead fills a record of its own, settles it exactly once when the
  * tool returns, and adds its figures to the request's record (tokens and media summed, cost summed as settled).
  */
-import type { CallFacts } from '../observability/hooks.js';
-import { factsOf, type CallEndListener, type CallRecord, type CostOf } from '../usage/call-record.js';
+import { callOutcome, type CallEndListener, type CallRecord, type CostOf } from '../usage/call-record.js';
 import type { Usage } from '../core/chat.js';
 import type { MediaUsage } from '../core/models.js';
 
@@ -63,13 +62,12 @@ export function toolCallRecord(parent: CallRecord, operation: string, costOf: Co
     complete() {},
     whenEnded(listener) {
       if (ended) {
-        listener({ ...facts(), status: ended.status }, ended.costUsd);
+        listener(callOutcome(record, ended.status, ended.costUsd), ended.costUsd);
       } else {
         listeners.push(listener);
       }
     },
   };
-  const facts = (): CallFacts => factsOf(record);
   parent.operation = operation;
   let costs = toolCosts.get(parent);
   if (!costs) {
@@ -86,9 +84,9 @@ export function toolCallRecord(parent: CallRecord, operation: string, costOf: Co
       if (ended) {
         return;
       }
-      let costUsd = costOf(facts());
+      let costUsd = costOf(record);
       for (const listener of listeners) {
-        costUsd = listener({ ...facts(), status }, costUsd) ?? costUsd;
+        costUsd = listener(callOutcome(record, status, costUsd), costUsd) ?? costUsd;
       }
       ended = { status, costUsd };
       parentCosts.sum += costUsd;

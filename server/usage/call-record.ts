@@ -4,7 +4,7 @@
  * after the last token, so a stream's record holds what was produced, also when the client went away.
  */
 import type { Response } from 'express';
-import { callEnded, observers, type CallFacts } from '../observability/hooks.js';
+import { callEnded, observers, type CallFacts, type CallOutcome } from '../observability/hooks.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
 export interface CallRecord extends CallFacts {
@@ -30,25 +30,20 @@ export type CallEndListener = (facts: CallFacts & { status: number }, costUsd: n
 /** What a call cost, from its facts (limits/prices.ts); 0 when no price table is given. */
 export type CostOf = (facts: CallFacts) => number;
 
-/** The facts of a record alone (a copy), without its methods and deployment fields. */
-export function factsOf(record: CallFacts): CallFacts {
-  return {
-    operation: record.operation,
-    modelRequested: record.modelRequested,
-    model: record.model,
-    provider: record.provider,
-    usage: record.usage,
-    units: record.units,
-    media: record.media,
-  };
-}
-
 /**
- * The facts and the status, as one literal. Not `{ ...record, status }`: a spread copies the record's methods
- * too, and a spread followed by more properties cost 25–75 µs a call in a profile at 1k req/s (the clone's map
- * is not shared, so every property added after it takes V8's slow path); a literal keeps one map.
+ * A call's outcome: its record's facts (a copy, without the record's methods and deployment fields) and how it
+ * ended. One literal with every field named, not `{ ...record, status, … }`: a spread followed by more properties
+ * gives V8 an object whose map is not shared, and each property added after it takes the slow path (~25 µs a
+ * call in a profile at 1k req/s, bench/README.md).
  */
-function endedFacts(record: CallFacts, status: number): CallFacts & { status: number } {
+export function callOutcome(
+  record: CallFacts,
+  status: number,
+  costUsd: number,
+  timing: { startedAt: number; headAt: number | undefined } = NO_TIMING,
+  errorCode?: string,
+  keyId?: string,
+): CallOutcome {
   return {
     operation: record.operation,
     modelRequested: record.modelRequested,
@@ -58,8 +53,18 @@ function endedFacts(record: CallFacts, status: number): CallFacts & { status: nu
     units: record.units,
     media: record.media,
     status,
+    startedAt: timing.startedAt,
+    headAt: timing.headAt,
+    errorCode,
+    keyId,
+    costUsd,
   };
 }
+
+/** The timing of an outcome nobody times (a tool call's, for its cost listeners). */
+const NO_TIMING = { startedAt: 0, headAt: undefined };
+
+const NO_LISTENERS: readonly CallEndListener[] = [];
 
 /** The operation of a call that no handler has taken (yet): refused by auth, the parser or the validator. */
 export const UNKNOWN_OPERATION = 'unknown';
@@ -81,7 +86,7 @@ export function startCallRecord(
   let arrived: (() => void) | undefined;
   let done = false;
   let listeners: CallEndListener[] | undefined;
-  let ended: { status: number; costUsd: number } | undefined;
+  let ended: CallOutcome | undefined;
   function notify(listener: CallEndListener, facts: CallFacts & { status: number }, costUsd: number): number {
     return listener(facts, costUsd) ?? costUsd;
   }
@@ -101,7 +106,7 @@ export function startCallRecord(
     },
     whenEnded(listener) {
       if (ended) {
-        notify(listener, endedFacts(record, ended.status), ended.costUsd);
+        notify(listener, ended, ended.costUsd);
       } else {
         (listeners ??= []).push(listener);
       }
@@ -120,33 +125,22 @@ export function startCallRecord(
   };
   function writeRecord(status: number): void {
     const key = res.locals.apiKey;
-    let costUsd = costOf && key ? costOf(record) : 0;
-    if (listeners) {
-      const facts = endedFacts(record, status);
-      for (const listener of listeners) {
-        costUsd = notify(listener, facts, costUsd);
-      }
+    // The limits' listeners and the observers read the same outcome.
+    const outcome = callOutcome(
+      record,
+      status,
+      costOf && key ? costOf(record) : 0,
+      { startedAt: perfStart, headAt: (res as { headAt?: number }).headAt },
+      res.locals.errorCode as string | undefined,
+      key?.id,
+    );
+    for (const listener of listeners ?? NO_LISTENERS) {
+      outcome.costUsd = notify(listener, outcome, outcome.costUsd);
     }
-    ended = { status, costUsd };
+    ended = outcome;
+    const costUsd = outcome.costUsd;
     if (observers.metrics || observers.tracing) {
-      callEnded(
-        {
-          operation: record.operation,
-          modelRequested: record.modelRequested,
-          model: record.model,
-          provider: record.provider,
-          usage: record.usage,
-          units: record.units,
-          media: record.media,
-          status,
-          startedAt: perfStart,
-          headAt: (res as { headAt?: number }).headAt,
-          errorCode: res.locals.errorCode as string | undefined,
-          keyId: key?.id,
-          costUsd,
-        },
-        res,
-      );
+      callEnded(outcome, res);
     }
     // Unauthenticated calls are logged, not recorded: a flood of bad keys must not grow the database.
     if (!key) {
