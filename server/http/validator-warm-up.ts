@@ -70,10 +70,14 @@ export function validatorWarmUp(
         if (ignore.test(path) || (content && !multipart && !('application/json' in content))) {
           continue; // MCP is not the validator's
         }
+        const body = multipart
+          ? { body: warmUpForm() }
+          : content
+            ? { headers: { 'content-type': 'application/json' }, body: '{}' }
+            : {};
         const answer = await fetch(origin + path.replace(/\{[^}]+\}/g, 'warm-up'), {
           method: method.toUpperCase(),
-          ...(multipart ? { body: warmUpForm() } : {}),
-          ...(content && !multipart ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}),
+          ...body,
         });
         await answer.arrayBuffer();
         operations += 1;

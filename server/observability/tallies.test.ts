@@ -41,7 +41,10 @@ describe('tallies', () => {
       throw new Error('labels are read once');
     }).value += 3;
     counter.series('b/output', () => ({ model: 'b', type: 'output' })).value++;
+    counter.series('c/input', () => ({ model: 'c', type: 'input' }));
     const text = await register.metrics();
+    // A label set nothing was added to is not shown, as with prom-client's own children.
+    expect(text).not.toContain('model="c"');
     expect(text).toContain('y_total{model="a",type="input"} 15');
     expect(text).toContain('y_total{model="b",type="output"} 1');
     // A second scrape reads the same totals (the counter is rebuilt, not added to).

@@ -32,7 +32,10 @@ export function talliedCounter(register: Registry, name: string, help: string, l
     collect() {
       this.reset();
       for (const { labels, tally } of series.values()) {
-        this.inc(labels, tally.value);
+        // A label set nothing was added to is not shown (as with prom-client's own children).
+        if (tally.value !== 0) {
+          this.inc(labels, tally.value);
+        }
       }
     },
   });

@@ -54,16 +54,10 @@ describe('metrics of omnigate start --workers 2', () => {
       OMNIGATE_ADMIN_KEY: ADMIN,
       OMNIGATE_METRICS_PORT: String(metricsPort),
     });
-    const requestLines = (path: string) =>
-      server.logs().filter((line) => line.msg === 'request' && line.path === path).length;
+    /** The access lines of `path` (a worker writes one after its answer, with its pid). */
+    const requestLines = (path: string) => server.logs().filter((line) => line.msg === 'request' && line.path === path);
     /** The pids of the workers whose access lines show `path`. */
-    const servedBy = (path: string) =>
-      new Set(
-        server
-          .logs()
-          .filter((line) => line.msg === 'request' && line.path === path)
-          .map((line) => line.pid),
-      );
+    const servedBy = (path: string) => new Set(requestLines(path).map((line) => line.pid));
     // Calls in batches of 16 until both workers have served some (at most 8 batches): under load the primary may
     // hand a whole batch to one worker while the other is still busy acknowledging its first connection.
     let calls = 0;
@@ -75,7 +69,7 @@ describe('metrics of omnigate start --workers 2', () => {
       ).toEqual(Array(16).fill(200));
       calls += 16;
       // A worker writes its access line after its answer is sent: wait until every call's line has arrived.
-      expect(await eventually(() => requestLines('/v1/models') === calls)).toBe(true);
+      expect(await eventually(() => requestLines('/v1/models').length === calls)).toBe(true);
     }
     // Both workers served some of them (their access lines carry their pids).
     expect(servedBy('/v1/models').size).toBe(2);
