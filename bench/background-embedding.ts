@@ -1,30 +1,47 @@
 /**
  * Issue 34's second budget: the background embedding of a 10 MB upload (semantic search with
- * `search.embedding_model: local:embed`) must not delay chat calls. A real gateway (`dist/main.js`, pinned like
- * the other gateway rows) routes chat to the fake upstream; CHAT_CONCURRENCY loops call it back to back and time
- * each call. A round is a fresh gateway: a quiet phase (5 s, no upload), then an upload phase (a fresh 10 MiB text
- * file uploaded, chat timed from the upload until the file is indexed and every passage has its vector, read from
- * the gateway's SQLite file), then a second quiet phase (5 s, once the file is indexed). Reported per phase: calls,
- * calls/s, p50, p99 and the longest call (a stall of the gateway's event loop shows there).
+ * `search.embedding_model: local:embed`) must not delay chat calls. A real gateway (`dist/main.js`, its event loop
+ * pinned to the server core) routes chat to the fake upstream; this process (pinned, every thread, to the load
+ * core beside the fake upstream) calls it at a steady rate (open loop, `BENCH_EMBED_RATE`, 400 a second) and
+ * times each call from its scheduled start. A round is a
+ * fresh gateway: a warm-up (5 s of chat, and one small upload read back, so that the files routes have compiled
+ * their validators; not measured), then BENCH_EMBED_CYCLES (2) times a quiet phase (5 s, no upload) and an upload
+ * phase (a fresh 10 MiB text file uploaded, chat timed from the upload until the file is indexed and every passage
+ * has its vector, read from the gateway's SQLite file), then a last quiet phase. Each upload is judged against the
+ * mean of the two quiet phases on either side of it on the same warm gateway (calls/s, p50, p99, the gateway main
+ * thread's CPU a call), and the two quiet phases against each other say how much the machine moved meanwhile.
  *
- * The warm-up (2 s of chat, and one small upload read back, so that the files routes have compiled their
- * validators) is not measured.
+ * Where the gateway's other threads run (extraction, embedding, tokenizer, body threads, V8's and libuv's
+ * helpers): `BENCH_EMBED_THREADS=spread` (the default) moves them to the load core as they start, as on a machine
+ * with a core to spare beside the event loop; `shared` leaves them on the event loop's core, one core for all.
  *
  * A/B: with `BENCH_EMBED_BASELINE=<checkout>` (another worktree with its own `dist/`, e.g. the commit before a
  * change) every round runs the baseline and this checkout one after the other, the order alternating by round,
  * so the machine's drift hits both alike. `BENCH_EMBED_ROUNDS` rounds (default 3).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { freePort, KEY, LOAD_CORE, startChild, startGateway } from './children.js';
+import { freePort, KEY, LOAD_CORE, PIN, SERVER_CORE, startChild, startGateway } from './children.js';
 import { percentile } from './percentile.js';
 
-const CHAT_CONCURRENCY = 4;
+/**
+ * Chat calls a second (`BENCH_EMBED_RATE`): a steady load the gateway's core serves with room to spare (it
+ * saturates near 1,700 a second here), so that the question is whether the upload slows the answers.
+ */
+const CHAT_RATE = Number(process.env.BENCH_EMBED_RATE ?? 400);
 const UPLOAD_BYTES = 10 * 1024 * 1024;
 const QUIET_MS = 5_000;
+const WARM_UP_MS = 5_000;
+/** Uploads per gateway, each between two quiet phases. */
+const CYCLES = Number(process.env.BENCH_EMBED_CYCLES ?? 2);
+/**
+ * `spread` (the default): the gateway's threads other than its event loop run on the load core, as on a machine
+ * with a core to spare for them; `shared`: all of them on the event loop's core (one core for everything).
+ */
+const THREADS = process.env.BENCH_EMBED_THREADS === 'shared' ? 'shared' : 'spread';
 const words = 'lighthouse keeper lamp wick reef ship harbour night storm beam lens tide rope anchor gull'.split(' ');
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
@@ -56,6 +73,12 @@ function mainThreadCpuMs(pid: number): number {
   }
 }
 
+/**
+ * Chat at CHAT_RATE calls a second, open loop: each call starts on its schedule whether or not the ones before it
+ * have answered, and its latency counts from its scheduled start, so a stall of the gateway shows in full (no
+ * caller waits out the stall and so hides it) and "delay" means the same thing in every phase: a slower answer
+ * at the same load.
+ */
 async function chatLoad(base: string, pid: number, until: () => boolean | Promise<boolean>): Promise<Phase> {
   const latencies: number[] = [];
   const cpuBefore = mainThreadCpuMs(pid);
@@ -68,35 +91,71 @@ async function chatLoad(base: string, pid: number, until: () => boolean | Promis
     }
     stop = true;
   })();
-  await Promise.all(
-    Array.from({ length: CHAT_CONCURRENCY }, async () => {
-      while (!stop) {
-        const callStarted = performance.now();
-        const response = await fetch(`${base}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
-          body,
-        });
-        await response.arrayBuffer();
-        if (response.ok) {
-          latencies.push(performance.now() - callStarted);
-        }
-      }
-    }),
-  );
+  const calls = new Set<Promise<void>>();
+  const call = async (scheduled: number) => {
+    const response = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body,
+    });
+    await response.arrayBuffer();
+    if (response.ok) {
+      latencies.push(performance.now() - scheduled);
+    }
+  };
+  const interval = 1000 / CHAT_RATE;
+  let next = started;
+  while (!stop) {
+    for (const now = performance.now(); next <= now; next += interval) {
+      const pending = call(next);
+      calls.add(pending);
+      void pending.finally(() => calls.delete(pending));
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, next - performance.now())));
+  }
+  await Promise.all(calls);
   await watcher;
   return { latencies, seconds: (performance.now() - started) / 1000, mainCpuMs: mainThreadCpuMs(pid) - cpuBefore };
 }
 
 interface RoundResult {
-  quiet: Phase;
-  upload: Phase;
-  /** The same quiet load again once the file is indexed: the same gateway, warm, with no upload. */
-  after: Phase;
+  /** Quiet phases: the first after the warm-up, then one after each upload (the same gateway, warm, no upload). */
+  quiet: Phase[];
+  /** One per upload: chat from the upload until the file is indexed and every passage has its vector. */
+  uploads: Phase[];
   passages: number;
 }
 
-/** One fresh gateway of `checkout` (this one when undefined): warm-up, a quiet phase, then one upload phase. */
+/**
+ * Moves every thread of `pid` but its main thread to `core`, now and as new ones start (the extraction, embedding,
+ * tokenizer and body threads start on first use; V8's helpers and libuv's pool at start), until stopped. This is
+ * the gateway as deployed on more than one core: the event loop has a core, the background threads run beside it.
+ */
+function spreadThreads(pid: number, core: string): () => void {
+  const moved = new Set<string>();
+  const move = () => {
+    let tids: string[];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      return; // the gateway has exited
+    }
+    for (const tid of tids) {
+      if (tid !== String(pid) && !moved.has(tid)) {
+        moved.add(tid);
+        spawnSync('taskset', ['-pc', core, tid], { stdio: 'ignore' });
+      }
+    }
+  };
+  move();
+  const timer = setInterval(move, 100);
+  return () => clearInterval(timer);
+}
+
+/**
+ * One fresh gateway of `checkout` (this one when undefined): warm-up, then CYCLES times a quiet phase and an upload
+ * phase, then a last quiet phase, so that each upload has a quiet phase of the same warm gateway on either side.
+ */
 async function round(upstreamPort: number, index: number, checkout?: string): Promise<RoundResult> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'omnigate-bench-embed-'));
   const gateway = await startGateway(
@@ -107,6 +166,7 @@ async function round(upstreamPort: number, index: number, checkout?: string): Pr
     'search:\n  embedding_model: local:embed\n',
     checkout,
   );
+  const stopSpreading = PIN && THREADS === 'spread' ? spreadThreads(gateway.pid, LOAD_CORE) : () => {};
   const base = `http://127.0.0.1:${gateway.port}`;
   try {
     const db = new Database(path.join(dataDir, 'omnigate.sqlite'), { readonly: true, fileMustExist: true });
@@ -125,57 +185,59 @@ async function round(upstreamPort: number, index: number, checkout?: string): Pr
           indexing?: { status?: string; reason?: string | null };
         }
       ).indexing;
-    // The routes the upload phase calls compile their request validators on first use (express-openapi-validator,
-    // 50–90 ms of the event loop each in a CPU profile): a small upload and a read of it in the warm-up, so that
-    // the upload phase measures the indexing of the 10 MB file, not a route's first call.
-    const warmForm = new FormData();
-    warmForm.append('purpose', 'user_data');
-    warmForm.append('file', new Blob(['A warm-up note about the harbour.'], { type: 'text/plain' }), 'warm-up.txt');
-    const warmFile = (await (
-      await fetch(`${base}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: warmForm })
-    ).json()) as { id: string };
-    await fileIndexing(warmFile.id);
-    const warmEnd = Date.now() + 2_000;
-    await chatLoad(base, gateway.pid, () => Date.now() > warmEnd);
-    const quietEnd = Date.now() + QUIET_MS;
-    const quiet = await chatLoad(base, gateway.pid, () => Date.now() > quietEnd);
-    const form = new FormData();
-    form.append('purpose', 'user_data');
-    form.append('file', new Blob([new Uint8Array(upload(index))], { type: 'text/plain' }), `log-${index}.txt`);
-    const uploading = fetch(`${base}/v1/files`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}` },
-      body: form,
-    }).then(async (response) => {
+    const send = async (name: string, content: Uint8Array<ArrayBuffer>) => {
+      const form = new FormData();
+      form.append('purpose', 'user_data');
+      form.append('file', new Blob([content], { type: 'text/plain' }), name);
+      const response = await fetch(`${base}/v1/files`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}` },
+        body: form,
+      });
       const answer = (await response.json()) as { id?: string };
       if (!answer.id) {
         throw new Error(`upload refused: ${response.status} ${JSON.stringify(answer).slice(0, 300)}`);
       }
       return answer.id;
-    });
-    let fileId: string | undefined;
-    void uploading.then((id) => {
-      fileId = id;
-    });
-    // Chat is timed from the upload until the file is indexed and every passage has its vector.
-    const during = await chatLoad(
-      base,
-      gateway.pid,
-      async () =>
-        fileId !== undefined && (await fileIndexing(fileId))?.status !== 'indexing' && pendingPassages() === 0,
-    );
-    const indexed = await fileIndexing(await uploading);
-    if (indexed?.status !== 'indexed') {
-      throw new Error(`the 10 MB upload was not indexed: ${JSON.stringify(indexed)}`);
+    };
+    // The routes the upload phase calls compile their request validators on first use (express-openapi-validator,
+    // 50–90 ms of the event loop each in a CPU profile): a small upload and a read of it in the warm-up, so that
+    // the upload phase measures the indexing of the 10 MB file, not a route's first call.
+    await fileIndexing(await send('warm-up.txt', new TextEncoder().encode('A warm-up note about the harbour.')));
+    const warmEnd = Date.now() + WARM_UP_MS;
+    await chatLoad(base, gateway.pid, () => Date.now() > warmEnd);
+    const quietPhase = () => {
+      const quietEnd = Date.now() + QUIET_MS;
+      return chatLoad(base, gateway.pid, () => Date.now() > quietEnd);
+    };
+    const quiet = [await quietPhase()];
+    const uploads: Phase[] = [];
+    for (let cycle = 0; cycle < CYCLES; cycle++) {
+      const uploading = send(`log-${index}-${cycle}.txt`, new Uint8Array(upload(index * CYCLES + cycle)));
+      let fileId: string | undefined;
+      void uploading.then((id) => {
+        fileId = id;
+      });
+      // Chat is timed from the upload until the file is indexed and every passage has its vector.
+      uploads.push(
+        await chatLoad(
+          base,
+          gateway.pid,
+          async () =>
+            fileId !== undefined && (await fileIndexing(fileId))?.status !== 'indexing' && pendingPassages() === 0,
+        ),
+      );
+      const indexed = await fileIndexing(await uploading);
+      if (indexed?.status !== 'indexed') {
+        throw new Error(`the 10 MB upload was not indexed: ${JSON.stringify(indexed)}`);
+      }
+      quiet.push(await quietPhase());
     }
     const passages = (db.prepare('SELECT count(*) AS n FROM search_passages').get() as { n: number }).n;
     db.close();
-    // The first quiet phase comes right after the gateway's start, when it may still be warming up (it read slower
-    // than the upload phase in some runs); this one, after the upload, is the fairer control.
-    const afterEnd = Date.now() + QUIET_MS;
-    const after = await chatLoad(base, gateway.pid, () => Date.now() > afterEnd);
-    return { quiet, upload: during, after, passages };
+    return { quiet, uploads, passages };
   } finally {
+    stopSpreading();
     await gateway.stop();
   }
 }
@@ -203,15 +265,43 @@ function summary(phases: Phase[]): PhaseSummary {
   };
 }
 
+/** How one upload phase differs from the mean of the quiet phases on either side of it, in per cent. */
+export interface CycleChange {
+  callsPerSecond: number;
+  p50: number;
+  p99: number;
+  mainCpuPerCall: number;
+  /** The two quiet phases' own difference in calls/s (the later against the earlier): the yardstick of noise. */
+  quietDrift: number;
+}
+
 export interface BackgroundEmbeddingResult {
   variant: string;
   quiet: PhaseSummary;
   upload: PhaseSummary;
-  after: PhaseSummary;
-  /** Upload to last vector, per round (s). */
+  /** One per upload, over all rounds. */
+  changes: CycleChange[];
+  /** Upload to last vector, per upload (s). */
   uploadSeconds: number[];
+  passagesPerRound: number[];
+}
 
-  passagesPerUpload: number[];
+const change = (value: number, control: number) => ((value - control) / control) * 100;
+
+function cycleChanges(result: RoundResult): CycleChange[] {
+  return result.uploads.map((phase, cycle) => {
+    const before = summary([result.quiet[cycle]!]);
+    const after = summary([result.quiet[cycle + 1]!]);
+    const during = summary([phase]);
+    const control = (key: keyof PhaseSummary) => (before[key] + after[key]) / 2;
+    return {
+      callsPerSecond: change(during.callsPerSecond, control('callsPerSecond')),
+      p50: change(during.p50, control('p50')),
+      p99: change(during.p99, control('p99')),
+      mainCpuPerCall: change(during.mainCpuPerCall, control('mainCpuPerCall')),
+      quietDrift: change(after.callsPerSecond, before.callsPerSecond),
+    };
+  });
 }
 
 export async function benchBackgroundEmbedding(
@@ -221,6 +311,11 @@ export async function benchBackgroundEmbedding(
   spawnSync(process.execPath, ['scripts/ensure-build.mjs'], { stdio: 'inherit' });
   if (options.baseline) {
     spawnSync(process.execPath, ['scripts/ensure-build.mjs'], { stdio: 'inherit', cwd: options.baseline });
+  }
+  if (PIN) {
+    // The callers (this process, every thread) run on the load core beside the fake upstream, never on the
+    // gateway's core.
+    spawnSync('taskset', ['-a', '-pc', LOAD_CORE, String(process.pid)], { stdio: 'ignore' });
   }
   const variants: Array<{ name: string; checkout?: string }> = [
     ...(options.baseline ? [{ name: `baseline (${options.baseline})`, checkout: options.baseline }] : []),
@@ -236,10 +331,11 @@ export async function benchBackgroundEmbedding(
       for (const variant of order) {
         const result = await round(upstreamPort, index, variant.checkout);
         results.get(variant.name)!.push(result);
-        const brief = summary([result.upload]);
-        console.log(
-          `  round ${index + 1} ${variant.name}: upload phase ${result.upload.seconds.toFixed(1)} s, ${result.passages} passages, p50 ${brief.p50.toFixed(2)} ms, p99 ${brief.p99.toFixed(2)} ms, longest ${brief.longest.toFixed(0)} ms, main-thread CPU ${Math.round(brief.mainCpuPerCall * 1000)} µs a call; load ${loadAverage()}`,
-        );
+        for (const [cycle, moved] of cycleChanges(result).entries()) {
+          console.log(
+            `  round ${index + 1} ${variant.name}, upload ${cycle + 1} (${result.uploads[cycle]!.seconds.toFixed(1)} s) against the quiet phases beside it: calls/s ${signed(moved.callsPerSecond)}, p50 ${signed(moved.p50)}, p99 ${signed(moved.p99)}, main-thread CPU a call ${signed(moved.mainCpuPerCall)}; quiet against quiet ${signed(moved.quietDrift)}; load ${loadAverage()}`,
+          );
+        }
       }
     }
   } finally {
@@ -249,32 +345,28 @@ export async function benchBackgroundEmbedding(
     const done = results.get(variant.name)!;
     return {
       variant: variant.name,
-      quiet: summary(done.map((result) => result.quiet)),
-      upload: summary(done.map((result) => result.upload)),
-      after: summary(done.map((result) => result.after)),
-      uploadSeconds: done.map((result) => result.upload.seconds),
-
-      passagesPerUpload: done.map((result) => result.passages),
+      quiet: summary(done.flatMap((result) => result.quiet)),
+      upload: summary(done.flatMap((result) => result.uploads)),
+      changes: done.flatMap(cycleChanges),
+      uploadSeconds: done.flatMap((result) => result.uploads.map((phase) => phase.seconds)),
+      passagesPerRound: done.map((result) => result.passages),
     };
   });
 }
 
-const PHASE_NAMES = {
-  quiet: 'quiet (no upload)',
-  upload: 'during the upload’s indexing',
-  after: 'quiet after the upload',
-} as const;
+const signed = (percent: number) => `${percent >= 0 ? '+' : ''}${percent.toFixed(1)} %`;
+const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** The results as the table bench/README.md shows. */
 export function printBackgroundEmbedding(results: BackgroundEmbeddingResult[]): void {
   console.log(
-    `chat beside the background indexing and embedding of a 10 MiB upload (local:embed), ${CHAT_CONCURRENCY} concurrent callers:`,
+    `chat beside the background indexing and embedding of a 10 MiB upload (local:embed), ${CHAT_RATE} calls a second (open loop); the gateway's other threads ${THREADS === 'spread' && PIN ? `on core ${LOAD_CORE}, its event loop alone on core ${SERVER_CORE}` : `on its event loop's core ${SERVER_CORE}`}:`,
   );
   console.table(
     results.flatMap((result) =>
-      (['quiet', 'upload', 'after'] as const).map((phase) => ({
+      (['quiet', 'upload'] as const).map((phase) => ({
         variant: result.variant,
-        phase: PHASE_NAMES[phase],
+        phase: phase === 'quiet' ? 'quiet (no upload)' : 'during the uploads’ indexing',
         calls: result[phase].calls,
         'calls/s': Math.round(result[phase].callsPerSecond),
         'p50 ms': Number(result[phase].p50.toFixed(2)),
@@ -285,8 +377,10 @@ export function printBackgroundEmbedding(results: BackgroundEmbeddingResult[]): 
     ),
   );
   for (const result of results) {
+    const median = (key: keyof CycleChange) => signed(medianOf(result.changes.map((moved) => moved[key])));
+    const spread = Math.max(...result.changes.map((moved) => Math.abs(moved.quietDrift)));
     console.log(
-      `  ${result.variant}: upload to last vector ${result.uploadSeconds.map((s) => s.toFixed(1)).join(' / ')} s, passages ${result.passagesPerUpload.join(' / ')}`,
+      `  ${result.variant}: each upload against the quiet phases beside it, median of ${result.changes.length}: calls/s ${median('callsPerSecond')}, p50 ${median('p50')}, p99 ${median('p99')}, main-thread CPU a call ${median('mainCpuPerCall')} (quiet against quiet: up to ±${spread.toFixed(1)} % calls/s); upload to last vector ${result.uploadSeconds.map((s) => s.toFixed(1)).join(' / ')} s; passages per round ${result.passagesPerRound.join(' / ')}`,
     );
   }
 }

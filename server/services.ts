@@ -14,6 +14,7 @@ import { renewIndexingLeases, startIndexingLeases } from './calls/files/indexing
 import { startVideoRunner, type VideoRunner } from './calls/video/video-runner.js';
 import { type BlobLocation, type Config, ConfigError } from './config.js';
 import { createBackgroundPool } from './engines/background-pool.js';
+import { LEXICAL_DEFAULT_DIMENSIONS } from './engines/embed/lexical-embed.js';
 import { createMediaPool, type MediaPool } from './engines/media-pool.js';
 import type { EmbeddingModel } from './core/models.js';
 import { createLocalEmbeddingModel } from './providers/local/embed.js';
@@ -327,7 +328,8 @@ export interface PassageEmbedding {
  * is no embedding model is a configuration error). A query's embedding is queued under the searching key and is
  * part of the search call; the background embedding of a key's passages is that key's own work, handed to
  * `account` (its usage record and limits) once it is done. With the built-in model the background batches run in
- * `background` (the low-priority pool of engines/background-pool.ts) rather than the media pool; a query's
+ * `backgroundPool` (the low-priority pool of engines/background-pool.ts) rather than the media pool, and on a
+ * SQLite database file its worker reads the passages and writes their vectors itself; a query's
  * embedding, which a caller waits for, stays in the media pool.
  */
 function passageEmbedder(
@@ -335,7 +337,7 @@ function passageEmbedder(
   name: string,
   account: (embedding: PassageEmbedding) => void,
   now: () => number,
-  background: () => EmbeddingModel,
+  backgroundPool: MediaPool,
 ): PassageEmbedder {
   let resolved: ReturnType<ModelRegistry['resolve']>;
   try {
@@ -344,12 +346,22 @@ function passageEmbedder(
     throw new ConfigError(`search.embedding_model: ${(error as Error).message}`);
   }
   const model = registry.model(resolved, 'embedding');
-  const passageModel = resolved.entry.provider === 'local' ? background() : model;
+  const local = resolved.entry.provider === 'local';
+  const passageModel = local ? createLocalEmbeddingModel(backgroundPool) : model;
   const call = (texts: string[], signal: AbortSignal, owner: string | undefined, by = model) =>
     by.embed(
       { inputs: texts, single: false, encodingFormat: 'float', extra: {} },
       { signal, requestId: 'search-index', ...(owner ? { owner } : {}), warn: () => undefined },
     );
+  const accountFor = (keyId: string, startedAt: number, inputTokens: number) =>
+    account({
+      keyId,
+      model: resolved.entry.id,
+      provider: resolved.entry.provider,
+      inputTokens,
+      startedAt,
+      latencyMs: Math.max(0, Math.round(now() - startedAt)),
+    });
   return {
     model: resolved.entry.id,
     async embed(texts, signal, owner) {
@@ -358,16 +370,28 @@ function passageEmbedder(
     async embedPassages(texts, signal, keyId) {
       const startedAt = now();
       const result = await call(texts, signal, keyId, passageModel);
-      account({
-        keyId,
-        model: resolved.entry.id,
-        provider: resolved.entry.provider,
-        inputTokens: result.usage.inputTokens,
-        startedAt,
-        latencyMs: Math.max(0, Math.round(now() - startedAt)),
-      });
+      accountFor(keyId, startedAt, result.usage.inputTokens);
       return result.embeddings;
     },
+    ...(local
+      ? {
+          async embedStoredPassages(database: string, ids: number[], signal: AbortSignal, keyId: string) {
+            const startedAt = now();
+            const { tokens } = await backgroundPool.use(
+              signal,
+              (slot) =>
+                slot.run('embed-passages', {
+                  database,
+                  model: resolved.entry.id,
+                  ids,
+                  dimensions: LEXICAL_DEFAULT_DIMENSIONS,
+                }),
+              { owner: keyId },
+            );
+            accountFor(keyId, startedAt, tokens);
+          },
+        }
+      : {}),
   };
 }
 
@@ -424,7 +448,7 @@ export async function openServices(config: Readonly<ServiceConfig>, options: Ser
         config.searchEmbeddingModel,
         (embedding) => accountPassageEmbedding(embedding),
         options.now ?? Date.now,
-        () => createLocalEmbeddingModel(backgroundPool),
+        backgroundPool,
       );
     }
   } catch (error) {

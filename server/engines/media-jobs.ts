@@ -4,6 +4,7 @@
  * loaded (compiled WebAssembly, the sound bank) for the worker's next job.
  */
 import type { Pcm } from './audio/pcm.js';
+import type { EmbeddedPassages, EmbedPassagesInput } from './embed/embed-passages.js';
 import type { ImageFacts } from './image-analysis/analyse-image.js';
 import type { RenderImageInput } from './image/render-image.js';
 import type { MusicJobInput } from './music/render-music.js';
@@ -32,6 +33,12 @@ export const mediaJobs = {
   embed: async (input: { inputs: Array<string | number[]>; dimensions: number }): Promise<{ vectors: number[][] }> => ({
     vectors: (await import('./embed/lexical-embed.js')).lexicalEmbed(input),
   }),
+  /**
+   * The background embedding of stored passages by the built-in embedder, read and written by the worker on its
+   * own connection to the index's SQLite file: the main thread sends ids and gets counts (embed-passages.ts).
+   */
+  'embed-passages': async (input: EmbedPassagesInput): Promise<EmbeddedPassages> =>
+    (await import('./embed/embed-passages.js')).embedPassages(input),
   /** A stored file's plain text for the search index; pdf.js parsing would otherwise hold the event loop. */
   'extract-text': async (input: ExtractTextInput): Promise<ExtractedText> =>
     (await import('./text/extract-text.js')).extractText(input),

@@ -10,7 +10,13 @@
  * queries from user text.
  */
 import path from 'node:path';
-import { DELETE_FILE_PASSAGES_SQL, INSERT_PASSAGE_SQL } from '../engines/text/passage-sql.js';
+import {
+  DELETE_FILE_PASSAGES_SQL,
+  INSERT_PASSAGE_SQL,
+  RELEASE_CLAIM_SQL,
+  STORE_VECTOR_SQL,
+  vectorBytes,
+} from '../engines/text/passage-sql.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface IndexedFile {
@@ -71,13 +77,6 @@ export interface PassageStore {
   storeVectors(model: string, rows: Array<{ id: number; vector: number[] }>): Promise<void>;
   /** The key's passages with a vector of `model`, by cosine similarity to `vector` (the score), best first. */
   nearest(query: { keyId: string; model: string; vector: number[]; limit: number }): Promise<PassageHit[]>;
-}
-
-/** A vector as stored: little-endian float32 bytes. */
-export function vectorBytes(vector: readonly number[]): Buffer {
-  const bytes = Buffer.alloc(vector.length * 4);
-  vector.forEach((value, index) => bytes.writeFloatLE(value, index * 4));
-  return bytes;
 }
 
 /** Cosine similarity of a query vector and a stored one (0 when their lengths differ or either is zero). */
@@ -182,7 +181,7 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
   const claim = db.prepare(
     'INSERT OR REPLACE INTO search_passage_embed_claims (passage_id, model, until_ms) VALUES (?, ?, ?)',
   );
-  const release = db.prepare('DELETE FROM search_passage_embed_claims WHERE passage_id = ?');
+  const release = db.prepare(RELEASE_CLAIM_SQL);
   // IMMEDIATE: the write lock is taken before the read, so another process's claim cannot slip in between.
   const claimUnembedded = db.transaction(
     (model: string, limit: number, now: number, until: number, afterId: number) => {
@@ -203,9 +202,7 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
       release.run(id);
     }
   });
-  const storeVector = db.prepare(`
-    INSERT OR REPLACE INTO search_passage_vectors (passage_id, model, vector)
-    SELECT @id, @model, @vector WHERE EXISTS (SELECT 1 FROM search_passages WHERE id = @id)`);
+  const storeVector = db.prepare(STORE_VECTOR_SQL);
   const storeVectors = db.transaction((model: string, rows: Array<{ id: number; vector: number[] }>) => {
     for (const row of rows) {
       storeVector.run({ id: row.id, model, vector: vectorBytes(row.vector) });

@@ -15,17 +15,15 @@
  * deletes the file's passages, so either this transaction committed before that delete (which then removes its
  * rows), or it sees the flag and writes nothing. No passage of a removed file outlives its removal.
  */
-import Database from 'better-sqlite3';
 import { type ExtractedPassages, extractPassages } from './extract-passages.js';
 import type { ExtractTextInput } from './extract-text.js';
+import { indexConnection } from './index-connection.js';
 import { DELETE_FILE_PASSAGES_SQL, INSERT_PASSAGE_SQL } from './passage-sql.js';
 
 /** ~80 µs each: a transaction holds the write lock for about a millisecond. */
 export const TRANSACTION_PASSAGES = 12;
 /** The write lock is free this long after each transaction, so a waiting writer on the main thread gets it. */
 export const TRANSACTION_PAUSE_MS = 1;
-/** As the main thread's connection (storage/database.ts): a lock held elsewhere is waited for, not an error. */
-const BUSY_TIMEOUT_MS = 5000;
 
 export interface IndexPassagesInput extends ExtractTextInput {
   /** The SQLite database file holding `search_passages` (never `:memory:`: another connection would not see it). */
@@ -41,22 +39,6 @@ export type IndexedPassages =
   | { written: number; truncated?: boolean; cancelled?: boolean }
   | Exclude<ExtractedPassages, { passages: string[] }>;
 
-/** One connection per database file for the worker's life: opening one costs more than a file's first writes. */
-const connections = new Map<string, Database.Database>();
-
-function connection(file: string): Database.Database {
-  let db = connections.get(file);
-  if (!db) {
-    db = new Database(file, { fileMustExist: true });
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // The main connection made the file WAL (a persistent mode); these two are per connection.
-    db.pragma('synchronous = NORMAL');
-    db.pragma('secure_delete = ON');
-    connections.set(file, db);
-  }
-  return db;
-}
-
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, TRANSACTION_PAUSE_MS));
 
 export async function indexPassages(input: IndexPassagesInput): Promise<IndexedPassages> {
@@ -66,7 +48,7 @@ export async function indexPassages(input: IndexPassagesInput): Promise<IndexedP
   }
   const { passages } = extracted;
   const truncated = extracted.truncated ? { truncated: true } : {};
-  const db = connection(input.database);
+  const db = indexConnection(input.database);
   const insert = db.prepare(INSERT_PASSAGE_SQL);
   const removeOld = db.prepare(DELETE_FILE_PASSAGES_SQL);
   const { fileId, keyId, title } = input.file;

@@ -2,7 +2,8 @@
  * The search index on a SQLite database file: the extraction worker writes the passages itself on its own
  * connection (engines/text/index-passages.ts), so the main thread's CPU while a big file is indexed is a small
  * part of what writing the same passages on the main thread costs, and a file removed while the worker writes
- * it has none of its passages searched from the moment its removal resolves.
+ * it has none of its passages searched from the moment its removal resolves. The built-in embedder's background
+ * worker likewise reads the passages and writes their vectors itself (engines/embed/embed-passages.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,10 +11,12 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { threadCpuMs } from '../../../test/helpers/cpu-time.js';
-import { createMediaPool } from '../../engines/media-pool.js';
+import { LEXICAL_DEFAULT_DIMENSIONS } from '../../engines/embed/lexical-embed.js';
+import { createMediaPool, type MediaPool } from '../../engines/media-pool.js';
 import { openDatabase } from '../../storage/database.js';
 import { createPassageStore } from '../../storage/passage-store.js';
-import { createLocalSearchIndex, type LocalSearchIndex } from './search-index.js';
+import { createLocalEmbeddingModel } from './embed.js';
+import { createLocalSearchIndex, type LocalSearchIndex, type PassageEmbedder } from './search-index.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -78,6 +81,56 @@ describe('search index written by the extraction worker', () => {
       expect(await control.passages.count('key_1')).toBe(3_002);
       expect((await worker.index.search({ keyId: 'key_1', query: 'lighthouse', maxResults: 5 })).length).toBe(2);
       expect(inWorker).toBeLessThan(onLoop / 5);
+    },
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'embeds the passages in the background worker for a small part of the main thread’s CPU that sending them costs',
+    async () => {
+      const embedPool = createMediaPool({ workers: 1, queueLimit: 100, jobTimeoutMs: 60_000 });
+      cleanups.push(() => embedPool.close());
+      const model = createLocalEmbeddingModel(embedPool);
+      // The texts out and the vectors back across the event loop, as for an upstream model.
+      const sending: PassageEmbedder = {
+        model: 'local:embed',
+        embed: async () => [],
+        async embedPassages(texts, signal) {
+          const result = await model.embed(
+            { inputs: texts, single: false, encodingFormat: 'float', extra: {} },
+            { signal, requestId: 'test', warn: () => undefined },
+          );
+          return result.embeddings;
+        },
+      };
+      const inWorker = (pool: MediaPool): PassageEmbedder => ({
+        ...sending,
+        async embedStoredPassages(database, ids, signal) {
+          await pool.use(signal, (slot) =>
+            slot.run('embed-passages', { database, model: 'local:embed', ids, dimensions: LEXICAL_DEFAULT_DIMENSIONS }),
+          );
+        },
+      });
+      const vectorsOf = (db: ReturnType<typeof openDatabase>) =>
+        db.prepare('SELECT count(*) FROM search_passage_vectors').pluck().get();
+      const mainCpu = async (embedder: PassageEmbedder) => {
+        const { db, index } = fileBackedIndex();
+        expect(await index.add(textFile('f_big', paragraphs(1_500)))).toEqual({ status: 'indexed' });
+        await index.idle();
+        const before = threadCpuMs();
+        index.useEmbedder(embedder);
+        await index.idle();
+        const spent = threadCpuMs() - before;
+        expect(vectorsOf(db)).toBe(1_500);
+        expect(db.prepare('SELECT count(*) FROM search_passage_embed_claims').pluck().get()).toBe(0);
+        return spent;
+      };
+      // Each way once unmeasured, so that neither pays for the worker's start or its first imports.
+      await mainCpu(inWorker(embedPool));
+      await mainCpu(sending);
+      const workerWrites = await mainCpu(inWorker(embedPool));
+      const sent = await mainCpu(sending);
+      // A quarter to a third here; half leaves room for a loaded machine, and sending them costs the whole.
+      expect(workerWrites).toBeLessThan(sent / 2);
     },
   );
 

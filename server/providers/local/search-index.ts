@@ -67,6 +67,12 @@ export interface PassageEmbedder {
    * (and counted by its limits) by whoever builds the embedder.
    */
   embedPassages(texts: string[], signal: AbortSignal, keyId: string): Promise<number[][]>;
+  /**
+   * The same for passages stored in a SQLite database file, by a worker that reads their texts and writes their
+   * vectors on its own connection (the built-in model: engines/embed/embed-passages.ts), so that neither crosses
+   * the event loop; the claims of `ids` are dropped as their vectors are stored. Absent for upstream models.
+   */
+  embedStoredPassages?(database: string, ids: number[], signal: AbortSignal, keyId: string): Promise<void>;
 }
 
 /**
@@ -76,6 +82,12 @@ export interface PassageEmbedder {
  * batch, not for a whole file.
  */
 export const WRITE_BATCH = 25;
+/**
+ * Passages claimed per round when the background worker reads and writes them itself: the event loop's part of a
+ * round (the claim, two small messages) hardly grows with it, and each round costs the loop ~0.1 ms of messaging
+ * whatever its size; the worker's transaction of 100 vectors holds the write lock about a millisecond.
+ */
+export const WORKER_EMBED_BATCH = 100;
 /** The extraction worker's niceness (worker-pool.ts): below the event loop's 0, above background embedding's 19. */
 export const EXTRACTION_NICENESS = 10;
 /** One turn of the event loop: the I/O callbacks (chat requests) waiting now run before the next batch. */
@@ -179,6 +191,9 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return;
     }
     const current = embedder;
+    // The built-in model on a database file: the worker reads and writes, the loop sends ids (see PassageEmbedder).
+    const database = current.embedStoredPassages && passages.databaseFile;
+    const batchSize = database ? WORKER_EMBED_BATCH : WRITE_BATCH;
     embedding = (async () => {
       do {
         embedAgain = false;
@@ -193,7 +208,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
           // Claimed, not just read: another worker or instance running this loop takes other passages. An
           // empty claim while passages wait means others hold them; their rounds embed them.
           const at = now();
-          const batch = await passages.claimUnembedded(current.model, WRITE_BATCH, at, at + EMBED_CLAIM_MS, cursor);
+          const batch = await passages.claimUnembedded(current.model, batchSize, at, at + EMBED_CLAIM_MS, cursor);
           if (batch.length === 0) {
             if (cursor === 0) {
               break;
@@ -209,6 +224,15 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
           try {
             // One call per key: each key's usage record (and limits) counts exactly its own passages.
             for (const [keyId, owned] of byKey) {
+              if (database) {
+                await current.embedStoredPassages!(
+                  database,
+                  owned.map((passage) => passage.id),
+                  closing.signal,
+                  keyId,
+                );
+                continue;
+              }
               const vectors = await current.embedPassages(
                 owned.map((passage) => `${passage.title}\n${passage.text}`),
                 closing.signal,
