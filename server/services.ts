@@ -16,7 +16,6 @@ import { type BlobLocation, type Config, ConfigError } from './config.js';
 import { createBackgroundPool } from './engines/background-pool.js';
 import { LEXICAL_DEFAULT_DIMENSIONS } from './engines/embed/lexical-embed.js';
 import { createMediaPool, type MediaPool } from './engines/media-pool.js';
-import type { EmbeddingModel } from './core/models.js';
 import { createLocalEmbeddingModel } from './providers/local/embed.js';
 import { buildRegistry } from './providers/build-registry.js';
 import { createLocalSearchIndex, type LocalSearchIndex, type PassageEmbedder } from './providers/local/search-index.js';
