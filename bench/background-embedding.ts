@@ -11,16 +11,17 @@
  * mean of the two quiet phases on either side of it on the same warm gateway (calls/s, p50, p99, the gateway main
  * thread's CPU a call), and the two quiet phases against each other say how much the machine moved meanwhile.
  *
- * Where the gateway's other threads run (extraction, embedding, tokenizer, body threads, V8's and libuv's
- * helpers): `BENCH_EMBED_THREADS=spread` (the default) moves them to the load core as they start, as on a machine
- * with a core to spare beside the event loop; `shared` leaves them on the event loop's core, one core for all.
+ * Every thread of the gateway (its event loop, the extraction and background embedding workers, the tokenizer) is
+ * on the server core, as in the other gateway rows: the background threads get what their niceness lets them take
+ * from the event loop. (Moving them to the load core instead was tried: they then slowed the callers and the fake
+ * upstream, which are on every call's path, and chat read slower, not faster.)
  *
  * A/B: with `BENCH_EMBED_BASELINE=<checkout>` (another worktree with its own `dist/`, e.g. the commit before a
  * change) every round runs the baseline and this checkout one after the other, the order alternating by round,
  * so the machine's drift hits both alike. `BENCH_EMBED_ROUNDS` rounds (default 3).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -37,11 +38,6 @@ const QUIET_MS = 5_000;
 const WARM_UP_MS = 5_000;
 /** Uploads per gateway, each between two quiet phases. */
 const CYCLES = Number(process.env.BENCH_EMBED_CYCLES ?? 2);
-/**
- * `spread` (the default): the gateway's threads other than its event loop run on the load core, as on a machine
- * with a core to spare for them; `shared`: all of them on the event loop's core (one core for everything).
- */
-const THREADS = process.env.BENCH_EMBED_THREADS === 'shared' ? 'shared' : 'spread';
 const words = 'lighthouse keeper lamp wick reef ship harbour night storm beam lens tide rope anchor gull'.split(' ');
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
@@ -127,32 +123,6 @@ interface RoundResult {
 }
 
 /**
- * Moves every thread of `pid` but its main thread to `core`, now and as new ones start (the extraction, embedding,
- * tokenizer and body threads start on first use; V8's helpers and libuv's pool at start), until stopped. This is
- * the gateway as deployed on more than one core: the event loop has a core, the background threads run beside it.
- */
-function spreadThreads(pid: number, core: string): () => void {
-  const moved = new Set<string>();
-  const move = () => {
-    let tids: string[];
-    try {
-      tids = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      return; // the gateway has exited
-    }
-    for (const tid of tids) {
-      if (tid !== String(pid) && !moved.has(tid)) {
-        moved.add(tid);
-        spawnSync('taskset', ['-pc', core, tid], { stdio: 'ignore' });
-      }
-    }
-  };
-  move();
-  const timer = setInterval(move, 100);
-  return () => clearInterval(timer);
-}
-
-/**
  * One fresh gateway of `checkout` (this one when undefined): warm-up, then CYCLES times a quiet phase and an upload
  * phase, then a last quiet phase, so that each upload has a quiet phase of the same warm gateway on either side.
  */
@@ -166,7 +136,6 @@ async function round(upstreamPort: number, index: number, checkout?: string): Pr
     'search:\n  embedding_model: local:embed\n',
     checkout,
   );
-  const stopSpreading = PIN && THREADS === 'spread' ? spreadThreads(gateway.pid, LOAD_CORE) : () => {};
   const base = `http://127.0.0.1:${gateway.port}`;
   try {
     const db = new Database(path.join(dataDir, 'omnigate.sqlite'), { readonly: true, fileMustExist: true });
@@ -237,7 +206,6 @@ async function round(upstreamPort: number, index: number, checkout?: string): Pr
     db.close();
     return { quiet, uploads, passages };
   } finally {
-    stopSpreading();
     await gateway.stop();
   }
 }
@@ -271,8 +239,9 @@ export interface CycleChange {
   p50: number;
   p99: number;
   mainCpuPerCall: number;
-  /** The two quiet phases' own difference in calls/s (the later against the earlier): the yardstick of noise. */
-  quietDrift: number;
+  /** The two quiet phases' own difference in p50 and p99 (the later against the earlier): the yardstick of noise. */
+  quietP50: number;
+  quietP99: number;
 }
 
 export interface BackgroundEmbeddingResult {
@@ -299,7 +268,8 @@ function cycleChanges(result: RoundResult): CycleChange[] {
       p50: change(during.p50, control('p50')),
       p99: change(during.p99, control('p99')),
       mainCpuPerCall: change(during.mainCpuPerCall, control('mainCpuPerCall')),
-      quietDrift: change(after.callsPerSecond, before.callsPerSecond),
+      quietP50: change(after.p50, before.p50),
+      quietP99: change(after.p99, before.p99),
     };
   });
 }
@@ -333,7 +303,7 @@ export async function benchBackgroundEmbedding(
         results.get(variant.name)!.push(result);
         for (const [cycle, moved] of cycleChanges(result).entries()) {
           console.log(
-            `  round ${index + 1} ${variant.name}, upload ${cycle + 1} (${result.uploads[cycle]!.seconds.toFixed(1)} s) against the quiet phases beside it: calls/s ${signed(moved.callsPerSecond)}, p50 ${signed(moved.p50)}, p99 ${signed(moved.p99)}, main-thread CPU a call ${signed(moved.mainCpuPerCall)}; quiet against quiet ${signed(moved.quietDrift)}; load ${loadAverage()}`,
+            `  round ${index + 1} ${variant.name}, upload ${cycle + 1} (${result.uploads[cycle]!.seconds.toFixed(1)} s) against the quiet phases beside it: calls/s ${signed(moved.callsPerSecond)}, p50 ${signed(moved.p50)}, p99 ${signed(moved.p99)}, main-thread CPU a call ${signed(moved.mainCpuPerCall)}; quiet against quiet p50 ${signed(moved.quietP50)}, p99 ${signed(moved.quietP99)}; load ${loadAverage()}`,
           );
         }
       }
@@ -360,7 +330,7 @@ const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.fl
 /** The results as the table bench/README.md shows. */
 export function printBackgroundEmbedding(results: BackgroundEmbeddingResult[]): void {
   console.log(
-    `chat beside the background indexing and embedding of a 10 MiB upload (local:embed), ${CHAT_RATE} calls a second (open loop); the gateway's other threads ${THREADS === 'spread' && PIN ? `on core ${LOAD_CORE}, its event loop alone on core ${SERVER_CORE}` : `on its event loop's core ${SERVER_CORE}`}:`,
+    `chat beside the background indexing and embedding of a 10 MiB upload (local:embed), ${CHAT_RATE} calls a second (open loop), every thread of the gateway on core ${SERVER_CORE}:`,
   );
   console.table(
     results.flatMap((result) =>
@@ -378,9 +348,10 @@ export function printBackgroundEmbedding(results: BackgroundEmbeddingResult[]): 
   );
   for (const result of results) {
     const median = (key: keyof CycleChange) => signed(medianOf(result.changes.map((moved) => moved[key])));
-    const spread = Math.max(...result.changes.map((moved) => Math.abs(moved.quietDrift)));
+    const spread = (key: 'quietP50' | 'quietP99') =>
+      Math.max(...result.changes.map((moved) => Math.abs(moved[key]))).toFixed(1);
     console.log(
-      `  ${result.variant}: each upload against the quiet phases beside it, median of ${result.changes.length}: calls/s ${median('callsPerSecond')}, p50 ${median('p50')}, p99 ${median('p99')}, main-thread CPU a call ${median('mainCpuPerCall')} (quiet against quiet: up to ±${spread.toFixed(1)} % calls/s); upload to last vector ${result.uploadSeconds.map((s) => s.toFixed(1)).join(' / ')} s; passages per round ${result.passagesPerRound.join(' / ')}`,
+      `  ${result.variant}: each upload against the quiet phases beside it, median of ${result.changes.length}: calls/s ${median('callsPerSecond')}, p50 ${median('p50')}, p99 ${median('p99')}, main-thread CPU a call ${median('mainCpuPerCall')} (quiet against quiet: p50 up to ±${spread('quietP50')} %, p99 up to ±${spread('quietP99')} %); upload to last vector ${result.uploadSeconds.map((s) => s.toFixed(1)).join(' / ')} s; passages per round ${result.passagesPerRound.join(' / ')}`,
     );
   }
 }

@@ -328,7 +328,7 @@ export interface PassageEmbedding {
  * part of the search call; the background embedding of a key's passages is that key's own work, handed to
  * `account` (its usage record and limits) once it is done. With the built-in model the background batches run in
  * `backgroundPool` (the low-priority pool of engines/background-pool.ts) rather than the media pool, and on a
- * SQLite database file its worker reads the passages and writes their vectors itself; a query's
+ * SQLite database file its worker reads the passages' texts itself; a query's
  * embedding, which a caller waits for, stays in the media pool.
  */
 function passageEmbedder(
@@ -376,18 +376,17 @@ function passageEmbedder(
       ? {
           async embedStoredPassages(database: string, ids: number[], signal: AbortSignal, keyId: string) {
             const startedAt = now();
-            const { tokens } = await backgroundPool.use(
+            const dimensions = LEXICAL_DEFAULT_DIMENSIONS;
+            const embedded = await backgroundPool.use(
               signal,
-              (slot) =>
-                slot.run('embed-passages', {
-                  database,
-                  model: resolved.entry.id,
-                  ids,
-                  dimensions: LEXICAL_DEFAULT_DIMENSIONS,
-                }),
+              (slot) => slot.run('embed-passages', { database, ids, dimensions }),
               { owner: keyId },
             );
-            accountFor(keyId, startedAt, tokens);
+            accountFor(keyId, startedAt, embedded.tokens);
+            return embedded.ids.map((id, index) => ({
+              id,
+              vector: embedded.vectors.subarray(index * dimensions, (index + 1) * dimensions),
+            }));
           },
         }
       : {}),

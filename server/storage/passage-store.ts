@@ -9,14 +9,9 @@
  * left to callers. `match` must be a MATCH expression built by `safe-match.ts`; this store does not build
  * queries from user text.
  */
+import { endianness } from 'node:os';
 import path from 'node:path';
-import {
-  DELETE_FILE_PASSAGES_SQL,
-  INSERT_PASSAGE_SQL,
-  RELEASE_CLAIM_SQL,
-  STORE_VECTOR_SQL,
-  vectorBytes,
-} from '../engines/text/passage-sql.js';
+import { DELETE_FILE_PASSAGES_SQL, INSERT_PASSAGE_SQL } from '../engines/text/passage-sql.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface IndexedFile {
@@ -74,9 +69,23 @@ export interface PassageStore {
   /** Drops claims taken by `claimUnembedded` (the embedding failed): another round may take them at once. */
   releaseClaims(ids: number[]): Promise<void>;
   /** Keeps each passage's vector of `model` (and drops its claim); a passage removed meanwhile gets none. */
-  storeVectors(model: string, rows: Array<{ id: number; vector: number[] }>): Promise<void>;
+  storeVectors(model: string, rows: Array<{ id: number; vector: ArrayLike<number> }>): Promise<void>;
   /** The key's passages with a vector of `model`, by cosine similarity to `vector` (the score), best first. */
   nearest(query: { keyId: string; model: string; vector: number[]; limit: number }): Promise<PassageHit[]>;
+}
+
+const LITTLE_ENDIAN = endianness() === 'LE';
+
+/** A vector as stored: little-endian float32 bytes (a Float32Array on a little-endian machine is that already). */
+export function vectorBytes(vector: ArrayLike<number>): Buffer {
+  if (vector instanceof Float32Array && LITTLE_ENDIAN) {
+    return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+  }
+  const bytes = Buffer.alloc(vector.length * 4);
+  for (let index = 0; index < vector.length; index++) {
+    bytes.writeFloatLE(vector[index]!, index * 4);
+  }
+  return bytes;
 }
 
 /** Cosine similarity of a query vector and a stored one (0 when their lengths differ or either is zero). */
@@ -181,7 +190,7 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
   const claim = db.prepare(
     'INSERT OR REPLACE INTO search_passage_embed_claims (passage_id, model, until_ms) VALUES (?, ?, ?)',
   );
-  const release = db.prepare(RELEASE_CLAIM_SQL);
+  const release = db.prepare('DELETE FROM search_passage_embed_claims WHERE passage_id = ?');
   // IMMEDIATE: the write lock is taken before the read, so another process's claim cannot slip in between.
   const claimUnembedded = db.transaction(
     (model: string, limit: number, now: number, until: number, afterId: number) => {
@@ -202,8 +211,10 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
       release.run(id);
     }
   });
-  const storeVector = db.prepare(STORE_VECTOR_SQL);
-  const storeVectors = db.transaction((model: string, rows: Array<{ id: number; vector: number[] }>) => {
+  const storeVector = db.prepare(`
+    INSERT OR REPLACE INTO search_passage_vectors (passage_id, model, vector)
+    SELECT @id, @model, @vector WHERE EXISTS (SELECT 1 FROM search_passages WHERE id = @id)`);
+  const storeVectors = db.transaction((model: string, rows: Array<{ id: number; vector: ArrayLike<number> }>) => {
     for (const row of rows) {
       storeVector.run({ id: row.id, model, vector: vectorBytes(row.vector) });
       release.run(row.id);

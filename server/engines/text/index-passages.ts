@@ -5,10 +5,13 @@
  * however finely sliced, that CPU was taken from chat calls (bench/README.md, issue 34). Here it runs at the
  * worker's niceness, and the main thread learns only how many passages were written.
  *
- * The writes are short transactions of TRANSACTION_PASSAGES with a pause of TRANSACTION_PAUSE_MS after each:
- * WAL lets the main thread read meanwhile, and its own writes (usage, files) wait for the write lock at most one
- * short transaction (its busy handler sleeps and retries; the pause is its turn). The first transaction removes
- * what was indexed for the file before.
+ * The writes are short transactions of TRANSACTION_PASSAGES, each followed by a pause PAUSE_PER_WRITE times as
+ * long as it took (at least MIN_PAUSE_MS), so the worker holds the write lock at most a fifth of the time. WAL lets
+ * the main thread read meanwhile, but its own writes (usage, claims, files) that meet the lock wait in SQLite's
+ * busy handler, which *sleeps the event loop* (1, 2, 5, 10, 15, 20, 25… ms, retrying between sleeps): with a
+ * pause as short as the transaction, a retry met the next transaction half the time, and under chat load the
+ * main thread slept 0.4 s per 10 MB upload, once 25 ms at a stretch (strace, bench/README.md issue 34). The
+ * first transaction removes what was indexed for the file before.
  *
  * `cancel` is shared memory the main thread sets when the file is removed or added again (or the server
  * closes). It is read inside each transaction, after the write lock is taken: the main thread sets it before it
@@ -22,8 +25,9 @@ import { DELETE_FILE_PASSAGES_SQL, INSERT_PASSAGE_SQL } from './passage-sql.js';
 
 /** ~80 µs each: a transaction holds the write lock for about a millisecond. */
 export const TRANSACTION_PASSAGES = 12;
-/** The write lock is free this long after each transaction, so a waiting writer on the main thread gets it. */
-export const TRANSACTION_PAUSE_MS = 1;
+/** The write lock is free at least four times as long as it was held, so a waiting writer on the main thread gets it. */
+export const PAUSE_PER_WRITE = 4;
+const MIN_PAUSE_MS = 1;
 
 export interface IndexPassagesInput extends ExtractTextInput {
   /** The SQLite database file holding `search_passages` (never `:memory:`: another connection would not see it). */
@@ -39,7 +43,7 @@ export type IndexedPassages =
   | { written: number; truncated?: boolean; cancelled?: boolean }
   | Exclude<ExtractedPassages, { passages: string[] }>;
 
-const pause = () => new Promise<void>((resolve) => setTimeout(resolve, TRANSACTION_PAUSE_MS));
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function indexPassages(input: IndexPassagesInput): Promise<IndexedPassages> {
   const extracted = await extractPassages(input);
@@ -69,10 +73,11 @@ export async function indexPassages(input: IndexPassagesInput): Promise<IndexedP
   // A file without passages still has its old ones removed (the loop's one pass at 0).
   for (let start = 0; start === 0 || start < passages.length; start += TRANSACTION_PASSAGES) {
     // IMMEDIATE: the write lock before the flag is read (see the module comment).
+    const began = performance.now();
     if (!write.immediate(start)) {
       return { written: start, cancelled: true, ...truncated };
     }
-    await pause();
+    await pause(Math.max(MIN_PAUSE_MS, PAUSE_PER_WRITE * (performance.now() - began)));
   }
   return { written: passages.length, ...truncated };
 }

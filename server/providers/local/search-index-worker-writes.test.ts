@@ -105,9 +105,12 @@ describe('search index written by the extraction worker', () => {
       const inWorker = (pool: MediaPool): PassageEmbedder => ({
         ...sending,
         async embedStoredPassages(database, ids, signal) {
-          await pool.use(signal, (slot) =>
-            slot.run('embed-passages', { database, model: 'local:embed', ids, dimensions: LEXICAL_DEFAULT_DIMENSIONS }),
-          );
+          const dimensions = LEXICAL_DEFAULT_DIMENSIONS;
+          const embedded = await pool.use(signal, (slot) => slot.run('embed-passages', { database, ids, dimensions }));
+          return embedded.ids.map((id, index) => ({
+            id,
+            vector: embedded.vectors.subarray(index * dimensions, (index + 1) * dimensions),
+          }));
         },
       });
       const vectorsOf = (db: ReturnType<typeof openDatabase>) =>

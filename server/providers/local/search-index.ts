@@ -68,11 +68,16 @@ export interface PassageEmbedder {
    */
   embedPassages(texts: string[], signal: AbortSignal, keyId: string): Promise<number[][]>;
   /**
-   * The same for passages stored in a SQLite database file, by a worker that reads their texts and writes their
-   * vectors on its own connection (the built-in model: engines/embed/embed-passages.ts), so that neither crosses
-   * the event loop; the claims of `ids` are dropped as their vectors are stored. Absent for upstream models.
+   * The same for passages stored in a SQLite database file, by a worker that reads their texts on its own
+   * connection (the built-in model: engines/embed/embed-passages.ts), so that no text crosses the event loop: the
+   * vectors of the passages still there, for the index to store. Absent for upstream models.
    */
-  embedStoredPassages?(database: string, ids: number[], signal: AbortSignal, keyId: string): Promise<void>;
+  embedStoredPassages?(
+    database: string,
+    ids: number[],
+    signal: AbortSignal,
+    keyId: string,
+  ): Promise<Array<{ id: number; vector: Float32Array }>>;
 }
 
 /**
@@ -83,9 +88,9 @@ export interface PassageEmbedder {
  */
 export const WRITE_BATCH = 25;
 /**
- * Passages claimed per round when the background worker reads and writes them itself: the event loop's part of a
- * round (the claim, two small messages) hardly grows with it, and each round costs the loop ~0.1 ms of messaging
- * whatever its size; the worker's transaction of 100 vectors holds the write lock about a millisecond.
+ * Passages claimed per round when the background worker reads them itself: the event loop's part of a round (the
+ * claim, two small messages, the vectors' store) grows little with it, and each round costs the loop ~0.1 ms of
+ * messaging whatever its size.
  */
 export const WORKER_EMBED_BATCH = 100;
 /** The extraction worker's niceness (worker-pool.ts): below the event loop's 0, above background embedding's 19. */
@@ -225,12 +230,10 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
             // One call per key: each key's usage record (and limits) counts exactly its own passages.
             for (const [keyId, owned] of byKey) {
               if (database) {
-                await current.embedStoredPassages!(
-                  database,
-                  owned.map((passage) => passage.id),
-                  closing.signal,
-                  keyId,
-                );
+                const ids = owned.map((passage) => passage.id);
+                const embedded = await current.embedStoredPassages!(database, ids, closing.signal, keyId);
+                await passages.storeVectors(current.model, embedded);
+                // A passage removed since its claim has no vector; its claim went with it.
                 continue;
               }
               const vectors = await current.embedPassages(

@@ -6,8 +6,7 @@
  * no query string raises a database error. Ranking is `ts_rank_cd` (title four times a body match, as the
  * SQLite store weights bm25), snippets come from `ts_headline`; the hits have the SQLite store's shape.
  */
-import { vectorBytes } from '../../engines/text/passage-sql.js';
-import { type IndexedFile, type PassageHit, type PassageStore, rankByVector } from '../passage-store.js';
+import { type IndexedFile, type PassageHit, type PassageStore, rankByVector, vectorBytes } from '../passage-store.js';
 import { type PgPool, query, transaction } from './pool.js';
 
 /** {D, C, B, A}: the body (D) a quarter of the title (A). */
