@@ -1,7 +1,7 @@
 /**
  * A worker's own connection to the search index's SQLite database file, kept for the worker's life: opening one
- * costs more than a file's first writes. The extraction worker writes passages on it (index-passages.ts), the
- * background embedding worker their vectors (engines/embed/embed-passages.ts).
+ * costs more than a file's first writes. The extraction worker writes passages on it (index-passages.ts); the
+ * background embedding worker reads them (engines/embed/embed-passages.ts).
  */
 import Database from 'better-sqlite3';
 
