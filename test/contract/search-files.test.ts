@@ -94,6 +94,8 @@ describe('local search scores and answers over Markdown', () => {
         .attach('file', Buffer.from(text), name);
       expect(uploaded.status).toBe(200);
     }
+    // An upload answers once its bytes are stored; its text is indexed after (on a busy machine, after the search).
+    await t.searchIndex.idle();
     const found = await request(t.app)
       .post('/v1/web/search')
       .set(auth)
