@@ -14,6 +14,7 @@ import { renewIndexingLeases, startIndexingLeases } from './calls/files/indexing
 import { startVideoRunner, type VideoRunner } from './calls/video/video-runner.js';
 import { type BlobLocation, type Config, ConfigError } from './config.js';
 import { createBackgroundPool } from './engines/background-pool.js';
+import { vectorRows } from './engines/embed/vector-rows.js';
 import { LEXICAL_DEFAULT_DIMENSIONS } from './engines/embed/lexical-embed.js';
 import { createMediaPool, type MediaPool } from './engines/media-pool.js';
 import { createLocalEmbeddingModel } from './providers/local/embed.js';
@@ -383,10 +384,7 @@ function passageEmbedder(
               { owner: keyId },
             );
             accountFor(keyId, startedAt, embedded.tokens);
-            return embedded.ids.map((id, index) => ({
-              id,
-              vector: embedded.vectors.subarray(index * dimensions, (index + 1) * dimensions),
-            }));
+            return vectorRows(embedded, dimensions);
           },
         }
       : {}),

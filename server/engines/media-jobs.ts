@@ -34,8 +34,8 @@ export const mediaJobs = {
     vectors: (await import('./embed/lexical-embed.js')).lexicalEmbed(input),
   }),
   /**
-   * The background embedding of stored passages by the built-in embedder, read and written by the worker on its
-   * own connection to the index's SQLite file: the main thread sends ids and gets counts (embed-passages.ts).
+   * The background embedding of stored passages by the built-in embedder, read by the worker on its own connection
+   * to the index's SQLite file: the main thread sends ids and gets one buffer of vectors back (embed-passages.ts).
    */
   'embed-passages': async (input: EmbedPassagesInput): Promise<EmbeddedPassages> =>
     (await import('./embed/embed-passages.js')).embedPassages(input),

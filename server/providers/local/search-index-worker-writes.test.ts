@@ -3,7 +3,7 @@
  * connection (engines/text/index-passages.ts), so the main thread's CPU while a big file is indexed is a small
  * part of what writing the same passages on the main thread costs, and a file removed while the worker writes
  * it has none of its passages searched from the moment its removal resolves. The built-in embedder's background
- * worker likewise reads the passages and writes their vectors itself (engines/embed/embed-passages.ts).
+ * worker likewise reads the passages itself and hands back only their vectors (engines/embed/embed-passages.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { threadCpuMs } from '../../../test/helpers/cpu-time.js';
+import { vectorRows } from '../../engines/embed/vector-rows.js';
 import { LEXICAL_DEFAULT_DIMENSIONS } from '../../engines/embed/lexical-embed.js';
 import { createMediaPool, type MediaPool } from '../../engines/media-pool.js';
 import { openDatabase } from '../../storage/database.js';
@@ -107,10 +108,7 @@ describe('search index written by the extraction worker', () => {
         async embedStoredPassages(database, ids, signal) {
           const dimensions = LEXICAL_DEFAULT_DIMENSIONS;
           const embedded = await pool.use(signal, (slot) => slot.run('embed-passages', { database, ids, dimensions }));
-          return embedded.ids.map((id, index) => ({
-            id,
-            vector: embedded.vectors.subarray(index * dimensions, (index + 1) * dimensions),
-          }));
+          return vectorRows(embedded, dimensions);
         },
       });
       const vectorsOf = (db: ReturnType<typeof openDatabase>) =>

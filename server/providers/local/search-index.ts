@@ -196,7 +196,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return;
     }
     const current = embedder;
-    // The built-in model on a database file: the worker reads and writes, the loop sends ids (see PassageEmbedder).
+    // The built-in model on a database file: the worker reads the texts, the loop sends ids (see PassageEmbedder).
     const database = current.embedStoredPassages && passages.databaseFile;
     const batchSize = database ? WORKER_EMBED_BATCH : WRITE_BATCH;
     embedding = (async () => {
