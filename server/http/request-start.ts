@@ -9,6 +9,7 @@
  */
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { countForegroundRequest } from '../engines/pool/foreground.js';
 import { observers } from '../observability/hooks.js';
 import { type CostOf, startCallRecord } from '../usage/call-record.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
@@ -26,6 +27,8 @@ export function requestStart(options: RequestStartOptions): RequestHandler {
   const { logger, usage, now, costOf } = options;
   return (req, res, next) => {
     const startedAt = performance.now();
+    // Background writers slow down while requests arrive (engines/pool/foreground.ts).
+    countForegroundRequest();
     const method = req.method;
     const id = newRequestId();
     res.locals.requestId = id;

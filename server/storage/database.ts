@@ -12,6 +12,9 @@ import Database from 'better-sqlite3';
 
 export type SqliteDatabase = Database.Database;
 
+/** How long a statement waits for a lock held by another connection before failing with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /** `:memory:` gives a private in-memory database (tests). */
 export function openDatabase(file: string): SqliteDatabase {
   if (file !== ':memory:') {
@@ -25,7 +28,7 @@ export function openDatabase(file: string): SqliteDatabase {
   const db = new Database(file);
   // First, so that every statement after it — the journal mode and the stores' schema included — waits for a
   // lock held by another process on the file (the keys CLI, a worker of `--workers N`) instead of failing.
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // WAL lets readers (GET /v1/usage) run while the usage writer commits; NORMAL sync is durable across
   // process crashes in WAL mode, which is what a self-hosted gateway needs.
   db.pragma('journal_mode = WAL');

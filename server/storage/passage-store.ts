@@ -13,6 +13,7 @@ import { endianness } from 'node:os';
 import path from 'node:path';
 import { DELETE_FILE_PASSAGES_SQL, INSERT_PASSAGE_SQL } from '../engines/text/passage-sql.js';
 import type { SqliteDatabase } from './database.js';
+import { writeWhenFree } from './write-when-free.js';
 
 export interface IndexedFile {
   fileId: string;
@@ -272,13 +273,13 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
       return unembedded.all(model, limit) as Array<{ id: number; title: string; text: string }>;
     },
     async claimUnembedded(model, limit, now, until, afterId = 0) {
-      return claimUnembedded.immediate(model, limit, now, until, afterId);
+      return writeWhenFree(db, () => claimUnembedded.immediate(model, limit, now, until, afterId));
     },
     async releaseClaims(ids) {
       releaseClaims(ids);
     },
     async storeVectors(model, rows) {
-      storeVectors(model, rows);
+      await writeWhenFree(db, () => storeVectors(model, rows));
     },
     async nearest({ keyId, model, vector, limit }) {
       return rankByVector(withVectors.all(keyId, model) as Parameters<typeof rankByVector>[0], vector, limit);

@@ -5,6 +5,7 @@
 import type { MediaUsage } from '../core/models.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
+import { writeWhenFree } from './write-when-free.js';
 
 export interface UsageEntry {
   requestId: string;
@@ -262,7 +263,8 @@ export function createUsageStore(db: SqliteDatabase): UsageStore {
     },
     async insertMany(entries) {
       if (entries.length > 0) {
-        insertAll(entries);
+        // A batch of records is nobody's answer: it waits for a lock held elsewhere without sleeping the loop.
+        await writeWhenFree(db, () => insertAll(entries));
       }
     },
     async list(query) {

@@ -20,6 +20,7 @@
  */
 import { type ExtractedPassages, extractPassages } from './extract-passages.js';
 import type { ExtractTextInput } from './extract-text.js';
+import { foregroundCount } from '../pool/foreground.js';
 import { indexConnection } from './index-connection.js';
 import { DELETE_FILE_PASSAGES_SQL, INSERT_PASSAGE_SQL } from './passage-sql.js';
 
@@ -27,6 +28,16 @@ import { DELETE_FILE_PASSAGES_SQL, INSERT_PASSAGE_SQL } from './passage-sql.js';
 export const TRANSACTION_PASSAGES = 12;
 /** The write lock is free at least four times as long as it was held, so a waiting writer on the main thread gets it. */
 export const PAUSE_PER_WRITE = 4;
+/**
+ * While requests arrive (engines/pool/foreground.ts), the pause is this many times the write instead: the writer
+ * then takes about a seventeenth of the time, and chat beside it was not measurably slower (bench/README.md).
+ */
+export const PAUSE_PER_WRITE_WHILE_SERVING = 16;
+
+/** How long to pause after a write that took `heldMs`, given whether requests arrived since the last one. */
+export function pauseAfterWrite(heldMs: number, serving: boolean): number {
+  return Math.max(MIN_PAUSE_MS, (serving ? PAUSE_PER_WRITE_WHILE_SERVING : PAUSE_PER_WRITE) * heldMs);
+}
 const MIN_PAUSE_MS = 1;
 
 export interface IndexPassagesInput extends ExtractTextInput {
@@ -36,6 +47,8 @@ export interface IndexPassagesInput extends ExtractTextInput {
   indexedAt: number;
   /** One Int32 over a SharedArrayBuffer: non-zero stops the writing (see the module comment). */
   cancel: Int32Array;
+  /** The main thread's count of requests started (engines/pool/foreground.ts): while it moves, writes are paced slower. */
+  foreground: Int32Array;
 }
 
 /** What was written, or why nothing was (as extract-passages.ts says it). */
@@ -71,13 +84,17 @@ export async function indexPassages(input: IndexPassagesInput): Promise<IndexedP
     return true;
   });
   // A file without passages still has its old ones removed (the loop's one pass at 0).
+  let requests = foregroundCount(input.foreground);
   for (let start = 0; start === 0 || start < passages.length; start += TRANSACTION_PASSAGES) {
     // IMMEDIATE: the write lock before the flag is read (see the module comment).
     const began = performance.now();
     if (!write.immediate(start)) {
       return { written: start, cancelled: true, ...truncated };
     }
-    await pause(Math.max(MIN_PAUSE_MS, PAUSE_PER_WRITE * (performance.now() - began)));
+    const held = performance.now() - began;
+    const seen = requests;
+    requests = foregroundCount(input.foreground);
+    await pause(pauseAfterWrite(held, requests !== seen));
   }
   return { written: passages.length, ...truncated };
 }

@@ -23,6 +23,7 @@ import { DEFAULT_EXTRACTION_PER_KEY } from '../../config.js';
 import { ApiError } from '../../core/api-error.js';
 import type { FileIndex, FileIndexState, FileText, IndexableFile } from '../../core/file-index.js';
 import { createMediaPool, type MediaPool, type MediaSlot } from '../../engines/media-pool.js';
+import { foregroundRequests } from '../../engines/pool/foreground.js';
 import type { ExtractedPassages } from '../../engines/text/extract-passages.js';
 import {
   DEFAULT_EXTRACTION_LIMITS,
@@ -133,21 +134,29 @@ const EXTRACTION_TIMEOUT_MS = 60_000;
 /** Candidate passages read per result wanted, so that dropping a file's second-best passages still fills the page. */
 const CANDIDATES_PER_RESULT = 4;
 
-async function readAll(stream: Readable, limit: number): Promise<Uint8Array | undefined> {
-  const pieces: Buffer[] = [];
+/**
+ * The file's bytes, read a chunk at a time into one ArrayBuffer of their own: no chunk holds the loop longer than its
+ * copy (a join at the end copied 10 MB at once), and the whole buffer is handed to the worker, not copied to it.
+ * `expected` is the stored size; a stream that gives more (never, with a consistent store) still reads right.
+ */
+async function readAll(stream: Readable, expected: number, limit: number): Promise<Uint8Array | undefined> {
+  let whole = new Uint8Array(Math.min(expected, limit));
   let size = 0;
   for await (const piece of stream) {
-    const buffer = Buffer.isBuffer(piece) ? piece : Buffer.from(piece as Uint8Array);
-    size += buffer.length;
-    if (size > limit) {
+    const chunk = piece as Uint8Array;
+    if (size + chunk.length > limit) {
       stream.destroy();
       return undefined;
     }
-    pieces.push(buffer);
+    if (size + chunk.length > whole.length) {
+      const grown = new Uint8Array(Math.min(limit, Math.max(whole.length * 2, size + chunk.length)));
+      grown.set(whole.subarray(0, size));
+      whole = grown;
+    }
+    whole.set(chunk, size);
+    size += chunk.length;
   }
-  // A view of the joined bytes, not a copy of them: a 10 MB file was copied once more on the event loop.
-  const whole = Buffer.concat(pieces);
-  return new Uint8Array(whole.buffer, whole.byteOffset, whole.length);
+  return size === whole.length ? whole : whole.slice(0, size);
 }
 
 export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalSearchIndex {
@@ -275,7 +284,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   async function extract<T>(
     file: IndexableFile,
     signal: AbortSignal,
-    run: (slot: MediaSlot, input: ExtractTextInput) => Promise<T>,
+    run: (slot: MediaSlot, input: ExtractTextInput, transfer: ArrayBuffer[]) => Promise<T>,
   ): Promise<T | Refused> {
     const kind = textKindOf(file.mediaType, file.filename);
     if (!kind) {
@@ -284,12 +293,14 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     if (file.bytes > maxFileBytes) {
       return tooLarge();
     }
-    const bytes = await readAll(await file.open(), maxFileBytes);
+    const bytes = await readAll(await file.open(), file.bytes, maxFileBytes);
     if (!bytes) {
       return tooLarge();
     }
     try {
-      return await pool.use(signal, (slot) => run(slot, { bytes, kind, limits }), { owner: file.keyId });
+      // Moved to the worker, not copied: nothing here reads the bytes again.
+      const transfer = [bytes.buffer as ArrayBuffer];
+      return await pool.use(signal, (slot) => run(slot, { bytes, kind, limits }, transfer), { owner: file.keyId });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'engine_out_of_memory') {
         logger?.warn(
@@ -368,14 +379,19 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     const flags = cancels.get(file.id) ?? new Set<Int32Array>();
     cancels.set(file.id, flags.add(cancel));
     try {
-      const indexed: IndexedPassages | Refused = await extract(file, closing.signal, (slot, input) =>
-        slot.run('index-passages', {
-          ...input,
-          database,
-          file: { fileId: file.id, keyId: file.keyId, title: file.filename },
-          indexedAt: now(),
-          cancel,
-        }),
+      const indexed: IndexedPassages | Refused = await extract(file, closing.signal, (slot, input, transfer) =>
+        slot.run(
+          'index-passages',
+          {
+            ...input,
+            database,
+            file: { fileId: file.id, keyId: file.keyId, title: file.filename },
+            indexedAt: now(),
+            cancel,
+            foreground: foregroundRequests,
+          },
+          { transfer },
+        ),
       );
       if ('refused' in indexed) {
         return indexed;
@@ -404,8 +420,8 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     let extracted: ExtractedPassages | Refused;
     try {
       // Written as the worker's parts arrive (a 10 MB file's first passages are searchable while the rest cross).
-      extracted = await extract(file, closing.signal, (slot, input) =>
-        slot.run('extract-passages', input, { onPart: (part) => writer.add(part as string[]) }),
+      extracted = await extract(file, closing.signal, (slot, input, transfer) =>
+        slot.run('extract-passages', input, { onPart: (part) => writer.add(part as string[]), transfer }),
       );
     } catch (error) {
       // What the parts wrote of a file that then failed must not be searched.
@@ -503,7 +519,9 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return [...addsByFile.keys()];
     },
     text(file, signal) {
-      return extract(file, AbortSignal.any([closing.signal, signal]), (slot, input) => slot.run('extract-text', input));
+      return extract(file, AbortSignal.any([closing.signal, signal]), (slot, input, transfer) =>
+        slot.run('extract-text', input, { transfer }),
+      );
     },
     async remove(fileId) {
       generations.set(fileId, ++generation);
