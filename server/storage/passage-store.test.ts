@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
 import { createPassageStore } from './passage-store.js';
@@ -35,5 +38,28 @@ describe('passage store', () => {
     await store.replace({ fileId: 'file_a', keyId: 'k', title: 'a.txt' }, ['new words', 'more words'], 2);
     expect(await store.search({ keyId: 'k', match: '"old"', limit: 5 })).toEqual([]);
     expect(await store.count('k')).toBe(2);
+  });
+
+  it('on a database file, claims passages by id and key alone, as the full claim does', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'omnigate-passages-'));
+    const db = openDatabase(path.join(dir, 'db.sqlite'));
+    try {
+      const store = createPassageStore(db);
+      await store.replace({ fileId: 'file_a', keyId: 'key_1', title: 'a.txt' }, ['one', 'two', 'three'], 1);
+      const claimed = await store.claimUnembeddedIds!('m1', 2, 1_000, 61_000);
+      expect(claimed).toEqual([
+        { id: expect.any(Number), keyId: 'key_1' },
+        { id: expect.any(Number), keyId: 'key_1' },
+      ]);
+      // Claimed for real: the full claim skips them while the claim lives, and takes the third.
+      const rest = await store.claimUnembedded('m1', 10, 2_000, 62_000);
+      expect(rest.map((passage) => passage.text)).toEqual(['three']);
+      expect(rest[0]!.id).toBeGreaterThan(claimed[1]!.id);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // In memory no other thread can read the texts: there is no id-only claim.
+    expect(createPassageStore(openDatabase(':memory:')).claimUnembeddedIds).toBeUndefined();
   });
 });

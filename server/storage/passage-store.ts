@@ -38,6 +38,17 @@ export interface PassageStore {
    * extraction worker, engines/text/index-passages.ts); absent for an in-memory database and for PostgreSQL.
    */
   databaseFile?: string;
+  /**
+   * With `databaseFile`: claims as `claimUnembedded` does, but answers only the ids and keys, for a worker that
+   * reads the texts itself (engines/embed/embed-passages.ts): the event loop builds no string of them.
+   */
+  claimUnembeddedIds?(
+    model: string,
+    limit: number,
+    now: number,
+    until: number,
+    afterId?: number,
+  ): Promise<Array<{ id: number; keyId: string }>>;
   /** Replaces whatever was indexed for the file with these passages, in one transaction. */
   replace(file: IndexedFile, passages: string[], now: number): Promise<void>;
   /**
@@ -181,26 +192,23 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
     LEFT JOIN search_passage_vectors v ON v.passage_id = p.id
     WHERE v.passage_id IS NULL OR v.model <> ?
     ORDER BY p.id LIMIT ?`);
-  const claimable = db.prepare(`
-    SELECT p.id AS id, p.key_id AS keyId, p.title AS title, p.body AS text FROM search_passages p
+  const claimableSql = (columns: string) => `
+    SELECT ${columns} FROM search_passages p
     LEFT JOIN search_passage_vectors v ON v.passage_id = p.id
     LEFT JOIN search_passage_embed_claims c ON c.passage_id = p.id
     WHERE p.id > @afterId AND (v.passage_id IS NULL OR v.model <> @model)
       AND (c.passage_id IS NULL OR c.until_ms <= @now OR c.model <> @model)
-    ORDER BY p.id LIMIT @limit`);
+    ORDER BY p.id LIMIT @limit`;
+  const claimable = db.prepare(claimableSql('p.id AS id, p.key_id AS keyId, p.title AS title, p.body AS text'));
+  const claimableIds = db.prepare(claimableSql('p.id AS id, p.key_id AS keyId'));
   const claim = db.prepare(
     'INSERT OR REPLACE INTO search_passage_embed_claims (passage_id, model, until_ms) VALUES (?, ?, ?)',
   );
   const release = db.prepare('DELETE FROM search_passage_embed_claims WHERE passage_id = ?');
   // IMMEDIATE: the write lock is taken before the read, so another process's claim cannot slip in between.
   const claimUnembedded = db.transaction(
-    (model: string, limit: number, now: number, until: number, afterId: number) => {
-      const rows = claimable.all({ model, limit, now, afterId }) as Array<{
-        id: number;
-        keyId: string;
-        title: string;
-        text: string;
-      }>;
+    (select: typeof claimable, model: string, limit: number, now: number, until: number, afterId: number) => {
+      const rows = select.all({ model, limit, now, afterId }) as Array<{ id: number }>;
       for (const row of rows) {
         claim.run(row.id, model, until);
       }
@@ -273,8 +281,17 @@ export function createPassageStore(db: SqliteDatabase): PassageStore {
       return unembedded.all(model, limit) as Array<{ id: number; title: string; text: string }>;
     },
     async claimUnembedded(model, limit, now, until, afterId = 0) {
-      return writeWhenFree(db, () => claimUnembedded.immediate(model, limit, now, until, afterId));
+      const claimed = () => claimUnembedded.immediate(claimable, model, limit, now, until, afterId);
+      return (await writeWhenFree(db, claimed)) as Array<{ id: number; keyId: string; title: string; text: string }>;
     },
+    ...(db.memory
+      ? {}
+      : {
+          async claimUnembeddedIds(model: string, limit: number, now: number, until: number, afterId = 0) {
+            const claimed = () => claimUnembedded.immediate(claimableIds, model, limit, now, until, afterId);
+            return (await writeWhenFree(db, claimed)) as Array<{ id: number; keyId: string }>;
+          },
+        }),
     async releaseClaims(ids) {
       releaseClaims(ids);
     },

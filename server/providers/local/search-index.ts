@@ -222,7 +222,12 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
           // Claimed, not just read: another worker or instance running this loop takes other passages. An
           // empty claim while passages wait means others hold them; their rounds embed them.
           const at = now();
-          const batch = await passages.claimUnembedded(current.model, batchSize, at, at + EMBED_CLAIM_MS, cursor);
+          const until = at + EMBED_CLAIM_MS;
+          // The worker reads the texts itself: the claim on a database file brings back only ids and keys.
+          const batch: Array<{ id: number; keyId: string; title?: string; text?: string }> =
+            database && passages.claimUnembeddedIds
+              ? await passages.claimUnembeddedIds(current.model, batchSize, at, until, cursor)
+              : await passages.claimUnembedded(current.model, batchSize, at, until, cursor);
           if (batch.length === 0) {
             if (cursor === 0) {
               break;
