@@ -14,6 +14,7 @@ import { threadCpuMs } from '../../../test/helpers/cpu-time.js';
 import { vectorRows } from '../../engines/embed/vector-rows.js';
 import { LEXICAL_DEFAULT_DIMENSIONS } from '../../engines/embed/lexical-embed.js';
 import { createMediaPool, type MediaPool } from '../../engines/media-pool.js';
+import { countForegroundRequest } from '../../engines/pool/foreground.js';
 import { openDatabase } from '../../storage/database.js';
 import { createPassageStore } from '../../storage/passage-store.js';
 import { createLocalEmbeddingModel } from './embed.js';
@@ -84,6 +85,28 @@ describe('search index written by the extraction worker', () => {
       expect(inWorker).toBeLessThan(onLoop / 5);
     },
   );
+
+  it('writes more slowly while the server starts requests, and at its own pace when none arrive', async () => {
+    const { index } = fileBackedIndex();
+    await index.add(textFile('f_warm', paragraphs(2)));
+    const indexing = async (id: string) => {
+      const started = performance.now();
+      expect(await index.add(textFile(id, paragraphs(600)))).toEqual({ status: 'indexed' });
+      return performance.now() - started;
+    };
+    const quiet = await indexing('f_quiet');
+    // A request started every millisecond, as a busy server's would be counted (http/request-start.ts).
+    const requests = setInterval(countForegroundRequest, 1);
+    let serving: number;
+    try {
+      serving = await indexing('f_serving');
+    } finally {
+      clearInterval(requests);
+    }
+    // The pauses are 16× the writes instead of 4×: measured 6–7× as long in all, and 1.4× with one pause for both
+    // (the timer's own cost); twice tells them apart.
+    expect(serving).toBeGreaterThan(quiet * 2);
+  });
 
   it.runIf(process.platform === 'linux')(
     'embeds the passages in the background worker for a small part of the main thread’s CPU that sending them costs',
