@@ -24,7 +24,7 @@ import { openServices, openStores, type Services, type StoreLocation } from './s
 import type { KeyStore } from './storage/key-store.js';
 import { runPrimary, WORKER_INDEX_VARIABLE } from './cluster/primary.js';
 import { START_USAGE, startWorkers } from './cli/start-args.js';
-import { checkSpec, loadSpec } from './spec/load-spec.js';
+import { loadCheckedSpec } from './spec/spec-thread.js';
 import { sendEncoderWarningsTo } from './tokens/encoder-client.js';
 import { welcomeMessage } from './welcome-message.js';
 import { adminKeyCheck } from './auth/admin-key.js';
@@ -75,8 +75,9 @@ async function main(): Promise<void> {
   const logger = workerIndex === undefined ? rootLogger : rootLogger.child({ worker: workerIndex, pid: process.pid });
   // Token counts that fall back to a rough estimate (the tokenizer thread died or lagged) are logged here.
   sendEncoderWarningsTo(logger);
-  const spec = loadSpec();
-  await checkSpec(spec.document);
+  // In a thread while the stores open: a broken contract still stops the start (below), before anything listens.
+  const loadingSpec = loadCheckedSpec();
+  loadingSpec.catch(() => undefined); // awaited below; a configuration error may exit first
 
   let services: Services;
   try {
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const spec = await loadingSpec;
   const { keys, registry } = services.appDeps;
   if (workerIndex === undefined) {
     // A cluster's primary registered them before forking.
